@@ -1,0 +1,21 @@
+"""Shared fixtures: real Redis and PostgreSQL servers, started once per test session."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from tests import _services
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> Iterator[str]:
+    with _services.redis_server() as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    with _services.postgres_server() as url:
+        yield url
