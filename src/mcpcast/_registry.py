@@ -39,6 +39,7 @@ class ToolDecl:
     title: str | None = None
     annotations: dict[str, Any] | None = None
     meta: dict[str, Any] | None = None
+    input_schema: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,10 +77,14 @@ def mcp_server(name: str, path: str = "/mcp", version: str = "0.1.0", *,
 
 
 def tool(name: str | None = None, description: str | None = None, *, title: str | None = None,
-         annotations: dict[str, Any] | None = None,
-         meta: dict[str, Any] | None = None) -> Callable[[F], F]:
-    """Publish a method as a tool (``tools/call``)."""
-    return _marker(ToolDecl(name, description, title, annotations, meta))
+         annotations: dict[str, Any] | None = None, meta: dict[str, Any] | None = None,
+         input_schema: dict[str, Any] | None = None) -> Callable[[F], F]:
+    """Publish a method as a tool (``tools/call``).
+
+    ``input_schema`` publishes a hand-written JSON Schema instead of the generated one
+    (arguments are still validated against the method's signature).
+    """
+    return _marker(ToolDecl(name, description, title, annotations, meta, input_schema))
 
 
 def resource(uri: str, name: str | None = None, description: str | None = None, *,
@@ -182,7 +187,10 @@ class Registry:
         sig = analyse(func, injectables=injectables, skip_self=False)
         _check_topic(name, sig)
         description = decl.description or _doc(func)
-        listing: dict[str, Any] = {"name": name, "inputSchema": sig.input_schema}
+        schema = decl.input_schema if decl.input_schema is not None else sig.input_schema
+        if schema.get("type") != "object":
+            raise RegistrationError(f"tool {name!r}: an input schema must have type 'object'")
+        listing: dict[str, Any] = {"name": name, "inputSchema": schema}
         if decl.title:
             listing["title"] = decl.title
         if description:
