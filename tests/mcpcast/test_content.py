@@ -36,7 +36,8 @@ def _sdk_round_trip(model: type[Any], wire: dict[str, Any]) -> dict[str, Any]:
     (Image(PNG, "image/png"),
      {"type": "image", "data": base64.b64encode(PNG).decode(), "mimeType": "image/png"}),
     (Audio(b"RIFF....WAVE", "audio/wav"),
-     {"type": "audio", "data": base64.b64encode(b"RIFF....WAVE").decode(), "mimeType": "audio/wav"}),
+     {"type": "audio", "data": base64.b64encode(b"RIFF....WAVE").decode(),
+      "mimeType": "audio/wav"}),
     (EmbeddedResource("activity://42", text='{"id": 42}', mime_type="application/json"),
      {"type": "resource",
       "resource": {"uri": "activity://42", "mimeType": "application/json", "text": '{"id": 42}'}}),
@@ -81,7 +82,8 @@ def test_helpers_are_frozen_and_hashable_even_with_meta() -> None:
     with pytest.raises(dataclasses.FrozenInstanceError):
         text.text = "b"  # type: ignore[misc]
     assert hash(text) == hash(Text("a", meta={"other": 1}))  # meta is left out of the hash
-    assert Text("a") == Text("a") and Text("a") != Text("b")
+    assert Text("a") == Text("a")
+    assert Text("a") != Text("b")
 
 
 def test_to_block_returns_a_fresh_dict_each_time() -> None:
@@ -99,7 +101,8 @@ def test_to_block_returns_a_fresh_dict_each_time() -> None:
     (Message.user(Image(PNG, "image/png")),
      {"role": "user", "content": Image(PNG, "image/png").to_block()}),
     (Message.assistant(EmbeddedResource("x://1", text="t")),
-     {"role": "assistant", "content": {"type": "resource", "resource": {"uri": "x://1", "text": "t"}}}),
+     {"role": "assistant",
+      "content": {"type": "resource", "resource": {"uri": "x://1", "text": "t"}}}),
 ])
 def test_user_and_assistant_messages(message: Message, wire: dict[str, Any]) -> None:
     """DECL-3: Message.user()/assistant() give MCP PromptMessages."""
