@@ -31,6 +31,8 @@ from collections.abc import Mapping
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, Literal
 
+from pydantic_core import to_json
+
 Audience = Literal["user", "assistant"]
 
 SYSTEM_META_KEY = "mcpcast/role"
@@ -164,6 +166,43 @@ class Message:
         block["annotations"] = {**block.get("annotations", {}), "audience": ["assistant"]}
         block["_meta"] = {**block.get("_meta", {}), SYSTEM_META_KEY: "system"}
         return {"role": "user", "content": block}
+
+
+def prompt_messages(value: Any) -> list[dict[str, Any]]:
+    """A prompt function's return -> ``GetPromptResult.messages``.
+
+    Takes a ``Message``, a ``str`` or content helper (a user message), or a list of those.
+    """
+    items = value if isinstance(value, list | tuple) else [value]
+    messages: list[dict[str, Any]] = []
+    for item in items:
+        if isinstance(item, Message):
+            messages.append(item.to_wire())
+        elif isinstance(item, str | Content):
+            messages.append(Message.user(item).to_wire())
+        else:
+            raise TypeError(f"a prompt returns Message, str or content helpers, "
+                            f"not {type(item).__name__}")
+    return messages
+
+
+def resource_contents(uri: str, value: Any, mime_type: str | None = None
+                      ) -> list[dict[str, Any]]:
+    """A resource function's return -> ``ReadResourceResult.contents``.
+
+    ``str`` is the text content, ``bytes`` a blob, ``EmbeddedResource`` (or a list of
+    them) its own contents; anything else is sent as JSON text (``application/json``).
+    """
+    if isinstance(value, EmbeddedResource):
+        return [value.to_contents()]
+    if isinstance(value, list) and value and all(isinstance(v, EmbeddedResource) for v in value):
+        return [v.to_contents() for v in value]
+    if isinstance(value, bytes):
+        return [EmbeddedResource(uri, blob=value, mime_type=mime_type).to_contents()]
+    if not isinstance(value, str):
+        value = to_json(value).decode()
+        mime_type = mime_type or "application/json"
+    return [EmbeddedResource(uri, text=value, mime_type=mime_type).to_contents()]
 
 
 def _as_content(content: str | Content) -> Content:

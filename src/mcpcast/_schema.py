@@ -60,6 +60,7 @@ class Signature:
     _output: _Output = field(repr=False, default=_Output.DYNAMIC)
     _adapter: TypeAdapter[Any] | None = field(repr=False, default=None)
     _none_ok: bool = field(repr=False, default=False)
+    _unions: frozenset[str] = field(repr=False, default=frozenset())  # wire names
 
     def bind(self, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
         """Validate and coerce wire arguments; keyword arguments keyed by Python names.
@@ -78,7 +79,7 @@ class Signature:
         try:
             values = self._validate(arguments).__dict__
         except ValidationError as exc:
-            raise _invalid_params(exc) from None
+            raise _invalid_params(exc, self._unions) from None
         return {python: values[name] for name, python in self._fields}
 
     def render(self, value: Any) -> tuple[list[dict[str, Any]], Any]:
@@ -117,6 +118,7 @@ def analyse(func: Callable[..., Any], *, injectables: tuple[type, ...],
     wire_names: dict[str, str] = {}
     model_fields: dict[str, Any] = {}
     fields: list[tuple[str, str]] = []
+    unions: set[str] = set()
     for parameter in parameters:
         name = parameter.name
         if parameter.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
@@ -137,6 +139,8 @@ def analyse(func: Callable[..., Any], *, injectables: tuple[type, ...],
         if wire in wire_names:
             raise RegistrationError(f"{where}: two arguments are named {wire!r} on the wire")
         wire_names[wire] = name
+        if _is_union(_strip(base)):
+            unions.add(wire)
         field_name = f"f{len(fields)}"
         fields.append((field_name, name))
         required = parameter.default is _EMPTY if param.required is None else param.required
@@ -162,7 +166,8 @@ def analyse(func: Callable[..., Any], *, injectables: tuple[type, ...],
     output, adapter, output_schema, none_ok = _output_of(hints.get("return", _EMPTY), where)
     return Signature(input_schema=input_schema, output_schema=output_schema, injected=injected,
                      wire_names=wire_names, _validate=model.__pydantic_validator__.validate_python,
-                     _fields=tuple(fields), _output=output, _adapter=adapter, _none_ok=none_ok)
+                     _fields=tuple(fields), _output=output, _adapter=adapter, _none_ok=none_ok,
+                     _unions=frozenset(unions))
 
 
 def _split_param(annotation: Any) -> tuple[Any, Param]:
@@ -288,9 +293,10 @@ def _json_text(value: Any) -> dict[str, Any]:
     return {"type": "text", "text": to_json(value).decode()}
 
 
-def _invalid_params(exc: ValidationError) -> InvalidParams:
+def _invalid_params(exc: ValidationError, unions: frozenset[str]) -> InvalidParams:
     """One clear message naming the first bad argument (never echoing its value)."""
-    error = exc.errors(include_url=False, include_input=False)[0]
+    errors = exc.errors(include_url=False, include_input=False)
+    error = errors[0]
     location = error["loc"]
     if not location:
         return InvalidParams(f"Invalid arguments: {error['msg']}")
@@ -299,6 +305,11 @@ def _invalid_params(exc: ValidationError) -> InvalidParams:
         message = f"Missing required argument {name!r}"
     elif error["type"] == "extra_forbidden" and len(location) == 1:
         message = f"Unexpected argument {name!r}"
+    elif name in unions and len(location) > 1:
+        # pydantic tries each member type; loc[1] names the member, not a field.
+        tried = [f"{e['loc'][1]}: {e['msg']}" for e in errors
+                 if len(e["loc"]) > 1 and e["loc"][0] == location[0]]
+        message = f"Invalid argument {name!r}: no allowed type matches ({'; '.join(tried[:3])})"
     else:
         path = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in location[1:])
         where = f" (at {path.lstrip('.')})" if path else ""

@@ -18,6 +18,8 @@ from mcpcast._content import (
     Message,
     ResourceLink,
     Text,
+    prompt_messages,
+    resource_contents,
 )
 
 PNG = b"\x89PNG\r\n\x1a\n\x00binary\xff"
@@ -130,3 +132,41 @@ def test_system_message_is_a_spec_valid_user_message_marked_for_the_model() -> N
 def test_message_rejects_what_is_not_content() -> None:
     with pytest.raises(TypeError, match="str or a content helper"):
         Message.user(42)  # type: ignore[arg-type]
+
+
+def test_prompt_messages_from_what_a_prompt_returns() -> None:
+    """DECL-3: a prompt's Message.system()/Message.user() list becomes GetPromptResult.messages."""
+    messages = prompt_messages([Message.system("You are a coach."), Message.user("Goal: 10k"),
+                                "plain text", Text("helper")])
+    assert [m["role"] for m in messages] == ["user", "user", "user", "user"]
+    assert [m["content"]["text"] for m in messages] == [
+        "You are a coach.", "Goal: 10k", "plain text", "helper"]
+    assert prompt_messages("one") == [Message.user("one").to_wire()]
+    assert prompt_messages(Message.assistant("a")) == [Message.assistant("a").to_wire()]
+    result = _sdk_round_trip(sdk.GetPromptResult, {"messages": messages})
+    assert result["messages"] == messages
+
+
+def test_prompt_messages_refuses_other_values() -> None:
+    with pytest.raises(TypeError, match="not int"):
+        prompt_messages([Message.user("a"), 3])
+
+
+@pytest.mark.parametrize(("value", "mime_type", "contents"), [
+    ("text body", None, [{"uri": "r://1", "text": "text body"}]),
+    ("a,b", "text/csv", [{"uri": "r://1", "mimeType": "text/csv", "text": "a,b"}]),
+    (b"\x00\x01", "application/octet-stream",
+     [{"uri": "r://1", "mimeType": "application/octet-stream", "blob": "AAE="}]),
+    ({"id": 1}, None, [{"uri": "r://1", "mimeType": "application/json", "text": '{"id":1}'}]),
+    ([1, 2], "application/json", [{"uri": "r://1", "mimeType": "application/json",
+                                   "text": "[1,2]"}]),
+    (EmbeddedResource("r://other", text="x"), None, [{"uri": "r://other", "text": "x"}]),
+    ([EmbeddedResource("r://a", text="a"), EmbeddedResource("r://b", blob=b"b")], None,
+     [{"uri": "r://a", "text": "a"}, {"uri": "r://b", "blob": "Yg=="}]),
+])
+def test_resource_contents(value: Any, mime_type: str | None,
+                           contents: list[dict[str, Any]]) -> None:
+    """DECL-3: a resource method's return is its text content (bytes: a blob)."""
+    assert resource_contents("r://1", value, mime_type) == contents
+    read = _sdk_round_trip(sdk.ReadResourceResult, {"contents": contents})
+    assert read["contents"] == contents

@@ -17,7 +17,7 @@ import pytest
 from pydantic import BaseModel, Field
 from typing_extensions import TypedDict
 
-from mcpcast._content import Content, Image, Text
+from mcpcast._content import Content, Image, Message, Text
 from mcpcast._errors import InvalidParams, RegistrationError
 from mcpcast._params import Param
 from mcpcast._schema import Signature, analyse
@@ -319,6 +319,31 @@ def test_self_is_skipped_for_functions_and_absent_on_bound_methods() -> None:
     assert list(analyse(free, injectables=(), skip_self=False).input_schema["properties"]) == ["a"]
 
 
+def test_parameter_names_that_clash_with_pydantic_are_fine() -> None:
+    def f(self: object, json: str, model_config: int, copy: bool = False,
+          schema: Annotated[str, Param(name="model_fields")] = "s") -> str:
+        return json
+    sig = analyse(f, injectables=INJECTABLES)
+    assert list(sig.input_schema["properties"]) == ["json", "model_config", "copy", "model_fields"]
+    assert sig.bind({"json": "j", "model_config": "1", "model_fields": "m"}) == {
+        "json": "j", "model_config": 1, "copy": False, "schema": "m"}
+
+
+def test_prompt_and_resource_functions_analyse_without_a_result_schema() -> None:
+    """DECL-3: prompts return Message lists and resources text: neither has an outputSchema."""
+    def coach(self: object, goal: Annotated[str, Param(required=True)]) -> list[Message]:
+        return [Message.system("You are a coach."), Message.user(goal)]
+
+    def activity(self: object, id: str) -> str:
+        return id
+    prompt_sig = analyse(coach, injectables=INJECTABLES)
+    assert prompt_sig.output_schema is None
+    assert prompt_sig.input_schema["required"] == ["goal"]
+    resource_sig = analyse(activity, injectables=INJECTABLES)
+    assert resource_sig.output_schema is None
+    assert resource_sig.bind({"id": "42"}) == {"id": "42"}
+
+
 def test_string_annotations_are_resolved() -> None:
     """This module uses ``from __future__ import annotations``: every hint is a string."""
     assert isinstance(Demo.add.__annotations__["a"], str)
@@ -407,6 +432,19 @@ def test_error_messages_name_the_argument(arguments: dict[str, Any], message: st
     assert caught.value.to_error() == {"code": -32602, "message": message,
                                        "data": {"argument": argument}}
     assert caught.value.__cause__ is None  # the pydantic traceback is not chained
+
+
+def test_union_errors_list_what_each_member_type_said() -> None:
+    sig = one_arg(int | list[int])
+    assert sig.input_schema["properties"]["x"] == {
+        "anyOf": [{"type": "integer"}, {"type": "array", "items": {"type": "integer"}}]}
+    assert sig.bind({"x": "7"}) == {"x": 7}
+    assert sig.bind({"x": [1, "2"]}) == {"x": [1, 2]}
+    with pytest.raises(InvalidParams) as caught:
+        sig.bind({"x": {"a": 1}})
+    assert caught.value.message == (
+        "Invalid argument 'x': no allowed type matches (int: Input should be a valid integer; "
+        "list[int]: Input should be a valid list)")
 
 
 @pytest.mark.parametrize("arguments", [[1, 2], "a=1", 42, True])
