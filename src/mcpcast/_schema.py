@@ -51,6 +51,14 @@ class _Output(Enum):
 
 @dataclass(frozen=True, eq=False)
 class Signature:
+    """What the registry needs of one function; built by ``analyse``.
+
+    ``input_schema``: the ``inputSchema`` (tools) / source of prompt arguments.
+    ``output_schema``: the tool's ``outputSchema``, or ``None`` when results are unstructured.
+    ``injected``: Python parameter name -> the entry of ``injectables`` it matched.
+    ``wire_names``: argument name on the wire -> Python parameter name.
+    """
+
     input_schema: dict[str, Any]
     output_schema: dict[str, Any] | None
     injected: dict[str, type]
@@ -81,6 +89,18 @@ class Signature:
         except ValidationError as exc:
             raise _invalid_params(exc, self._unions) from None
         return {python: values[name] for name, python in self._fields}
+
+    def prompt_arguments(self) -> list[dict[str, Any]]:
+        """The ``arguments`` of a ``prompts/list`` entry: name, description, required."""
+        required = set(self.input_schema.get("required", ()))
+        arguments: list[dict[str, Any]] = []
+        for wire, schema in self.input_schema["properties"].items():
+            argument: dict[str, Any] = {"name": wire}
+            if "description" in schema:
+                argument["description"] = schema["description"]
+            argument["required"] = wire in required
+            arguments.append(argument)
+        return arguments
 
     def render(self, value: Any) -> tuple[list[dict[str, Any]], Any]:
         """``(content blocks, structuredContent or None)`` for a returned value."""
@@ -143,16 +163,7 @@ def analyse(func: Callable[..., Any], *, injectables: tuple[type, ...],
             unions.add(wire)
         field_name = f"f{len(fields)}"
         fields.append((field_name, name))
-        required = parameter.default is _EMPTY if param.required is None else param.required
-        default = parameter.default
-        if not required and default in (_EMPTY, None):
-            # Param(required=False) without a default, or "x: int = None": absent or null
-            # arrives as None, so the schema says null is fine.
-            default = None
-            base = base if _allows_none(base) else base | None
-        info = Field(alias=wire, description=param.description) if required else Field(
-            default=default, alias=wire, description=param.description)
-        model_fields[field_name] = (base, info)
+        model_fields[field_name] = _model_field(base, parameter.default, param, wire)
 
     try:
         model = create_model("Arguments", __config__=ConfigDict(extra="forbid"), **model_fields)
@@ -168,6 +179,19 @@ def analyse(func: Callable[..., Any], *, injectables: tuple[type, ...],
                      wire_names=wire_names, _validate=model.__pydantic_validator__.validate_python,
                      _fields=tuple(fields), _output=output, _adapter=adapter, _none_ok=none_ok,
                      _unions=frozenset(unions))
+
+
+def _model_field(base: Any, default: Any, param: Param, wire: str) -> tuple[Any, Any]:
+    """``(type, FieldInfo)`` of one argument; ``Param.required`` overrides the signature."""
+    required = default is _EMPTY if param.required is None else param.required
+    if required:
+        return base, Field(alias=wire, description=param.description)
+    if default is _EMPTY or default is None:
+        # Param(required=False) without a default, or "x: int = None": absent or null
+        # arrives as None, so the schema says null is fine.
+        default = None
+        base = base if _allows_none(base) else base | None
+    return base, Field(default=default, alias=wire, description=param.description)
 
 
 def _split_param(annotation: Any) -> tuple[Any, Param]:

@@ -252,6 +252,28 @@ def test_param_names_describes_and_requires() -> None:
         sig.bind({"athlete_id": "ann", "athlete": "ann", "km": 5, "pace": 1})
 
 
+def test_prompt_arguments_follow_param() -> None:
+    """DECL-2: prompt arguments carry Param's name, description and required flag."""
+    def coach(self: object,
+              goal: Annotated[str, Param(name="goal", description="The race.", required=True)],
+              ctx: Context,
+              weeks: Annotated[int, Param(description="Weeks left.")] = 12,
+              tone: Annotated[str, Param(required=False)] = "kind") -> list[Message]:
+        return []
+    sig = analyse(coach, injectables=INJECTABLES)
+    assert sig.prompt_arguments() == [
+        {"name": "goal", "description": "The race.", "required": True},
+        {"name": "weeks", "description": "Weeks left.", "required": False},
+        {"name": "tone", "required": False},
+    ]
+    arguments = sig.prompt_arguments()
+    prompt = sdk.Prompt.model_validate({"name": "coach", "arguments": arguments})
+    assert [a.name for a in prompt.arguments or []] == ["goal", "weeks", "tone"]
+    # prompts/get sends strings: they are coerced like tool arguments
+    assert sig.bind({"goal": "sub-3", "weeks": "8"}) == {"goal": "sub-3", "weeks": 8,
+                                                         "tone": "kind"}
+
+
 def test_param_keeps_other_annotated_metadata() -> None:
     sig = one_arg(Annotated[int, Field(gt=0), Param(name="n", description="count")])
     assert sig.input_schema["properties"] == {
@@ -339,6 +361,7 @@ def test_prompt_and_resource_functions_analyse_without_a_result_schema() -> None
     prompt_sig = analyse(coach, injectables=INJECTABLES)
     assert prompt_sig.output_schema is None
     assert prompt_sig.input_schema["required"] == ["goal"]
+    assert prompt_sig.prompt_arguments() == [{"name": "goal", "required": True}]
     resource_sig = analyse(activity, injectables=INJECTABLES)
     assert resource_sig.output_schema is None
     assert resource_sig.bind({"id": "42"}) == {"id": "42"}
