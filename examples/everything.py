@@ -9,7 +9,6 @@ Run it and point the suite at it (docs/conformance.md says what each scenario ch
 from __future__ import annotations
 
 import asyncio
-import base64
 import io
 import json
 import struct
@@ -56,8 +55,24 @@ def _wav_silence() -> bytes:
 
 
 PNG = _png_1x1_red()
-PNG_B64 = base64.b64encode(PNG).decode("ascii")
-WAV_B64 = base64.b64encode(_wav_silence()).decode("ascii")
+WAV = _wav_silence()
+
+# SEP-1613: JSON Schema 2020-12 keywords must reach the client untouched.
+JSON_SCHEMA_2020_12: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "$defs": {
+        "address": {
+            "type": "object",
+            "properties": {"street": {"type": "string"}, "city": {"type": "string"}},
+        },
+    },
+    "properties": {
+        "name": {"type": "string"},
+        "address": {"$ref": "#/$defs/address"},
+    },
+    "additionalProperties": False,
+}
 
 # SEP-1034: a default for every primitive type.
 DEFAULTS_SCHEMA: dict[str, Any] = {
@@ -125,12 +140,12 @@ class Everything:
     @tool()
     def test_image_content(self) -> Image:
         """Return one image block (a 1x1 red PNG)."""
-        return Image(PNG_B64, "image/png")
+        return Image(PNG, "image/png")
 
     @tool()
     def test_audio_content(self) -> Audio:
         """Return one audio block (10 ms of silent WAV)."""
-        return Audio(WAV_B64, "audio/wav")
+        return Audio(WAV, "audio/wav")
 
     @tool()
     def test_embedded_resource(self) -> EmbeddedResource:
@@ -144,7 +159,7 @@ class Everything:
         """Return text, image and embedded resource blocks together."""
         return [
             Text("Multiple content types test:"),
-            Image(PNG_B64, "image/png"),
+            Image(PNG, "image/png"),
             EmbeddedResource("test://mixed-content-resource",
                              text=json.dumps({"test": "data", "value": 123}),
                              mime_type="application/json"),
@@ -208,6 +223,20 @@ class Everything:
                                   ENUMS_SCHEMA)
         return _elicited(answer)
 
+    @tool(description="Tool with JSON Schema 2020-12 features",
+          input_schema=JSON_SCHEMA_2020_12)
+    def json_schema_2020_12_tool(self, name: str | None = None,
+                                 address: dict[str, str] | None = None) -> str:
+        where = ", ".join(f"{k}={v}" for k, v in (address or {}).items())
+        return f"name={name}, address={where or '-'}"
+
+    @tool()
+    async def update_watched_resource(self, content: str, server: Server) -> str:
+        """Replace the watched resource's text and tell its subscribers."""
+        self.watched = content
+        server.notify_resource_updated("test://watched-resource")
+        return "updated"
+
     @tool()
     async def test_reconnection(self, ctx: Context) -> str:
         """Close this call's SSE stream mid-call; the result arrives after the client resumes."""
@@ -270,7 +299,7 @@ class Everything:
     @prompt()
     def test_prompt_with_image(self) -> list[Message]:
         """A prompt that carries an image."""
-        return [Message.user(Image(PNG_B64, "image/png")),
+        return [Message.user(Image(PNG, "image/png")),
                 Message.user("Please analyze the image above.")]
 
     @completion(ref="test_prompt_with_arguments", argument="arg1")
