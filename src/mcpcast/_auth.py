@@ -29,7 +29,7 @@ def request_info(scope: dict[str, Any]) -> RequestInfo:
         headers[name.decode("latin-1").lower()] = value.decode("latin-1")
     client = scope.get("client")
     return RequestInfo(headers, scope.get("method", "GET"), scope.get("path", "/"),
-                       tuple(client) if client else None,  # type: ignore[arg-type]
+                       tuple(client) if client else None,
                        scope.get("query_string", b"").decode("latin-1"))
 
 

@@ -46,3 +46,8 @@ class ServerConfig:
                                         "https://127.0.0.1", "https://localhost", "https://[::1]")
     public_methods: frozenset[str] = field(default=DEFAULT_PUBLIC_METHODS)
     sync_tools_in_thread: bool = True
+    # 2026-07-28: caching hints on list/read/discover results, and round-trip state.
+    cache_ttl_ms: int = 0
+    cache_scope: Literal["public", "private"] = "private"
+    state_secret: bytes | None = None  # share it between processes serving one client
+    state_ttl: float = 600.0

@@ -74,7 +74,7 @@ def id_of(message: Any) -> RequestId | None:
     if isinstance(message, dict):
         rid = message.get("id")
         if valid_id(rid):
-            return rid  # type: ignore[no-any-return]
+            return rid
     return None
 
 

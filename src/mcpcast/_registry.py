@@ -111,7 +111,8 @@ def completion(ref: str, argument: str) -> Callable[[F], F]:
 def _marker(decl: Any) -> Callable[[F], F]:
     def mark(func: F) -> F:
         if getattr(func, MARK, None) is not None:
-            raise RegistrationError(f"{func.__qualname__} is already declared as {getattr(func, MARK)}")
+            raise RegistrationError(
+                f"{func.__qualname__} is already declared as {getattr(func, MARK)}")
         setattr(func, MARK, decl)
         return func
     return mark

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -12,9 +13,12 @@ from ._config import ServerConfig
 from ._jsonrpc import dumps, notification
 from ._registry import Registry, ToolDecl, collect
 from .context import Context
+from .protocol.current import CurrentProtocol
 from .protocol.dispatch import Injector, Methods
 from .protocol.exchange import Exchange, PendingRequests
 from .protocol.legacy import LegacyProtocol
+from .protocol.listeners import Listener
+from .protocol.roundtrip import MemoryReplayGuard, StateCodec
 from .protocol.session import SessionStore
 from .tracing import Tracing
 
@@ -52,6 +56,10 @@ class Server:
         self.methods = Methods(self.registry, self.config, self.tracing, self.injectors)
         self.legacy = LegacyProtocol(self.methods, self.pending, self.config.client_request_timeout)
         self.sessions = SessionStore(self.config.session_ttl, self.config.max_sessions)
+        codec = StateCodec(self.config.state_secret or secrets.token_bytes(32),
+                           self.config.state_ttl, MemoryReplayGuard())
+        self.current = CurrentProtocol(self.methods, self.config, codec)
+        self.listeners: set[Listener] = set()
         self._app: Callable[[Scope, Receive, Send], Any] | None = None
 
     @property
@@ -84,12 +92,14 @@ class Server:
         return removed
 
     def notify_list_changed(self, kind: str) -> None:
-        """Tell every connected session that the ``tools``/``prompts``/``resources`` list changed."""
+        """Tell all listeners that the ``tools``/``prompts``/``resources`` list changed."""
         if kind not in ("tools", "prompts", "resources"):
             raise ValueError(f"no list named {kind!r}")
         payload = dumps(notification(f"notifications/{kind}/list_changed"))
         for session in self.sessions.all():
             session.deliver(payload)
+        for listener in self.listeners:
+            listener.list_changed(kind)
 
     def notify_resource_updated(self, uri: str) -> None:
         """Tell the sessions subscribed to ``uri`` that it changed."""
@@ -97,6 +107,9 @@ class Server:
         for session in self.sessions.all():
             if uri in session.subscriptions:
                 session.deliver(payload)
+        for listener in self.listeners:
+            listener.resource_updated(uri)
 
-    def register_injector(self, typ: type, injector: Callable[[Exchange, dict[str, Any]], Any]) -> None:
+    def register_injector(self, typ: type,
+                          injector: Callable[[Exchange, dict[str, Any]], Any]) -> None:
         self.injectors[typ] = injector

@@ -1,4 +1,4 @@
-"""``mcpcast run module:Class``: serve a decorated class with uvicorn (like ``uvicorn module:app``)."""
+"""``mcpcast run module:Class``: serve a decorated class with uvicorn, like ``uvicorn mod:app``."""
 
 from __future__ import annotations
 

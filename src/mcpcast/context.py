@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._errors import ToolError
+from ._errors import MissingCapability, ToolError
 from .protocol.exchange import Exchange
 from .protocol.versions import LOG_LEVELS
 
@@ -81,7 +81,10 @@ class Context:
         await self.log("error", data)
 
     async def elicit(self, message: str, requested_schema: dict[str, Any]) -> dict[str, Any]:
-        """Ask the person for input; returns ``{"action": "accept"|"decline"|"cancel", "content"?}``."""
+        """Ask the person for input.
+
+        Returns ``{"action": "accept" | "decline" | "cancel", "content": {...}}``.
+        """
         self._require("elicitation")
         result = await self._exchange.request(
             "elicitation/create", {"message": message, "requestedSchema": requested_schema})
@@ -110,5 +113,9 @@ class Context:
             await self._exchange.close_stream()
 
     def _require(self, capability: str) -> None:
-        if capability not in self._exchange.session.client_capabilities:
-            raise ToolError(f"The client does not support {capability}")
+        if capability in self._exchange.session.client_capabilities:
+            return
+        if self._exchange.era == "current":
+            raise MissingCapability(f"This request needs the client capability {capability!r}",
+                                    {"requiredCapabilities": {capability: {}}})
+        raise ToolError(f"The client does not support {capability}")

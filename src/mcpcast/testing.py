@@ -122,7 +122,8 @@ class TestClient:
         result: dict[str, Any] = await self.request("resources/read", {"uri": uri})
         return result
 
-    async def get_prompt(self, name: str, arguments: dict[str, str] | None = None) -> dict[str, Any]:
+    async def get_prompt(self, name: str,
+                         arguments: dict[str, str] | None = None) -> dict[str, Any]:
         params: dict[str, Any] = {"name": name}
         if arguments is not None:
             params["arguments"] = arguments
@@ -131,7 +132,8 @@ class TestClient:
 
     def server_stream(self) -> list[Message]:
         """Messages the server queued for the session's stream since the last look."""
-        assert self.session is not None and self.session.server_log is not None
+        assert self.session is not None
+        assert self.session.server_log is not None
         events = self.session.server_log.after(self._seen)
         if events:
             self._seen = events[-1][0]

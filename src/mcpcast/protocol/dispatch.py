@@ -19,9 +19,10 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from .._content import EmbeddedResource, Message
-from .._errors import InvalidParams, McpcastError, ToolError
+from .._errors import InvalidParams, McpcastError, ProtocolError, ToolError
 from .._registry import Entry, Registry
 from .exchange import Exchange
+from .roundtrip import InputRequired
 
 if TYPE_CHECKING:
     from .._config import ServerConfig
@@ -138,8 +139,9 @@ class Methods:
                 return {"content": [{"type": "text", "text": exc.message}], "isError": True}
             except TimeoutError:
                 span.failed("timeout")
-                return _tool_failure(f"Tool {name!r} timed out after {self.config.tool_timeout:g} s")
-            except (asyncio.CancelledError, InvalidParams):
+                limit = self.config.tool_timeout
+                return _tool_failure(f"Tool {name!r} timed out after {limit:g} s")
+            except (asyncio.CancelledError, ProtocolError, InputRequired):
                 raise
             except Exception:
                 span.failed("exception")

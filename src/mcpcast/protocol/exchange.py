@@ -15,6 +15,7 @@ from typing import Any
 
 from .._errors import ToolError
 from .._jsonrpc import Message, RequestId, notification, request
+from .roundtrip import RoundTrip
 from .session import Session
 
 Send = Callable[[Message], Awaitable[None]]
@@ -79,6 +80,11 @@ class Exchange:
     request_timeout: float = 300.0
     http_headers: dict[str, str] | None = None
     close_stream: Callable[[], Awaitable[None]] | None = None
+    round_trip: RoundTrip | None = None  # set in the current era: input comes by retry
+
+    @property
+    def era(self) -> str:
+        return "legacy" if self.round_trip is None else "current"
 
     @property
     def progress_token(self) -> str | int | None:
@@ -90,7 +96,9 @@ class Exchange:
         await self.send(notification(method, params))
 
     async def request(self, method: str, params: dict[str, Any]) -> Any:
-        """Send a request to the client and wait for its result (legacy era)."""
+        """Ask the client: a request on the call's stream (legacy) or a round trip (current)."""
+        if self.round_trip is not None:
+            return self.round_trip.ask(method, params)
         if self.pending is None:
             raise ToolError(f"{method} is not available on this transport")
         rid, future = self.pending.open(self.session.id)

@@ -12,7 +12,7 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING, Any
 
-from .._errors import InvalidParams, MethodNotFound, ProtocolError
+from .._errors import InternalError, InvalidParams, MethodNotFound, ProtocolError
 from .._jsonrpc import Message, error, result
 from .dispatch import Handler, Methods
 from .exchange import Exchange, PendingRequests, Send
@@ -106,6 +106,9 @@ class LegacyProtocol:
             return result(rid, await handler(params, exchange))
         except ProtocolError as exc:
             return error(rid, exc)
+        except Exception:
+            log.exception("%s failed", method)
+            return error(rid, InternalError(f"Internal error while handling {method}"))
 
     async def run_cancellable(self, message: Message, session: Session, *, principal: Any,
                               send: Send, http_headers: dict[str, str] | None = None,

@@ -13,7 +13,7 @@ import time
 from collections import OrderedDict, deque
 from typing import Any
 
-from .._jsonrpc import Message, RequestId
+from .._jsonrpc import RequestId
 
 log = logging.getLogger("mcpcast.session")
 
@@ -54,9 +54,9 @@ class StreamLog:
                         self.events[0][0] - seq - 1)
         return [(n, data) for n, data in self.events if n > seq]
 
-    async def wait(self, timeout: float) -> None:
+    async def wait(self, within: float) -> None:
         """Wait until something is appended or the stream ends (TimeoutError otherwise)."""
-        await asyncio.wait_for(self.changed.wait(), timeout)
+        await asyncio.wait_for(self.changed.wait(), within)
 
     def _wake(self) -> None:
         self.changed.set()

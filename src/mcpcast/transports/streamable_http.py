@@ -14,12 +14,33 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from .._auth import Verdict, judge
-from .._errors import InvalidRequest, ProtocolError, Unauthorized
+from .._errors import InvalidRequest, ProtocolError, Unauthorized, UnsupportedVersion
 from .._jsonrpc import Kind, Message, classify, dumps, error, id_of, loads
+from ..protocol.current import META_VERSION
 from ..protocol.session import Session, StreamLog
-from ..protocol.versions import BATCH_VERSIONS, DEFAULT_HEADERLESS_VERSION, LEGACY_VERSIONS
-from ._http import (JSON_HEADERS, SSE_HEADERS, BodyTooLarge, Disconnected, Receive, Scope, Send,
-                    accepts, host_name, origin_base, read_body, reply, reply_error, sse_event)
+from ..protocol.versions import (
+    BATCH_VERSIONS,
+    CURRENT_VERSIONS,
+    DEFAULT_HEADERLESS_VERSION,
+    LEGACY_VERSIONS,
+)
+from ._http import (
+    JSON_HEADERS,
+    SSE_HEADERS,
+    BodyTooLarge,
+    Disconnected,
+    Receive,
+    Scope,
+    Send,
+    accepts,
+    host_name,
+    origin_base,
+    read_body,
+    reply,
+    reply_error,
+    sse_event,
+)
+from ._modern import ModernHTTP
 
 if TYPE_CHECKING:
     from .._server import Server
@@ -42,7 +63,7 @@ class AuthRequired(ProtocolError):
     http_status = 401
 
 
-class _Responder:
+class Responder:
     """Answers one POST: JSON by default, an SSE stream once the call talks early.
 
     A streamed answer is also written to a ``StreamLog`` of the session, so that a client
@@ -143,6 +164,7 @@ class StreamableHTTP:
         self._hosts = {h.lower() for h in self.config.allowed_hosts}
         self._origins = {o.lower().rstrip("/") for o in self.config.allowed_origins}
         self._streams = 0
+        self.modern = ModernHTTP(self)
 
     # ------------------------------------------------------------------ ASGI entry
 
@@ -204,6 +226,8 @@ class StreamableHTTP:
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
                 self.sessions.close()
+                for listener in list(self.server.listeners):
+                    listener.log.finish()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
 
@@ -238,14 +262,23 @@ class StreamableHTTP:
             await reply_error(send, 400, exc)
             return
         version_header = headers.get(b"mcp-protocol-version")
-        if version_header is not None:
-            version = version_header.decode("latin-1")
-            if version not in LEGACY_VERSIONS:
-                await reply_error(send, 400, InvalidRequest(
-                    f"Unsupported protocol version: {version}",
-                    {"supported": list(LEGACY_VERSIONS), "requested": version}))
-                return
-        await self._post_legacy(scope, send, headers, payload, json_ok, sse_ok)
+        version = version_header.decode("latin-1") if version_header is not None else None
+        if version is None:
+            modern = _has_modern_envelope(payload)
+        elif version in LEGACY_VERSIONS:
+            modern = False
+        elif version in CURRENT_VERSIONS:
+            modern = True
+        else:
+            await reply_error(send, 400, UnsupportedVersion(
+                "Unsupported protocol version",
+                {"supported": [*CURRENT_VERSIONS, *LEGACY_VERSIONS], "requested": version}),
+                id_of(payload))
+            return
+        if modern:
+            await self.modern.post(scope, receive, send, payload, json_ok, sse_ok)
+        else:
+            await self._post_legacy(scope, send, headers, payload, json_ok, sse_ok)
 
     async def _post_legacy(self, scope: Scope, send: Send, headers: dict[bytes, bytes],
                            payload: Any, json_ok: bool, sse_ok: bool) -> None:
@@ -283,14 +316,9 @@ class StreamableHTTP:
                 "Invalid Request: initialize must not be part of a batch"))
             return
 
-        verdict = Verdict()
-        if self.server.authenticate is not None:
-            verdict = await judge(self.server.authenticate, scope)
-            public = self.config.public_methods
-            guarded = [m for m in requests if m["method"] not in public]
-            if guarded and verdict.principal is None:
-                await self._refuse(send, verdict.refusal(), guarded[0]["id"])
-                return
+        verdict = await self.authorize(scope, send, requests)
+        if verdict is None:
+            return
 
         extra: list[tuple[bytes, bytes]] = []
         if is_init:
@@ -331,7 +359,7 @@ class StreamableHTTP:
             return
 
         streaming = self.config.response_mode == "sse" or not json_ok
-        responder = _Responder(
+        responder = Responder(
             send, session, sse_allowed=sse_ok and self.config.response_mode != "json",
             streaming=streaming, extra_headers=extra, retry_ms=self.config.sse_retry_ms,
             store=(self.config.event_store_size, self.config.event_store_streams))
@@ -349,6 +377,18 @@ class StreamableHTTP:
                 for m in requests))
             responses.extend(results)
         await responder.finish(responses, batch)
+
+    async def authorize(self, scope: Scope, send: Send, requests: list[Message]) -> Verdict | None:
+        """Run the authentication hook; None when the request was refused (already answered)."""
+        if self.server.authenticate is None:
+            return Verdict()
+        verdict = await judge(self.server.authenticate, scope)
+        public = self.config.public_methods
+        guarded = [m for m in requests if m["method"] not in public]
+        if guarded and verdict.principal is None:
+            await self._refuse(send, verdict.refusal(), guarded[0]["id"])
+            return None
+        return verdict
 
     def _session_for(self, headers: dict[bytes, bytes]) -> Session | ProtocolError:
         sid = headers.get(b"mcp-session-id")
@@ -459,6 +499,14 @@ class StreamableHTTP:
 async def _until_disconnect(receive: Receive) -> None:
     while (await receive())["type"] != "http.disconnect":
         pass
+
+
+def _has_modern_envelope(payload: Any) -> bool:
+    if not isinstance(payload, dict):
+        return False
+    params = payload.get("params")
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    return isinstance(meta, dict) and META_VERSION in meta
 
 
 def _trace_headers(headers: dict[bytes, bytes]) -> dict[str, str] | None:
