@@ -56,6 +56,8 @@ def _error_code(response: httpx.Response) -> str:
         errors = body.get("errors")
         if isinstance(errors, list) and errors and isinstance(errors[0], dict):
             first = errors[0]
+            if first.get("resource") == "Application":  # Strava: our client id is refused
+                return "invalid_client"
             return str(first.get("errorType") or first.get("code") or "")
     return ""
 
