@@ -122,6 +122,7 @@ async def test_sandbox_activity_matches_its_streams(
     assert detail.calories is not None
 
 
+@pytest.mark.slow
 async def test_paging_covers_months(strava: StravaClient, http: httpx.AsyncClient) -> None:
     """Months of history come back across several pages, without duplicates."""
     tokens = await connect(strava, http, athlete_id=11)

@@ -7,6 +7,7 @@ import argparse
 import uvicorn
 
 from ._app import DEFAULT_HISTORY_DAYS, create_sandbox_app
+from ._state import SandboxState
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -15,8 +16,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--history-days", type=int, default=DEFAULT_HISTORY_DAYS)
     parser.add_argument("--admin-token", default=None, help="require X-Sandbox-Admin on /admin")
+    parser.add_argument(
+        "--timeout-delay", type=float, default=30.0, help="seconds an injected timeout hangs"
+    )
     args = parser.parse_args(argv)
-    app = create_sandbox_app(history_days=args.history_days, admin_token=args.admin_token)
+    state = SandboxState(timeout_delay_s=args.timeout_delay)
+    app = create_sandbox_app(state, history_days=args.history_days, admin_token=args.admin_token)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
 
 
