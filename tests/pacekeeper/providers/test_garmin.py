@@ -5,10 +5,13 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime, timedelta
 
-import authlib.oauth1.rfc5849.client_auth as authlib_client
+import authlib.oauth1.rfc5849.client_auth as authlib_client  # type: ignore[import-untyped]
 import httpx
 import pytest
-from authlib.oauth1.rfc5849.signature import construct_base_string, hmac_sha1_signature
+from authlib.oauth1.rfc5849.signature import (  # type: ignore[import-untyped]
+    construct_base_string,
+    hmac_sha1_signature,
+)
 
 from pacekeeper.fitness import Sport
 from pacekeeper.providers import (

@@ -20,6 +20,12 @@ from pacekeeper.providers.sandbox import SandboxState
 
 from ._helpers import BASE, FakeClock, connect, consent
 
+CLIENTS: dict[str, type[StravaClient] | type[FitbitClient] | type[GarminClient]] = {
+    "strava": StravaClient,
+    "fitbit": FitbitClient,
+    "garmin": GarminClient,
+}
+
 
 async def test_strava_consent_approve_exchanges_code(
     strava: StravaClient, http: httpx.AsyncClient
@@ -141,7 +147,7 @@ async def test_refresh_rotates_and_old_refresh_token_dies(
     provider: str, http: httpx.AsyncClient
 ) -> None:
     """PROV-6 (client side): a refresh yields new tokens; the old refresh token is spent."""
-    cls = {"strava": StravaClient, "fitbit": FitbitClient, "garmin": GarminClient}[provider]
+    cls = CLIENTS[provider]
     client = cls(ProviderSettings.for_sandbox(provider, BASE), http)
     tokens = await connect(client, http)
     fresh = await client.refresh(tokens)
@@ -172,7 +178,7 @@ async def test_revoked_at_provider_needs_reconnection(
     provider: str, http: httpx.AsyncClient
 ) -> None:
     """The user revoked access at the provider: data calls fail, refresh says reconnect."""
-    cls = {"strava": StravaClient, "fitbit": FitbitClient, "garmin": GarminClient}[provider]
+    cls = CLIENTS[provider]
     client = cls(ProviderSettings.for_sandbox(provider, BASE), http)
     tokens = await connect(client, http, athlete_id=5)
     r = await http.post("/admin/revoke", json={"provider": provider, "athlete_id": 5})
@@ -186,7 +192,7 @@ async def test_revoked_at_provider_needs_reconnection(
 @pytest.mark.parametrize("provider", ["strava", "fitbit", "garmin"])
 async def test_deauthorize_revokes_the_grant(provider: str, http: httpx.AsyncClient) -> None:
     """PROV-10 (provider side): removing a connection tells the provider to deauthorize."""
-    cls = {"strava": StravaClient, "fitbit": FitbitClient, "garmin": GarminClient}[provider]
+    cls = CLIENTS[provider]
     client = cls(ProviderSettings.for_sandbox(provider, BASE), http)
     tokens = await connect(client, http)
     await client.deauthorize(tokens)
