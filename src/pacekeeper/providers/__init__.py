@@ -38,6 +38,7 @@ from ._http import ProviderHTTP, RetryPolicy
 from ._memory import MemoryIdempotencyStore
 from ._oauth1 import OAuth1Auth
 from ._ratelimit import RateLimitTracker, RateLimitWindow, parse_rate_limits
+from ._sealed import open_token_set, seal_token_set
 from ._tokens import AuthorizationStart, TokenSet, code_challenge, new_code_verifier
 from .fitbit import FitbitClient
 from .garmin import GarminClient
@@ -79,8 +80,10 @@ __all__ = [
     "client_for",
     "code_challenge",
     "new_code_verifier",
+    "open_token_set",
     "parse_rate_limits",
     "sandbox_endpoints",
+    "seal_token_set",
 ]
 
 

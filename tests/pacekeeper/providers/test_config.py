@@ -95,3 +95,21 @@ async def test_client_for_returns_protocol_implementations() -> None:
             assert isinstance(client_for(provider, settings, http), ProviderClient)
         with pytest.raises(ProviderConfigError):
             client_for("polar", ProviderSettings.for_sandbox("strava", "http://x"), http)
+
+
+def test_token_set_sealed_at_rest() -> None:
+    """PROV-5: the whole TokenSet is one AES-256-GCM envelope bound to tenant/user/provider."""
+    import os
+
+    from pacekeeper.crypto import DecryptionError, MasterKeyring, TokenCipher, TokenContext
+    from pacekeeper.providers import open_token_set, seal_token_set
+
+    cipher = TokenCipher(MasterKeyring.single(os.urandom(32)))
+    ctx = TokenContext("tenant", "user", "garmin")
+    tokens = TokenSet(access_token="acc-123", token_secret="sec-456", token_type="OAuth1")
+    envelope = seal_token_set(cipher, tokens, ctx)
+    assert "acc-123" not in envelope
+    assert "sec-456" not in envelope
+    assert open_token_set(cipher, envelope, ctx) == tokens
+    with pytest.raises(DecryptionError):
+        open_token_set(cipher, envelope, TokenContext("tenant", "user", "strava"))

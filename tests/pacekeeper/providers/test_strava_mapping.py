@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from pacekeeper.fitness import ProviderId, Sport
-from pacekeeper.providers import ProviderResponseError, StravaClient
+from pacekeeper.providers import ProviderRequestError, ProviderResponseError, StravaClient
 from pacekeeper.providers._strava_map import map_activity, map_athlete, map_streams, map_zones
 
 from ._helpers import connect
@@ -145,3 +145,27 @@ async def test_malformed_provider_body_is_a_clear_error() -> None:
 
         with pytest.raises(ProviderResponseError):
             await client.fetch_activity(TokenSet(access_token="t"), "1")
+
+
+async def test_zones_from_sandbox(strava: StravaClient, http: httpx.AsyncClient) -> None:
+    tokens = await connect(strava, http, athlete_id=9)
+    zones = await strava.fetch_zones(tokens)
+    assert len(zones.heart_rate) == 5
+    assert zones.heart_rate[0].min == 0
+    assert zones.heart_rate[-1].max is None
+    assert all(a.max == b.min for a, b in zip(zones.power, zones.power[1:], strict=False))
+
+
+@pytest.mark.slow
+async def test_stats_agree_with_activities(strava: StravaClient, http: httpx.AsyncClient) -> None:
+    tokens = await connect(strava, http, athlete_id=9)
+    stats = await strava.fetch_stats(tokens, "9")
+    activities = await strava.fetch_activities(tokens, limit=400)
+    rides = [a for a in activities if a.sport is Sport.RIDE]
+    assert stats.all_time[Sport.RIDE].count == len(rides)
+    assert stats.all_time[Sport.RIDE].distance_m == pytest.approx(
+        sum(a.distance_m or 0 for a in rides), abs=1
+    )
+    assert stats.recent[Sport.RUN].count <= stats.all_time[Sport.RUN].count
+    with pytest.raises(ProviderRequestError):
+        await strava.fetch_stats(tokens, "10")  # only the authenticated athlete
