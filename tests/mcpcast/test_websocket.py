@@ -60,8 +60,8 @@ class Socket:
         self.task = asyncio.ensure_future(self.app(self.scope, self.incoming.get, self._send))
         return self
 
-    async def next(self, timeout: float = 5) -> dict[str, Any]:
-        return await asyncio.wait_for(self.outgoing.get(), timeout)
+    async def next(self, within: float = 5) -> dict[str, Any]:
+        return await asyncio.wait_for(self.outgoing.get(), within)
 
     async def accept(self) -> dict[str, Any]:
         message = await self.next()
@@ -72,20 +72,20 @@ class Socket:
         text = value if isinstance(value, str) else orjson.dumps(value).decode()
         self.incoming.put_nowait({"type": "websocket.receive", "text": text})
 
-    async def recv(self, timeout: float = 5) -> Any:
-        message = await self.next(timeout)
+    async def recv(self, within: float = 5) -> Any:
+        message = await self.next(within)
         assert message["type"] == "websocket.send", message
         return orjson.loads(message["text"])
 
-    async def recv_until(self, pred: Any, timeout: float = 5) -> Any:
+    async def recv_until(self, pred: Any, within: float = 5) -> Any:
         while True:
-            frame = await self.recv(timeout)
+            frame = await self.recv(within)
             if pred(frame):
                 return frame
 
-    async def closed(self, timeout: float = 5) -> dict[str, Any]:
+    async def closed(self, within: float = 5) -> dict[str, Any]:
         while True:
-            message = await self.next(timeout)
+            message = await self.next(within)
             if message["type"] == "websocket.close":
                 return message
 

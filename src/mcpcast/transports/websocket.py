@@ -134,12 +134,15 @@ class Connection:
         try:
             await self.outbox.stopped.wait()
         finally:
+            # Synchronous clean-up first: the server may cancel this task at any await.
             for worker in workers:
                 worker.cancel()
-            await asyncio.gather(*workers, return_exceptions=True)
             self.channel.close()
-            await self._finish()
-            self.finished.set()
+            try:
+                await asyncio.wait(workers)
+                await self._finish()
+            finally:
+                self.finished.set()
 
     async def _finish(self) -> None:
         if self.peer_gone:
