@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from collections.abc import AsyncIterator, Iterator
 from contextlib import ExitStack, asynccontextmanager
 from typing import Any
@@ -17,7 +18,7 @@ from mcp.client.sse import sse_client
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
-from mcpcast import Server, ServerConfig, Unauthorized
+from mcpcast import Context, Server, ServerConfig, Unauthorized
 from mcpcast._auth import RequestInfo
 from tests._serve import serve
 from tests.mcpcast.fixtures import Fixture
@@ -196,6 +197,29 @@ async def test_websocket_shutdown_closes_with_a_reason() -> None:
                 await client.recv()
             await stopping
         assert stopped.value.rcvd is not None and stopped.value.rcvd.code in (1001, 1012)
+
+
+async def test_websocket_slow_consumer_is_dropped(caplog: pytest.LogCaptureFixture) -> None:
+    """Back-pressure: a client that stops reading fills the bounded queue and is dropped."""
+    server = Server(Fixture(), config=ServerConfig(send_queue_size=8))
+
+    async def flood(ctx: Context) -> str:
+        for _ in range(400):  # 40 MB of log lines: more than any socket buffer holds
+            await ctx.info("x" * 100_000)
+        return "done"
+
+    server.add_tool(flood, name="flood", description="floods the client")
+    with serve(server.asgi_app()) as url, caplog.at_level(logging.WARNING, "mcpcast.transport"):
+        async with peer(url, token=None) as client:
+            await client.initialize()
+            await client.send({"jsonrpc": "2.0", "id": 9, "method": "tools/call",
+                               "params": {"name": "flood", "arguments": {}}})
+            for _ in range(200):  # stop reading; wait until the server gives up on us
+                if not server.sessions.all():
+                    break
+                await asyncio.sleep(0.05)
+            assert not server.sessions.all()
+    assert "not reading" in caplog.text
 
 
 async def test_sse_with_the_official_sdk(base: str) -> None:

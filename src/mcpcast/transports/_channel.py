@@ -197,6 +197,7 @@ class Channel:
             pass  # an error answer still proves the peer is alive
         finally:
             self.server.pending.drop(rid)
+        self.session.last_used = time.monotonic()  # a live connection keeps its session
         return True
 
     def idle(self, timeout: float) -> bool:

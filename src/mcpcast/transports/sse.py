@@ -16,6 +16,7 @@ well-formed body get their JSON-RPC error on the stream.
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs
 
@@ -120,6 +121,7 @@ class SseTransport:
                     if channel.idle(self.config.idle_timeout):
                         break
                     await _chunk(send, b": ping\n\n")
+                    channel.session.last_used = time.monotonic()  # an open stream keeps it
             await send({"type": "http.response.body", "body": b"", "more_body": False})
         except OSError:
             pass  # the client went away
