@@ -232,9 +232,15 @@ async def test_sse_with_the_official_sdk(base: str) -> None:
     async def elicit(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
         return types.ElicitResult(action="accept", content={"name": "Lin"})
 
+    async def sample(context: Any,
+                     params: types.CreateMessageRequestParams) -> types.CreateMessageResult:
+        return types.CreateMessageResult(role="assistant", model="test",
+                                         content=types.TextContent(type="text", text="Hi!"))
+
     headers = {"authorization": "Bearer good"}
     async with sse_client(base + "/mcp", headers=headers) as (read, write), \
-            ClientSession(read, write, elicitation_callback=elicit) as session:
+            ClientSession(read, write, elicitation_callback=elicit,
+                          sampling_callback=sample) as session:
         init = await session.initialize()
         assert init.server_info.name == "fixture"
         names = {t.name for t in (await session.list_tools()).tools}
@@ -243,6 +249,8 @@ async def test_sse_with_the_official_sdk(base: str) -> None:
         assert added.structured_content == {"result": 42}
         slow = await session.call_tool("slow", {}, progress_callback=on_progress)
         assert slow.is_error and progress == [1]
+        asked = await session.call_tool("ask", {})  # elicitation and sampling round trips
+        assert asked.content[0].text == "Lin: Hi!"  # type: ignore[union-attr]
         failed = await session.call_tool("fail", {})
         assert failed.is_error and "secret" not in str(failed.content)
         with pytest.raises(Exception, match="no_such_tool"):

@@ -2,9 +2,9 @@
 
 One connection is one handshake-era session: the client sends ``initialize`` over the
 socket, then any messages; each text frame holds one JSON-RPC message (or a batch where
-the negotiated version allows one). Requests run concurrently and can be cancelled;
-progress, logs, elicitation/sampling requests and the session's change notifications
-are sent as frames.
+the negotiated version allows one; binary frames are read as UTF-8 JSON too). Requests
+run concurrently and can be cancelled; progress, logs, elicitation/sampling requests and
+the session's change notifications are sent as frames.
 
 The upgrade is refused (an HTTP response when the ASGI server supports the
 ``websocket.http.response`` extension, else close code 1008) for a bad Host or Origin,
