@@ -8,82 +8,16 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
-import orjson
 import pytest
-from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from mcpcast import Server, ServerConfig, Unauthorized
-from mcpcast._auth import RequestInfo
+from mcpcast import Server, ServerConfig
+from tests.mcpcast.asgi_peers import Stream, call, check_token, traced
 from tests.mcpcast.fixtures import Fixture
 
 BASE = "http://127.0.0.1:8000"
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
         "params": {"protocolVersion": "2024-11-05", "capabilities": {"elicitation": {}},
                    "clientInfo": {"name": "t", "version": "1"}}}
-
-
-def call(rid: int, name: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": rid, "method": "tools/call",
-            "params": {"name": name, "arguments": args or {}}}
-
-
-class Stream:
-    """A GET on the SSE transport, read event by event; ``stall()`` stops reading."""
-
-    def __init__(self, app: Any, headers: list[tuple[bytes, bytes]] | None = None) -> None:
-        self.app = app
-        self.incoming: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-        self.chunks: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-        self.stalled = asyncio.Event()
-        self.buffer = b""
-        self.scope = {"type": "http", "method": "GET", "path": "/mcp", "root_path": "",
-                      "query_string": b"", "client": ("127.0.0.1", 5000),
-                      "headers": headers if headers is not None else [
-                          (b"host", b"127.0.0.1:8000"), (b"accept", b"text/event-stream")]}
-        self.task = asyncio.ensure_future(self.app(self.scope, self.incoming.get, self._send))
-
-    async def _send(self, message: dict[str, Any]) -> None:
-        if self.stalled.is_set():
-            await asyncio.Event().wait()
-        await self.chunks.put(message)
-
-    async def start(self) -> dict[str, Any]:
-        return await asyncio.wait_for(self.chunks.get(), 5)
-
-    async def event(self, within: float = 5) -> tuple[str, str]:
-        """The next event as (event name, data); comment lines come back as ("comment", text)."""
-        while b"\n\n" not in self.buffer:
-            message = await asyncio.wait_for(self.chunks.get(), within)
-            if not message.get("more_body", False) and not message.get("body"):
-                return ("end", "")
-            self.buffer += message.get("body", b"")
-        block, self.buffer = self.buffer.split(b"\n\n", 1)
-        text = block.decode()
-        if text.startswith(":"):
-            return ("comment", text[1:].strip())
-        fields = dict(line.split(": ", 1) for line in text.splitlines())
-        return (fields.get("event", "message"), fields.get("data", ""))
-
-    async def message(self, within: float = 5) -> Any:
-        while True:
-            kind, data = await self.event(within)
-            if kind == "message":
-                return orjson.loads(data)
-            assert kind == "comment", (kind, data)
-
-    async def endpoint(self) -> str:
-        start = await self.start()
-        assert start["status"] == 200
-        assert (b"content-type", b"text/event-stream") in start["headers"]
-        kind, data = await self.event()
-        assert kind == "endpoint"
-        return data
-
-    async def hang_up(self) -> None:
-        await self.incoming.put({"type": "http.disconnect"})
-        await asyncio.wait_for(self.task, 5)
 
 
 @pytest.fixture
@@ -227,15 +161,6 @@ async def test_heartbeats_and_idle_timeout() -> None:
     assert len(server.sessions) == 0
 
 
-async def check_token(request: RequestInfo) -> str | None:
-    auth = request.headers.get("authorization")
-    if auth is None:
-        return None
-    if auth != "Bearer good":
-        raise Unauthorized("invalid token", www_authenticate='Bearer resource_metadata="x"')
-    return "alice"
-
-
 async def test_auth_hook_on_posts() -> None:
     """SMCP-1/2/3 over SSE: public methods pass; tools/call needs a valid token (401)."""
     server = Server(Fixture(), authenticate=check_token)
@@ -287,9 +212,7 @@ async def test_lifespan_shutdown_ends_streams(server: Server, http: httpx.AsyncC
 
 async def test_one_span_per_call_over_sse() -> None:
     """TRACE-1, TRACE-2: tools/call over HTTP+SSE is one span with the mcp.tool.* attributes."""
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    provider, exporter = traced()
     server = Server(Fixture(), tracer_provider=provider)
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=server.asgi_app()),
                                  base_url=BASE) as http:

@@ -8,99 +8,11 @@ from typing import Any
 
 import orjson
 import pytest
-from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from starlette.testclient import TestClient, WebSocketDenialResponse
 
-from mcpcast import Server, ServerConfig, Unauthorized
-from mcpcast._auth import RequestInfo
+from mcpcast import Server, ServerConfig
+from tests.mcpcast.asgi_peers import Socket, call, check_token, init, traced
 from tests.mcpcast.fixtures import Fixture
-
-CAPS = {"elicitation": {}, "sampling": {}}
-
-
-def init(version: str = "2025-11-25", rid: int = 1) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": rid, "method": "initialize",
-            "params": {"protocolVersion": version, "capabilities": CAPS,
-                       "clientInfo": {"name": "t", "version": "1"}}}
-
-
-def call(rid: int, name: str, args: dict[str, Any] | None = None, **meta: Any) -> dict[str, Any]:
-    params: dict[str, Any] = {"name": name, "arguments": args or {}}
-    if meta:
-        params["_meta"] = meta
-    return {"jsonrpc": "2.0", "id": rid, "method": "tools/call", "params": params}
-
-
-class Socket:
-    """A WebSocket client made of ASGI messages; ``stall()`` makes the app's sends hang."""
-
-    def __init__(self, app: Any, *, headers: list[tuple[bytes, bytes]] | None = None,
-                 subprotocols: tuple[str, ...] = ("mcp",), http_response: bool = True) -> None:
-        self.app = app
-        self.incoming: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-        self.outgoing: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-        self.stalled = asyncio.Event()
-        self.scope = {
-            "type": "websocket", "path": "/mcp", "root_path": "", "query_string": b"",
-            "headers": headers if headers is not None else [(b"host", b"127.0.0.1:8000")],
-            "subprotocols": list(subprotocols), "client": ("127.0.0.1", 5000),
-            "extensions": {"websocket.http.response": {}} if http_response else {},
-        }
-        self.task: asyncio.Task[None] | None = None
-
-    async def _send(self, message: dict[str, Any]) -> None:
-        if self.stalled.is_set():
-            await asyncio.Event().wait()  # a peer that never reads
-        await self.outgoing.put(message)
-
-    def start(self) -> Socket:
-        self.incoming.put_nowait({"type": "websocket.connect"})
-        self.task = asyncio.ensure_future(self.app(self.scope, self.incoming.get, self._send))
-        return self
-
-    async def next(self, within: float = 5) -> dict[str, Any]:
-        return await asyncio.wait_for(self.outgoing.get(), within)
-
-    async def accept(self) -> dict[str, Any]:
-        message = await self.next()
-        assert message["type"] == "websocket.accept", message
-        return message
-
-    def send(self, value: Any) -> None:
-        text = value if isinstance(value, str) else orjson.dumps(value).decode()
-        self.incoming.put_nowait({"type": "websocket.receive", "text": text})
-
-    async def recv(self, within: float = 5) -> Any:
-        message = await self.next(within)
-        assert message["type"] == "websocket.send", message
-        return orjson.loads(message["text"])
-
-    async def recv_until(self, pred: Any, within: float = 5) -> Any:
-        while True:
-            frame = await self.recv(within)
-            if pred(frame):
-                return frame
-
-    async def closed(self, within: float = 5) -> dict[str, Any]:
-        while True:
-            message = await self.next(within)
-            if message["type"] == "websocket.close":
-                return message
-
-    async def handshake(self, version: str = "2025-11-25") -> dict[str, Any]:
-        self.start()
-        await self.accept()
-        self.send(init(version))
-        answer = await self.recv()
-        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-        return answer
-
-    async def hang_up(self) -> None:
-        self.incoming.put_nowait({"type": "websocket.disconnect", "code": 1000})
-        assert self.task is not None
-        await asyncio.wait_for(self.task, 5)
 
 
 def app_for(**config: Any) -> tuple[Server, Any]:
@@ -306,15 +218,6 @@ async def test_host_and_origin_checked(headers: list[tuple[bytes, bytes]], statu
     assert close["type"] == "websocket.close" and close["code"] == 1008
 
 
-async def check_token(request: RequestInfo) -> str | None:
-    auth = request.headers.get("authorization")
-    if auth is None:
-        return None
-    if auth != "Bearer good":
-        raise Unauthorized("invalid token", www_authenticate='Bearer resource_metadata="x"')
-    return "alice"
-
-
 async def test_auth_hook_on_the_handshake() -> None:
     """SMCP-1/2/3 on WebSocket: bad token refuses the upgrade; anonymous gets JSON-RPC errors."""
     app = Server(Fixture(), authenticate=check_token).asgi_app()
@@ -382,9 +285,7 @@ async def test_lifespan_shutdown_closes_1001_with_reason() -> None:
 
 async def test_one_span_per_call_over_websocket() -> None:
     """TRACE-1, TRACE-2: tools/call over WebSocket is one span with the mcp.tool.* attributes."""
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    provider, exporter = traced()
     app = Server(Fixture(), tracer_provider=provider).asgi_app()
     ws = Socket(app)
     await ws.handshake()
