@@ -86,6 +86,8 @@ class SseTransport:
         try:
             # A client that does not read leaves the relay blocked in send: drop it.
             await asyncio.wait((relay, overflow), return_when=asyncio.FIRST_COMPLETED)
+            if relay.done():
+                relay.result()  # surface a bug in the relay instead of losing it
         finally:
             for task in (relay, overflow, gone, follower):
                 task.cancel()

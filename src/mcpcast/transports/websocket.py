@@ -103,9 +103,11 @@ class WebSocketTransport:
         connections = list(self.connections)
         for connection in connections:
             connection.close(CLOSE_GOING_AWAY, "server shutting down")
-        if connections:
-            await asyncio.wait([asyncio.ensure_future(c.finished.wait()) for c in connections],
-                               timeout=_FLUSH_SECONDS * 2)
+        waiters = [asyncio.ensure_future(c.finished.wait()) for c in connections]
+        if waiters:
+            await asyncio.wait(waiters, timeout=_FLUSH_SECONDS * 2)
+        for waiter in waiters:
+            waiter.cancel()
 
 
 class Connection:
