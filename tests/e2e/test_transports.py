@@ -20,6 +20,7 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from mcpcast import Context, Server, ServerConfig, Unauthorized
 from mcpcast._auth import RequestInfo
+from mcpcast.transports.streamable_http import StreamableHTTP
 from tests._serve import serve
 from tests.mcpcast.fixtures import Fixture
 
@@ -173,7 +174,7 @@ async def test_websocket_handshake_refusals(base: str) -> None:
 async def test_websocket_shutdown_closes_with_a_reason() -> None:
     """Draining the app closes sockets with 1001 and a reason; stopping uvicorn closes them
     too (uvicorn closes open sockets itself, with 1012, before its lifespan shutdown)."""
-    app = Server(Fixture()).asgi_app()
+    app = StreamableHTTP(Server(Fixture()))
     loop: list[asyncio.AbstractEventLoop] = []
 
     async def recording(scope: Any, receive: Any, send: Any) -> None:
@@ -224,10 +225,10 @@ async def test_websocket_slow_consumer_is_dropped(caplog: pytest.LogCaptureFixtu
 
 async def test_sse_with_the_official_sdk(base: str) -> None:
     """MCP-1, MCP-2: the SDK's HTTP+SSE client (GET <path>, endpoint event, POSTs)."""
-    progress: list[float] = []
+    seen: list[float] = []
 
-    async def on_progress(value: float, total: float | None, message: str | None) -> None:
-        progress.append(value)
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append(progress)
 
     async def elicit(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
         return types.ElicitResult(action="accept", content={"name": "Lin"})
@@ -248,14 +249,14 @@ async def test_sse_with_the_official_sdk(base: str) -> None:
         added = await session.call_tool("add", {"a": 1, "b": 41})
         assert added.structured_content == {"result": 42}
         slow = await session.call_tool("slow", {}, progress_callback=on_progress)
-        assert slow.is_error and progress == [1]
+        assert slow.is_error and seen == [1]
         asked = await session.call_tool("ask", {})  # elicitation and sampling round trips
         assert asked.content[0].text == "Lin: Hi!"  # type: ignore[union-attr]
         failed = await session.call_tool("fail", {})
         assert failed.is_error and "secret" not in str(failed.content)
         with pytest.raises(Exception, match="no_such_tool"):
             await session.call_tool("no_such_tool", {})
-        read_result = await session.read_resource("fixture://readme")  # type: ignore[arg-type]
+        read_result = await session.read_resource("fixture://readme")
         assert read_result.contents[0].text == "read me"  # type: ignore[union-attr]
 
 
