@@ -41,6 +41,8 @@ from ._http import (
     sse_event,
 )
 from ._modern import ModernHTTP
+from .sse import SseTransport, query_session_id
+from .websocket import WebSocketTransport
 
 if TYPE_CHECKING:
     from .._server import Server
@@ -166,6 +168,8 @@ class StreamableHTTP:
         self._streams = 0
         self._verdicts: dict[tuple[bytes | None, bytes | None], tuple[int, str] | None] = {}
         self.modern = ModernHTTP(self)
+        self.websocket = WebSocketTransport(self)
+        self.sse = SseTransport(self)
 
     # ------------------------------------------------------------------ ASGI entry
 
@@ -176,7 +180,7 @@ class StreamableHTTP:
             return
         if kind != "http":
             if kind == "websocket":
-                await send({"type": "websocket.close", "code": 1008})
+                await self.websocket(scope, receive, send)
             return
         if not self._ours(scope):
             await reply(send, 404, b"Not Found", [(b"content-type", b"text/plain")])
@@ -238,6 +242,7 @@ class StreamableHTTP:
             if message["type"] == "lifespan.startup":
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
+                await self.websocket.shutdown()  # close 1001 with a reason, then end sessions
                 self.sessions.close()
                 for listener in list(self.server.listeners):
                     listener.log.finish()
@@ -248,6 +253,10 @@ class StreamableHTTP:
 
     async def _post(self, scope: Scope, receive: Receive, send: Send,
                     headers: dict[bytes, bytes]) -> None:
+        sse_session = query_session_id(scope)
+        if sse_session is not None:  # a message for an HTTP+SSE stream (older transport)
+            await self.sse.post(scope, receive, send, headers, sse_session)
+            return
         ctype = headers.get(b"content-type", b"")
         if not ctype.startswith(b"application/json"):
             await reply_error(send, 415, InvalidRequest(
@@ -429,6 +438,9 @@ class StreamableHTTP:
         if not accepts(headers.get(b"accept"), b"text/event-stream"):
             await reply_error(send, 406, InvalidRequest(
                 "Not Acceptable: Accept must include text/event-stream"))
+            return
+        if b"mcp-session-id" not in headers:  # the older HTTP+SSE transport opens a stream
+            await self.sse.open(scope, receive, send)
             return
         found = self._session_for(headers)
         if isinstance(found, ProtocolError):
