@@ -81,17 +81,22 @@ class StateCodec:
         self.guard = guard
 
     def seal(self, method: str, params: dict[str, Any], principal: Any,
-             responses: dict[str, Any]) -> str:
+             responses: dict[str, Any], asked: list[str]) -> str:
         body = orjson.dumps({
             "m": method, "d": params_digest(params), "p": principal_key(principal),
-            "e": time.time() + self.ttl, "n": secrets.token_urlsafe(12), "r": responses})
+            "e": time.time() + self.ttl, "n": secrets.token_urlsafe(12), "r": responses,
+            "a": asked})
         mac = hmac.new(self._secret, body, hashlib.sha256).digest()
         return (base64.urlsafe_b64encode(body).decode().rstrip("=") + "."
                 + base64.urlsafe_b64encode(mac).decode().rstrip("="))
 
     def open(self, token: Any, method: str, params: dict[str, Any],
-             principal: Any) -> dict[str, Any]:
-        """Verify a returned state and give back the responses it carries (single use)."""
+             principal: Any) -> tuple[dict[str, Any], frozenset[str]]:
+        """Verify a returned state (single use).
+
+        Gives back the responses gathered in earlier rounds and the keys of the
+        questions the client is answering now.
+        """
         if not isinstance(token, str) or token.count(".") != 1:
             raise _invalid()
         body_b64, mac_b64 = token.split(".")
@@ -113,7 +118,10 @@ class StateCodec:
         if not self.guard.use(str(state.get("n")), expires):
             raise _invalid("requestState was already used")
         responses = state.get("r")
-        return responses if isinstance(responses, dict) else {}
+        asked = state.get("a")
+        return (dict(responses) if isinstance(responses, dict) else {},
+                frozenset(k for k in asked if isinstance(k, str))
+                if isinstance(asked, list) else frozenset())
 
 
 def _b64(text: str) -> bytes:
