@@ -267,7 +267,9 @@ class StreamableHTTP:
             modern = _has_modern_envelope(payload)
         elif version in LEGACY_VERSIONS:
             modern = False
-        elif version in CURRENT_VERSIONS:
+        elif version in CURRENT_VERSIONS or _has_modern_envelope(payload):
+            # An unknown header version on an enveloped request goes to the current era,
+            # which checks header against body first (-32020) and then the version (-32022).
             modern = True
         else:
             await reply_error(send, 400, UnsupportedVersion(
