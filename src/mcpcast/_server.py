@@ -110,6 +110,14 @@ class Server:
         for listener in self.listeners:
             listener.resource_updated(uri)
 
+    def end_streams(self) -> None:
+        """End every long-lived stream gracefully (shutdown): listen streams get their
+        final result, session streams end. Servers such as uvicorn wait for open
+        responses before the ASGI lifespan shutdown, so call this first (the CLI does)."""
+        self.sessions.close()
+        for listener in list(self.listeners):
+            listener.log.finish()
+
     def register_injector(self, typ: type,
                           injector: Callable[[Exchange, dict[str, Any]], Any]) -> None:
         self.injectors[typ] = injector

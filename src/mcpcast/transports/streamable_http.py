@@ -225,9 +225,7 @@ class StreamableHTTP:
             if message["type"] == "lifespan.startup":
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
-                self.sessions.close()
-                for listener in list(self.server.listeners):
-                    listener.log.finish()
+                self.server.end_streams()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
 
