@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
+import threading
 from typing import Any
 
 from mcpcast import Context, Server, ToolError, prompt, resource, tool
@@ -25,6 +27,7 @@ class CurrentFixture(Fixture):
     def __init__(self) -> None:
         super().__init__()
         self.confirm_runs = 0
+        self.cancelled = threading.Event()  # set from the server's thread, read by the test
 
     @tool()
     async def chatty(self, ctx: Context) -> str:
@@ -50,6 +53,17 @@ class CurrentFixture(Fixture):
         if answer.get("action") != "accept" or not answer.get("content", {}).get("ok"):
             raise ToolError(f"{item} kept")
         return f"{item} deleted"
+
+    @tool()
+    async def linger(self, ctx: Context) -> str:
+        """Reports progress, then waits; records being cancelled."""
+        await ctx.report_progress(1, 2, "lingering")
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            self.cancelled.set()
+            raise
+        return "too late"
 
     @tool()
     def pid(self) -> int:

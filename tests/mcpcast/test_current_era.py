@@ -2,7 +2,7 @@
 
 Every rule of /work/shared/notes/mcp-current-revision.md sections 1-12 that applies to a
 server, checked on the wire through ``httpx.ASGITransport``. Streaming behaviour that
-ASGITransport buffers (``subscriptions/listen``) is in test_current_listen.py.
+ASGITransport buffers (``subscriptions/listen``) is in tests/e2e/test_current_listen.py.
 """
 
 from __future__ import annotations
