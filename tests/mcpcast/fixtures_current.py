@@ -71,6 +71,13 @@ class CurrentFixture(Fixture):
         return os.getpid()
 
     @tool()
+    async def handoff(self, ctx: Context) -> dict[str, Any]:
+        """Elicits, naming the asking process; returns the answering process and answer."""
+        answer = await ctx.elicit(f"asked by {os.getpid()}", {
+            "type": "object", "properties": {"name": {"type": "string"}}})
+        return {"answered_by": os.getpid(), "name": answer.get("content", {}).get("name")}
+
+    @tool()
     async def publish(self, name: str, server: Server) -> str:
         """Adds a tool at run time (on the server's own loop): listeners hear of it."""
         server.add_tool(lambda: name, name=name, description="published at run time")
