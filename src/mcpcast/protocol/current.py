@@ -122,9 +122,10 @@ class CurrentProtocol:
         if routing.method is None or decode_header(routing.method) != message["method"]:
             raise HeaderMismatch("Mcp-Method header does not match the request method")
         key = _NAME_PARAM.get(message["method"])
-        if key is not None and (routing.name is None
-                                or decode_header(routing.name) != params.get(key)):
-                raise HeaderMismatch(f"Mcp-Name header does not match params.{key}")
+        # Without a name in the body the request is invalid params, reported as such later.
+        if key is not None and params.get(key) is not None and (
+                routing.name is None or decode_header(routing.name) != params[key]):
+            raise HeaderMismatch(f"Mcp-Name header does not match params.{key}")
         if message["method"] == "tools/call":
             self._check_param_headers(params, routing)
 

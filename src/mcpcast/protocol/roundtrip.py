@@ -45,13 +45,18 @@ class ReplayGuard(Protocol):
 
 
 class MemoryReplayGuard:
+    """Remembers used nonces until their state expires; covers this process only."""
+
     def __init__(self) -> None:
         self._used: dict[str, float] = {}
+        self._prune_at = 10_000
 
     def use(self, nonce: str, expires_at: float) -> bool:
-        now = time.time()
-        if len(self._used) > 10_000:
+        if len(self._used) >= self._prune_at:
+            now = time.time()
             self._used = {n: t for n, t in self._used.items() if t > now}
+            # Prune again only after doubling: never an O(n) sweep on every request.
+            self._prune_at = max(10_000, 2 * len(self._used))
         if nonce in self._used:
             return False
         self._used[nonce] = expires_at
@@ -64,14 +69,24 @@ def params_digest(params: dict[str, Any]) -> str:
 
 
 def principal_key(principal: Any) -> str:
-    """A stable identity of the caller that is the same in every process."""
+    """A stable identity of the caller that is the same in every process.
+
+    An identity attribute if the principal has one, else the principal itself as JSON
+    (str, dict, dataclass). A principal that is neither fails closed: its states bind to
+    this very object, so they verify for no other request (never to "any principal").
+    """
     if principal is None:
         return ""
     for attr in ("mcp_subject", "subject", "sub", "id", "user_id"):
         value = getattr(principal, attr, None)
         if value is not None:
             return str(value)
-    return str(principal) if isinstance(principal, str | int) else type(principal).__name__
+    if isinstance(principal, str | int):
+        return str(principal)
+    try:
+        return hashlib.sha256(orjson.dumps(principal, option=orjson.OPT_SORT_KEYS)).hexdigest()
+    except orjson.JSONEncodeError:
+        return f"object:{id(principal)}:{secrets.token_hex(8)}"
 
 
 class StateCodec:
