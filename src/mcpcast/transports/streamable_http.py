@@ -163,7 +163,7 @@ class StreamableHTTP:
         self.sessions = server.sessions
         self._hosts = {h.lower() for h in self.config.allowed_hosts}
         self._origins = {o.lower().rstrip("/") for o in self.config.allowed_origins}
-        self._streams = 0
+        self.open_streams = 0
         self.modern = ModernHTTP(self)
 
     # ------------------------------------------------------------------ ASGI entry
@@ -410,9 +410,10 @@ class StreamableHTTP:
 
     async def _get(self, scope: Scope, receive: Receive, send: Send,
                    headers: dict[bytes, bytes]) -> None:
-        if self.config.stateless:
-            await reply_error(send, 405, InvalidRequest("Method not allowed: server is stateless"),
-                              headers=[(b"allow", b"POST")])
+        if self.config.stateless or _current_era(headers):
+            await reply_error(send, 405, InvalidRequest(
+                "Method not allowed: stateless requests use POST only"),
+                headers=[(b"allow", b"POST")])
             return
         if not accepts(headers.get(b"accept"), b"text/event-stream"):
             await reply_error(send, 406, InvalidRequest(
@@ -439,7 +440,7 @@ class StreamableHTTP:
                 session.server_log = StreamLog("g", self.config.event_store_size)
             stream = session.server_log
             after = stream.seq
-        if self._streams >= self.config.max_streams:
+        if self.open_streams >= self.config.max_streams:
             await reply_error(send, 503, InvalidRequest("Too many open streams"))
             return
         await self._stream(receive, send, session, stream, after)
@@ -450,7 +451,7 @@ class StreamableHTTP:
         is_server_stream = stream is session.server_log
         if is_server_stream:
             session.get_open = True
-        self._streams += 1
+        self.open_streams += 1
         gone = asyncio.ensure_future(_until_disconnect(receive))
         try:
             await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
@@ -475,15 +476,16 @@ class StreamableHTTP:
         except OSError:
             pass  # the client went away
         finally:
-            self._streams -= 1
+            self.open_streams -= 1
             gone.cancel()
             if is_server_stream:
                 session.get_open = False
 
     async def _delete(self, send: Send, headers: dict[bytes, bytes]) -> None:
-        if self.config.stateless:
-            await reply_error(send, 405, InvalidRequest("Method not allowed: server is stateless"),
-                              headers=[(b"allow", b"POST")])
+        if self.config.stateless or _current_era(headers):
+            await reply_error(send, 405, InvalidRequest(
+                "Method not allowed: stateless requests use POST only"),
+                headers=[(b"allow", b"POST")])
             return
         sid = headers.get(b"mcp-session-id")
         if sid is None:
@@ -499,6 +501,12 @@ class StreamableHTTP:
 async def _until_disconnect(receive: Receive) -> None:
     while (await receive())["type"] != "http.disconnect":
         pass
+
+
+def _current_era(headers: dict[bytes, bytes]) -> bool:
+    """GET/DELETE from a 2026-07-28 client: that era has no GET stream and no sessions."""
+    version = headers.get(b"mcp-protocol-version")
+    return version is not None and version.decode("latin-1") in CURRENT_VERSIONS
 
 
 def _has_modern_envelope(payload: Any) -> bool:
