@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import time
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from typing import Any
 
 import httpx
@@ -21,6 +22,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from mcpcast import Server, ServerConfig
 from mcpcast._auth import RequestInfo
+from mcpcast.protocol.roundtrip import MemoryReplayGuard, principal_key
 from tests.mcpcast.fixtures_current import CurrentFixture
 
 URL = "http://127.0.0.1:8000/mcp"
@@ -81,6 +83,11 @@ class Wire:
         assert "result" in body, body
         result: dict[str, Any] = body["result"]
         return result
+
+
+@dataclass
+class Ident:
+    sub: str
 
 
 def client_for(server: Server) -> httpx.AsyncClient:
@@ -189,6 +196,28 @@ async def test_duplicated_routing_header(wire: Wire, header: bytes) -> None:
         "jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})
     assert response.status_code == 400
     assert error_of(response)["code"] == -32020
+
+
+async def test_duplicated_param_header(wire: Wire) -> None:
+    params = {"name": "route", "arguments": {"region": "eu"}, "_meta": envelope()}
+    raw = [(k.encode(), v.encode()) for k, v in routing("tools/call", params).items()]
+    raw += [(b"mcp-param-region", b"eu"), (b"mcp-param-region", b"eu")]
+    response = await wire.http.post(URL, headers=raw, json={
+        "jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})
+    assert response.status_code == 400 and error_of(response)["code"] == -32020
+
+
+async def test_missing_name_is_invalid_params_not_a_mismatch(wire: Wire) -> None:
+    response = await wire.post("tools/call", {"arguments": {}}, drop=("mcp-name",))
+    assert response.status_code == 400 and error_of(response)["code"] == -32602
+
+
+@pytest.mark.parametrize("verb", ["GET", "DELETE"])
+async def test_get_and_delete_are_405_in_this_era(wire: Wire, verb: str) -> None:
+    """The current era has no GET stream and no session to delete."""
+    response = await wire.http.request(verb, URL, headers={
+        "accept": "text/event-stream", "mcp-protocol-version": V})
+    assert response.status_code == 405 and response.headers["allow"] == "POST"
 
 
 async def test_param_headers(wire: Wire) -> None:
@@ -556,6 +585,25 @@ async def test_state_is_bound_to_the_principal() -> None:
         assert own["content"][0]["text"] == "x deleted"
 
 
+@pytest.mark.parametrize(("alice", "mallory"), [
+    ({"tenant": "t1", "user": "alice"}, {"tenant": "t1", "user": "mallory"}),
+    (Ident(sub="alice"), Ident(sub="mallory")),
+])
+def test_principal_keys_tell_callers_apart(alice: Any, mallory: Any) -> None:
+    assert principal_key(alice) != principal_key(mallory)
+    assert principal_key(alice) == principal_key(alice)
+
+
+def test_opaque_principals_fail_closed() -> None:
+    """An object with no identity binds its states to itself, never to its class."""
+    class Opaque:
+        pass
+
+    one = Opaque()
+    assert principal_key(one) != principal_key(Opaque())
+    assert principal_key(one) != principal_key(one)  # not even a second request of its own
+
+
 async def test_state_from_another_secret_is_rejected() -> None:
     """Two servers with different secrets do not accept each other's states."""
     async with client_for(Server(CurrentFixture(),
@@ -597,3 +645,12 @@ async def test_listen_needs_sse(wire: Wire) -> None:
     response = await wire.post("subscriptions/listen", {"notifications": {}},
                                headers={"accept": "application/json"})
     assert response.status_code == 406
+
+
+def test_replay_guard_forgets_only_expired_nonces() -> None:
+    guard = MemoryReplayGuard()
+    past, future = time.time() - 1, time.time() + 60
+    assert all(guard.use(f"old{i}", past) for i in range(10_000))
+    assert guard.use("live", future)  # this call prunes the 10,000 expired nonces
+    assert guard.use("old1", past)  # forgotten: its state could not verify anyway (expired)
+    assert not guard.use("live", future)
