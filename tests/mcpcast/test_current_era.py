@@ -647,10 +647,26 @@ async def test_listen_needs_sse(wire: Wire) -> None:
     assert response.status_code == 406
 
 
-def test_replay_guard_forgets_only_expired_nonces() -> None:
+async def test_replay_guard_forgets_only_expired_nonces() -> None:
     guard = MemoryReplayGuard()
     past, future = time.time() - 1, time.time() + 60
-    assert all(guard.use(f"old{i}", past) for i in range(10_000))
-    assert guard.use("live", future)  # this call prunes the 10,000 expired nonces
-    assert guard.use("old1", past)  # forgotten: its state could not verify anyway (expired)
-    assert not guard.use("live", future)
+    assert all([await guard.use(f"old{i}", past) for i in range(10_000)])
+    assert await guard.use("live", future)  # this call prunes the 10,000 expired nonces
+    assert await guard.use("old1", past)  # forgotten: its state could not verify (expired)
+    assert not await guard.use("live", future)
+
+
+async def test_replay_guard_is_per_process_unless_shared() -> None:
+    """Two servers with one state_secret accept each other's states. With their own
+    (default, in-memory) guards a state used on one can be replayed once on the other;
+    with one shared guard it cannot."""
+    config = ServerConfig(state_secret=b"k" * 32)
+    shared = MemoryReplayGuard()
+    for guard_one, guard_two, replay_status in ((None, None, 200), (shared, shared, 400)):
+        async with client_for(Server(CurrentFixture(), config=config,
+                                     replay_guard=guard_one)) as one, \
+                client_for(Server(CurrentFixture(), config=config,
+                                  replay_guard=guard_two)) as two:
+            params, state = await _first_round(Wire(one))
+            assert (await _retry(Wire(one), params, state)).status_code == 200
+            assert (await _retry(Wire(two), params, state)).status_code == replay_status

@@ -180,8 +180,8 @@ class CurrentProtocol:
             if "requestState" in params:
                 # Answers count only for the questions this server asked (named in the
                 # sealed state); without a state, inputResponses are ignored and asked again.
-                responses, asked = self.codec.open(params["requestState"], method, params,
-                                                   principal)
+                responses, asked = await self.codec.open(params["requestState"], method,
+                                                         params, principal)
                 fresh = params.get("inputResponses")
                 if isinstance(fresh, dict):
                     responses.update({k: v for k, v in fresh.items() if k in asked})

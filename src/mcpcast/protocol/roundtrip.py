@@ -9,8 +9,8 @@ that what they do before asking is safe to repeat.
 
 ``requestState`` is attacker-controlled, so it is an HMAC-SHA256-signed token binding the
 method, a digest of the params, the principal and an expiry, with a nonce that makes every
-state single use (a ``ReplayGuard``; the in-memory one covers one process, plug in a shared
-one when several processes serve the same clients).
+state single use (a ``ReplayGuard``; the in-memory one covers one process, pass a shared one as
+``Server(..., replay_guard=...)`` when several processes serve the same clients).
 """
 
 from __future__ import annotations
@@ -40,8 +40,11 @@ class InputRequired(McpcastError):
 
 
 class ReplayGuard(Protocol):
-    def use(self, nonce: str, expires_at: float) -> bool:
-        """Record ``nonce`` as used; False if it already was (atomically)."""
+    """Where used ``requestState`` nonces are remembered. Share one (e.g. Redis
+    ``SET nonce 1 NX EXAT expires_at``) between processes serving the same clients."""
+
+    async def use(self, nonce: str, expires_at: float) -> bool:
+        """Record ``nonce`` as used until ``expires_at``; False if it already was (atomic)."""
 
 
 class MemoryReplayGuard:
@@ -51,7 +54,7 @@ class MemoryReplayGuard:
         self._used: dict[str, float] = {}
         self._prune_at = 10_000
 
-    def use(self, nonce: str, expires_at: float) -> bool:
+    async def use(self, nonce: str, expires_at: float) -> bool:
         if len(self._used) >= self._prune_at:
             now = time.time()
             self._used = {n: t for n, t in self._used.items() if t > now}
@@ -105,8 +108,8 @@ class StateCodec:
         return (base64.urlsafe_b64encode(body).decode().rstrip("=") + "."
                 + base64.urlsafe_b64encode(mac).decode().rstrip("="))
 
-    def open(self, token: Any, method: str, params: dict[str, Any],
-             principal: Any) -> tuple[dict[str, Any], frozenset[str]]:
+    async def open(self, token: Any, method: str, params: dict[str, Any],
+                   principal: Any) -> tuple[dict[str, Any], frozenset[str]]:
         """Verify a returned state (single use).
 
         Gives back the responses gathered in earlier rounds and the keys of the
@@ -130,7 +133,7 @@ class StateCodec:
         expires = float(state.get("e", 0))
         if expires < time.time():
             raise _invalid("requestState expired: start the request again")
-        if not self.guard.use(str(state.get("n")), expires):
+        if not await self.guard.use(str(state.get("n")), expires):
             raise _invalid("requestState was already used")
         responses = state.get("r")
         asked = state.get("a")
