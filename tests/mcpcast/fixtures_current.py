@@ -66,6 +66,15 @@ class CurrentFixture(Fixture):
         return "too late"
 
     @tool()
+    async def guarded(self, ctx: Context) -> str:
+        """Wraps the question in a broad except, as careless tools do."""
+        try:
+            answer = await ctx.elicit("Go?", {"type": "object", "properties": {}})
+        except Exception:
+            return "swallowed"
+        return str(answer.get("action"))
+
+    @tool()
     def pid(self) -> int:
         """The id of the process that served the call."""
         return os.getpid()

@@ -499,6 +499,16 @@ async def test_unanswered_or_unasked_responses_ask_again(wire: Wire,
     assert fixture.confirm_runs == 3
 
 
+async def test_a_broad_except_in_the_tool_does_not_break_the_round_trip(wire: Wire) -> None:
+    params: dict[str, Any] = {"name": "guarded", "arguments": {}}
+    first = await wire.result("tools/call", params, caps=ELICIT)
+    assert first["resultType"] == "input_required"
+    done = await wire.result("tools/call", {**params, "requestState": first["requestState"],
+                                            "inputResponses": {"r0": {"action": "decline"}}},
+                             caps=ELICIT)
+    assert done["content"][0]["text"] == "decline"
+
+
 async def test_missing_capability(wire: Wire) -> None:
     """MCP-3: elicitation without the client capability: 400/-32021 naming it."""
     response = await wire.post("tools/call", {"name": "confirm", "arguments": {"item": "x"}})

@@ -24,14 +24,18 @@ from typing import Any, Protocol
 
 import orjson
 
-from .._errors import InvalidParams, McpcastError
+from .._errors import InvalidParams
 
 ROUND_TRIP_METHODS = frozenset({"tools/call", "prompts/get", "resources/read"})
 _STRIP = ("_meta", "inputResponses", "requestState")
 
 
-class InputRequired(McpcastError):
-    """Raised inside a handler when the client must answer ``request`` first."""
+class InputRequired(BaseException):
+    """Raised inside a handler when the client must answer ``request`` first.
+
+    A BaseException (like ``CancelledError``): it is control flow, and a tool's own
+    ``except Exception`` around ``ctx.elicit`` must not swallow it and break the round trip.
+    """
 
     def __init__(self, key: str, request: dict[str, Any]) -> None:
         super().__init__(f"input required: {request['method']}")
