@@ -648,6 +648,19 @@ async def test_traceparent_in_meta_is_the_span_parent() -> None:
     assert span.attributes["mcp.protocol.version"] == V
 
 
+async def test_a_round_that_asks_is_not_an_error_span() -> None:
+    """TRACE-2: mcp.tool.error stays false when a call ends input_required."""
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    async with client_for(Server(CurrentFixture(), tracer_provider=provider)) as http:
+        first = await Wire(http).result("tools/call", {"name": "confirm",
+                                                       "arguments": {"item": "x"}}, caps=ELICIT)
+    assert first["resultType"] == "input_required"
+    (span,) = exporter.get_finished_spans()
+    assert span.attributes is not None and span.attributes["mcp.tool.error"] is False
+
+
 # ---------------------------------------------------------------------- listen (buffered part)
 
 
