@@ -20,7 +20,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from mcpcast import Server, ServerConfig
+from mcpcast import RegistrationError, Server, ServerConfig, resource
 from mcpcast._auth import RequestInfo
 from mcpcast.protocol.roundtrip import MemoryReplayGuard, principal_key
 from tests.mcpcast.fixtures_current import CurrentFixture
@@ -358,6 +358,12 @@ async def test_configured_and_per_resource_caching() -> None:
         assert (fresh["ttlMs"], fresh["cacheScope"]) == (60_000, "public")
         other = await wire.result("resources/read", {"uri": "fixture://readme"})
         assert (other["ttlMs"], other["cacheScope"]) == (0, "private")
+
+
+@pytest.mark.parametrize("options", [{"ttl_ms": -1}, {"cache_scope": "shared"}])
+def test_bad_caching_declarations_are_refused(options: dict[str, Any]) -> None:
+    with pytest.raises(RegistrationError):
+        resource(uri="x://y", **options)
 
 
 async def test_tools_list_order_is_stable(wire: Wire) -> None:
