@@ -654,6 +654,21 @@ async def test_traceparent_in_meta_is_the_span_parent() -> None:
     assert span.attributes["mcp.protocol.version"] == V
 
 
+async def test_traceparent_header_is_used_when_meta_has_none() -> None:
+    """TRACE-1: an HTTP traceparent header (OpenTelemetry-instrumented clients) is the
+    parent when _meta carries none, although _meta is never empty in this era."""
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    trace_id = "0af7651916cd43dd8448eb211c80319c"
+    async with client_for(Server(CurrentFixture(), tracer_provider=provider)) as http:
+        await Wire(http).result("tools/call", {"name": "add", "arguments": {"a": 1}},
+                                meta={"progressToken": 1}, headers={
+                                    "traceparent": f"00-{trace_id}-b7ad6b7169203331-01"})
+    (span,) = exporter.get_finished_spans()
+    assert span.context is not None and format(span.context.trace_id, "032x") == trace_id
+
+
 async def test_a_round_that_asks_is_not_an_error_span() -> None:
     """TRACE-2: mcp.tool.error stays false when a call ends input_required."""
     exporter = InMemorySpanExporter()

@@ -150,10 +150,11 @@ class CurrentProtocol:
     # ------------------------------------------------------------------ requests
 
     async def handle_request(self, message: Message, session: Session, *, principal: Any,
-                             send: Send) -> tuple[Message, int]:
+                             send: Send, http_headers: dict[str, str] | None = None,
+                             ) -> tuple[Message, int]:
         """Answer one request; also says which HTTP status the answer implies."""
         try:
-            return await self._handle(message, session, principal, send), 200
+            return await self._handle(message, session, principal, send, http_headers), 200
         except ProtocolError as exc:
             # This era maps error codes to HTTP statuses (invalid params 400, unknown 404).
             return error(message["id"], exc), _STATUS.get(exc.code, exc.http_status)
@@ -163,7 +164,7 @@ class CurrentProtocol:
                 f"Internal error while handling {message['method']}")), 500
 
     async def _handle(self, message: Message, session: Session, principal: Any,
-                      send: Send) -> Message:
+                      send: Send, http_headers: dict[str, str] | None) -> Message:
         method: str = message["method"]
         rid = message["id"]
         params = message.get("params") or {}
@@ -187,7 +188,7 @@ class CurrentProtocol:
                     responses.update({k: v for k, v in fresh.items() if k in asked})
             round_trip = RoundTrip(responses)
         exchange = Exchange(session, rid, principal, params["_meta"], send,
-                            round_trip=round_trip)
+                            http_headers=http_headers, round_trip=round_trip)
         try:
             body = await handler(params, exchange)
         except InputRequired as needed:

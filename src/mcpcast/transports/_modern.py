@@ -75,7 +75,7 @@ class ModernHTTP:
             await self._listen(receive, send, message, sse_ok)
             return
 
-        from .streamable_http import Responder
+        from .streamable_http import Responder, trace_headers
 
         responder = Responder(send, session, sse_allowed=sse_ok and
                               self.config.response_mode != "json",
@@ -83,7 +83,8 @@ class ModernHTTP:
                               extra_headers=[], retry_ms=self.config.sse_retry_ms,
                               store=(self.config.event_store_size, self.config.event_store_streams))
         outcome = await self._cancellable(receive, self.protocol.handle_request(
-            message, session, principal=verdict.principal, send=responder.emit))
+            message, session, principal=verdict.principal, send=responder.emit,
+            http_headers=trace_headers(dict(scope["headers"]))))
         if outcome is None:
             return  # the client closed the stream: the request is cancelled, nothing is sent
         response, status = outcome

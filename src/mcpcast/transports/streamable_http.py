@@ -363,7 +363,7 @@ class StreamableHTTP:
             send, session, sse_allowed=sse_ok and self.config.response_mode != "json",
             streaming=streaming, extra_headers=extra, retry_ms=self.config.sse_retry_ms,
             store=(self.config.event_store_size, self.config.event_store_streams))
-        http_headers = _trace_headers(headers)
+        http_headers = trace_headers(headers)
         if self.config.stateless and not batch:
             # No session to cancel through: run inline, no task.
             responses.append(await self.legacy.handle_request(
@@ -517,7 +517,7 @@ def _has_modern_envelope(payload: Any) -> bool:
     return isinstance(meta, dict) and META_VERSION in meta
 
 
-def _trace_headers(headers: dict[bytes, bytes]) -> dict[str, str] | None:
+def trace_headers(headers: dict[bytes, bytes]) -> dict[str, str] | None:
     parent = headers.get(b"traceparent")
     if parent is None:
         return None
