@@ -72,6 +72,19 @@ async def test_connect_list_and_call(url: str, mode: str) -> None:
             assert (read.ttl_ms, read.cache_scope) == (60_000, "public")
 
 
+@pytest.mark.parametrize(("mode", "reads"), [("2026-07-28", 1), ("legacy", 2)])
+async def test_the_client_honours_caching_hints(mode: str, reads: int) -> None:
+    """A resource declared ttl_ms=60000/public is read once by a current-era client that
+    reads it twice; the handshake era has no hints, so both reads reach the server."""
+    fixture = CurrentFixture()
+    with serve(Server(fixture).asgi_app()) as base:
+        async with Client(base + "/mcp", mode=mode) as client:
+            for _ in range(2):
+                read = await client.read_resource("fixture://fresh")
+                assert read.contents[0].text == "cache me"  # type: ignore[union-attr]
+    assert fixture.fresh_reads == reads
+
+
 async def test_discover_when_pinned(url: str) -> None:
     async with Client(url, mode="2026-07-28") as client:
         found = types.DiscoverResult.model_validate(

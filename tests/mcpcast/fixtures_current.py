@@ -27,6 +27,7 @@ class CurrentFixture(Fixture):
     def __init__(self) -> None:
         super().__init__()
         self.confirm_runs = 0
+        self.fresh_reads = 0
         self.cancelled = threading.Event()  # set from the server's thread, read by the test
 
     @tool()
@@ -101,6 +102,7 @@ class CurrentFixture(Fixture):
     @resource(uri="fixture://fresh", name="fresh", mime_type="text/plain", ttl_ms=60_000,
               cache_scope="public")
     def fresh(self) -> str:
+        self.fresh_reads += 1
         return "cache me"
 
     @resource(uri="fixture://secret", name="secret", mime_type="text/plain")
