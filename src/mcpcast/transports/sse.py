@@ -67,7 +67,7 @@ class SseTransport:
 
     async def open(self, scope: Scope, receive: Receive, send: Send) -> None:
         """GET: open the stream, name the POST endpoint, then relay until the end."""
-        if self.http._streams >= self.config.max_streams:
+        if self.http.open_streams >= self.config.max_streams:
             await reply_error(send, 503, InvalidRequest("Too many open streams"))
             return
         try:
@@ -78,7 +78,7 @@ class SseTransport:
         sid = channel.session.id
         assert sid is not None
         self.channels[sid] = channel
-        self.http._streams += 1
+        self.http.open_streams += 1
         gone = asyncio.ensure_future(_until_disconnect(receive))
         follower = asyncio.ensure_future(channel.follow())
         relay = asyncio.ensure_future(self._relay(scope, send, channel, gone, follower))
@@ -91,7 +91,7 @@ class SseTransport:
         finally:
             for task in (relay, overflow, gone, follower):
                 task.cancel()
-            self.http._streams -= 1
+            self.http.open_streams -= 1
             self.channels.pop(sid, None)
             channel.close()
 

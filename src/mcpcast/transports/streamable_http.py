@@ -165,7 +165,7 @@ class StreamableHTTP:
         self.sessions = server.sessions
         self._hosts = {h.lower() for h in self.config.allowed_hosts}
         self._origins = {o.lower().rstrip("/") for o in self.config.allowed_origins}
-        self._streams = 0
+        self.open_streams = 0
         self._verdicts: dict[tuple[bytes | None, bytes | None], tuple[int, str] | None] = {}
         self.modern = ModernHTTP(self)
         self.websocket = WebSocketTransport(self)
@@ -243,9 +243,7 @@ class StreamableHTTP:
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
                 await self.websocket.shutdown()  # close 1001 with a reason, then end sessions
-                self.sessions.close()
-                for listener in list(self.server.listeners):
-                    listener.log.finish()
+                self.server.end_streams()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
 
@@ -289,7 +287,9 @@ class StreamableHTTP:
             modern = _has_modern_envelope(payload)
         elif version in LEGACY_VERSIONS:
             modern = False
-        elif version in CURRENT_VERSIONS:
+        elif version in CURRENT_VERSIONS or _has_modern_envelope(payload):
+            # An unknown header version on an enveloped request goes to the current era,
+            # which checks header against body first (-32020) and then the version (-32022).
             modern = True
         else:
             await reply_error(send, 400, UnsupportedVersion(
@@ -385,7 +385,7 @@ class StreamableHTTP:
             send, session, sse_allowed=sse_ok and self.config.response_mode != "json",
             streaming=streaming, extra_headers=extra, retry_ms=self.config.sse_retry_ms,
             store=(self.config.event_store_size, self.config.event_store_streams))
-        http_headers = _trace_headers(headers)
+        http_headers = trace_headers(headers)
         if self.config.stateless and not batch:
             # No session to cancel through: run inline, no task.
             responses.append(await self.legacy.handle_request(
@@ -431,9 +431,10 @@ class StreamableHTTP:
 
     async def _get(self, scope: Scope, receive: Receive, send: Send,
                    headers: dict[bytes, bytes]) -> None:
-        if self.config.stateless:
-            await reply_error(send, 405, InvalidRequest("Method not allowed: server is stateless"),
-                              headers=[(b"allow", b"POST")])
+        if self.config.stateless or _current_era(headers):
+            await reply_error(send, 405, InvalidRequest(
+                "Method not allowed: stateless requests use POST only"),
+                headers=[(b"allow", b"POST")])
             return
         if not accepts(headers.get(b"accept"), b"text/event-stream"):
             await reply_error(send, 406, InvalidRequest(
@@ -463,7 +464,7 @@ class StreamableHTTP:
                 session.server_log = StreamLog("g", self.config.event_store_size)
             stream = session.server_log
             after = stream.seq
-        if self._streams >= self.config.max_streams:
+        if self.open_streams >= self.config.max_streams:
             await reply_error(send, 503, InvalidRequest("Too many open streams"))
             return
         await self._stream(receive, send, session, stream, after)
@@ -474,7 +475,7 @@ class StreamableHTTP:
         is_server_stream = stream is session.server_log
         if is_server_stream:
             session.get_open = True
-        self._streams += 1
+        self.open_streams += 1
         gone = asyncio.ensure_future(_until_disconnect(receive))
         try:
             await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
@@ -499,15 +500,16 @@ class StreamableHTTP:
         except OSError:
             pass  # the client went away
         finally:
-            self._streams -= 1
+            self.open_streams -= 1
             gone.cancel()
             if is_server_stream:
                 session.get_open = False
 
     async def _delete(self, send: Send, headers: dict[bytes, bytes]) -> None:
-        if self.config.stateless:
-            await reply_error(send, 405, InvalidRequest("Method not allowed: server is stateless"),
-                              headers=[(b"allow", b"POST")])
+        if self.config.stateless or _current_era(headers):
+            await reply_error(send, 405, InvalidRequest(
+                "Method not allowed: stateless requests use POST only"),
+                headers=[(b"allow", b"POST")])
             return
         sid = headers.get(b"mcp-session-id")
         if sid is None:
@@ -525,6 +527,12 @@ async def _until_disconnect(receive: Receive) -> None:
         pass
 
 
+def _current_era(headers: dict[bytes, bytes]) -> bool:
+    """GET/DELETE from a 2026-07-28 client: that era has no GET stream and no sessions."""
+    version = headers.get(b"mcp-protocol-version")
+    return version is not None and version.decode("latin-1") in CURRENT_VERSIONS
+
+
 def _has_modern_envelope(payload: Any) -> bool:
     if not isinstance(payload, dict):
         return False
@@ -533,7 +541,7 @@ def _has_modern_envelope(payload: Any) -> bool:
     return isinstance(meta, dict) and META_VERSION in meta
 
 
-def _trace_headers(headers: dict[bytes, bytes]) -> dict[str, str] | None:
+def trace_headers(headers: dict[bytes, bytes]) -> dict[str, str] | None:
     parent = headers.get(b"traceparent")
     if parent is None:
         return None

@@ -73,7 +73,7 @@ class WebSocketTransport:
             await refuse(scope, send, 400, Refused(
                 f"Unsupported WebSocket subprotocol: offer {SUBPROTOCOL!r}"))
             return
-        if self.http._streams >= self.config.max_streams:
+        if self.http.open_streams >= self.config.max_streams:
             await refuse(scope, send, 503, Refused("Too many open connections"))
             return
         verdict = await judge(self.server.authenticate, scope)
@@ -91,11 +91,11 @@ class WebSocketTransport:
             return
         connection = Connection(self, channel, send)
         self.connections.add(connection)
-        self.http._streams += 1
+        self.http.open_streams += 1
         try:
             await connection.run(receive, SUBPROTOCOL if offered else None)
         finally:
-            self.http._streams -= 1
+            self.http.open_streams -= 1
             self.connections.discard(connection)
 
     async def shutdown(self) -> None:
