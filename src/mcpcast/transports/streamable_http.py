@@ -440,7 +440,13 @@ class StreamableHTTP:
             await reply_error(send, 406, InvalidRequest(
                 "Not Acceptable: Accept must include text/event-stream"))
             return
-        if b"mcp-session-id" not in headers:  # the older HTTP+SSE transport opens a stream
+        if b"mcp-session-id" not in headers:
+            # The older HTTP+SSE transport opens a stream, but only for a client that asks
+            # for one by name: a plain GET (Accept: */*) must not hang on an endless stream.
+            if b"text/event-stream" not in headers.get(b"accept", b""):
+                await reply_error(send, 400, InvalidRequest(
+                    "Bad Request: Mcp-Session-Id header is required"))
+                return
             await self.sse.open(scope, receive, send)
             return
         found = self._session_for(headers)
