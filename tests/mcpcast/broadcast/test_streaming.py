@@ -31,7 +31,13 @@ async def test_session_frames_carry_type_session_id_and_seq() -> None:
     frames = await _frames(sub, 4)
     assert frames == [
         {"type": "progress", "session_id": "s1", "seq": 1, "message": "thinking"},
-        {"type": "metadata", "session_id": "s1", "seq": 2, "key": "model", "value": {"name": "echo"}},
+        {
+            "type": "metadata",
+            "session_id": "s1",
+            "seq": 2,
+            "key": "model",
+            "value": {"name": "echo"},
+        },
         {"type": "text", "session_id": "s1", "seq": 3, "text": "Hello"},
         {"type": "complete", "session_id": "s1", "seq": 4},
     ]
@@ -49,7 +55,8 @@ async def test_complete_and_error_are_idempotent_and_later_sends_dropped() -> No
     assert not await session.send("late")
     assert session.closed
     frames = await _frames(sub, 1)
-    assert frames[0]["type"] == "error" and frames[0]["message"] == "boom"
+    assert frames[0]["type"] == "error"
+    assert frames[0]["message"] == "boom"
     assert sub.pending == 0  # nothing after the error
     await factory.close()
 
@@ -157,4 +164,5 @@ async def test_deterministic_source_repeats_itself() -> None:
     other = "".join([c async for c in source.stream("another")])
     assert one == two
     assert one != other
-    assert len(one.split()) == 12 and one.endswith(".")
+    assert len(one.split()) == 12
+    assert one.endswith(".")
