@@ -66,29 +66,32 @@ async def test_sse_delivers_broadcasts_with_ids_and_heartbeats(factory) -> None:
     app = subscription_app(factory, heartbeat=0.2)
     topic = factory.lookup("runs")
     await topic.broadcast("before")  # not replayed: no resume point given
-    async with serving(app) as base, httpx.AsyncClient() as client:
-        async with client.stream("GET", f"{base}/runs") as response:
-            assert response.status_code == 200
-            assert response.headers["content-type"].startswith("text/event-stream")
-            sse = SSE(response)
-            hello = await sse.event()
-            assert hello["event"] == "subscribed"
-            assert hello["data"] == {
-                "type": "subscribed",
-                "topic": "runs",
-                "seq": 1,
-                "heartbeat": 0.2,
-            }
-            await topic.broadcast({"km": 10})
-            event = await sse.event()
-            assert (event["event"], event["id"]) == ("message", "2")
-            assert event["data"] == {
-                "type": "message",
-                "topic": "runs",
-                "seq": 2,
-                "data": {"km": 10},
-            }
-            assert (await sse.event()) == {"comment": "heartbeat"}
+    async with (
+        serving(app) as base,
+        httpx.AsyncClient() as client,
+        client.stream("GET", f"{base}/runs") as response,
+    ):
+        assert response.status_code == 200
+        assert response.headers["content-type"].startswith("text/event-stream")
+        sse = SSE(response)
+        hello = await sse.event()
+        assert hello["event"] == "subscribed"
+        assert hello["data"] == {
+            "type": "subscribed",
+            "topic": "runs",
+            "seq": 1,
+            "heartbeat": 0.2,
+        }
+        await topic.broadcast({"km": 10})
+        event = await sse.event()
+        assert (event["event"], event["id"]) == ("message", "2")
+        assert event["data"] == {
+            "type": "message",
+            "topic": "runs",
+            "seq": 2,
+            "data": {"km": 10},
+        }
+        assert (await sse.event()) == {"comment": "heartbeat"}
 
 
 async def test_sse_resumes_from_last_event_id(factory) -> None:
@@ -215,13 +218,16 @@ async def test_mounted_under_a_prefix_in_starlette(factory) -> None:
     app = subscription_app(factory)
     outer = Starlette(routes=[Mount("/mcp/topics", app=app)])
     topic = factory.lookup("mounted")
-    async with serving(outer) as base, httpx.AsyncClient() as client:
-        async with client.stream("GET", f"{base}/mcp/topics/mounted") as response:
-            assert response.status_code == 200
-            sse = SSE(response)
-            await sse.event()
-            await topic.broadcast("through the mount")
-            assert (await sse.event())["data"]["data"] == "through the mount"
+    async with (
+        serving(outer) as base,
+        httpx.AsyncClient() as client,
+        client.stream("GET", f"{base}/mcp/topics/mounted") as response,
+    ):
+        assert response.status_code == 200
+        sse = SSE(response)
+        await sse.event()
+        await topic.broadcast("through the mount")
+        assert (await sse.event())["data"]["data"] == "through the mount"
 
 
 async def test_redis_broadcast_reaches_browser_of_another_factory(redis_url) -> None:
@@ -230,13 +236,15 @@ async def test_redis_broadcast_reaches_browser_of_another_factory(redis_url) -> 
     b = BroadcasterFactory.from_url(redis_url)
     name = f"cross-{id(a)}"
     try:
-        async with serving(subscription_app(b)) as base:
-            async with connect(base.replace("http", "ws") + f"/{name}") as ws:
-                hello = json.loads(await asyncio.wait_for(ws.recv(), 5))
-                await a.lookup(name).broadcast({"from": "A"})
-                frame = json.loads(await asyncio.wait_for(ws.recv(), 5))
-                assert frame["data"] == {"from": "A"}
-                assert frame["seq"] == hello["seq"] + 1
+        async with (
+            serving(subscription_app(b)) as base,
+            connect(base.replace("http", "ws") + f"/{name}") as ws,
+        ):
+            hello = json.loads(await asyncio.wait_for(ws.recv(), 5))
+            await a.lookup(name).broadcast({"from": "A"})
+            frame = json.loads(await asyncio.wait_for(ws.recv(), 5))
+            assert frame["data"] == {"from": "A"}
+            assert frame["seq"] == hello["seq"] + 1
     finally:
         await a.close()
         await b.close()
