@@ -13,9 +13,9 @@ from tests._services import free_port
 
 
 @contextlib.asynccontextmanager
-async def serving(app: Any, **options: Any) -> AsyncIterator[str]:
+async def serving(app: Any, port: int | None = None, **options: Any) -> AsyncIterator[str]:
     """Yield ``http://127.0.0.1:PORT`` while uvicorn serves ``app``."""
-    port = free_port()
+    port = port or free_port()
     config = uvicorn.Config(
         app, host="127.0.0.1", port=port, log_level="warning", lifespan="off", **options
     )
