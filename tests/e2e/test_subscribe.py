@@ -248,3 +248,18 @@ async def test_redis_broadcast_reaches_browser_of_another_factory(redis_url) -> 
     finally:
         await a.close()
         await b.close()
+
+
+async def test_backend_outage_is_a_503_without_details() -> None:
+    """A Redis that cannot be reached gives 503 (no traceback, no details), not a crash."""
+    from tests._services import free_port
+
+    factory = BroadcasterFactory.from_url(f"redis://127.0.0.1:{free_port()}/0")
+    try:
+        async with serving(subscription_app(factory)) as base, httpx.AsyncClient() as client:
+            response = await client.get(f"{base}/down")
+            assert response.status_code == 503
+            assert response.json() == {"error": "broadcast backend unavailable"}
+            assert (await client.get(f"{base}/down")).status_code == 503  # still serving
+    finally:
+        await factory.close()

@@ -105,16 +105,24 @@ class RedisBackend:
         self._sinks[topic] = sink
         channel = self._channel(topic)
         confirmed = asyncio.get_running_loop().create_future()
-        self._confirmations.setdefault(channel, []).append(confirmed)
-        async with self._command_lock:
-            if self._pubsub is None:
-                self._pubsub = self._client.pubsub()
-            await self._pubsub.subscribe(channel)
-        if self._reader is None:
-            self._reader = asyncio.get_running_loop().create_task(self._read_forever())
-        # Wait for Redis to confirm: a broadcast made after attach() returns is never missed.
-        async with asyncio.timeout(self._subscribe_timeout):
-            await confirmed
+        waiters = self._confirmations.setdefault(channel, [])
+        waiters.append(confirmed)
+        try:
+            async with self._command_lock:
+                if self._pubsub is None:
+                    self._pubsub = self._client.pubsub()
+                await self._pubsub.subscribe(channel)
+            if self._reader is None:
+                self._reader = asyncio.get_running_loop().create_task(self._read_forever())
+            # Wait for Redis to confirm: a broadcast made after attach() returns is never missed.
+            async with asyncio.timeout(self._subscribe_timeout):
+                await confirmed
+        except BaseException:
+            if confirmed in waiters:
+                waiters.remove(confirmed)
+            if self._sinks.get(topic) == sink:
+                del self._sinks[topic]
+            raise
 
     async def detach(self, topic: str, sink: FrameSink) -> None:
         if self._sinks.get(topic) != sink:

@@ -158,9 +158,14 @@ class SubscriptionApp:
             broadcaster = self.factory.lookup(topic)
         except TopicLimitError:
             raise _Refused(503, "too many topics") from None
-        # Without a resume point, start from "now" so a reconnect can resume from it.
-        start = after if after is not None else await broadcaster.last_seq()
-        sub = await broadcaster.subscribe(after_seq=start)
+        try:
+            # Without a resume point, start from "now" so a reconnect can resume from it.
+            start = after if after is not None else await broadcaster.last_seq()
+            sub = await broadcaster.subscribe(after_seq=start)
+        except Exception as exc:
+            # A backend outage (e.g. Redis down) is the server's trouble: 503, no details.
+            log.warning("cannot subscribe to %r: %s", topic, type(exc).__name__)
+            raise _Refused(503, "broadcast backend unavailable") from None
         self._active.add(sub)
         self._idle.clear()
         return topic, sub, start
