@@ -13,6 +13,7 @@ import queue
 import subprocess
 import sys
 import threading
+import time
 import zipfile
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -213,11 +214,15 @@ class Recorder(BaseHTTPRequestHandler):
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.end_headers()
-        note = {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
-        self.wfile.write(f"id: 7\ndata: {json.dumps(note)}\n\n".encode())
+        self.close_connection = True
+        if sum(1 for e in self.log if e["verb"] == "GET") == 1:
+            # First stream: one event, then the connection drops; the bridge must reconnect.
+            note = {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
+            self.wfile.write(f"id: 7\ndata: {json.dumps(note)}\n\n".encode())
+            return
+        self.wfile.write(b": still here\n\n")
         self.wfile.flush()
         self.stop.wait(10)
-        self.close_connection = True
 
     def do_DELETE(self) -> None:
         self._record()
@@ -353,6 +358,10 @@ def test_session_headers_token_get_stream_and_delete_on_eof(pyz, recorder) -> No
     assert bridge.read() == {"jsonrpc": "2.0", "id": 5, "result": {"ok": True}}
     bridge.send({"jsonrpc": "2.0", "id": 6, "method": "tools/list"})
     assert bridge.read()["result"]["auth"] == "Bearer tok-env"
+    for _ in range(100):  # the dropped GET stream is reopened, resuming after event 7
+        if sum(1 for e in log if e["verb"] == "GET") >= 2:
+            break
+        time.sleep(0.05)
     code, stderr = bridge.close()
     assert code == 0
     assert "tok-env" not in stderr
@@ -369,8 +378,11 @@ def test_session_headers_token_get_stream_and_delete_on_eof(pyz, recorder) -> No
         assert entry["headers"]["mcp-protocol-version"] == "2025-06-18"
         assert entry["headers"]["authorization"] == "Bearer tok-env"
     verbs = [e["verb"] for e in rest]
-    assert "GET" in verbs
     assert verbs[-1] == "DELETE"
+    gets = [e for e in rest if e["verb"] == "GET"]
+    assert len(gets) >= 2
+    assert "last-event-id" not in gets[0]["headers"]
+    assert gets[1]["headers"]["last-event-id"] == "7"
 
 
 def test_token_flag_wins_and_modern_requests_get_routing_headers(pyz, recorder) -> None:

@@ -97,9 +97,14 @@ class Bridge:
         is_initialize = is_request and message.get("method") == "initialize"
 
         def emit(reply: Any) -> None:
-            if is_initialize and isinstance(reply, dict) and reply.get("id") == request_id:
-                self._initialized(reply)
+            answered = is_initialize and isinstance(reply, dict) and reply.get("id") == request_id
+            version = _negotiated_version(reply) if answered else None
+            if version is not None:
+                # Set before the client can see the reply (stdin waits for us meanwhile)...
+                self.http.set_protocol_version(version)
             self.write(reply)
+            if version is not None:
+                self._start_listener()  # ...and stream only after it, to keep the order.
 
         try:
             self.http.post(message, emit)
@@ -107,13 +112,6 @@ class Bridge:
             self._http_failed(exc, request_id if is_request else None, message)
         except (urllib.error.URLError, OSError, ValueError) as exc:
             self._unreachable(exc, request_id if is_request else None, message)
-
-    def _initialized(self, reply: dict[str, Any]) -> None:
-        result = reply.get("result")
-        version = result.get("protocolVersion") if isinstance(result, dict) else None
-        if isinstance(version, str):
-            self.http.set_protocol_version(version)
-            self._start_listener()
 
     def _http_failed(self, exc: HttpError, request_id: Any, message: Any) -> None:
         if exc.status == 404 and self.http.session_id is not None:
@@ -149,7 +147,7 @@ class Bridge:
 
     # -- server-to-client stream ----------------------------------------------
     def _start_listener(self) -> None:
-        if self._listener is None:
+        if self._listener is None or not self._listener.is_alive():
             self._listener = threading.Thread(target=self._listen, name="bridge-get", daemon=True)
             self._listener.start()
 
@@ -186,6 +184,12 @@ class Bridge:
             self.http.delete()
         except (HttpError, OSError, ValueError) as exc:
             log.info("session end (DELETE) failed: %s", exc)
+
+
+def _negotiated_version(reply: dict[str, Any]) -> str | None:
+    result = reply.get("result")
+    version = result.get("protocolVersion") if isinstance(result, dict) else None
+    return version if isinstance(version, str) else None
 
 
 def _json_rpc_error(body: str) -> dict[str, Any] | None:

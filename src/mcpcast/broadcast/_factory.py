@@ -8,6 +8,7 @@ from ._backend import BroadcastBackend
 from ._broadcaster import Broadcaster
 from ._frame import MAX_MESSAGE_BYTES, validate_topic
 from ._memory import MemoryBackend
+from ._streaming import StreamingSession
 from ._subscription import CloseReason
 
 __all__ = ["BroadcasterFactory", "TopicLimitError"]
@@ -92,6 +93,12 @@ class BroadcasterFactory:
         )
         self._topics[name] = broadcaster
         return broadcaster
+
+    def streaming_session(
+        self, name: str, *, session_id: str | None = None, timeout: float | None = 300.0
+    ) -> StreamingSession:
+        """A new ``StreamingSession`` on topic ``name`` (created if missing, DECL-5)."""
+        return StreamingSession(self.lookup(name), session_id=session_id, timeout=timeout)
 
     def _evict_idle(self) -> None:
         # Forgetting a topic without local subscribers loses nothing: its sequence

@@ -166,3 +166,14 @@ async def test_deterministic_source_repeats_itself() -> None:
     assert one != other
     assert len(one.split()) == 12
     assert one.endswith(".")
+
+
+async def test_factory_makes_sessions_on_a_topic() -> None:
+    """DECL-5: a StreamingSession wraps the broadcaster looked up (or created) by topic."""
+    factory = BroadcasterFactory()
+    session = factory.streaming_session("made-here", session_id="abc", timeout=None)
+    assert session.broadcaster is factory.lookup("made-here", create=False)
+    assert session.session_id == "abc"
+    with pytest.raises(ValueError):
+        factory.streaming_session("not a topic")
+    await factory.close()
