@@ -263,3 +263,30 @@ async def test_backend_outage_is_a_503_without_details() -> None:
             assert (await client.get(f"{base}/down")).status_code == 503  # still serving
     finally:
         await factory.close()
+
+
+async def test_websocket_token_travels_as_a_subprotocol_not_in_the_url(factory) -> None:
+    """Browsers cannot set WebSocket headers: the client offers ["mcpcast", "bearer.<t>"],
+    authorize sees Authorization: Bearer <t>, and the server selects "mcpcast"."""
+    seen: list[SubscriberInfo] = []
+
+    def authorize(info: SubscriberInfo, topic: str) -> bool:
+        seen.append(info)
+        return info.headers.get("authorization") == "Bearer eyJ.abc-123_x"
+
+    app = subscription_app(factory, authorize=authorize)
+    async with serving(app) as base:
+        url = base.replace("http", "ws") + "/tokened"
+        async with connect(url, subprotocols=["mcpcast", "bearer.eyJ.abc-123_x"]) as ws:
+            assert ws.subprotocol == "mcpcast"
+            assert json.loads(await asyncio.wait_for(ws.recv(), 5))["type"] == "subscribed"
+        with pytest.raises(InvalidStatus) as refused:
+            async with connect(url, subprotocols=["mcpcast", "bearer.wrong"]):
+                pass
+        assert refused.value.response.status_code == 403
+        async with httpx.AsyncClient() as client:
+            headers = {"Authorization": "Bearer eyJ.abc-123_x"}
+            async with client.stream("GET", f"{base}/tokened", headers=headers) as response:
+                assert response.status_code == 200
+    assert "eyJ" not in seen[0].query_string
+    assert [info.method for info in seen] == ["WEBSOCKET", "WEBSOCKET", "GET"]

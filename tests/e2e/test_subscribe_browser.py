@@ -181,3 +181,22 @@ async def test_forbidden_topic_stops_with_a_reason(page, factory) -> None:
         await page.wait_for_function("window.sub.state === 'closed'", timeout=10_000)
         states = await page.evaluate("window.states")
         assert states[-1] == ["closed", "sse", "forbidden"]
+
+
+@pytest.mark.parametrize("blocked", [False, True], ids=["websocket", "sse"])
+async def test_token_reaches_authorize_on_both_transports(page, factory, blocked) -> None:
+    """The token option: a subprotocol on WebSocket, a bearer header on SSE."""
+    app = subscription_app(
+        factory,
+        authorize=lambda info, topic: info.headers.get("authorization") == "Bearer t0k.en_1",
+    )
+    topic = factory.lookup("private")
+    async with serving(site(without_websockets(app) if blocked else app)) as base:
+        await start(page, base, "private", token="t0k.en_1")
+        assert await page.evaluate("window.sub.transport") == ("sse" if blocked else "websocket")
+        await topic.broadcast("for the token holder")
+        assert await wait_for_messages(page, 1) == [[1, "for the token holder"]]
+        await page.evaluate("window.sub.close()")
+        await page.evaluate(START, ["private", {"token": "wrong"}])
+        await page.wait_for_function("window.sub.state === 'closed'", timeout=10_000)
+        assert (await page.evaluate("window.states"))[-1] == ["closed", "sse", "forbidden"]

@@ -52,6 +52,9 @@
    * @property {Record<string, string>} [query]  extra query parameters (e.g. a token)
    * @property {Record<string, string>} [headers]  extra request headers (SSE only:
    *   browsers cannot set headers on a WebSocket)
+   * @property {string|(() => string)} [token]  bearer token, read again at each connect:
+   *   SSE sends it as `Authorization: Bearer`, WebSocket as the subprotocol
+   *   `bearer.<token>` (kept out of URLs and access logs; must be URL-safe, like a JWT)
    */
 
   /** Refusals after which reconnecting is pointless. @type {Record<string, boolean>} */
@@ -173,8 +176,25 @@
       else this._openSse();
     }
 
+    /** @returns {string|null} */
+    _token() {
+      const token = this.options.token;
+      return (typeof token === "function" ? token() : token) || null;
+    }
+
     _openWebSocket() {
-      const ws = new root.WebSocket(this._url("websocket"));
+      const token = this._token();
+      /** @type {WebSocket} */
+      let ws;
+      try {
+        ws = new root.WebSocket(
+          this._url("websocket"),
+          token ? ["mcpcast", "bearer." + token] : ["mcpcast"]
+        );
+      } catch (e) {
+        this._lost("websocket unavailable"); // e.g. a token that is not a valid subprotocol
+        return;
+      }
       let done = false;
       this._stop = () => {
         done = true;
@@ -201,7 +221,10 @@
         done = true;
         controller.abort();
       };
+      /** @type {Record<string, string>} */
       const headers = Object.assign({ Accept: "text/event-stream" }, this.options.headers || {});
+      const token = this._token();
+      if (token) headers.Authorization = "Bearer " + token;
       root
         .fetch(this._url("sse"), { headers, cache: "no-store", signal: controller.signal })
         .then((response) => {

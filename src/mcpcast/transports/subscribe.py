@@ -10,6 +10,11 @@ JSON frames (DECL-6, MCP-6)::
 
 SSE frames carry ``id: <seq>``, so ``Last-Event-ID`` resumes; heartbeats there are
 comment lines. ``?after=<seq>`` resumes either transport from the topic's history.
+
+Credentials: browsers cannot set headers on a WebSocket, and a token in the query string
+ends up in access logs. So a WebSocket client may offer the subprotocols
+``["mcpcast", "bearer.<token>"]``; the server answers ``mcpcast`` and ``authorize`` sees
+``Authorization: Bearer <token>`` exactly as it does for SSE.
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ from mcpcast.broadcast import (
     validate_topic,
 )
 
-__all__ = ["Authorize", "SubscriberInfo", "SubscriptionApp", "subscription_app"]
+__all__ = ["SUBPROTOCOL", "Authorize", "SubscriberInfo", "SubscriptionApp", "subscription_app"]
 
 log = logging.getLogger("mcpcast.transports.subscribe")
 
@@ -41,6 +46,9 @@ Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
+
+SUBPROTOCOL = "mcpcast"
+_TOKEN_PREFIX = "bearer."  # noqa: S105 - a prefix, not a secret
 
 # WebSocket close codes per end reason (RFC 6455 section 7.4.1).
 _WS_CODES = {CloseReason.OVERFLOW: 1013, CloseReason.SHUTDOWN: 1001}
@@ -55,6 +63,7 @@ class SubscriberInfo:
     path: str
     client: tuple[str, int] | None
     query: dict[str, str]
+    query_string: str = ""
 
 
 Authorize = Callable[[SubscriberInfo, str], bool | Awaitable[bool]]
@@ -79,11 +88,27 @@ def _info(scope: Scope, method: str) -> SubscriberInfo:
     for raw_name, raw_value in scope.get("headers", ()):
         name, value = raw_name.decode("latin-1").lower(), raw_value.decode("latin-1")
         headers[name] = f"{headers[name]}, {value}" if name in headers else value
-    query = dict(parse_qsl(scope.get("query_string", b"").decode("latin-1")))
+    if method == "WEBSOCKET" and "authorization" not in headers:
+        token = _subprotocol_token(scope)
+        if token:
+            headers["authorization"] = f"Bearer {token}"
+    query_string = scope.get("query_string", b"").decode("latin-1")
     client = scope.get("client")
     return SubscriberInfo(
-        headers, method, _route_path(scope), tuple(client) if client else None, query
+        headers,
+        method,
+        _route_path(scope),
+        tuple(client) if client else None,
+        dict(parse_qsl(query_string)),
+        query_string,
     )
+
+
+def _subprotocol_token(scope: Scope) -> str | None:
+    for offered in scope.get("subprotocols", ()):
+        if offered.startswith(_TOKEN_PREFIX):
+            return str(offered[len(_TOKEN_PREFIX) :])
+    return None
 
 
 def _resume_point(info: SubscriberInfo) -> int | None:
@@ -235,7 +260,11 @@ class SubscriptionApp:
             return
         watcher = asyncio.get_running_loop().create_task(_until_disconnect(receive, sub))
         try:
-            await send({"type": "websocket.accept"})
+            accept: dict[str, Any] = {"type": "websocket.accept"}
+            if SUBPROTOCOL in scope.get("subprotocols", ()):
+                # A browser that offered subprotocols fails unless one is chosen.
+                accept["subprotocol"] = SUBPROTOCOL
+            await send(accept)
             await send({"type": "websocket.send", "text": self._hello(topic, start).decode()})
             while True:
                 try:
