@@ -44,7 +44,9 @@ class MemoryBackend:
         return frame
 
     async def replay(self, topic: str, after_seq: int) -> tuple[int, list[Frame]]:
-        state = self._state(topic)
+        state = self._topics.get(topic)
+        if state is None:
+            return 0, []
         return state.seq, [f for f in state.history if f.seq > after_seq]
 
     async def attach(self, topic: str, sink: FrameSink) -> None:
@@ -54,6 +56,10 @@ class MemoryBackend:
         state = self._topics.get(topic)
         if state is not None and state.sink == sink:
             state.sink = None
+            if state.seq == 0:
+                # Never published to (e.g. a browser subscribed to a made-up name):
+                # keep nothing, so such topics cannot pile up.
+                del self._topics[topic]
 
     async def close(self) -> None:
         for state in self._topics.values():

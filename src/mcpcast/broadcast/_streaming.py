@@ -3,7 +3,8 @@
 Every frame is a JSON object ``{"type", "session_id", "seq", ...payload}`` broadcast on
 the topic; ``seq`` counts per session from 1. ``complete()`` and ``error()`` end the
 session (only the first of them counts); later sends are dropped. A session nobody
-closes ends with an error after ``timeout`` seconds, so subscribers never wait forever.
+closes ends with an error ``timeout`` seconds after it started (its first frame or
+``pipe()``), so subscribers never wait forever; an unused session sends nothing.
 """
 
 from __future__ import annotations
@@ -40,7 +41,6 @@ class StreamingSession:
         self._lock = asyncio.Lock()  # frames reach the backend in seq order
         self._timer: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Task[None]] = set()
-        self._start_timer()
 
     def __repr__(self) -> str:
         return f"StreamingSession({self.broadcaster.name!r}, {self.session_id!r})"
@@ -56,11 +56,7 @@ class StreamingSession:
     def _start_timer(self) -> None:
         if self.timeout is None or self._timer is not None:
             return
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:  # made outside a loop: the timer starts with the first send
-            return
-        self._timer = loop.call_later(self.timeout, self._expire)
+        self._timer = asyncio.get_running_loop().call_later(self.timeout, self._expire)
 
     def _expire(self) -> None:
         if not self._closed:
@@ -116,6 +112,8 @@ class StreamingSession:
 
         The exception's details stay in the server log, never in the frames.
         """
+        if not self._closed:
+            self._start_timer()  # a source that never yields still ends in time
         try:
             async for chunk in source:
                 if not await self.send(chunk):

@@ -234,6 +234,7 @@ async def test_last_subscriber_leaving_detaches_from_backend() -> None:
     backend = MemoryBackend()
     factory = BroadcasterFactory(backend)
     topic = factory.lookup("attach")
+    await topic.broadcast("makes the topic's state permanent")
     sub = await topic.subscribe()
     assert backend._topics["attach"].sink is not None
     sub.close()
@@ -267,4 +268,21 @@ async def test_idle_subscriber_memory_is_small() -> None:
     await topic.broadcast("wake")
     results = await asyncio.gather(*tasks)
     assert {r.message for r in results} == {"wake"}
+    await factory.close()
+
+
+async def test_topics_never_published_to_leave_nothing_behind() -> None:
+    """Browsers subscribing to made-up names cannot make the memory backend grow."""
+    backend = MemoryBackend()
+    factory = BroadcasterFactory(backend)
+    for i in range(50):
+        sub = await factory.lookup(f"made-up-{i}").subscribe(after_seq=0)
+        sub.close()
+    used = factory.lookup("used")
+    await used.broadcast("kept")
+    (await used.subscribe()).close()
+    for _ in range(10):
+        await asyncio.sleep(0)
+    assert list(backend._topics) == ["used"]
+    assert await used.last_seq() == 1
     await factory.close()

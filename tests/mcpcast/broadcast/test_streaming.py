@@ -177,3 +177,31 @@ async def test_factory_makes_sessions_on_a_topic() -> None:
     with pytest.raises(ValueError):
         factory.streaming_session("not a topic")
     await factory.close()
+
+
+async def test_unused_session_sends_nothing_even_after_its_timeout() -> None:
+    factory = BroadcasterFactory()
+    topic = factory.lookup("unused")
+    sub = await topic.subscribe()
+    session = StreamingSession(topic, timeout=0.01)
+    await asyncio.sleep(0.1)
+    assert sub.pending == 0
+    assert not session.closed
+    await factory.close()
+
+
+async def test_a_source_that_never_yields_still_times_out() -> None:
+    async def stuck() -> AsyncIterator[str]:
+        await asyncio.Event().wait()
+        yield "never"
+
+    factory = BroadcasterFactory()
+    topic = factory.lookup("stuck")
+    sub = await topic.subscribe()
+    session = StreamingSession(topic, timeout=0.05)
+    task = session.spawn(stuck())
+    frames = await _frames(sub, 1)
+    assert frames[0]["type"] == "error"
+    assert frames[0]["message"] == "session timed out"
+    task.cancel()
+    await factory.close()
