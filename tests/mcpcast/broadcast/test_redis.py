@@ -126,3 +126,18 @@ async def test_broadcast_from_a_real_second_process(redis_url) -> None:
     frames = [await asyncio.wait_for(sub.next(), 5) for _ in range(3)]
     assert [(f.seq, f.message) for f in frames] == [(1, {"i": 0}), (2, {"i": 1}), (3, {"i": 2})]
     await factory.close()
+
+
+async def test_streaming_session_reaches_another_process_in_order(two) -> None:
+    """DECL-7: text streamed by a tool in process A arrives in B, in session order."""
+    from mcpcast.broadcast import EchoTextSource
+
+    a, b = two
+    name = _topic()
+    sub = await b.lookup(name).subscribe()
+    session = a.streaming_session(name, session_id="s")
+    await session.spawn(EchoTextSource().stream("one two three"))
+    frames = [(await asyncio.wait_for(sub.next(), 5)).message for _ in range(4)]
+    assert [f["seq"] for f in frames] == [1, 2, 3, 4]
+    assert "".join(f.get("text", "") for f in frames) == "one two three"
+    assert frames[-1]["type"] == "complete"
