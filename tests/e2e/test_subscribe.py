@@ -290,3 +290,16 @@ async def test_websocket_token_travels_as_a_subprotocol_not_in_the_url(factory) 
                 assert response.status_code == 200
     assert "eyJ" not in seen[0].query_string
     assert [info.method for info in seen] == ["WEBSOCKET", "WEBSOCKET", "GET"]
+
+
+async def test_a_failing_authorize_hook_denies_without_details(factory, caplog) -> None:
+    def authorize(info: SubscriberInfo, topic: str) -> bool:
+        raise RuntimeError("db password hunter2 leaked in a message")
+
+    app = subscription_app(factory, authorize=authorize)
+    async with serving(app) as base, httpx.AsyncClient() as client:
+        response = await client.get(f"{base}/t")
+    assert response.status_code == 403
+    assert "hunter2" not in response.text
+    assert "hunter2" not in caplog.text
+    assert "RuntimeError" in caplog.text

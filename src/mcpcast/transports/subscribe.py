@@ -174,9 +174,13 @@ class SubscriptionApp:
         if self._closing or len(self._active) >= self.max_connections:
             raise _Refused(503, "too many subscribers" if not self._closing else "shutting down")
         if self.authorize is not None:
-            verdict = self.authorize(info, topic)
-            if inspect.isawaitable(verdict):
-                verdict = await verdict
+            try:
+                verdict = self.authorize(info, topic)
+                if inspect.isawaitable(verdict):
+                    verdict = await verdict
+            except Exception as exc:  # a failing hook denies (fail closed), without details
+                log.warning("authorize hook failed for %r: %s", topic, type(exc).__name__)
+                verdict = False
             if verdict is not True:
                 raise _Refused(403, "forbidden")
         try:
@@ -193,6 +197,8 @@ class SubscriptionApp:
             raise _Refused(503, "broadcast backend unavailable") from None
         self._active.add(sub)
         self._idle.clear()
+        if self._closing:  # close() ran while we were subscribing
+            sub.close(CloseReason.SHUTDOWN)
         return topic, sub, start
 
     def _done(self, sub: Subscription) -> None:
