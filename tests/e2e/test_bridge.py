@@ -10,6 +10,7 @@ import asyncio
 import json
 import os
 import queue
+import signal
 import subprocess
 import sys
 import threading
@@ -205,9 +206,33 @@ class Recorder(BaseHTTPRequestHandler):
             )
             self.wfile.write(f"data: {json.dumps(done)}\n\n".encode())
             self.close_connection = True
+        elif method in ("hang", "slowpoke", "subscriptions/listen"):
+            self._stream(method, rid)
         else:
             auth = self.headers.get("Authorization")
             self._json(200, {"jsonrpc": "2.0", "id": rid, "result": {"echo": method, "auth": auth}})
+
+    def _stream(self, method: str, rid: Any) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.end_headers()
+        self.close_connection = True
+        progress = {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progress": 1}}
+        if method == "hang":  # never answers; notices when the client cuts the stream
+            self.wfile.write(f"data: {json.dumps(progress)}\n\n".encode())
+            self.wfile.flush()
+            try:
+                while not self.stop.wait(0.05):
+                    self.wfile.write(b": tick\n\n")
+                    self.wfile.flush()
+            except OSError:
+                self.log.append({"verb": "DISCONNECT", "headers": {}, "body": {"id": rid}})
+            return
+        self.stop.wait(1.0)  # quiet for longer than the bridge's --timeout
+        if method == "subscriptions/listen":
+            self.wfile.write(f"data: {json.dumps(progress)}\n\n".encode())
+        done = {"jsonrpc": "2.0", "id": rid, "result": {"quiet": method}}
+        self.wfile.write(f"data: {json.dumps(done)}\n\n".encode())
 
     def do_GET(self) -> None:
         self._record()
@@ -407,3 +432,46 @@ def test_token_flag_wins_and_modern_requests_get_routing_headers(pyz, recorder) 
     assert headers["mcp-method"] == "tools/call"
     assert headers["mcp-name"] == "=?base64?Y2Fmw6k=?="
     assert [e["verb"] for e in log] == ["POST"]  # no session: no GET, no DELETE
+
+
+def test_cancelled_request_stream_is_cut_and_nothing_more_is_relayed(pyz, recorder) -> None:
+    """notifications/cancelled: forwarded, the request's stream closed, no reply for it."""
+    url, log = recorder
+    bridge = BridgeProcess(pyz, url)
+    bridge.send({"jsonrpc": "2.0", "id": 9, "method": "hang"})
+    assert bridge.read()["method"] == "notifications/progress"  # the stream is open
+    cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 9}}
+    bridge.send(cancel)
+    for _ in range(100):
+        if any(e["verb"] == "DISCONNECT" for e in log):
+            break
+        time.sleep(0.05)
+    assert {"verb": "DISCONNECT", "headers": {}, "body": {"id": 9}} in log
+    bridge.send({"jsonrpc": "2.0", "id": 10, "method": "tools/list"})
+    assert bridge.read()["id"] == 10  # nothing for id 9 came first
+    assert bridge.close()[0] == 0
+    assert bridge.lines.empty()
+    assert any(e["body"] == cancel for e in log if e["verb"] == "POST")
+
+
+def test_read_timeout_spares_long_lived_listen_streams(pyz, recorder) -> None:
+    url, _ = recorder
+    bridge = BridgeProcess(pyz, url, "--timeout", "0.3")
+    bridge.send({"jsonrpc": "2.0", "id": 1, "method": "slowpoke"})
+    slow = bridge.read()
+    assert slow["id"] == 1
+    assert slow["error"]["message"] == "MCP server did not answer in time"
+    bridge.send({"jsonrpc": "2.0", "id": 2, "method": "subscriptions/listen", "params": {}})
+    assert bridge.read()["method"] == "notifications/progress"
+    assert bridge.read() == {"jsonrpc": "2.0", "id": 2, "result": {"quiet": "subscriptions/listen"}}
+    assert bridge.close()[0] == 0
+
+
+def test_sigterm_still_ends_the_session_with_delete(pyz, recorder) -> None:
+    url, log = recorder
+    bridge = BridgeProcess(pyz, url)
+    _initialize(bridge)
+    bridge.proc.send_signal(signal.SIGTERM)
+    assert bridge.proc.wait(15) == 0
+    assert log[-1]["verb"] == "DELETE"
+    assert log[-1]["headers"]["mcp-session-id"] == "sess-1"

@@ -2,8 +2,9 @@
 
 Requests run concurrently on a thread pool; ``initialize``, notifications and
 responses are sent in order on the reading thread, so nothing overtakes the
-handshake. Every failure of a request becomes a JSON-RPC error response to it: the
-bridge itself never dies on a bad line or a bad server.
+handshake. ``notifications/cancelled`` also cuts the cancelled request's stream.
+Every failure of a request becomes a JSON-RPC error response to it: the bridge
+itself never dies on a bad line or a bad server.
 """
 
 from __future__ import annotations
@@ -14,8 +15,10 @@ import logging
 import random
 import threading
 import urllib.error
+from http.client import HTTPResponse
 from typing import IO, Any
 
+from ._cancel import OpenRequests
 from ._http import HttpError, StreamableHttp
 
 __all__ = ["Bridge"]
@@ -34,7 +37,7 @@ class Bridge:
         stdout: IO[bytes],
         *,
         workers: int = 16,
-        grace: float = 5.0,
+        grace: float = 1.0,
     ) -> None:
         self.http = http
         self._stdin = stdin
@@ -46,6 +49,7 @@ class Bridge:
         self._stopping = threading.Event()
         self._listener: threading.Thread | None = None
         self._last_event_id: str | None = None
+        self._requests = OpenRequests()
 
     # -- output ---------------------------------------------------------------
     def write(self, message: Any) -> None:
@@ -55,8 +59,11 @@ class Bridge:
             json.dumps(m, separators=(",", ":"), ensure_ascii=False).encode() + b"\n" for m in items
         )
         with self._out_lock:
-            self._stdout.write(data)
-            self._stdout.flush()
+            try:
+                self._stdout.write(data)
+                self._stdout.flush()
+            except (BrokenPipeError, ValueError):  # the client is gone: stop quietly
+                self._stopping.set()
 
     def _error(self, request_id: Any, code: int, message: str, data: Any = None) -> None:
         error: dict[str, Any] = {"code": code, "message": message}
@@ -85,18 +92,29 @@ class Bridge:
             return
         is_request = isinstance(message, dict) and "method" in message and "id" in message
         if is_request and message["method"] != "initialize":
+            self._requests.register(message["id"])
             future = self._pool.submit(self._send, message)
             self._inflight.add(future)
             future.add_done_callback(self._inflight.discard)
-        else:
-            self._send(message)  # in order: the handshake, notifications, responses
+            return
+        if isinstance(message, dict) and message.get("method") == "notifications/cancelled":
+            params = message.get("params")
+            if isinstance(params, dict) and "requestId" in params:
+                self._requests.cancel(params["requestId"])
+        self._send(message)  # in order: the handshake, notifications, responses
 
     def _send(self, message: Any) -> None:
         request_id = message.get("id") if isinstance(message, dict) else None
         is_request = isinstance(message, dict) and "method" in message and "id" in message
         is_initialize = is_request and message.get("method") == "initialize"
 
+        if is_request and self._requests.is_cancelled(request_id):
+            self._requests.finished(request_id)
+            return  # cancelled while it waited for a worker
+
         def emit(reply: Any) -> None:
+            if is_request and self._requests.is_cancelled(request_id):
+                return
             answered = is_initialize and isinstance(reply, dict) and reply.get("id") == request_id
             version = _negotiated_version(reply) if answered else None
             if version is not None:
@@ -106,14 +124,23 @@ class Bridge:
             if version is not None:
                 self._start_listener()  # ...and stream only after it, to keep the order.
 
-        try:
-            self.http.post(message, emit)
-        except HttpError as exc:
-            self._http_failed(exc, request_id if is_request else None, message)
-        except (urllib.error.URLError, OSError, ValueError) as exc:
-            self._unreachable(exc, request_id if is_request else None, message)
+        def opened(response: HTTPResponse) -> None:
+            if is_request:
+                self._requests.opened(request_id, response)
 
-    def _http_failed(self, exc: HttpError, request_id: Any, message: Any) -> None:
+        try:
+            self.http.post(message, emit, opened)
+        except HttpError as exc:
+            if not (is_request and self._requests.is_cancelled(request_id)):
+                self._http_failed(exc, request_id if is_request else None)
+        except (urllib.error.URLError, OSError, ValueError) as exc:
+            if not (is_request and self._requests.is_cancelled(request_id)):
+                self._unreachable(exc, request_id if is_request else None)
+        finally:
+            if is_request:
+                self._requests.finished(request_id)
+
+    def _http_failed(self, exc: HttpError, request_id: Any) -> None:
         if exc.status == 404 and self.http.session_id is not None:
             self.http.forget_session()  # the server ended the session: the client re-initializes
         relayed = _json_rpc_error(exc.body)
@@ -131,19 +158,19 @@ class Bridge:
             {"httpStatus": exc.status, "body": exc.body[:500]},
         )
 
-    def _unreachable(self, exc: BaseException, request_id: Any, message: Any) -> None:
+    def _unreachable(self, exc: BaseException, request_id: Any) -> None:
         if isinstance(exc, urllib.error.URLError):
-            detail = str(exc.reason)
+            text = f"MCP server unreachable: {exc.reason}"
         elif isinstance(exc, TimeoutError):
-            detail = "timed out"
+            text = "MCP server did not answer in time"
         elif isinstance(exc, ValueError):
-            detail = "the server sent a reply that is not JSON"
+            text = "MCP server sent a reply that is not JSON"
         else:
-            detail = type(exc).__name__
+            text = f"connection to the MCP server failed ({type(exc).__name__})"
         if request_id is None:
-            log.warning("could not deliver a message to the server: %s", detail)
+            log.warning("could not deliver a message to the server: %s", text)
             return
-        self._error(request_id, SERVER_ERROR, f"MCP server unreachable: {detail}")
+        self._error(request_id, SERVER_ERROR, text)
 
     # -- server-to-client stream ----------------------------------------------
     def _start_listener(self) -> None:

@@ -5,8 +5,10 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import signal
 import sys
 from collections.abc import Sequence
+from types import FrameType
 
 from ._bridge import Bridge
 from ._http import StreamableHttp
@@ -54,4 +56,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     token = args.token or os.environ.get(TOKEN_ENV) or None
     http = StreamableHttp(args.url, token=token, headers=headers, timeout=args.timeout)
     bridge = Bridge(http, sys.stdin.buffer, sys.stdout.buffer, workers=max(1, args.workers))
+    # SIGTERM ends the bridge like EOF does: the session still gets its DELETE.
+    signal.signal(signal.SIGTERM, _interrupt)
     return bridge.run()
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt

@@ -8,7 +8,9 @@ headers from the message itself.
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
+import socket
 import threading
 import urllib.error
 import urllib.request
@@ -18,9 +20,11 @@ from typing import Any
 
 from ._sse import iter_events
 
-__all__ = ["HttpError", "StreamableHttp"]
+__all__ = ["LONG_LIVED", "HttpError", "StreamableHttp", "abort"]
 
 _META_VERSION = "io.modelcontextprotocol/protocolVersion"
+# Streams that may stay quiet for long: no read timeout for them.
+LONG_LIVED = frozenset({"subscriptions/listen"})
 
 Emit = Callable[[Any], None]
 
@@ -92,13 +96,25 @@ class StreamableHttp:
             raise HttpError(exc.code, str(exc.reason), text) from None
         return response
 
-    def post(self, message: Any, emit: Emit) -> None:
-        """POST one message; hand every JSON-RPC message of the reply to ``emit``."""
+    def post(
+        self,
+        message: Any,
+        emit: Emit,
+        on_open: Callable[[HTTPResponse], None] | None = None,
+    ) -> None:
+        """POST one message; hand every JSON-RPC message of the reply to ``emit``.
+
+        ``on_open`` gets the response before it is read, so it can be aborted.
+        """
         headers = self._headers("application/json, text/event-stream")
         headers["Content-Type"] = "application/json"
         headers.update(_modern_headers(message))
         body = json.dumps(message, separators=(",", ":")).encode()
-        with self._open("POST", headers, body, self.timeout) as response:
+        method = message.get("method") if isinstance(message, dict) else None
+        timeout = None if method in LONG_LIVED else self.timeout
+        with self._open("POST", headers, body, timeout) as response:
+            if on_open is not None:
+                on_open(response)
             session = response.headers.get("Mcp-Session-Id")
             if session:
                 with self._lock:
@@ -126,6 +142,18 @@ class StreamableHttp:
             return
         with self._open("DELETE", self._headers("application/json"), None, 10.0):
             pass
+
+
+def abort(response: HTTPResponse) -> None:
+    """Stop a response that another thread may be blocked reading (cancellation).
+
+    Closing a socket does not wake a thread blocked in recv(); shutting it down does.
+    http.client keeps the socket private, hence the guarded lookup.
+    """
+    sock = getattr(getattr(response.fp, "raw", None), "_sock", None)
+    if isinstance(sock, socket.socket):
+        with contextlib.suppress(OSError):
+            sock.shutdown(socket.SHUT_RDWR)
 
 
 def _messages(response: HTTPResponse) -> Iterator[Any]:
