@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, ClassVar
 
 from ._backend import BroadcastBackend
 from ._frame import MAX_MESSAGE_BYTES, Frame, encode_message
@@ -19,6 +19,9 @@ class Broadcaster:
     Only one backend attachment exists per topic and process, shared by all local
     subscribers; it is taken with the first subscriber and released with the last.
     """
+
+    # Read by the tool registry: a tool injecting this type needs a `topic` argument.
+    __mcpcast_needs_topic__: ClassVar[bool] = True
 
     def __init__(
         self,

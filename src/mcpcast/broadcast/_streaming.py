@@ -14,7 +14,7 @@ import contextlib
 import logging
 import secrets
 from collections.abc import AsyncIterable
-from typing import Any
+from typing import Any, ClassVar
 
 from ._broadcaster import Broadcaster
 
@@ -25,6 +25,9 @@ log = logging.getLogger("mcpcast.broadcast")
 
 class StreamingSession:
     """Wraps a topic's broadcaster; a tool can ``spawn(source)`` and return at once."""
+
+    # Read by the tool registry: a tool injecting this type needs a `topic` argument.
+    __mcpcast_needs_topic__: ClassVar[bool] = True
 
     def __init__(
         self,
