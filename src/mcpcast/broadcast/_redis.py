@@ -36,9 +36,17 @@ redis.call('PUBLISH', ARGV[3], wire)
 return seq
 """
 
+# Filters in Redis, so asking for the last seq does not ship the whole history.
 _REPLAY_LUA = """
 local seq = tonumber(redis.call('GET', KEYS[1]) or '0')
-return {seq, redis.call('LRANGE', KEYS[2], 0, -1)}
+local after = tonumber(ARGV[1])
+local kept = {}
+if after < seq then
+  for _, item in ipairs(redis.call('LRANGE', KEYS[2], 0, -1)) do
+    if tonumber(string.match(item, '^%d+')) > after then kept[#kept + 1] = item end
+  end
+end
+return {seq, kept}
 """
 
 
@@ -95,9 +103,8 @@ class RedisBackend:
         return Frame(int(seq), payload)
 
     async def replay(self, topic: str, after_seq: int) -> tuple[int, list[Frame]]:
-        last, items = await self._replay(keys=self._keys(topic), args=[])
-        frames = [Frame.from_wire(item) for item in items]
-        return int(last), [f for f in frames if f.seq > after_seq]
+        last, items = await self._replay(keys=self._keys(topic), args=[after_seq])
+        return int(last), [Frame.from_wire(item) for item in items]
 
     async def attach(self, topic: str, sink: FrameSink) -> None:
         if self._closed:
