@@ -103,8 +103,11 @@ class Methods:
     # ------------------------------------------------------------------ invoking
 
     async def invoke(self, entry: Entry, kwargs: dict[str, Any], ex: Exchange) -> Any:
-        for pname, typ in entry.signature.injected.items():
-            kwargs[pname] = self._inject(typ, ex, kwargs)
+        if entry.signature.injected:
+            # Injectors see the arguments by their wire names (a Broadcaster needs `topic`).
+            wire = {w: kwargs[p] for w, p in entry.signature.wire_names.items() if p in kwargs}
+            for pname, typ in entry.signature.injected.items():
+                kwargs[pname] = self._inject(typ, ex, wire)
         if entry.is_async:
             coro = entry.func(**kwargs)
         elif self.config.sync_tools_in_thread:

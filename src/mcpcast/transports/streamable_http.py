@@ -10,7 +10,9 @@ server stream and DELETE ends the session. Everything protocol-shaped happens in
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
+from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from .._auth import Verdict, judge
@@ -45,6 +47,7 @@ from ._http import (
 from ._modern import ModernHTTP
 from ._responder import Responder
 from .sse import SseTransport, query_session_id
+from .subscribe import subscription_app
 from .websocket import WebSocketTransport
 
 if TYPE_CHECKING:
@@ -84,6 +87,9 @@ class StreamableHTTP:
         self.modern = ModernHTTP(self)
         self.websocket = WebSocketTransport(self)
         self.sse = SseTransport(self)
+        self.topics = subscription_app(server.broadcasters, authorize=server.authorize_topic,
+                                       heartbeat=self.config.heartbeat_interval,
+                                       max_connections=self.config.max_streams)
 
     # ------------------------------------------------------------------ ASGI entry
 
@@ -91,6 +97,8 @@ class StreamableHTTP:
         kind = scope["type"]
         if kind == "lifespan":
             await self._lifespan(receive, send)
+            return
+        if await self._extras(scope, receive, send):
             return
         if kind != "http":
             if kind == "websocket":
@@ -116,6 +124,35 @@ class StreamableHTTP:
             allow = b"POST" if self.config.stateless else b"GET, POST, DELETE"
             await reply_error(send, 405, InvalidRequest("Method not allowed"),
                               headers=[(b"allow", allow)])
+
+    async def _extras(self, scope: Scope, receive: Receive, send: Send) -> bool:
+        """Browser topics at ``<path>/topics/<topic>`` and the client at ``<path>/mcpcast.js``."""
+        path: str = scope["path"]
+        prefix: str = scope.get("root_path") or self.path
+        if not path.startswith(prefix + "/"):
+            return False
+        rest = path[len(prefix):]
+        if rest.startswith("/topics/"):
+            refusal = self._check_host_origin(dict(scope["headers"]))
+            if refusal is not None:
+                await self._refuse_extra(scope, send, refusal)
+                return True
+            topic_scope = scope | {"root_path": prefix + "/topics"}
+            await self.topics(topic_scope, receive, send)  # type: ignore[arg-type]
+            return True
+        if rest == "/mcpcast.js" and scope["type"] == "http":
+            await reply(send, 200, _browser_client(), [
+                (b"content-type", b"text/javascript; charset=utf-8"),
+                (b"cache-control", b"public, max-age=300"),
+                (b"x-content-type-options", b"nosniff")])
+            return True
+        return False
+
+    async def _refuse_extra(self, scope: Scope, send: Send, refusal: tuple[int, str]) -> None:
+        if scope["type"] == "websocket":
+            await send({"type": "websocket.close", "code": 1008})
+        else:
+            await reply_error(send, refusal[0], InvalidRequest(refusal[1]))
 
     def _ours(self, scope: Scope) -> bool:
         path: str = scope["path"]
@@ -157,6 +194,7 @@ class StreamableHTTP:
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
                 await self.websocket.shutdown()  # close 1001 with a reason, then end sessions
+                await self.topics.close(grace=1.0)
                 self.server.end_streams()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
@@ -454,3 +492,8 @@ def _has_modern_envelope(payload: Any) -> bool:
     params = payload.get("params")
     meta = params.get("_meta") if isinstance(params, dict) else None
     return isinstance(meta, dict) and META_VERSION in meta
+
+
+@functools.cache
+def _browser_client() -> bytes:
+    return (resources.files("mcpcast") / "static" / "mcpcast.js").read_bytes()
