@@ -14,6 +14,7 @@ import contextvars
 import functools
 import logging
 from collections.abc import Awaitable, Callable, Sequence
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -27,7 +28,7 @@ from .roundtrip import InputRequired
 
 if TYPE_CHECKING:
     from .._config import ServerConfig
-    from ..tracing import Tracing
+    from ..tracing import SpanHandle, Tracing
 
 log = logging.getLogger("mcpcast")
 
@@ -125,16 +126,31 @@ class Methods:
                 return injector(ex, kwargs)
         raise McpcastError(f"nothing can be injected for {typ.__name__}")
 
+    def _span(self, kind: str, label: str, arguments: Any,
+              ex: Exchange) -> AbstractContextManager[SpanHandle]:
+        count = len(arguments) if isinstance(arguments, dict) else 0
+        return self.tracing.span(kind, label, count, request_id=ex.request_id,
+                                 session_id=ex.session.id, version=ex.session.version,
+                                 carrier=ex.trace_carrier)
+
+    async def _run_plain(self, kind: str, label: str, entry: Entry, arguments: Any,
+                         ex: Exchange, where: dict[str, str]) -> Any:
+        """Run a resource or prompt method; its ToolError is the client's -32602."""
+        with self._span(kind, label, arguments, ex) as span:
+            kwargs = entry.signature.bind(arguments)
+            try:
+                return await self.invoke(entry, kwargs, ex)
+            except ToolError as exc:
+                span.failed("tool_error")
+                raise InvalidParams(exc.message, where) from None
+
     async def call_tool(self, params: dict[str, Any], ex: Exchange) -> dict[str, Any]:
         name = _name(params, "name", "tool")
         entry = self.registry.tools.get(name)
         if entry is None:
             raise InvalidParams(f"Unknown tool: {name}", {"name": name})
         arguments = params.get("arguments")
-        count = len(arguments) if isinstance(arguments, dict) else 0
-        with self.tracing.span("tool", name, count, request_id=ex.request_id,
-                               session_id=ex.session.id, version=ex.session.version,
-                               carrier=ex.trace_carrier) as span:
+        with self._span("tool", name, arguments, ex) as span:
             kwargs = entry.signature.bind(arguments)
             try:
                 value = await self.invoke(entry, kwargs, ex)
@@ -170,15 +186,7 @@ class Methods:
                     break
         if entry is None:
             raise InvalidParams(f"Resource not found: {uri}", {"uri": uri})
-        with self.tracing.span("resource", uri, len(variables), request_id=ex.request_id,
-                               session_id=ex.session.id, version=ex.session.version,
-                               carrier=ex.trace_carrier) as span:
-            kwargs = entry.signature.bind(variables)
-            try:
-                value = await self.invoke(entry, kwargs, ex)
-            except ToolError as exc:
-                span.failed("tool_error")
-                raise InvalidParams(exc.message, {"uri": uri}) from None
+        value = await self._run_plain("resource", uri, entry, variables, ex, {"uri": uri})
         return {"contents": _resource_contents(uri, entry.mime_type, value)}
 
     async def get_prompt(self, params: dict[str, Any], ex: Exchange) -> dict[str, Any]:
@@ -186,17 +194,8 @@ class Methods:
         entry = self.registry.prompts.get(name)
         if entry is None:
             raise InvalidParams(f"Unknown prompt: {name}", {"name": name})
-        arguments = params.get("arguments")
-        count = len(arguments) if isinstance(arguments, dict) else 0
-        with self.tracing.span("prompt", name, count, request_id=ex.request_id,
-                               session_id=ex.session.id, version=ex.session.version,
-                               carrier=ex.trace_carrier) as span:
-            kwargs = entry.signature.bind(arguments)
-            try:
-                value = await self.invoke(entry, kwargs, ex)
-            except ToolError as exc:
-                span.failed("tool_error")
-                raise InvalidParams(exc.message, {"name": name}) from None
+        value = await self._run_plain("prompt", name, entry, params.get("arguments"), ex,
+                                      {"name": name})
         if isinstance(value, str | Message):
             value = [value]
         messages = [m.to_wire() if isinstance(m, Message) else Message.user(str(m)).to_wire()

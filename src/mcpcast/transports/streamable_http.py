@@ -29,15 +29,13 @@ from ..protocol.versions import (
 from ._http import (
     JSON_HEADERS,
     SSE_HEADERS,
-    BodyTooLarge,
-    Disconnected,
     Receive,
     Scope,
     Send,
     accepts,
     host_name,
     origin_base,
-    read_body,
+    read_json_body,
     reply,
     reply_error,
     sse_event,
@@ -219,14 +217,9 @@ class StreamableHTTP:
             await reply_error(send, 406, InvalidRequest(
                 "Not Acceptable: Accept must include application/json and text/event-stream"))
             return
-        try:
-            body = await read_body(receive, self.config.max_body_bytes,
-                                   headers.get(b"content-length"))
-        except BodyTooLarge:
-            await reply_error(send, 413, InvalidRequest(
-                f"Request body larger than {self.config.max_body_bytes} bytes"))
-            return
-        except Disconnected:
+        body = await read_json_body(receive, send, headers, self.config.max_body_bytes,
+                                    checked_type=True)
+        if body is None:
             return
         try:
             payload = loads(body)
