@@ -44,7 +44,9 @@ def sdk_app() -> Any:
     """The official MCP Python SDK (``MCPServer``), stateless HTTP with JSON responses."""
     from mcp.server.mcpserver import MCPServer
 
-    mcp = MCPServer("bench")
+    # Its default INFO level logs a line per legacy stateless request ("Terminating
+    # session"); every server here runs at WARNING, as uvicorn does.
+    mcp = MCPServer("bench", log_level="WARNING")
 
     @mcp.tool()
     def add(a: int, b: int) -> int:
