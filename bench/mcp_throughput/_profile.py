@@ -24,6 +24,7 @@ from ._asgi_driver import ASGIApp, Lifespan, post
 from ._requests import BenchRequest, Era, build_request, check_response
 from ._servers import SERVERS
 
+_OWN_DIR = str(Path(__file__).resolve().parent)
 _PATH_PREFIX = re.compile(r"^.*?/(site-packages|src|lib/python3\.\d+)/")
 
 
@@ -63,7 +64,9 @@ def _top(stats: pstats.Stats, key: str, top: int, requests: int) -> str:
     """The ``top`` functions by ``key`` (``tottime`` or ``cumtime``), in µs per request."""
     raw: dict[Any, Any] = stats.stats  # type: ignore[attr-defined]
     index = 2 if key == "tottime" else 3
-    ordered = sorted(raw.items(), key=lambda item: item[1][index], reverse=True)[:top]
+    # The driver's own frames (this package) are not the server's cost: leave them out.
+    server_side = [item for item in raw.items() if _OWN_DIR not in item[0][0]]
+    ordered = sorted(server_side, key=lambda item: item[1][index], reverse=True)[:top]
     lines = [f"{'calls/req':>9} {'own us/req':>10} {'cum us/req':>10}  function"]
     for func, (_, ncalls, tottime, cumtime, _) in ordered:
         lines.append(
@@ -111,6 +114,7 @@ def profile_server(
         f"in process under cProfile: {requests / elapsed:,.0f} req/s, "
         f"{elapsed / requests * 1e6:,.0f} us/request wall, {failures} non-2xx"
     )
+    print("(the bench driver's own frames are left out; times are per request)")
     print(f"\nTop {top} by own time:\n{_top(stats, 'tottime', top, requests)}")
     print(f"\nTop {top} by cumulative time:\n{_top(stats, 'cumtime', top, requests)}")
     print(f"\npstats dump: {dump}  (python -m pstats {dump})")

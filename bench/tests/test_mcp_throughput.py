@@ -159,3 +159,19 @@ def test_wrk_counts_error_statuses(tmp_path: Path) -> None:
         result = run_wrk(url, script, duration_s=1, connections=2, cpu=None)
     assert result.requests > 0
     assert result.non_2xx == result.requests
+
+
+def test_profile_lists_server_functions_not_the_driver(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--profile verifies the answer, profiles, dumps pstats, and lists the server's frames."""
+    from bench.mcp_throughput._profile import profile_server
+
+    code = profile_server(
+        "starlette", "legacy", requests=50, concurrency=4, top=5, out_dir=tmp_path
+    )
+    out = capsys.readouterr().out
+    assert code == 0
+    assert (tmp_path / "profile-starlette-legacy.prof").is_file()
+    assert "starlette/" in out
+    assert "_asgi_driver.py" not in out
