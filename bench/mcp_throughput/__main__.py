@@ -39,6 +39,12 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="short run for CI-ish smoke checks (3 s measured, 1 s warm-up)",
     )
+    p.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="repeat the whole sequence; each row keeps its median round (default 1)",
+    )
     p.add_argument("--server-cpu", default="0", help="core the server is pinned to")
     p.add_argument("--load-cpu", default="1", help="core wrk is pinned to")
     p.add_argument("--no-pin", action="store_true", help="do not use taskset")
@@ -96,6 +102,7 @@ def main(argv: list[str] | None = None) -> int:
         server_cpu=args.server_cpu if pin else None,
         load_cpu=args.load_cpu if pin else None,
         log_dir=args.out / "logs",
+        rounds=args.rounds,
     )
     started = dt.datetime.now(dt.UTC)
     rows = run_benchmark(settings)

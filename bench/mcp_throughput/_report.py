@@ -37,7 +37,10 @@ def ratios(rows: list[Row]) -> dict[Era, dict[str, float | None]]:
 
 
 def table(rows: list[Row]) -> str:
-    header = f"{'server':<26} {'era':<8} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8}  status"
+    header = (
+        f"{'server':<26} {'era':<8} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8}"
+        f" {'rounds req/s':>15}  status"
+    )
     lines = [header, "-" * len(header)]
     for r in rows:
         name = f"{r.label} {r.version}" if r.version != "?" else r.label
@@ -46,6 +49,8 @@ def table(rows: list[Row]) -> str:
             figures = f"{w.req_per_s:>9,.0f} {w.p50_ms:>8.2f} {w.p99_ms:>8.2f}"
         else:
             figures = f"{'-':>9} {'-':>8} {'-':>8}"
+        spread = r.rounds_req_per_s
+        figures += f" {_range(spread) if len(spread) > 1 else '':>15}"
         status = r.status if not r.reason else f"{r.status}: {r.reason.splitlines()[0][:90]}"
         lines.append(f"{name:<26} {r.era:<8} {figures}  {status}")
     for era, values in ratios(rows).items():
@@ -55,6 +60,10 @@ def table(rows: list[Row]) -> str:
         )
         lines.append(f"ratios ({era}): {shown}")
     return "\n".join(lines)
+
+
+def _range(rates: list[float]) -> str:
+    return f"{min(rates):,.0f}-{max(rates):,.0f}"
 
 
 def _versions() -> dict[str, str]:
@@ -91,6 +100,7 @@ def record(rows: list[Row], settings: Settings, started: dt.datetime) -> dict[st
             "duration_s": settings.duration_s,
             "warmup_s": settings.warmup_s,
             "connections": settings.connections,
+            "rounds": settings.rounds,
             "server_cpu": settings.server_cpu,
             "load_cpu": settings.load_cpu,
             "uvicorn": "--loop uvloop --http httptools, one worker, no access log",
@@ -113,6 +123,7 @@ def record(rows: list[Row], settings: Settings, started: dt.datetime) -> dict[st
                 "wrk": None
                 if r.wrk is None
                 else {k: v for k, v in dataclasses.asdict(r.wrk).items() if k != "raw_output"},
+                "rounds_req_per_s": r.rounds_req_per_s,
                 "wrk_output": None if r.wrk is None else r.wrk.raw_output,
             }
             for r in rows

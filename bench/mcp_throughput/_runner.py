@@ -1,5 +1,7 @@
 """One benchmark run: for each server, start it, and for each era verify one real request,
-warm up, then measure with wrk. A row fails on a wrong answer or on any non-2xx response."""
+warm up, then measure with wrk. A row fails on a wrong answer or on any non-2xx response.
+With several rounds the whole sequence repeats (so background load on a shared machine is
+spread over every server) and each row keeps the round with the median req/s."""
 
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ class Settings:
     server_cpu: str | None
     load_cpu: str | None
     log_dir: Path
+    rounds: int = 1
 
 
 @dataclass
@@ -36,6 +39,7 @@ class Row:
     status: str
     reason: str = ""
     wrk: WrkResult | None = field(default=None, repr=False)
+    rounds_req_per_s: list[float] = field(default_factory=list)
 
 
 def _say(message: str) -> None:
@@ -107,10 +111,35 @@ def _run_server(spec: ServerSpec, settings: Settings, scripts: Path) -> list[Row
     return rows
 
 
+def median_rows(rounds: list[list[Row]]) -> list[Row]:
+    """One row per (server, era): failed if any round failed, else the median round."""
+    grouped: dict[tuple[str, Era], list[Row]] = {}
+    for rows in rounds:
+        for r in rows:
+            grouped.setdefault((r.server, r.era), []).append(r)
+    merged: list[Row] = []
+    for group in grouped.values():
+        ok = sorted((r for r in group if r.status == "ok" and r.wrk), key=_rate)
+        failed = [r for r in group if r.status == "failed"]
+        chosen = failed[0] if failed else ok[(len(ok) - 1) // 2] if ok else group[0]
+        chosen.rounds_req_per_s = [_rate(r) for r in ok]
+        merged.append(chosen)
+    return merged
+
+
+def _rate(row: Row) -> float:
+    return row.wrk.req_per_s if row.wrk else 0.0
+
+
 def run_benchmark(settings: Settings) -> list[Row]:
-    """All rows, in the order of ``settings.servers``."""
-    rows: list[Row] = []
+    """All rows, in the order of ``settings.servers``, merged over the rounds."""
+    rounds: list[list[Row]] = []
     with tempfile.TemporaryDirectory(prefix="mcp-throughput-") as tmp:
-        for spec in settings.servers:
-            rows += _run_server(spec, settings, Path(tmp))
-    return rows
+        for number in range(1, max(1, settings.rounds) + 1):
+            if settings.rounds > 1:
+                _say(f"== round {number} of {settings.rounds}")
+            rows: list[Row] = []
+            for spec in settings.servers:
+                rows += _run_server(spec, settings, Path(tmp))
+            rounds.append(rows)
+    return median_rows(rounds)

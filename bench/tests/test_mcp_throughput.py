@@ -175,3 +175,18 @@ def test_profile_lists_server_functions_not_the_driver(
     assert (tmp_path / "profile-starlette-legacy.prof").is_file()
     assert "starlette/" in out
     assert "_asgi_driver.py" not in out
+
+
+def test_rounds_keep_the_median_and_any_failure_wins() -> None:
+    from bench.mcp_throughput._runner import median_rows
+
+    rounds = [
+        [_row("mcpcast", 900), _row("fastmcp", 100)],
+        [_row("mcpcast", 1200), _row("fastmcp", 120, status="failed")],
+        [_row("mcpcast", 1000), _row("fastmcp", 110)],
+    ]
+    merged = {r.server: r for r in median_rows(rounds)}
+    assert merged["mcpcast"].wrk is not None
+    assert merged["mcpcast"].wrk.req_per_s == 1000
+    assert merged["mcpcast"].rounds_req_per_s == [900, 1000, 1200]
+    assert merged["fastmcp"].status == "failed"
