@@ -20,7 +20,7 @@ def mcpcast_app() -> Any:
     @mcp_server(name="bench", path=MCP_PATH, version="1.0.0")
     class Bench:
         @tool(description="Add two integers.")
-        def add(self, a: int, b: int) -> int:
+        async def add(self, a: int, b: int) -> int:
             return a + b
 
     return Server(Bench(), config=ServerConfig(stateless=True)).asgi_app()
@@ -33,7 +33,7 @@ def fastmcp_app() -> Any:
     mcp = FastMCP("bench")
 
     @mcp.tool
-    def add(a: int, b: int) -> int:
+    async def add(a: int, b: int) -> int:
         """Add two integers."""
         return a + b
 
@@ -49,7 +49,7 @@ def sdk_app() -> Any:
     mcp = MCPServer("bench", log_level="WARNING")
 
     @mcp.tool()
-    def add(a: int, b: int) -> int:
+    async def add(a: int, b: int) -> int:
         """Add two integers."""
         return a + b
 

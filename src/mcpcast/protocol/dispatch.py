@@ -21,7 +21,8 @@ import orjson
 
 from .._content import EmbeddedResource, Message
 from .._errors import InvalidParams, McpcastError, ProtocolError, ToolError
-from .._registry import Entry, Registry
+from .._registry import Entry, Registry, ToolEntry
+from ..tracing import NO_SPAN
 from .deadlines import Watchdog
 from .exchange import Exchange
 from .roundtrip import InputRequired
@@ -150,24 +151,31 @@ class Methods:
         if entry is None:
             raise InvalidParams(f"Unknown tool: {name}", {"name": name})
         arguments = params.get("arguments")
+        if self.tracing.tracer() is None:  # no span machinery at all when tracing is off
+            return await self._call_tool(entry, arguments, ex, NO_SPAN)
         with self._span("tool", name, arguments, ex) as span:
-            kwargs = entry.signature.bind(arguments)
-            try:
-                value = await self.invoke(entry, kwargs, ex)
-            except ToolError as exc:
-                span.failed("tool_error")
-                return {"content": [{"type": "text", "text": exc.message}], "isError": True}
-            except TimeoutError:
-                span.failed("timeout")
-                limit = self.config.tool_timeout
-                return _tool_failure(f"Tool {name!r} timed out after {limit:g} s")
-            except (asyncio.CancelledError, ProtocolError, InputRequired):
-                raise
-            except Exception:
-                span.failed("exception")
-                log.exception("tool %r raised", name)
-                return _tool_failure(f"Tool {name!r} failed with an internal error")
-            content, structured = entry.signature.render(value)
+            return await self._call_tool(entry, arguments, ex, span)
+
+    async def _call_tool(self, entry: ToolEntry, arguments: Any, ex: Exchange,
+                         span: SpanHandle) -> dict[str, Any]:
+        name = entry.name
+        kwargs = entry.signature.bind(arguments)
+        try:
+            value = await self.invoke(entry, kwargs, ex)
+        except ToolError as exc:
+            span.failed("tool_error")
+            return {"content": [{"type": "text", "text": exc.message}], "isError": True}
+        except TimeoutError:
+            span.failed("timeout")
+            limit = self.config.tool_timeout
+            return _tool_failure(f"Tool {name!r} timed out after {limit:g} s")
+        except (asyncio.CancelledError, ProtocolError, InputRequired):
+            raise
+        except Exception:
+            span.failed("exception")
+            log.exception("tool %r raised", name)
+            return _tool_failure(f"Tool {name!r} failed with an internal error")
+        content, structured = entry.signature.render(value)
         result: dict[str, Any] = {"content": content, "isError": False}
         if structured is not None:
             result["structuredContent"] = structured

@@ -64,7 +64,9 @@ async def read_body(receive: Receive, limit: int, declared: bytes | None) -> byt
 
 async def reply(send: Send, status: int, body: bytes = b"",
                 headers: Iterable[tuple[bytes, bytes]] = ()) -> None:
-    await send({"type": "http.response.start", "status": status, "headers": list(headers)})
+    """A whole response; with its Content-Length, so the server need not chunk it."""
+    head = [(b"content-length", str(len(body)).encode()), *headers]
+    await send({"type": "http.response.start", "status": status, "headers": head})
     await send({"type": "http.response.body", "body": body})
 
 

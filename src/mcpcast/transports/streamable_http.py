@@ -249,6 +249,47 @@ class StreamableHTTP:
 
     async def _post_legacy(self, scope: Scope, send: Send, headers: dict[bytes, bytes],
                            payload: Any, json_ok: bool, sse_ok: bool) -> None:
+        """One request (the common case, kept short: it is the hot path), else the rest."""
+        if not isinstance(payload, dict):
+            await self._post_many(scope, send, headers, payload, json_ok, sse_ok)
+            return
+        try:
+            kind = classify(payload)
+        except ProtocolError as exc:
+            await reply_error(send, 400, exc, id_of(payload))
+            return
+        if kind is not Kind.REQUEST or payload["method"] == "initialize":
+            await self._post_many(scope, send, headers, payload, json_ok, sse_ok)
+            return
+        principal = None
+        if self.server.authenticate is not None:
+            verdict = await self.authorize(scope, send, [payload])
+            if verdict is None:
+                return
+            principal = verdict.principal
+        found = self._session_for(headers)
+        if isinstance(found, ProtocolError):
+            await reply_error(send, found.http_status, found, payload["id"])
+            return
+        mode = self.config.response_mode
+        responder = Responder(
+            send, found, sse_allowed=sse_ok and mode != "json",
+            streaming=mode == "sse" or not json_ok, extra_headers=[],
+            retry_ms=self.config.sse_retry_ms,
+            store=(self.config.event_store_size, self.config.event_store_streams))
+        carrier = trace_headers(headers)
+        if self.config.stateless:  # no session to cancel through: run inline, no task
+            response = await self.legacy.handle_request(
+                payload, found, principal=principal, send=responder.emit, http_headers=carrier)
+        else:
+            response = await self.legacy.run_cancellable(
+                payload, found, principal=principal, send=responder.emit, http_headers=carrier,
+                close_stream=responder.close_stream)
+        await responder.finish([response], False)
+
+    async def _post_many(self, scope: Scope, send: Send, headers: dict[bytes, bytes],
+                         payload: Any, json_ok: bool, sse_ok: bool) -> None:
+        """Batches, notifications, responses and initialize."""
         batch = isinstance(payload, list)
         messages: list[Any] = payload if batch else [payload]
         if batch and not messages:
