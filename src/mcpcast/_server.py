@@ -116,6 +116,8 @@ class Server:
         """Tell all listeners that the ``tools``/``prompts``/``resources`` list changed."""
         if kind not in ("tools", "prompts", "resources"):
             raise ValueError(f"no list named {kind!r}")
+        if kind == "tools":
+            self.current.tools_changed()
         payload = dumps(notification(f"notifications/{kind}/list_changed"))
         for session in self.sessions.all():
             session.deliver(payload)

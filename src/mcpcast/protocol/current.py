@@ -13,7 +13,6 @@ from __future__ import annotations
 import base64
 import binascii
 import logging
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .._errors import (
@@ -55,15 +54,37 @@ _STATUS = {-32700: 400, -32600: 400, -32602: 400, -32601: 404, -32020: 400, -320
            -32022: 400}
 
 
-@dataclass(frozen=True, slots=True)
 class Routing:
-    """The routing headers of one HTTP request (None: absent; "" twice: duplicated)."""
+    """The routing headers of one HTTP request (None: absent).
 
-    version: str | None
-    method: str | None
-    name: str | None
-    params: dict[str, str]
-    duplicated: bool = False
+    ``params`` (the ``Mcp-Param-*`` headers) is read from the raw header list only when a
+    tool mirrors arguments in headers; most requests never pay for that scan.
+    """
+
+    __slots__ = ("_params", "_raw", "duplicated", "method", "name", "version")
+
+    def __init__(self, version: str | None, method: str | None, name: str | None,
+                 raw: list[tuple[bytes, bytes]] | None = None, duplicated: bool = False,
+                 params: dict[str, str] | None = None) -> None:
+        self.version = version
+        self.method = method
+        self.name = name
+        self.duplicated = duplicated
+        self._raw = raw or []
+        self._params = params
+
+    @property
+    def params(self) -> dict[str, str]:
+        if self._params is None:
+            params: dict[str, str] = {}
+            for key, value in self._raw:
+                if key.startswith(b"mcp-param-"):
+                    name = key[10:].decode("latin-1")
+                    if name in params:  # readers of either copy would disagree
+                        raise HeaderMismatch(f"Mcp-Param-{name} appears more than once")
+                    params[name] = value.decode("latin-1")
+            self._params = params
+        return self._params
 
 
 def decode_header(value: str) -> str:
@@ -82,6 +103,12 @@ class CurrentProtocol:
         self.registry = methods.registry
         self.config = config
         self.codec = codec
+        decl = self.registry.server
+        self._server_info = {"name": decl.name, "version": decl.version}
+        self._param_specs: dict[Any, tuple[tuple[str, str], ...]] = {}
+
+    def tools_changed(self) -> None:
+        self._param_specs.clear()
 
     # ------------------------------------------------------------------ envelope
 
@@ -129,15 +156,24 @@ class CurrentProtocol:
         if message["method"] == "tools/call":
             self._check_param_headers(params, routing)
 
+    def _param_headers(self, name: Any) -> tuple[tuple[str, str], ...]:
+        """The (argument, header) pairs a tool mirrors in ``Mcp-Param-*`` headers (cached)."""
+        found = self._param_specs.get(name)
+        if found is None:
+            entry = self.registry.tools.get(str(name))
+            props = entry.listing["inputSchema"].get("properties", {}) if entry else {}
+            found = tuple((arg, str(schema["x-mcp-header"])) for arg, schema in props.items()
+                          if isinstance(schema, dict) and schema.get("x-mcp-header"))
+            if entry is not None:
+                self._param_specs[name] = found
+        return found
+
     def _check_param_headers(self, params: dict[str, Any], routing: Routing) -> None:
-        entry = self.registry.tools.get(str(params.get("name")))
-        if entry is None:
+        specs = self._param_headers(params.get("name"))
+        if not specs:
             return
         arguments = params.get("arguments") or {}
-        for arg, schema in entry.listing["inputSchema"].get("properties", {}).items():
-            header = schema.get("x-mcp-header") if isinstance(schema, dict) else None
-            if not header:
-                continue
+        for arg, header in specs:
             sent = routing.params.get(str(header).lower())
             value = arguments.get(arg) if isinstance(arguments, dict) else None
             if value is None:
@@ -213,8 +249,7 @@ class CurrentProtocol:
         return caps
 
     def server_meta(self) -> dict[str, Any]:
-        decl = self.registry.server
-        return {META_SERVER: {"name": decl.name, "version": decl.version}}
+        return {META_SERVER: self._server_info}
 
     def _decorate(self, method: str, params: dict[str, Any],
                   body: dict[str, Any]) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 from typing import TYPE_CHECKING, Any
 
 from .._errors import InvalidRequest, ProtocolError
@@ -37,20 +38,75 @@ _ROUTING = {b"mcp-protocol-version", b"mcp-method", b"mcp-name"}
 _WATCH_AFTER = 0.05
 
 
-def routing_headers(raw: list[tuple[bytes, bytes]]) -> Routing:
-    seen: dict[bytes, str] = {}
-    params: dict[str, str] = {}
+def routing_headers(raw: list[tuple[bytes, bytes]], headers: dict[bytes, bytes]) -> Routing:
+    """The routing headers; a name that appears twice is refused (-32020) later."""
     duplicated = False
-    for name, value in raw:
-        if name in _ROUTING:
-            duplicated = duplicated or name in seen
-            seen[name] = value.decode("latin-1")
-        elif name.startswith(b"mcp-param-"):
-            key = name[10:].decode("latin-1")
-            duplicated = duplicated or key in params  # readers of either copy would disagree
-            params[key] = value.decode("latin-1")
-    return Routing(seen.get(b"mcp-protocol-version"), seen.get(b"mcp-method"),
-                   seen.get(b"mcp-name"), params, duplicated)
+    if len(raw) != len(headers):  # some header name repeats: find out whether it matters
+        names = [name for name, _ in raw if name in _ROUTING]
+        duplicated = len(names) != len(set(names))
+    version, method, name = (headers.get(b"mcp-protocol-version"), headers.get(b"mcp-method"),
+                             headers.get(b"mcp-name"))
+    return Routing(version.decode("latin-1") if version is not None else None,
+                   method.decode("latin-1") if method is not None else None,
+                   name.decode("latin-1") if name is not None else None, raw, duplicated)
+
+
+class _Call:
+    __slots__ = ("gone", "receive", "started", "task", "watcher")
+
+    def __init__(self, task: asyncio.Task[Any], receive: Receive, started: float) -> None:
+        self.task = task
+        self.receive = receive
+        self.started = started
+        self.watcher: asyncio.Future[None] | None = None
+        self.gone = False
+
+
+class DisconnectWatch:
+    """Cancel a call whose client closed the stream (the rule of this era).
+
+    Reading ``receive`` for the disconnect needs a task per call; a fast call should not
+    pay for one. A single timer ticks while calls run and gives a watcher only to the
+    calls that have run longer than ``after`` seconds.
+    """
+
+    def __init__(self, after: float) -> None:
+        self.after = after
+        self._calls: set[_Call] = set()
+        self._handle: asyncio.TimerHandle | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def add(self, task: asyncio.Task[Any], receive: Receive) -> _Call:
+        loop = asyncio.get_running_loop()
+        if loop is not self._loop:
+            self._loop, self._handle = loop, None
+            self._calls.clear()
+        call = _Call(task, receive, loop.time())
+        self._calls.add(call)
+        if self._handle is None:
+            self._handle = loop.call_later(self.after, self._tick)
+        return call
+
+    def discard(self, call: _Call) -> None:
+        self._calls.discard(call)
+        if call.watcher is not None:
+            call.watcher.cancel()
+
+    def _tick(self) -> None:
+        loop = self._loop
+        assert loop is not None
+        now = loop.time()
+        for call in self._calls:
+            if call.watcher is None and now - call.started >= self.after:
+                call.watcher = asyncio.ensure_future(until_disconnect(call.receive))
+                call.watcher.add_done_callback(functools.partial(_on_disconnect, call))
+        self._handle = loop.call_later(self.after, self._tick) if self._calls else None
+
+
+def _on_disconnect(call: _Call, done: asyncio.Future[None]) -> None:
+    if not done.cancelled() and done.exception() is None:
+        call.gone = True
+        call.task.cancel()
 
 
 class ModernHTTP:
@@ -59,9 +115,10 @@ class ModernHTTP:
         self.server = transport.server
         self.protocol = transport.server.current
         self.config = transport.config
+        self.watch = DisconnectWatch(_WATCH_AFTER)
 
     async def post(self, scope: Scope, receive: Receive, send: Send, payload: Any,
-                   json_ok: bool, sse_ok: bool) -> None:
+                   headers: dict[bytes, bytes], json_ok: bool, sse_ok: bool) -> None:
         if isinstance(payload, list):
             await reply_error(send, 400, InvalidRequest(
                 "Invalid Request: batches are not part of protocol 2026-07-28"))
@@ -76,7 +133,7 @@ class ModernHTTP:
             return
         message: Message = payload
         try:
-            session = self.protocol.envelope(message, routing_headers(scope["headers"]))
+            session = self.protocol.envelope(message, routing_headers(scope["headers"], headers))
         except ProtocolError as exc:
             await reply_error(send, exc.http_status, exc, message["id"])
             return
@@ -94,7 +151,7 @@ class ModernHTTP:
                               store=(self.config.event_store_size, self.config.event_store_streams))
         outcome = await self._cancellable(receive, self.protocol.handle_request(
             message, session, principal=verdict.principal, send=responder.emit,
-            http_headers=trace_headers(dict(scope["headers"]))))
+            http_headers=trace_headers(headers)))
         if outcome is None:
             return  # the client closed the stream: the request is cancelled, nothing is sent
         response, status = outcome
@@ -107,32 +164,16 @@ class ModernHTTP:
         """Run ``work``; if the client disconnects meanwhile, cancel it and return None."""
         task = asyncio.current_task()
         assert task is not None
-        watcher: asyncio.Future[None] | None = None
-        gone = False
-
-        def on_disconnect(done: asyncio.Future[None]) -> None:
-            nonlocal gone
-            if not done.cancelled() and done.exception() is None:
-                gone = True
-                task.cancel()
-
-        def watch() -> None:
-            nonlocal watcher
-            watcher = asyncio.ensure_future(until_disconnect(receive))
-            watcher.add_done_callback(on_disconnect)
-
-        timer = asyncio.get_running_loop().call_later(_WATCH_AFTER, watch)
+        call = self.watch.add(task, receive)
         try:
             return await work
         except asyncio.CancelledError:
-            if gone:
+            if call.gone:
                 task.uncancel()
                 return None
             raise
         finally:
-            timer.cancel()
-            if watcher is not None:
-                watcher.cancel()
+            self.watch.discard(call)
 
     async def _listen(self, receive: Receive, send: Send, message: Message,
                       sse_ok: bool) -> None:

@@ -243,7 +243,7 @@ class StreamableHTTP:
                 id_of(payload))
             return
         if modern:
-            await self.modern.post(scope, receive, send, payload, json_ok, sse_ok)
+            await self.modern.post(scope, receive, send, payload, headers, json_ok, sse_ok)
         else:
             await self._post_legacy(scope, send, headers, payload, json_ok, sse_ok)
 
