@@ -1,0 +1,121 @@
+"""The master key and AES-256-GCM sealing of secrets at rest.
+
+`SERVICE_MASTER_ENCRYPTION_KEY` is 32 bytes written as 64 hex digits or as base64
+(standard or URL-safe alphabet, padding optional). Every use derives its own key with
+HKDF-SHA256 and a purpose label, so the master key itself never encrypts anything.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import logging
+import os
+import re
+import secrets
+from pathlib import Path
+
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+log = logging.getLogger("pacekeeper.crypto")
+
+MASTER_KEY_BYTES = 32
+_NONCE_BYTES = 12
+_HEX = re.compile(r"^[0-9a-fA-F]{64}$")
+MASTER_KEY_FILE = "master.key"
+
+
+class MasterKeyError(ValueError):
+    """The master key is missing or malformed (the message never contains the key)."""
+
+
+def parse_master_key(text: str) -> bytes:
+    """Decode a 32-byte key from 64 hex digits or base64; raise MasterKeyError otherwise."""
+    value = text.strip()
+    if not value:
+        raise MasterKeyError("SERVICE_MASTER_ENCRYPTION_KEY is not set")
+    if _HEX.match(value):
+        return bytes.fromhex(value)
+    normalized = value.replace("-", "+").replace("_", "/")
+    normalized += "=" * (-len(normalized) % 4)
+    try:
+        raw = base64.b64decode(normalized, validate=True)
+    except (binascii.Error, ValueError):
+        raise MasterKeyError(
+            "SERVICE_MASTER_ENCRYPTION_KEY must be 32 bytes as 64 hex digits or base64"
+        ) from None
+    if len(raw) != MASTER_KEY_BYTES:
+        raise MasterKeyError(
+            f"SERVICE_MASTER_ENCRYPTION_KEY must decode to {MASTER_KEY_BYTES} bytes, "
+            f"got {len(raw)}"
+        )
+    return raw
+
+
+def load_or_create_dev_key(data_dir: Path) -> bytes:
+    """Development only: read <data_dir>/master.key, creating it (mode 0600) if missing."""
+    path = data_dir / MASTER_KEY_FILE
+    if path.exists():
+        return parse_master_key(path.read_text())
+    data_dir.mkdir(parents=True, exist_ok=True)
+    key = secrets.token_bytes(MASTER_KEY_BYTES)
+    # O_EXCL: never overwrite a key another process just wrote; 0600 from the start.
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as handle:
+        handle.write(base64.b64encode(key).decode() + "\n")
+    log.warning("generated a development master key at %s (mode 0600)", path)
+    return key
+
+
+def derive_key(master_key: bytes, purpose: str, length: int = 32) -> bytes:
+    """A subkey for one purpose (HKDF-SHA256, no salt, the purpose as info)."""
+    hkdf = HKDF(algorithm=hashes.SHA256(), length=length, salt=None, info=purpose.encode())
+    return hkdf.derive(master_key)
+
+
+class Sealer:
+    """AES-256-GCM with a random 96-bit nonce; the output is nonce || ciphertext+tag."""
+
+    def __init__(self, key: bytes) -> None:
+        if len(key) != 32:
+            raise ValueError("AES-256-GCM needs a 32-byte key")
+        self._aead = AESGCM(key)
+
+    def seal(self, plaintext: bytes, associated_data: bytes) -> bytes:
+        nonce = secrets.token_bytes(_NONCE_BYTES)
+        return nonce + self._aead.encrypt(nonce, plaintext, associated_data)
+
+    def open(self, sealed: bytes, associated_data: bytes) -> bytes:
+        """Decrypt; raises cryptography.exceptions.InvalidTag on tampering or wrong key."""
+        return self._aead.decrypt(sealed[:_NONCE_BYTES], sealed[_NONCE_BYTES:], associated_data)
+
+
+__all__ = [
+    "MASTER_KEY_BYTES",
+    "MasterKeyError",
+    "Sealer",
+    "derive_key",
+    "load_or_create_dev_key",
+    "parse_master_key",
+]
+
+
+def resolve_master_key(configured: str, *, production: bool, data_dir: Path) -> bytes:
+    """The master key from the environment; in development a generated one if unset.
+
+    Production refuses to start without a well-formed key: silently generating one there
+    would make every stored secret unreadable after a redeploy.
+    """
+    if configured.strip():
+        return parse_master_key(configured)
+    if production:
+        raise MasterKeyError(
+            "SERVICE_MASTER_ENCRYPTION_KEY is required in production "
+            "(32 bytes as 64 hex digits or base64, e.g. `openssl rand -base64 32`)"
+        )
+    return load_or_create_dev_key(data_dir)
+
+
+__all__ += ["resolve_master_key"]
