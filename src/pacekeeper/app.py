@@ -14,9 +14,11 @@ from collections.abc import AsyncIterator
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.routing import Route
 
 from pacekeeper import api
+from pacekeeper.api import BodyLimitMiddleware
 from pacekeeper.auth import KeyGenerator, generate_rsa_key
 from pacekeeper.config import Settings
 from pacekeeper.errors import ApiError
@@ -66,15 +68,16 @@ def create_app(
     routes = [
         Route("/health", api.health, methods=["GET"]),
         Route("/openapi.json", api.openapi, methods=["GET"]),
-        Route("/api/auth/register", api.register, methods=["POST"], max_body_size=limit),
-        Route("/oauth/token", api.password_grant, methods=["POST"], max_body_size=limit),
-        Route("/api/auth/refresh", api.refresh, methods=["POST"], max_body_size=limit),
-        Route("/api/auth/logout", api.logout, methods=["POST"], max_body_size=limit),
+        Route("/api/auth/register", api.register, methods=["POST"]),
+        Route("/oauth/token", api.password_grant, methods=["POST"]),
+        Route("/api/auth/refresh", api.refresh, methods=["POST"]),
+        Route("/api/auth/logout", api.logout, methods=["POST"]),
         Route("/oauth2/jwks", api.jwks, methods=["GET"]),
         Route("/admin/jwks", api.jwks, methods=["GET"]),
     ]
     return Starlette(
         routes=routes,
+        middleware=[Middleware(BodyLimitMiddleware, max_bytes=limit, exempt=("/mcp",))],
         lifespan=lifespan,
         exception_handlers={
             ApiError: api.api_error_handler,

@@ -123,6 +123,8 @@ async def password_grant(request: Request) -> Response:
         password = _single(form, "password")
     except ValueError as exc:
         return _oauth_error(400, "invalid_request", str(exc), svc)
+    if grant_type is None:
+        return _oauth_error(400, "invalid_request", "grant_type is required", svc)
     if grant_type != "password":
         return _oauth_error(
             400, "unsupported_grant_type", "only grant_type=password is served here", svc
