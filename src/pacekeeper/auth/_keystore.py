@@ -200,7 +200,12 @@ class KeyStore:
         now = self._clock()
         keys = [
             dict(k.public_jwk)
-            for k in sorted(self._keys.values(), key=lambda k: k.created_at, reverse=True)
+            # current key first, then retired ones newest first
+            for k in sorted(
+                self._keys.values(),
+                key=lambda k: (k.retired_at is None, k.created_at),
+                reverse=True,
+            )
             if k.public_jwk is not None and k.usable(now)
         ]
         return {"keys": keys}
