@@ -94,7 +94,7 @@ def _single(form: FormData, name: str) -> str | None:
     return value
 
 
-async def _login_body(svc: Services, user: User, response_status: int = 200) -> JSONResponse:
+async def _login_body(svc: Services, user: User, *, cookies: bool) -> JSONResponse:
     issued = svc.tokens.issue(user)
     csrf = await svc.csrf.issue(user.id)
     body = {
@@ -103,8 +103,11 @@ async def _login_body(svc: Services, user: User, response_status: int = 200) -> 
         "user": {"id": str(user.id), "email": user.email},
         "expires_at": iso_utc(issued.expires_at),
     }
-    response = JSONResponse(body, response_status, headers=_NO_STORE)
-    set_session_cookies(response, issued.token, csrf.token, svc.settings.jwt_lifetime_seconds)
+    response = JSONResponse(body, headers=_NO_STORE)
+    if cookies:
+        set_session_cookies(
+            response, issued.token, csrf.token, svc.settings.jwt_lifetime_seconds
+        )
     return response
 
 
@@ -134,7 +137,7 @@ async def password_grant(request: Request) -> Response:
     user = await svc.accounts.authenticate(username, password)
     if user is None:
         return _oauth_error(401, "invalid_grant", _BAD_CREDENTIALS, svc)
-    return await _login_body(svc, user)
+    return await _login_body(svc, user, cookies=True)
 
 
 async def refresh(request: Request) -> Response:
@@ -145,7 +148,8 @@ async def refresh(request: Request) -> Response:
     if user is None:  # deleted between the check and here
         raise svc.resolver.unauthenticated(invalid=True)
     if principal.via == "bearer":
-        response = await _login_body(svc, user)
+        # Bearer callers keep their token in hand: no cookies for them.
+        response = await _login_body(svc, user, cookies=False)
         response.headers.update(_rate_headers(principal))
         return response
     issued = svc.tokens.issue(user)
