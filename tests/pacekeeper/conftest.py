@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import secrets
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -158,7 +158,7 @@ def harness_factory(
     tmp_path: Path,
     clock: FakeClock,
     keygen: Callable[[int], rsa.RSAPrivateKey],
-) -> Iterator[Callable[..., Any]]:
+) -> Callable[..., Any]:
     """Build an app on the test database and run its lifespan: `async with make(...)`."""
 
     def make(**overrides: Any) -> Any:
@@ -179,7 +179,7 @@ def harness_factory(
 
         return _Ctx()
 
-    yield make
+    return make
 
 
 @pytest.fixture

@@ -97,7 +97,8 @@ async def test_admin_may_place_user_in_a_tenant(harness_factory: Any) -> None:
         )
         assert response.status_code == 201
         member = await h.services.users.get_by_email("member@example.com")
-        assert member is not None and member.tenant_id == admin.tenant_id
+        assert member is not None
+        assert member.tenant_id == admin.tenant_id
         denied = await h.client.post(
             "/api/auth/register",
             json={"email": "x@example.com", "password": PASSWORD,
@@ -196,7 +197,8 @@ async def test_password_grant_returns_login_shape_and_cookies(harness: Harness) 
         f"csrf_token={body['csrf_token']}; Path=/; Secure; SameSite=Strict; Max-Age=1800"
     )
     user = await harness.services.users.get(uuid.UUID(registered["user_id"]))
-    assert user is not None and user.last_login_at is not None
+    assert user is not None
+    assert user.last_login_at is not None
 
 
 async def test_wrong_password_and_unknown_email_look_the_same(harness: Harness) -> None:
@@ -207,7 +209,8 @@ async def test_wrong_password_and_unknown_email_look_the_same(harness: Harness) 
     assert wrong.status_code == unknown.status_code == 401
     assert wrong.json() == unknown.json()
     assert wrong.json()["error"] == "invalid_grant"
-    assert "www-authenticate" in wrong.headers and "www-authenticate" in unknown.headers
+    assert "www-authenticate" in wrong.headers
+    assert "www-authenticate" in unknown.headers
     assert "set-cookie" not in wrong.headers
 
 
@@ -259,7 +262,8 @@ async def test_first_admin_from_environment_once(harness_factory: Any) -> None:
     """ACC-9: the env admin is created on an empty database only, and only once."""
     async with harness_factory(admin_email="Boss@Example.com", admin_password=PASSWORD) as h:
         admin = await h.services.users.get_by_email("boss@example.com")
-        assert admin is not None and admin.role.value == "admin"
+        assert admin is not None
+        assert admin.role.value == "admin"
     async with harness_factory(admin_email="other@example.com", admin_password=PASSWORD) as h:
         assert await h.services.users.get_by_email("other@example.com") is None
         assert await h.services.users.count() == 1
@@ -268,9 +272,11 @@ async def test_first_admin_from_environment_once(harness_factory: Any) -> None:
 async def test_unknown_path_and_method_use_error_body(harness: Harness) -> None:
     """ERR-1: routing errors use {error, message} too."""
     missing = await harness.client.get("/nope")
-    assert missing.status_code == 404 and missing.json()["error"] == "not_found"
+    assert missing.status_code == 404
+    assert missing.json()["error"] == "not_found"
     wrong = await harness.client.get("/api/auth/register")
-    assert wrong.status_code == 405 and wrong.json()["error"] == "method_not_allowed"
+    assert wrong.status_code == 405
+    assert wrong.json()["error"] == "method_not_allowed"
 
 
 async def test_health_reports_version(harness: Harness) -> None:

@@ -149,7 +149,8 @@ async def test_csrf_tokens_are_random_256_bits_and_stored_hashed(harness: Harnes
     for token in issued:
         assert await repo.get(token) is None  # looked up by digest only
     record = await repo.get(__import__("hashlib").sha256(next(iter(issued)).encode()).hexdigest())
-    assert record is not None and record.user_id == user_id
+    assert record is not None
+    assert record.user_id == user_id
 
 
 async def test_logout_clears_both_cookies(harness: Harness) -> None:

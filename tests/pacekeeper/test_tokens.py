@@ -175,10 +175,12 @@ async def test_cookie_is_tried_before_the_header(harness: Harness) -> None:
     resolver = harness.services.resolver
     both = {"cookie": f"auth_token={a['token']}", "authorization": f"Bearer {b['token']}"}
     principal = await resolver.resolve(both)
-    assert principal is not None and str(principal.user_id) == a["user_id"]
+    assert principal is not None
+    assert str(principal.user_id) == a["user_id"]
     assert principal.via == "cookie"
     header_only = await resolver.resolve({"authorization": f"bearer {b['token']}"})
-    assert header_only is not None and str(header_only.user_id) == b["user_id"]
+    assert header_only is not None
+    assert str(header_only.user_id) == b["user_id"]
     assert await resolver.resolve({"cookie": "auth_token=; other=1"}) is None
 
 
@@ -197,7 +199,9 @@ async def test_disable_is_immediate_even_from_another_process(
     assert (await harness.login("soon-gone@example.com", PASSWORD)).status_code == 401
 
 
-async def test_verified_tokens_are_cached(harness: Harness, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_verified_tokens_are_cached(
+    harness: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The hot path skips signature checks for a token already verified."""
     body = await harness.register("hot@example.com")
     calls = 0
@@ -264,7 +268,8 @@ async def test_scheduled_rotation(harness_factory: Any) -> None:
         assert await keys.rotate_if_due() is None
         h.clock.advance(days=31)
         new_kid = await keys.rotate_if_due()
-        assert new_kid is not None and keys.signing_key().kid == new_kid
+        assert new_kid is not None
+        assert keys.signing_key().kid == new_kid
 
 
 async def test_jwks_documents(harness: Harness) -> None:
@@ -275,8 +280,11 @@ async def test_jwks_documents(harness: Harness) -> None:
     for response in (primary, legacy):
         assert response.headers["cache-control"] == "public, max-age=3600"
     (key,) = primary.json()["keys"]
-    assert key["kty"] == "RSA" and key["use"] == "sig"
-    assert {"kid", "n", "e"} <= set(key) and "d" not in key and "p" not in key
+    assert key["kty"] == "RSA"
+    assert key["use"] == "sig"
+    assert {"kid", "n", "e"} <= set(key)
+    assert "d" not in key
+    assert "p" not in key
     assert key["kid"] == harness.services.keys.signing_key().kid
 
 
@@ -287,7 +295,8 @@ async def test_private_keys_are_sealed_at_rest(harness: Harness) -> None:
         serialization.Encoding.DER, serialization.PrivateFormat.PKCS8,
         serialization.NoEncryption(),
     )
-    assert der not in record.private_key_sealed and der[16:64] not in record.private_key_sealed
+    assert der not in record.private_key_sealed
+    assert der[16:64] not in record.private_key_sealed
 
 
 async def test_hs256_legacy_mode(harness_factory: Any) -> None:
