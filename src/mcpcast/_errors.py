@@ -10,6 +10,9 @@
      |    +-- MethodNotFound     -32601
      |    +-- InvalidParams      -32602  (unknown tool/resource/prompt, bad or missing argument)
      |    +-- InternalError      -32603
+     |    +-- HeaderMismatch     -32020  (2026-07-28: HTTP headers disagree with the body)
+     |    +-- MissingCapability  -32021  (2026-07-28: the request lacks a client capability)
+     |    +-- UnsupportedVersion -32022  (2026-07-28: names the supported versions)
      +-- ToolError              raised by a tool on purpose: an ``isError`` result with its message
      +-- Unauthorized           raised by an authentication hook: HTTP 401 + ``WWW-Authenticate``
 
@@ -69,6 +72,21 @@ class InvalidParams(ProtocolError):
 
 class InternalError(ProtocolError):
     code = -32603
+
+
+class HeaderMismatch(ProtocolError):
+    code = -32020
+    http_status = 400
+
+
+class MissingCapability(ProtocolError):
+    code = -32021
+    http_status = 400
+
+
+class UnsupportedVersion(ProtocolError):
+    code = -32022
+    http_status = 400
 
 
 class ToolError(McpcastError):

@@ -1,0 +1,53 @@
+"""``ServerConfig``: every limit and switch of a server, with the defaults of the spec."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+DEFAULT_PUBLIC_METHODS = frozenset({
+    "initialize", "notifications/initialized", "server/discover", "ping", "tools/list",
+    "prompts/list", "resources/list", "resources/templates/list", "completion/complete",
+    "logging/setLevel", "notifications/cancelled", "notifications/progress",
+    "notifications/roots/list_changed", "subscriptions/listen", "resources/subscribe",
+    "resources/unsubscribe",
+})
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """Configuration of one server. Injectable into tools by annotating a parameter with it.
+
+    ``path`` defaults to the ``@mcp_server`` path. ``allowed_hosts`` / ``allowed_origins``
+    protect against DNS rebinding: by default only loopback names are accepted, with any
+    port; list your public host names when serving behind a proxy, or ``["*"]`` to turn
+    the check off. ``response_mode`` ``"auto"`` answers with plain JSON unless the call
+    sends something before its result (progress, a log line, an elicitation), in which
+    case the response becomes an SSE stream.
+    """
+
+    path: str | None = None
+    stateless: bool = False
+    response_mode: Literal["auto", "json", "sse"] = "auto"
+    max_body_bytes: int = 4 * 1024 * 1024
+    max_batch: int = 100
+    tool_timeout: float = 60.0
+    client_request_timeout: float = 300.0
+    session_ttl: float = 3600.0
+    max_sessions: int = 10_000
+    max_streams: int = 10_000
+    page_size: int = 50
+    heartbeat_interval: float = 15.0
+    sse_retry_ms: int = 1000
+    event_store_size: int = 256
+    event_store_streams: int = 16
+    allowed_hosts: tuple[str, ...] = ("127.0.0.1", "localhost", "[::1]")
+    allowed_origins: tuple[str, ...] = ("http://127.0.0.1", "http://localhost", "http://[::1]",
+                                        "https://127.0.0.1", "https://localhost", "https://[::1]")
+    public_methods: frozenset[str] = field(default=DEFAULT_PUBLIC_METHODS)
+    sync_tools_in_thread: bool = True
+    # 2026-07-28: caching hints on list/read/discover results, and round-trip state.
+    cache_ttl_ms: int = 0
+    cache_scope: Literal["public", "private"] = "private"
+    state_secret: bytes | None = None  # share it between processes serving one client
+    state_ttl: float = 600.0

@@ -1,0 +1,313 @@
+"""Declaring a server: ``@mcp_server``, ``@tool``, ``@resource``, ``@prompt``, ``@completion``.
+
+The decorators only attach a small frozen record to the function (or class) under the
+attribute ``__mcpcast__`` and return it unchanged, so a decorated method stays an
+ordinary method. ``collect`` turns an instance of a decorated class into a ``Registry``:
+that is where signatures are analysed and bad declarations are refused, once.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from ._errors import RegistrationError
+from ._schema import Signature, analyse
+from ._uritemplate import UriTemplate, is_template
+
+F = TypeVar("F", bound=Callable[..., Any])
+C = TypeVar("C", bound=type)
+
+MARK = "__mcpcast__"
+
+
+@dataclass(frozen=True, slots=True)
+class ServerDecl:
+    name: str
+    path: str = "/mcp"
+    version: str = "0.1.0"
+    instructions: str | None = None
+    title: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolDecl:
+    name: str | None = None
+    description: str | None = None
+    title: str | None = None
+    annotations: dict[str, Any] | None = None
+    meta: dict[str, Any] | None = None
+    input_schema: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceDecl:
+    uri: str
+    name: str | None = None
+    description: str | None = None
+    mime_type: str | None = None
+    title: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PromptDecl:
+    name: str | None = None
+    description: str | None = None
+    title: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CompletionDecl:
+    ref: str  # a prompt name, a resource URI or a resource template
+    argument: str
+
+
+def mcp_server(name: str, path: str = "/mcp", version: str = "0.1.0", *,
+               instructions: str | None = None, title: str | None = None) -> Callable[[C], C]:
+    """Mark a class as an MCP server published at ``path``."""
+    if not path.startswith("/"):
+        raise RegistrationError(f"mcp_server path must start with '/': {path!r}")
+
+    def mark(cls: C) -> C:
+        setattr(cls, MARK, ServerDecl(name, path.rstrip("/") or "/", version, instructions, title))
+        return cls
+    return mark
+
+
+def tool(name: str | None = None, description: str | None = None, *, title: str | None = None,
+         annotations: dict[str, Any] | None = None, meta: dict[str, Any] | None = None,
+         input_schema: dict[str, Any] | None = None) -> Callable[[F], F]:
+    """Publish a method as a tool (``tools/call``).
+
+    ``input_schema`` publishes a hand-written JSON Schema instead of the generated one
+    (arguments are still validated against the method's signature).
+    """
+    return _marker(ToolDecl(name, description, title, annotations, meta, input_schema))
+
+
+def resource(uri: str, name: str | None = None, description: str | None = None, *,
+             mime_type: str | None = None, title: str | None = None) -> Callable[[F], F]:
+    """Publish a method as a read-only resource; ``uri`` may be an RFC 6570 template."""
+    return _marker(ResourceDecl(uri, name, description, mime_type, title))
+
+
+def prompt(name: str | None = None, description: str | None = None, *,
+           title: str | None = None) -> Callable[[F], F]:
+    """Publish a method as a prompt template (``prompts/get``)."""
+    return _marker(PromptDecl(name, description, title))
+
+
+def completion(ref: str, argument: str) -> Callable[[F], F]:
+    """Complete ``argument`` of a prompt (by name) or resource template (by URI template).
+
+    The method gets the partial value (and ``context`` arguments if it declares them) and
+    returns a list of suggestions.
+    """
+    return _marker(CompletionDecl(ref, argument))
+
+
+def _marker(decl: Any) -> Callable[[F], F]:
+    def mark(func: F) -> F:
+        if getattr(func, MARK, None) is not None:
+            raise RegistrationError(
+                f"{func.__qualname__} is already declared as {getattr(func, MARK)}")
+        setattr(func, MARK, decl)
+        return func
+    return mark
+
+
+# --------------------------------------------------------------------------- entries
+
+
+@dataclass(slots=True)
+class Entry:
+    name: str
+    description: str | None
+    func: Callable[..., Any]
+    signature: Signature
+    is_async: bool
+    title: str | None = None
+
+
+@dataclass(slots=True)
+class ToolEntry(Entry):
+    annotations: dict[str, Any] | None = None
+    meta: dict[str, Any] | None = None
+    listing: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class ResourceEntry(Entry):
+    uri: str = ""
+    mime_type: str | None = None
+    template: UriTemplate | None = None
+    listing: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class PromptEntry(Entry):
+    listing: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class CompletionEntry:
+    ref: str
+    argument: str
+    func: Callable[..., Any]
+    is_async: bool
+    signature: Signature
+
+
+@dataclass
+class Registry:
+    server: ServerDecl
+    tools: dict[str, ToolEntry] = field(default_factory=dict)
+    resources: dict[str, ResourceEntry] = field(default_factory=dict)
+    templates: dict[str, ResourceEntry] = field(default_factory=dict)
+    prompts: dict[str, PromptEntry] = field(default_factory=dict)
+    completions: dict[tuple[str, str], CompletionEntry] = field(default_factory=dict)
+
+    def add(self, func: Callable[..., Any], decl: Any, injectables: tuple[type, ...]) -> None:
+        if isinstance(decl, ToolDecl):
+            self._add_tool(func, decl, injectables)
+        elif isinstance(decl, ResourceDecl):
+            self._add_resource(func, decl, injectables)
+        elif isinstance(decl, PromptDecl):
+            self._add_prompt(func, decl, injectables)
+        elif isinstance(decl, CompletionDecl):
+            sig = analyse(func, injectables=injectables, skip_self=False)
+            self.completions[(decl.ref, decl.argument)] = CompletionEntry(
+                decl.ref, decl.argument, func, _is_async(func), sig)
+
+    def _add_tool(self, func: Callable[..., Any], decl: ToolDecl,
+                  injectables: tuple[type, ...]) -> None:
+        name = decl.name or func.__name__
+        _unique(name, self.tools, "tool")
+        sig = analyse(func, injectables=injectables, skip_self=False)
+        _check_topic(name, sig)
+        description = decl.description or _doc(func)
+        schema = decl.input_schema if decl.input_schema is not None else sig.input_schema
+        if schema.get("type") != "object":
+            raise RegistrationError(f"tool {name!r}: an input schema must have type 'object'")
+        listing: dict[str, Any] = {"name": name, "inputSchema": schema}
+        if decl.title:
+            listing["title"] = decl.title
+        if description:
+            listing["description"] = description
+        if sig.output_schema is not None:
+            listing["outputSchema"] = sig.output_schema
+        if decl.annotations:
+            listing["annotations"] = decl.annotations
+        if decl.meta:
+            listing["_meta"] = decl.meta
+        self.tools[name] = ToolEntry(name, description, func, sig, _is_async(func), decl.title,
+                                     decl.annotations, decl.meta, listing)
+
+    def _add_resource(self, func: Callable[..., Any], decl: ResourceDecl,
+                      injectables: tuple[type, ...]) -> None:
+        name = decl.name or func.__name__
+        sig = analyse(func, injectables=injectables, skip_self=False)
+        description = decl.description or _doc(func)
+        listing: dict[str, Any] = {"name": name}
+        for key, value in (("title", decl.title), ("description", description),
+                           ("mimeType", decl.mime_type)):
+            if value:
+                listing[key] = value
+        if is_template(decl.uri):
+            template = UriTemplate(decl.uri)
+            missing = set(template.variables) - set(sig.wire_names)
+            if missing:
+                raise RegistrationError(
+                    f"resource template {decl.uri!r}: {func.__qualname__} has no parameter for "
+                    f"{sorted(missing)}")
+            _unique(decl.uri, self.templates, "resource template")
+            listing["uriTemplate"] = decl.uri
+            self.templates[decl.uri] = ResourceEntry(
+                name, description, func, sig, _is_async(func), decl.title, decl.uri,
+                decl.mime_type, template, listing)
+        else:
+            _unique(decl.uri, self.resources, "resource")
+            listing["uri"] = decl.uri
+            self.resources[decl.uri] = ResourceEntry(
+                name, description, func, sig, _is_async(func), decl.title, decl.uri,
+                decl.mime_type, None, listing)
+
+    def _add_prompt(self, func: Callable[..., Any], decl: PromptDecl,
+                    injectables: tuple[type, ...]) -> None:
+        name = decl.name or func.__name__
+        _unique(name, self.prompts, "prompt")
+        sig = analyse(func, injectables=injectables, skip_self=False)
+        description = decl.description or _doc(func)
+        listing: dict[str, Any] = {"name": name}
+        if decl.title:
+            listing["title"] = decl.title
+        if description:
+            listing["description"] = description
+        props = sig.input_schema.get("properties", {})
+        required = set(sig.input_schema.get("required", ()))
+        listing["arguments"] = [
+            {k: v for k, v in (("name", arg), ("description", props[arg].get("description")),
+                               ("required", arg in required)) if v is not None}
+            for arg in props
+        ]
+        self.prompts[name] = PromptEntry(name, description, func, sig, _is_async(func),
+                                         decl.title, listing)
+
+    def remove_tool(self, name: str) -> bool:
+        return self.tools.pop(name, None) is not None
+
+
+def collect(instance: Any, injectables: tuple[type, ...]) -> Registry:
+    """Build the registry of a decorated class instance (or of a bare ``ServerDecl``)."""
+    decl = getattr(type(instance), MARK, None)
+    if not isinstance(decl, ServerDecl):
+        raise RegistrationError(
+            f"{type(instance).__qualname__} is not decorated with @mcp_server(name=...)")
+    registry = Registry(decl)
+    for _, member in _members(instance):
+        func_decl = getattr(member, MARK, None)
+        if func_decl is not None:
+            registry.add(member, func_decl, injectables)
+    for ref, argument in registry.completions:
+        if ref not in registry.prompts and ref not in registry.templates \
+                and ref not in registry.resources:
+            raise RegistrationError(f"completion for unknown prompt or resource {ref!r}")
+        del argument
+    return registry
+
+
+def _members(instance: Any) -> Iterable[tuple[str, Any]]:
+    # Walk the class (not the instance) so properties are never evaluated, then bind.
+    for name in dir(type(instance)):
+        if name.startswith("__"):
+            continue
+        raw = inspect.getattr_static(type(instance), name)
+        target = raw.__func__ if isinstance(raw, staticmethod | classmethod) else raw
+        if getattr(target, MARK, None) is not None:
+            yield name, getattr(instance, name)
+
+
+def _is_async(func: Callable[..., Any]) -> bool:
+    return inspect.iscoroutinefunction(func)
+
+
+def _doc(func: Callable[..., Any]) -> str | None:
+    doc = inspect.getdoc(func)
+    return doc.strip() if doc else None
+
+
+def _unique(key: str, table: dict[str, Any], what: str) -> None:
+    if key in table:
+        raise RegistrationError(f"two {what}s are named {key!r}")
+
+
+def _check_topic(name: str, sig: Signature) -> None:
+    # Broadcaster and StreamingSession are looked up by the call's `topic` argument.
+    needs_topic = [t.__name__ for t in sig.injected.values()
+                   if getattr(t, "__mcpcast_needs_topic__", False)]
+    if needs_topic and "topic" not in sig.wire_names:
+        raise RegistrationError(
+            f"tool {name!r} takes {', '.join(needs_topic)} but declares no argument named "
+            "'topic' (add `topic: Annotated[str, Param(name=\"topic\")]`)")

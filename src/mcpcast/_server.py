@@ -1,0 +1,115 @@
+"""``Server``: one decorated class instance, served. The framework instance tools may ask for."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from opentelemetry.trace import TracerProvider
+
+from ._auth import Authenticate
+from ._config import ServerConfig
+from ._jsonrpc import dumps, notification
+from ._registry import Registry, ToolDecl, collect
+from .context import Context
+from .protocol.current import CurrentProtocol
+from .protocol.dispatch import Injector, Methods
+from .protocol.exchange import Exchange, PendingRequests
+from .protocol.legacy import LegacyProtocol
+from .protocol.listeners import Listener
+from .protocol.roundtrip import MemoryReplayGuard, StateCodec
+from .protocol.session import SessionStore
+from .tracing import Tracing
+
+if TYPE_CHECKING:
+    from .transports._http import Receive, Scope, Send
+
+
+class Server:
+    """Serve the ``@mcp_server`` class instance ``target``.
+
+    >>> app = Server(MyTools()).asgi_app()          # mount it, or run it with uvicorn
+
+    ``authenticate`` is an async callable receiving a ``RequestInfo``; it returns a
+    principal (any object; tools see it as ``ctx.principal``), ``None`` for anonymous, or
+    raises ``Unauthorized``. Methods outside ``config.public_methods`` need a principal.
+    """
+
+    def __init__(self, target: Any, *, config: ServerConfig | None = None,
+                 tracer_provider: TracerProvider | None = None,
+                 authenticate: Authenticate | None = None,
+                 injectors: dict[type, Injector] | None = None) -> None:
+        self.target = target
+        self.config = config or ServerConfig()
+        self.injectors: dict[type, Injector] = {
+            Context: lambda ex, kwargs: Context(ex),
+            ServerConfig: lambda ex, kwargs: self.config,
+            Server: lambda ex, kwargs: self,
+            **(injectors or {}),
+        }
+        self.registry: Registry = collect(target, tuple(self.injectors))
+        self.path = self.config.path or self.registry.server.path
+        self.tracing = Tracing(tracer_provider)
+        self.authenticate = authenticate
+        self.pending = PendingRequests()
+        self.methods = Methods(self.registry, self.config, self.tracing, self.injectors)
+        self.legacy = LegacyProtocol(self.methods, self.pending, self.config.client_request_timeout)
+        self.sessions = SessionStore(self.config.session_ttl, self.config.max_sessions)
+        codec = StateCodec(self.config.state_secret or secrets.token_bytes(32),
+                           self.config.state_ttl, MemoryReplayGuard())
+        self.current = CurrentProtocol(self.methods, self.config, codec)
+        self.listeners: set[Listener] = set()
+        self._app: Callable[[Scope, Receive, Send], Any] | None = None
+
+    @property
+    def name(self) -> str:
+        return self.registry.server.name
+
+    @property
+    def version(self) -> str:
+        return self.registry.server.version
+
+    def asgi_app(self) -> Callable[[Scope, Receive, Send], Any]:
+        """The ASGI application serving this server at ``self.path``."""
+        if self._app is None:
+            from .transports.streamable_http import StreamableHTTP
+            self._app = StreamableHTTP(self)
+        return self._app
+
+    # ------------------------------------------------------------------ changes at run time
+
+    def add_tool(self, func: Callable[..., Any], *, name: str | None = None,
+                 description: str | None = None) -> None:
+        """Publish another tool now; connected clients hear ``tools/list_changed``."""
+        self.registry.add(func, ToolDecl(name, description), tuple(self.injectors))
+        self.notify_list_changed("tools")
+
+    def remove_tool(self, name: str) -> bool:
+        removed = self.registry.remove_tool(name)
+        if removed:
+            self.notify_list_changed("tools")
+        return removed
+
+    def notify_list_changed(self, kind: str) -> None:
+        """Tell all listeners that the ``tools``/``prompts``/``resources`` list changed."""
+        if kind not in ("tools", "prompts", "resources"):
+            raise ValueError(f"no list named {kind!r}")
+        payload = dumps(notification(f"notifications/{kind}/list_changed"))
+        for session in self.sessions.all():
+            session.deliver(payload)
+        for listener in self.listeners:
+            listener.list_changed(kind)
+
+    def notify_resource_updated(self, uri: str) -> None:
+        """Tell the sessions subscribed to ``uri`` that it changed."""
+        payload = dumps(notification("notifications/resources/updated", {"uri": uri}))
+        for session in self.sessions.all():
+            if uri in session.subscriptions:
+                session.deliver(payload)
+        for listener in self.listeners:
+            listener.resource_updated(uri)
+
+    def register_injector(self, typ: type,
+                          injector: Callable[[Exchange, dict[str, Any]], Any]) -> None:
+        self.injectors[typ] = injector

@@ -1,0 +1,61 @@
+"""``mcpcast run module:Class``: serve a decorated class with uvicorn, like ``uvicorn mod:app``."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from ._config import ServerConfig
+from ._errors import McpcastError
+from ._server import Server
+
+
+def load(target: str, config: ServerConfig) -> Any:
+    """Resolve ``module:attr`` to an ASGI app: a decorated class, an instance, or a Server."""
+    module_name, _, attr = target.partition(":")
+    if not module_name or not attr:
+        raise McpcastError(f"expected module:Class, got {target!r}")
+    if "" not in sys.path and "." not in sys.path:
+        sys.path.insert(0, "")  # like uvicorn: the current directory is importable
+    obj: Any = importlib.import_module(module_name)
+    for part in attr.split("."):
+        obj = getattr(obj, part)
+    if isinstance(obj, Server):
+        return obj.asgi_app()
+    if isinstance(obj, type):
+        obj = obj()
+    return Server(obj, config=config).asgi_app()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="mcpcast", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    run = commands.add_parser("run", help="serve module:Class over HTTP")
+    run.add_argument("target", help="module:Class (or module:instance, module:server)")
+    run.add_argument("--host", default="127.0.0.1")
+    run.add_argument("--port", type=int, default=8000)
+    run.add_argument("--path", default=None, help="override the @mcp_server path")
+    run.add_argument("--stateless", action="store_true", help="no sessions (handshake era)")
+    run.add_argument("--allow-host", action="append", default=None,
+                     help="accept this Host header too (repeatable); '*' turns the check off")
+    run.add_argument("--log-level", default="info")
+    args = parser.parse_args(argv)
+
+    import uvicorn
+
+    hosts = ServerConfig.allowed_hosts + tuple(args.allow_host or ())
+    config = ServerConfig(path=args.path, stateless=args.stateless, allowed_hosts=hosts)
+    app = load(args.target, config)
+    loop = "uvloop" if importlib.util.find_spec("uvloop") else "asyncio"
+    http = "httptools" if importlib.util.find_spec("httptools") else "h11"
+    uvicorn.run(app, host=args.host, port=args.port, loop=loop, http=http,
+                log_level=args.log_level, lifespan="on")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

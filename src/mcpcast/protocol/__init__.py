@@ -1,0 +1,1 @@
+"""The sans-IO protocol core: messages in, messages out; no sockets."""

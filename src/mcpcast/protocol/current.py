@@ -1,0 +1,253 @@
+"""The current revision, 2026-07-28: stateless, every request carries its own envelope.
+
+No handshake and no session: each request's ``params._meta`` names the protocol version
+and the client's capabilities; ``server/discover`` says what the server supports;
+results carry ``resultType`` and the server's info; elicitation and sampling become
+input-required round trips; ``subscriptions/listen`` is the one long-lived stream.
+Sans-IO like the legacy era: the transport passes the routing headers in and gets a
+response message (and the HTTP status it implies) back.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import logging
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .._errors import (
+    HeaderMismatch,
+    InternalError,
+    InvalidParams,
+    MethodNotFound,
+    ProtocolError,
+    UnsupportedVersion,
+)
+from .._jsonrpc import Message, error, result
+from .exchange import Exchange, Send
+from .legacy import capabilities
+from .roundtrip import ROUND_TRIP_METHODS, InputRequired, RoundTrip, StateCodec
+from .session import Session
+from .versions import CURRENT_VERSIONS, LOG_LEVELS
+
+if TYPE_CHECKING:
+    from .._config import ServerConfig
+    from .dispatch import Methods
+
+log = logging.getLogger("mcpcast")
+
+META_VERSION = "io.modelcontextprotocol/protocolVersion"
+META_CAPS = "io.modelcontextprotocol/clientCapabilities"
+META_INFO = "io.modelcontextprotocol/clientInfo"
+META_LOG = "io.modelcontextprotocol/logLevel"
+META_SERVER = "io.modelcontextprotocol/serverInfo"
+META_SUBSCRIPTION = "io.modelcontextprotocol/subscriptionId"
+
+# Methods this era removed: -32601 with HTTP 404, as for any unknown method.
+REMOVED = frozenset({"initialize", "notifications/initialized", "ping", "logging/setLevel",
+                     "resources/subscribe", "resources/unsubscribe"})
+CACHED = frozenset({"server/discover", "tools/list", "prompts/list", "resources/list",
+                    "resources/templates/list", "resources/read"})
+_NAME_PARAM = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+_NO_LOGS = 99  # above every level: logs only when the request opts in with logLevel
+
+
+@dataclass(frozen=True, slots=True)
+class Routing:
+    """The routing headers of one HTTP request (None: absent; "" twice: duplicated)."""
+
+    version: str | None
+    method: str | None
+    name: str | None
+    params: dict[str, str]
+    duplicated: bool = False
+
+
+def decode_header(value: str) -> str:
+    """Header values may be sent as ``=?base64?...?=`` (non-ASCII names)."""
+    if value.startswith("=?base64?") and value.endswith("?="):
+        try:
+            return base64.b64decode(value[9:-2], validate=True).decode("utf-8")
+        except (binascii.Error, UnicodeDecodeError):
+            raise HeaderMismatch("Malformed base64 header value") from None
+    return value
+
+
+class CurrentProtocol:
+    def __init__(self, methods: Methods, config: ServerConfig, codec: StateCodec) -> None:
+        self.methods = methods
+        self.registry = methods.registry
+        self.config = config
+        self.codec = codec
+
+    # ------------------------------------------------------------------ envelope
+
+    def envelope(self, message: Message, routing: Routing) -> Session:
+        """Validate ``_meta`` and the routing headers, in the order the SDK checks them."""
+        params = message.get("params") or {}
+        meta = params.get("_meta")
+        if not isinstance(meta, dict) or not isinstance(meta.get(META_VERSION), str) \
+                or not isinstance(meta.get(META_CAPS), dict):
+            raise InvalidParams(
+                f"params._meta must carry {META_VERSION!r} and {META_CAPS!r}",
+                {"argument": "_meta"}, http_status=400)
+        version: str = meta[META_VERSION]
+        self._check_headers(message, params, version, routing)
+        if version not in CURRENT_VERSIONS:
+            raise UnsupportedVersion("Unsupported protocol version",
+                                     {"supported": list(CURRENT_VERSIONS), "requested": version})
+        session = Session(None, version)
+        session.client_capabilities = meta[META_CAPS]
+        info = meta.get(META_INFO)
+        session.client_info = info if isinstance(info, dict) else {}
+        level = meta.get(META_LOG)
+        if level is None:
+            session.log_level = _NO_LOGS
+        elif level in LOG_LEVELS:
+            session.log_level = LOG_LEVELS[level]
+        else:
+            raise InvalidParams(f"Invalid log level: {level!r}", {"argument": META_LOG},
+                                http_status=400)
+        return session
+
+    def _check_headers(self, message: Message, params: dict[str, Any], version: str,
+                       routing: Routing) -> None:
+        if routing.duplicated:
+            raise HeaderMismatch("A routing header appears more than once")
+        if routing.version is None or routing.version != version:
+            raise HeaderMismatch("MCP-Protocol-Version header does not match params._meta")
+        if routing.method is None or decode_header(routing.method) != message["method"]:
+            raise HeaderMismatch("Mcp-Method header does not match the request method")
+        key = _NAME_PARAM.get(message["method"])
+        if key is not None and (routing.name is None
+                                or decode_header(routing.name) != params.get(key)):
+                raise HeaderMismatch(f"Mcp-Name header does not match params.{key}")
+        if message["method"] == "tools/call":
+            self._check_param_headers(params, routing)
+
+    def _check_param_headers(self, params: dict[str, Any], routing: Routing) -> None:
+        entry = self.registry.tools.get(str(params.get("name")))
+        if entry is None:
+            return
+        arguments = params.get("arguments") or {}
+        for arg, schema in entry.listing["inputSchema"].get("properties", {}).items():
+            header = schema.get("x-mcp-header") if isinstance(schema, dict) else None
+            if not header:
+                continue
+            sent = routing.params.get(str(header).lower())
+            value = arguments.get(arg) if isinstance(arguments, dict) else None
+            if value is None:
+                if sent is not None:
+                    raise HeaderMismatch(f"Mcp-Param-{header} sent for an absent argument")
+                continue
+            if sent is None or not _same_value(decode_header(sent), value):
+                raise HeaderMismatch(f"Mcp-Param-{header} header does not match '{arg}'")
+
+    # ------------------------------------------------------------------ requests
+
+    async def handle_request(self, message: Message, session: Session, *, principal: Any,
+                             send: Send) -> tuple[Message, int]:
+        """Answer one request; also says which HTTP status the answer implies."""
+        try:
+            return await self._handle(message, session, principal, send), 200
+        except ProtocolError as exc:
+            return error(message["id"], exc), exc.http_status
+        except Exception:
+            log.exception("%s failed", message["method"])
+            return error(message["id"], InternalError(
+                f"Internal error while handling {message['method']}")), 500
+
+    async def _handle(self, message: Message, session: Session, principal: Any,
+                      send: Send) -> Message:
+        method: str = message["method"]
+        rid = message["id"]
+        params = message.get("params") or {}
+        if method in REMOVED:
+            raise MethodNotFound("Method not found", method, http_status=404)
+        if method == "server/discover":
+            return result(rid, self._decorate(method, self.discover()))
+        handler = self.methods.table.get(method)
+        if handler is None:
+            raise MethodNotFound("Method not found", method, http_status=404)
+        round_trip = None
+        if method in ROUND_TRIP_METHODS:
+            responses: dict[str, Any] = {}
+            if "requestState" in params:
+                responses = self.codec.open(params["requestState"], method, params, principal)
+            fresh = params.get("inputResponses")
+            if isinstance(fresh, dict):
+                responses = {**responses, **fresh}
+            round_trip = RoundTrip(responses)
+        exchange = Exchange(session, rid, principal, params["_meta"], send,
+                            round_trip=round_trip)
+        try:
+            body = await handler(params, exchange)
+        except InputRequired as needed:
+            assert round_trip is not None
+            return result(rid, self._input_required(method, params, principal, round_trip,
+                                                     needed))
+        return result(rid, self._decorate(method, body))
+
+    def discover(self) -> dict[str, Any]:
+        body: dict[str, Any] = {"supportedVersions": list(CURRENT_VERSIONS),
+                                "capabilities": self.capabilities()}
+        if self.registry.server.instructions:
+            body["instructions"] = self.registry.server.instructions
+        return body
+
+    def capabilities(self) -> dict[str, Any]:
+        caps = capabilities(self.registry)
+        resources = caps.get("resources")
+        if resources is not None:
+            # resources/subscribe is gone; updates come through subscriptions/listen.
+            caps["resources"] = {"subscribe": True, "listChanged": True}
+        return caps
+
+    def server_meta(self) -> dict[str, Any]:
+        decl = self.registry.server
+        return {META_SERVER: {"name": decl.name, "version": decl.version}}
+
+    def _decorate(self, method: str, body: dict[str, Any]) -> dict[str, Any]:
+        body["resultType"] = "complete"
+        meta = body.get("_meta")
+        body["_meta"] = {**meta, **self.server_meta()} if isinstance(meta, dict) \
+            else self.server_meta()
+        if method in CACHED:
+            body.setdefault("ttlMs", self.config.cache_ttl_ms)
+            body.setdefault("cacheScope", self.config.cache_scope)
+        return body
+
+    def _input_required(self, method: str, params: dict[str, Any], principal: Any,
+                        round_trip: RoundTrip, needed: InputRequired) -> dict[str, Any]:
+        state = self.codec.seal(method, params, principal, round_trip.responses)
+        return {"resultType": "input_required", "inputRequests": {needed.key: needed.request},
+                "requestState": state, "_meta": self.server_meta()}
+
+    def listen_filter(self, params: dict[str, Any]) -> dict[str, Any]:
+        """The subset of a ``subscriptions/listen`` filter this server will honour."""
+        wanted = params.get("notifications")
+        if not isinstance(wanted, dict):
+            raise InvalidParams("subscriptions/listen needs a 'notifications' object",
+                                {"argument": "notifications"}, http_status=400)
+        caps = capabilities(self.registry)
+        honoured: dict[str, Any] = {}
+        for flag, cap in (("toolsListChanged", "tools"), ("promptsListChanged", "prompts"),
+                          ("resourcesListChanged", "resources")):
+            if wanted.get(flag) is True and cap in caps:
+                honoured[flag] = True
+        uris = wanted.get("resourceSubscriptions")
+        if isinstance(uris, list) and "resources" in caps:
+            honoured["resourceSubscriptions"] = [u for u in uris if isinstance(u, str)]
+        return honoured
+
+
+def _same_value(sent: str, value: Any) -> bool:
+    if isinstance(value, bool):
+        return sent == ("true" if value else "false")
+    if isinstance(value, int):
+        try:
+            return int(sent) == value
+        except ValueError:
+            return False
+    return sent == str(value)

@@ -1,0 +1,271 @@
+"""The methods both protocol eras share: listing, calling, reading, prompting, completing.
+
+Handlers take the request's ``params`` and its ``Exchange`` and return the result
+object (a dict); they raise ``ProtocolError`` subclasses for JSON-RPC errors. No I/O
+happens here except through the exchange.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import contextvars
+import functools
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from .._content import EmbeddedResource, Message
+from .._errors import InvalidParams, McpcastError, ProtocolError, ToolError
+from .._registry import Entry, Registry
+from .exchange import Exchange
+from .roundtrip import InputRequired
+
+if TYPE_CHECKING:
+    from .._config import ServerConfig
+    from ..tracing import Tracing
+
+log = logging.getLogger("mcpcast")
+
+Handler = Callable[[dict[str, Any], Exchange], Awaitable[dict[str, Any]]]
+Injector = Callable[[Exchange, dict[str, Any]], Any]
+
+
+def _page(items: Sequence[dict[str, Any]], params: dict[str, Any], size: int,
+          key: str) -> dict[str, Any]:
+    """Cursor pagination: the cursor is an opaque base64 offset."""
+    cursor = params.get("cursor")
+    start = 0
+    if cursor is not None:
+        try:
+            start = int(base64.urlsafe_b64decode(str(cursor).encode()).decode())
+        except (ValueError, binascii.Error, UnicodeDecodeError):
+            raise InvalidParams("Invalid cursor", {"cursor": cursor}) from None
+        if start < 0 or start > len(items):
+            raise InvalidParams("Invalid cursor", {"cursor": cursor})
+    end = start + size
+    result: dict[str, Any] = {key: list(items[start:end])}
+    if end < len(items):
+        result["nextCursor"] = base64.urlsafe_b64encode(str(end).encode()).decode()
+    return result
+
+
+def _name(params: dict[str, Any], key: str, what: str) -> str:
+    value = params.get(key)
+    if not isinstance(value, str) or not value:
+        raise InvalidParams(f"Missing {what} {key!r}", {"argument": key})
+    return value
+
+
+class Methods:
+    """The shared method table, bound to one server's registry and configuration."""
+
+    def __init__(self, registry: Registry, config: ServerConfig, tracing: Tracing,
+                 injectors: dict[type, Injector]) -> None:
+        self.registry = registry
+        self.config = config
+        self.tracing = tracing
+        self.injectors = injectors
+        self.table: dict[str, Handler] = {
+            "tools/list": self.list_tools,
+            "tools/call": self.call_tool,
+            "resources/list": self.list_resources,
+            "resources/templates/list": self.list_templates,
+            "resources/read": self.read_resource,
+            "prompts/list": self.list_prompts,
+            "prompts/get": self.get_prompt,
+            "completion/complete": self.complete,
+        }
+
+    # ------------------------------------------------------------------ listing
+
+    async def list_tools(self, params: dict[str, Any], ex: Exchange) -> dict[str, Any]:
+        items = [t.listing for t in self.registry.tools.values()]
+        return _page(items, params, self.config.page_size, "tools")
+
+    async def list_resources(self, params: dict[str, Any], ex: Exchange) -> dict[str, Any]:
+        items = [r.listing for r in self.registry.resources.values()]
+        return _page(items, params, self.config.page_size, "resources")
+
+    async def list_templates(self, params: dict[str, Any], ex: Exchange) -> dict[str, Any]:
+        items = [r.listing for r in self.registry.templates.values()]
+        return _page(items, params, self.config.page_size, "resourceTemplates")
+
+    async def list_prompts(self, params: dict[str, Any], ex: Exchange) -> dict[str, Any]:
+        items = [p.listing for p in self.registry.prompts.values()]
+        return _page(items, params, self.config.page_size, "prompts")
+
+    # ------------------------------------------------------------------ invoking
+
+    async def invoke(self, entry: Entry, kwargs: dict[str, Any], ex: Exchange) -> Any:
+        for pname, typ in entry.signature.injected.items():
+            kwargs[pname] = self._inject(typ, ex, kwargs)
+        if entry.is_async:
+            coro = entry.func(**kwargs)
+        elif self.config.sync_tools_in_thread:
+            # Sync methods run in a worker thread so a blocking one never stalls the loop.
+            call = functools.partial(contextvars.copy_context().run, entry.func, **kwargs)
+            coro = asyncio.get_running_loop().run_in_executor(None, call)
+        else:
+            return entry.func(**kwargs)
+        async with asyncio.timeout(self.config.tool_timeout):
+            return await coro
+
+    def _inject(self, typ: type, ex: Exchange, kwargs: dict[str, Any]) -> Any:
+        for base in typ.__mro__:
+            injector = self.injectors.get(base)
+            if injector is not None:
+                return injector(ex, kwargs)
+        raise McpcastError(f"nothing can be injected for {typ.__name__}")
+
+    async def call_tool(self, params: dict[str, Any], ex: Exchange) -> dict[str, Any]:
+        name = _name(params, "name", "tool")
+        entry = self.registry.tools.get(name)
+        if entry is None:
+            raise InvalidParams(f"Unknown tool: {name}", {"name": name})
+        arguments = params.get("arguments")
+        count = len(arguments) if isinstance(arguments, dict) else 0
+        with self.tracing.span("tool", name, count, request_id=ex.request_id,
+                               session_id=ex.session.id, version=ex.session.version,
+                               carrier=ex.meta or ex.http_headers) as span:
+            kwargs = entry.signature.bind(arguments)
+            try:
+                value = await self.invoke(entry, kwargs, ex)
+            except ToolError as exc:
+                span.failed("tool_error")
+                return {"content": [{"type": "text", "text": exc.message}], "isError": True}
+            except TimeoutError:
+                span.failed("timeout")
+                limit = self.config.tool_timeout
+                return _tool_failure(f"Tool {name!r} timed out after {limit:g} s")
+            except (asyncio.CancelledError, ProtocolError, InputRequired):
+                raise
+            except Exception:
+                span.failed("exception")
+                log.exception("tool %r raised", name)
+                return _tool_failure(f"Tool {name!r} failed with an internal error")
+            content, structured = entry.signature.render(value)
+        result: dict[str, Any] = {"content": content, "isError": False}
+        if structured is not None:
+            result["structuredContent"] = structured
+        return result
+
+    async def read_resource(self, params: dict[str, Any], ex: Exchange) -> dict[str, Any]:
+        uri = _name(params, "uri", "resource")
+        entry = self.registry.resources.get(uri)
+        variables: dict[str, str] = {}
+        if entry is None:
+            for candidate in self.registry.templates.values():
+                assert candidate.template is not None
+                found = candidate.template.match(uri)
+                if found is not None:
+                    entry, variables = candidate, found
+                    break
+        if entry is None:
+            raise InvalidParams(f"Resource not found: {uri}", {"uri": uri})
+        with self.tracing.span("resource", uri, len(variables), request_id=ex.request_id,
+                               session_id=ex.session.id, version=ex.session.version,
+                               carrier=ex.meta or ex.http_headers) as span:
+            kwargs = entry.signature.bind(variables)
+            try:
+                value = await self.invoke(entry, kwargs, ex)
+            except ToolError as exc:
+                span.failed("tool_error")
+                raise InvalidParams(exc.message, {"uri": uri}) from None
+        return {"contents": _resource_contents(uri, entry.mime_type, value)}
+
+    async def get_prompt(self, params: dict[str, Any], ex: Exchange) -> dict[str, Any]:
+        name = _name(params, "name", "prompt")
+        entry = self.registry.prompts.get(name)
+        if entry is None:
+            raise InvalidParams(f"Unknown prompt: {name}", {"name": name})
+        arguments = params.get("arguments")
+        count = len(arguments) if isinstance(arguments, dict) else 0
+        with self.tracing.span("prompt", name, count, request_id=ex.request_id,
+                               session_id=ex.session.id, version=ex.session.version,
+                               carrier=ex.meta or ex.http_headers) as span:
+            kwargs = entry.signature.bind(arguments)
+            try:
+                value = await self.invoke(entry, kwargs, ex)
+            except ToolError as exc:
+                span.failed("tool_error")
+                raise InvalidParams(exc.message, {"name": name}) from None
+        if isinstance(value, str | Message):
+            value = [value]
+        messages = [m.to_wire() if isinstance(m, Message) else Message.user(str(m)).to_wire()
+                    for m in value]
+        result: dict[str, Any] = {"messages": messages}
+        if entry.description:
+            result["description"] = entry.description
+        return result
+
+    async def complete(self, params: dict[str, Any], ex: Exchange) -> dict[str, Any]:
+        ref = params.get("ref")
+        argument = params.get("argument")
+        if not isinstance(ref, dict) or not isinstance(argument, dict):
+            raise InvalidParams("completion/complete needs 'ref' and 'argument' objects")
+        arg_name, value = argument.get("name"), argument.get("value", "")
+        if not isinstance(arg_name, str) or not isinstance(value, str):
+            raise InvalidParams("argument needs a string 'name' and 'value'")
+        if ref.get("type") == "ref/prompt":
+            key = _name(ref, "name", "prompt")
+            target: Entry | None = self.registry.prompts.get(key)
+        elif ref.get("type") == "ref/resource":
+            key = _name(ref, "uri", "resource")
+            target = self.registry.templates.get(key) or self.registry.resources.get(key)
+        else:
+            raise InvalidParams("ref.type must be 'ref/prompt' or 'ref/resource'")
+        if target is None:
+            raise InvalidParams(f"Unknown completion target: {key}", {"ref": key})
+        context = params.get("context")
+        context_args = context.get("arguments") if isinstance(context, dict) else None
+        values = await self._suggest(key, target, arg_name, value, context_args or {}, ex)
+        return {"completion": {"values": values[:100], "total": len(values),
+                               "hasMore": len(values) > 100}}
+
+    async def _suggest(self, key: str, target: Entry, arg_name: str, value: str,
+                       context_args: dict[str, Any], ex: Exchange) -> list[str]:
+        custom = self.registry.completions.get((key, arg_name))
+        if custom is not None:
+            call_args: dict[str, Any] = {"value": value}
+            if "context" in custom.signature.wire_names:
+                call_args["context"] = context_args
+            kwargs = custom.signature.bind(call_args)
+            if custom.is_async:
+                found = await custom.func(**kwargs)
+            else:
+                found = custom.func(**kwargs)
+            return [str(v) for v in found]
+        # Without a completer, offer the argument's enum values that start with the input.
+        schema = target.signature.input_schema.get("properties", {}).get(arg_name, {})
+        choices = schema.get("enum", [])
+        return [str(c) for c in choices if str(c).startswith(value)]
+
+
+def _tool_failure(message: str) -> dict[str, Any]:
+    return {"content": [{"type": "text", "text": message}], "isError": True}
+
+
+def _resource_contents(uri: str, mime_type: str | None, value: Any) -> list[dict[str, Any]]:
+    items = value if isinstance(value, list) else [value]
+    contents: list[dict[str, Any]] = []
+    for item in items:
+        if isinstance(item, EmbeddedResource):
+            contents.append(item.to_block()["resource"])
+            continue
+        entry: dict[str, Any] = {"uri": uri}
+        if isinstance(item, bytes | bytearray):
+            entry["mimeType"] = mime_type or "application/octet-stream"
+            entry["blob"] = base64.b64encode(item).decode()
+        elif isinstance(item, str):
+            if mime_type:
+                entry["mimeType"] = mime_type
+            entry["text"] = item
+        else:
+            entry["mimeType"] = mime_type or "application/json"
+            entry["text"] = orjson.dumps(item, default=str).decode()
+        contents.append(entry)
+    return contents

@@ -1,0 +1,99 @@
+"""OpenTelemetry: one span per ``tools/call``, ``resources/read`` and ``prompts/get``.
+
+Each span carries the four attributes of the framework spec (``mcp.tool.name``,
+``mcp.tool.type``, ``mcp.tool.arg_count``, ``mcp.tool.error``) and, beside them, the
+OpenTelemetry MCP semantic-convention attributes (``mcp.method.name``,
+``gen_ai.tool.name``, ``gen_ai.prompt.name``, ``mcp.resource.uri``, ``jsonrpc.request.id``,
+``mcp.session.id``, ``mcp.protocol.version``, ``error.type``). Its parent is the W3C trace
+context the client sent (HTTP ``traceparent`` header, or ``_meta.traceparent``).
+
+Tracing is on when a tracer provider is passed to the server or configured globally;
+otherwise no span object is even created.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any
+
+from opentelemetry import trace
+from opentelemetry.trace import SpanKind, Status, StatusCode
+from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
+
+_PROPAGATOR = TraceContextTextMapPropagator()
+_TARGET_ATTR = {"tool": "gen_ai.tool.name", "prompt": "gen_ai.prompt.name",
+                "resource": "mcp.resource.uri"}
+_METHOD = {"tool": "tools/call", "prompt": "prompts/get", "resource": "resources/read"}
+
+
+class SpanHandle:
+    """What a handler may say about the span it runs in."""
+
+    __slots__ = ("span",)
+
+    def __init__(self, span: trace.Span | None) -> None:
+        self.span = span
+
+    def failed(self, error_type: str) -> None:
+        if self.span is not None:
+            self.span.set_attribute("mcp.tool.error", True)
+            self.span.set_attribute("error.type", error_type)
+            self.span.set_status(Status(StatusCode.ERROR))
+
+
+_NO_SPAN = SpanHandle(None)
+
+
+class Tracing:
+    def __init__(self, provider: trace.TracerProvider | None = None) -> None:
+        self._explicit = provider
+        self._tracer: trace.Tracer | None = None
+        if provider is not None:
+            self._tracer = provider.get_tracer("mcpcast")
+
+    def tracer(self) -> trace.Tracer | None:
+        if self._tracer is not None:
+            return self._tracer
+        # A global provider may be installed after the server was built: look each time
+        # until one appears (a cheap isinstance check), then keep its tracer.
+        provider = trace.get_tracer_provider()
+        if isinstance(provider, trace.ProxyTracerProvider | trace.NoOpTracerProvider):
+            return None
+        self._tracer = provider.get_tracer("mcpcast")
+        return self._tracer
+
+    @contextmanager
+    def span(self, kind: str, name: str, arg_count: int, *, request_id: Any = None,
+             session_id: str | None = None, version: str | None = None,
+             carrier: Mapping[str, Any] | None = None) -> Iterator[SpanHandle]:
+        tracer = self.tracer()
+        if tracer is None:
+            yield _NO_SPAN
+            return
+        parent = None
+        if carrier:
+            parent = _PROPAGATOR.extract({k: v for k, v in carrier.items() if isinstance(v, str)})
+        method = _METHOD[kind]
+        attributes: dict[str, Any] = {
+            "mcp.tool.name": name, "mcp.tool.type": kind, "mcp.tool.arg_count": arg_count,
+            "mcp.tool.error": False, "mcp.method.name": method, _TARGET_ATTR[kind]: name,
+        }
+        if kind == "tool":
+            attributes["gen_ai.operation.name"] = "execute_tool"
+        if request_id is not None:
+            attributes["jsonrpc.request.id"] = str(request_id)
+        if session_id is not None:
+            attributes["mcp.session.id"] = session_id
+        if version is not None:
+            attributes["mcp.protocol.version"] = version
+        with tracer.start_as_current_span(f"{method} {name}", context=parent, kind=SpanKind.SERVER,
+                                          attributes=attributes,
+                                          record_exception=False,
+                                          set_status_on_exception=False) as span:
+            handle = SpanHandle(span)
+            try:
+                yield handle
+            except BaseException as exc:
+                handle.failed(type(exc).__name__)
+                raise

@@ -1,0 +1,1 @@
+"""Transports: each moves bytes to and from the sans-IO protocol core."""

@@ -1,0 +1,106 @@
+"""Small raw-ASGI helpers shared by the HTTP transports: headers, bodies, replies.
+
+mcpcast answers HTTP without framework Request/Response objects: on the hot path every
+allocation shows up in requests per second.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any
+from urllib.parse import urlsplit
+
+from .._errors import ProtocolError
+from .._jsonrpc import dumps, error
+
+Scope = dict[str, Any]
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+Headers = list[tuple[bytes, bytes]]
+
+JSON_HEADERS: Headers = [(b"content-type", b"application/json")]
+SSE_HEADERS: Headers = [(b"content-type", b"text/event-stream"),
+                        (b"cache-control", b"no-cache, no-transform"),
+                        (b"x-accel-buffering", b"no")]
+
+
+class BodyTooLarge(Exception):
+    pass
+
+
+class Disconnected(Exception):
+    pass
+
+
+async def read_body(receive: Receive, limit: int, declared: bytes | None) -> bytes:
+    if declared is not None:
+        try:
+            if int(declared) > limit:
+                raise BodyTooLarge
+        except ValueError:
+            pass
+    message = await receive()
+    if message["type"] == "http.disconnect":
+        raise Disconnected
+    body: bytes = message.get("body", b"")
+    if not message.get("more_body"):
+        if len(body) > limit:
+            raise BodyTooLarge
+        return body
+    chunks = [body]
+    size = len(body)
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            raise Disconnected
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            raise BodyTooLarge
+        chunks.append(chunk)
+        if not message.get("more_body"):
+            return b"".join(chunks)
+
+
+async def reply(send: Send, status: int, body: bytes = b"",
+                headers: Iterable[tuple[bytes, bytes]] = ()) -> None:
+    await send({"type": "http.response.start", "status": status, "headers": list(headers)})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def reply_error(send: Send, status: int, exc: ProtocolError, request_id: Any = None,
+                      headers: Iterable[tuple[bytes, bytes]] = ()) -> None:
+    await reply(send, status, dumps(error(request_id, exc)), [*JSON_HEADERS, *headers])
+
+
+def host_name(host: str) -> str:
+    """``example.com:8080`` -> ``example.com``; ``[::1]:8080`` -> ``[::1]``."""
+    host = host.strip().lower()
+    if host.startswith("["):
+        end = host.find("]")
+        return host[: end + 1] if end > 0 else host
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+
+
+def origin_base(origin: str) -> str | None:
+    """``http://localhost:3000`` -> ``http://localhost``; None when it is no origin."""
+    try:
+        parts = urlsplit(origin.strip().lower())
+    except ValueError:
+        return None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return None
+    host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+    return f"{parts.scheme}://{host}"
+
+
+def sse_event(data: bytes, event_id: str | None = None) -> bytes:
+    head = b"event: message\n" if event_id is None else (
+        b"id: " + event_id.encode() + b"\nevent: message\n")
+    return head + b"data: " + data + b"\n\n"
+
+
+def accepts(accept: bytes | None, media: bytes) -> bool:
+    if accept is None:
+        return False
+    return media in accept or b"*/*" in accept

@@ -1,0 +1,520 @@
+"""Streamable HTTP (the recommended MCP transport) as a plain ASGI application.
+
+POST carries client messages and is answered with JSON or, when the call sends
+something before its result, an SSE stream; in the handshake era GET opens the session's
+server stream and DELETE ends the session. Everything protocol-shaped happens in
+``mcpcast.protocol``; this module only moves bytes and applies the HTTP rules
+(versions, sessions, Host/Origin, sizes, authentication).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING, Any
+
+from .._auth import Verdict, judge
+from .._errors import InvalidRequest, ProtocolError, Unauthorized, UnsupportedVersion
+from .._jsonrpc import Kind, Message, classify, dumps, error, id_of, loads
+from ..protocol.current import META_VERSION
+from ..protocol.session import Session, StreamLog
+from ..protocol.versions import (
+    BATCH_VERSIONS,
+    CURRENT_VERSIONS,
+    DEFAULT_HEADERLESS_VERSION,
+    LEGACY_VERSIONS,
+)
+from ._http import (
+    JSON_HEADERS,
+    SSE_HEADERS,
+    BodyTooLarge,
+    Disconnected,
+    Receive,
+    Scope,
+    Send,
+    accepts,
+    host_name,
+    origin_base,
+    read_body,
+    reply,
+    reply_error,
+    sse_event,
+)
+from ._modern import ModernHTTP
+
+if TYPE_CHECKING:
+    from .._server import Server
+
+log = logging.getLogger("mcpcast.http")
+
+
+class SessionMissing(ProtocolError):
+    code = -32600
+    http_status = 400
+
+
+class SessionNotFound(ProtocolError):
+    code = -32001
+    http_status = 404
+
+
+class AuthRequired(ProtocolError):
+    code = -32001
+    http_status = 401
+
+
+class Responder:
+    """Answers one POST: JSON by default, an SSE stream once the call talks early.
+
+    A streamed answer is also written to a ``StreamLog`` of the session, so that a client
+    whose stream dropped (or was closed by the tool) resumes it with ``Last-Event-ID``.
+    """
+
+    __slots__ = ("closed", "extra_headers", "log", "retry_ms", "send", "session", "sse_allowed",
+                 "started", "store", "streaming")
+
+    def __init__(self, send: Send, session: Session, *, sse_allowed: bool, streaming: bool,
+                 extra_headers: list[tuple[bytes, bytes]], retry_ms: int,
+                 store: tuple[int, int]) -> None:
+        self.send = send
+        self.session = session
+        self.sse_allowed = sse_allowed
+        self.streaming = streaming and sse_allowed
+        self.started = False
+        self.closed = False
+        self.extra_headers = extra_headers
+        self.retry_ms = retry_ms
+        self.store = store
+        self.log: StreamLog | None = None
+
+    async def emit(self, message: Message) -> None:
+        """A message about the request, sent before its result (progress, logs, requests)."""
+        if not self.sse_allowed:
+            return  # a JSON-only client cannot hear anything before the result
+        self.streaming = True
+        await self._event(dumps(message), more=True)
+
+    async def close_stream(self) -> None:
+        """The tool ends the HTTP stream early; what follows waits in the event store."""
+        if not self.sse_allowed or self.session.id is None:
+            return
+        self.streaming = True
+        await self._start()
+        await self._raw(b"", more=False)
+        self.closed = True
+
+    async def _start(self) -> None:
+        if self.started:
+            return
+        self.started = True
+        headers = [*SSE_HEADERS, *self.extra_headers]
+        priming = b""
+        if self.session.id is not None:
+            size, keep = self.store
+            self.log = self.session.new_stream(size, keep)
+            # The priming event gives the client an id to resume from before any data.
+            priming = (b"id: " + self.log.event_id(0).encode() + b"\nretry: "
+                       + str(self.retry_ms).encode() + b"\ndata: \n\n")
+        await self._raw_start(headers)
+        if priming:
+            await self._raw(priming, more=True)
+
+    async def _event(self, data: bytes, more: bool) -> None:
+        await self._start()
+        event_id = None
+        if self.log is not None:
+            event_id = self.log.event_id(self.log.append(data))
+            if not more:
+                self.log.finish()
+        if not self.closed:
+            await self._raw(sse_event(data, event_id), more)
+
+    async def _raw_start(self, headers: list[tuple[bytes, bytes]]) -> None:
+        try:
+            await self.send({"type": "http.response.start", "status": 200, "headers": headers})
+        except OSError:
+            self.closed = True
+
+    async def _raw(self, data: bytes, more: bool) -> None:
+        if self.closed:
+            return
+        try:
+            await self.send({"type": "http.response.body", "body": data, "more_body": more})
+        except OSError:
+            self.closed = True  # the client went away; the log still records the rest
+
+    async def finish(self, responses: list[Message], batch: bool) -> None:
+        if self.streaming:
+            for i, response in enumerate(responses):
+                await self._event(dumps(response), more=i < len(responses) - 1)
+            return
+        body = dumps(responses if batch else responses[0])
+        await reply(self.send, 200, body, [*JSON_HEADERS, *self.extra_headers])
+
+
+class StreamableHTTP:
+    """The ASGI app for one server at its path."""
+
+    def __init__(self, server: Server) -> None:
+        self.server = server
+        self.config = server.config
+        self.path = server.path
+        self.legacy = server.legacy
+        self.sessions = server.sessions
+        self._hosts = {h.lower() for h in self.config.allowed_hosts}
+        self._origins = {o.lower().rstrip("/") for o in self.config.allowed_origins}
+        self._streams = 0
+        self.modern = ModernHTTP(self)
+
+    # ------------------------------------------------------------------ ASGI entry
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        kind = scope["type"]
+        if kind == "lifespan":
+            await self._lifespan(receive, send)
+            return
+        if kind != "http":
+            if kind == "websocket":
+                await send({"type": "websocket.close", "code": 1008})
+            return
+        if not self._ours(scope):
+            await reply(send, 404, b"Not Found", [(b"content-type", b"text/plain")])
+            return
+        headers = dict(scope["headers"])
+        refusal = self._check_host_origin(headers)
+        if refusal is not None:
+            status, text = refusal
+            await reply_error(send, status, InvalidRequest(text))
+            return
+        method = scope["method"]
+        if method == "POST":
+            await self._post(scope, receive, send, headers)
+        elif method == "GET":
+            await self._get(scope, receive, send, headers)
+        elif method == "DELETE":
+            await self._delete(send, headers)
+        else:
+            allow = b"POST" if self.config.stateless else b"GET, POST, DELETE"
+            await reply_error(send, 405, InvalidRequest("Method not allowed"),
+                              headers=[(b"allow", allow)])
+
+    def _ours(self, scope: Scope) -> bool:
+        path: str = scope["path"]
+        if path == self.path or path == self.path + "/":
+            return True
+        root = scope.get("root_path", "")
+        # Mounted inside another app (Starlette Mount): the mount point is our path.
+        return bool(root) and path in (root, root + "/")
+
+    def _check_host_origin(self, headers: dict[bytes, bytes]) -> tuple[int, str] | None:
+        """DNS-rebinding protection: a browser page on another origin must not reach us."""
+        if "*" not in self._hosts:
+            host = headers.get(b"host")
+            if host is None or host_name(host.decode("latin-1")) not in self._hosts:
+                return 421, "Invalid Host header"
+        origin = headers.get(b"origin")
+        if origin is not None and "*" not in self._origins:
+            base = origin_base(origin.decode("latin-1"))
+            if base is None or base not in self._origins:
+                return 403, "Invalid Origin header"
+        return None
+
+    async def _lifespan(self, receive: Receive, send: Send) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                self.sessions.close()
+                for listener in list(self.server.listeners):
+                    listener.log.finish()
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+
+    # ------------------------------------------------------------------ POST
+
+    async def _post(self, scope: Scope, receive: Receive, send: Send,
+                    headers: dict[bytes, bytes]) -> None:
+        ctype = headers.get(b"content-type", b"")
+        if not ctype.startswith(b"application/json"):
+            await reply_error(send, 415, InvalidRequest(
+                "Unsupported Media Type: Content-Type must be application/json"))
+            return
+        accept = headers.get(b"accept")
+        json_ok = accepts(accept, b"application/json")
+        sse_ok = accepts(accept, b"text/event-stream")
+        if not (json_ok or sse_ok) or (self.config.response_mode == "sse" and not sse_ok):
+            await reply_error(send, 406, InvalidRequest(
+                "Not Acceptable: Accept must include application/json and text/event-stream"))
+            return
+        try:
+            body = await read_body(receive, self.config.max_body_bytes,
+                                   headers.get(b"content-length"))
+        except BodyTooLarge:
+            await reply_error(send, 413, InvalidRequest(
+                f"Request body larger than {self.config.max_body_bytes} bytes"))
+            return
+        except Disconnected:
+            return
+        try:
+            payload = loads(body)
+        except ProtocolError as exc:
+            await reply_error(send, 400, exc)
+            return
+        version_header = headers.get(b"mcp-protocol-version")
+        version = version_header.decode("latin-1") if version_header is not None else None
+        if version is None:
+            modern = _has_modern_envelope(payload)
+        elif version in LEGACY_VERSIONS:
+            modern = False
+        elif version in CURRENT_VERSIONS:
+            modern = True
+        else:
+            await reply_error(send, 400, UnsupportedVersion(
+                "Unsupported protocol version",
+                {"supported": [*CURRENT_VERSIONS, *LEGACY_VERSIONS], "requested": version}),
+                id_of(payload))
+            return
+        if modern:
+            await self.modern.post(scope, receive, send, payload, json_ok, sse_ok)
+        else:
+            await self._post_legacy(scope, send, headers, payload, json_ok, sse_ok)
+
+    async def _post_legacy(self, scope: Scope, send: Send, headers: dict[bytes, bytes],
+                           payload: Any, json_ok: bool, sse_ok: bool) -> None:
+        batch = isinstance(payload, list)
+        messages: list[Any] = payload if batch else [payload]
+        if batch and not messages:
+            await reply_error(send, 400, InvalidRequest("Invalid Request: empty batch"))
+            return
+        if batch and len(messages) > self.config.max_batch:
+            await reply_error(send, 400, InvalidRequest(
+                f"Invalid Request: batch of {len(messages)} messages (limit "
+                f"{self.config.max_batch})"))
+            return
+        # Classify first: invalid messages are answered, the rest are handled.
+        responses: list[Message] = []
+        requests: list[Message] = []
+        others: list[tuple[Kind, Message]] = []
+        for message in messages:
+            try:
+                kind = classify(message)
+            except ProtocolError as exc:
+                responses.append(error(id_of(message), exc))
+                continue
+            if kind is Kind.REQUEST:
+                requests.append(message)
+            else:
+                others.append((kind, message))
+        if not batch and responses:
+            await reply_error(send, 400, InvalidRequest(responses[0]["error"]["message"]),
+                              id_of(payload))
+            return
+        is_init = any(m["method"] == "initialize" for m in requests)
+        if is_init and batch:
+            await reply_error(send, 400, InvalidRequest(
+                "Invalid Request: initialize must not be part of a batch"))
+            return
+
+        verdict = await self.authorize(scope, send, requests)
+        if verdict is None:
+            return
+
+        extra: list[tuple[bytes, bytes]] = []
+        if is_init:
+            session = self.sessions.new(DEFAULT_HEADERLESS_VERSION) if not self.config.stateless \
+                else Session(None, DEFAULT_HEADERLESS_VERSION)
+            if session is None:
+                await reply_error(send, 503, InvalidRequest("Too many sessions; try again later"))
+                return
+        else:
+            found = self._session_for(headers)
+            if isinstance(found, ProtocolError):
+                await reply_error(send, found.http_status, found, id_of(payload))
+                return
+            session = found
+        if batch and session.version not in BATCH_VERSIONS:
+            await reply_error(send, 400, InvalidRequest(
+                f"Invalid Request: protocol version {session.version} does not allow batches"))
+            return
+
+        for kind, message in others:
+            if kind is Kind.NOTIFICATION:
+                self.legacy.handle_notification(message, session)
+            else:
+                self.legacy.handle_response(message, session)
+        if not requests:
+            if responses:
+                await reply(send, 200, dumps(responses), JSON_HEADERS)
+            else:
+                await reply(send, 202)
+            return
+
+        if is_init:
+            response = self.legacy.initialize(requests[0], session)
+            if "result" in response and session.id is not None:
+                self.sessions.add(session)
+                extra.append((b"mcp-session-id", session.id.encode()))
+            await reply(send, 200, dumps(response), [*JSON_HEADERS, *extra])
+            return
+
+        streaming = self.config.response_mode == "sse" or not json_ok
+        responder = Responder(
+            send, session, sse_allowed=sse_ok and self.config.response_mode != "json",
+            streaming=streaming, extra_headers=extra, retry_ms=self.config.sse_retry_ms,
+            store=(self.config.event_store_size, self.config.event_store_streams))
+        http_headers = _trace_headers(headers)
+        if self.config.stateless and not batch:
+            # No session to cancel through: run inline, no task.
+            responses.append(await self.legacy.handle_request(
+                requests[0], session, principal=verdict.principal, send=responder.emit,
+                http_headers=http_headers))
+        else:
+            results = await asyncio.gather(*(
+                self.legacy.run_cancellable(m, session, principal=verdict.principal,
+                                            send=responder.emit, http_headers=http_headers,
+                                            close_stream=responder.close_stream)
+                for m in requests))
+            responses.extend(results)
+        await responder.finish(responses, batch)
+
+    async def authorize(self, scope: Scope, send: Send, requests: list[Message]) -> Verdict | None:
+        """Run the authentication hook; None when the request was refused (already answered)."""
+        if self.server.authenticate is None:
+            return Verdict()
+        verdict = await judge(self.server.authenticate, scope)
+        public = self.config.public_methods
+        guarded = [m for m in requests if m["method"] not in public]
+        if guarded and verdict.principal is None:
+            await self._refuse(send, verdict.refusal(), guarded[0]["id"])
+            return None
+        return verdict
+
+    def _session_for(self, headers: dict[bytes, bytes]) -> Session | ProtocolError:
+        sid = headers.get(b"mcp-session-id")
+        if self.config.stateless:
+            version = headers.get(b"mcp-protocol-version")
+            return Session(None, version.decode() if version else DEFAULT_HEADERLESS_VERSION)
+        if sid is None:
+            return SessionMissing("Bad Request: Mcp-Session-Id header is required")
+        session = self.sessions.get(sid.decode("latin-1"))
+        if session is None:
+            return SessionNotFound("Session not found (it ended or expired): initialize again")
+        return session
+
+    async def _refuse(self, send: Send, exc: Unauthorized, request_id: Any) -> None:
+        await reply_error(send, exc.status, AuthRequired(exc.message), request_id,
+                          [(b"www-authenticate", exc.www_authenticate.encode("latin-1"))])
+
+    # ------------------------------------------------------------------ GET / DELETE
+
+    async def _get(self, scope: Scope, receive: Receive, send: Send,
+                   headers: dict[bytes, bytes]) -> None:
+        if self.config.stateless:
+            await reply_error(send, 405, InvalidRequest("Method not allowed: server is stateless"),
+                              headers=[(b"allow", b"POST")])
+            return
+        if not accepts(headers.get(b"accept"), b"text/event-stream"):
+            await reply_error(send, 406, InvalidRequest(
+                "Not Acceptable: Accept must include text/event-stream"))
+            return
+        found = self._session_for(headers)
+        if isinstance(found, ProtocolError):
+            await reply_error(send, found.http_status, found)
+            return
+        session = found
+        last_event = headers.get(b"last-event-id")
+        stream: StreamLog | None = None
+        after = 0
+        if last_event is not None:
+            stream_id, _, seq = last_event.decode("latin-1").rpartition(".")
+            stream = session.find_stream(stream_id)
+            after = int(seq) if seq.isdigit() else 0
+        if stream is None:
+            if session.get_open:
+                await reply_error(send, 409, InvalidRequest(
+                    "Conflict: this session already has a server stream open"))
+                return
+            if session.server_log is None:
+                session.server_log = StreamLog("g", self.config.event_store_size)
+            stream = session.server_log
+            after = stream.seq
+        if self._streams >= self.config.max_streams:
+            await reply_error(send, 503, InvalidRequest("Too many open streams"))
+            return
+        await self._stream(receive, send, session, stream, after)
+
+    async def _stream(self, receive: Receive, send: Send, session: Session, stream: StreamLog,
+                      after: int) -> None:
+        """Write ``stream``'s events after ``after`` until it ends or the client leaves."""
+        is_server_stream = stream is session.server_log
+        if is_server_stream:
+            session.get_open = True
+        self._streams += 1
+        gone = asyncio.ensure_future(_until_disconnect(receive))
+        try:
+            await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
+            await send({"type": "http.response.body", "more_body": True, "body":
+                        b"retry: " + str(self.config.sse_retry_ms).encode() + b"\n\n"})
+            while not gone.done():
+                for seq, payload in stream.after(after):
+                    await send({"type": "http.response.body", "more_body": True,
+                                "body": sse_event(payload, stream.event_id(seq))})
+                    after = seq
+                if stream.done:
+                    break
+                waiter = asyncio.ensure_future(stream.wait(self.config.heartbeat_interval))
+                await asyncio.wait((waiter, gone), return_when=asyncio.FIRST_COMPLETED)
+                if not waiter.done():
+                    waiter.cancel()
+                elif waiter.exception() is not None:  # heartbeat: the wait timed out
+                    await send({"type": "http.response.body", "body": b": ping\n\n",
+                                "more_body": True})
+            if not gone.done():
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+        except OSError:
+            pass  # the client went away
+        finally:
+            self._streams -= 1
+            gone.cancel()
+            if is_server_stream:
+                session.get_open = False
+
+    async def _delete(self, send: Send, headers: dict[bytes, bytes]) -> None:
+        if self.config.stateless:
+            await reply_error(send, 405, InvalidRequest("Method not allowed: server is stateless"),
+                              headers=[(b"allow", b"POST")])
+            return
+        sid = headers.get(b"mcp-session-id")
+        if sid is None:
+            await reply_error(send, 400, SessionMissing(
+                "Bad Request: Mcp-Session-Id header is required"))
+            return
+        if self.sessions.remove(sid.decode("latin-1")) is None:
+            await reply_error(send, 404, SessionNotFound("Session not found"))
+            return
+        await reply(send, 200)
+
+
+async def _until_disconnect(receive: Receive) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        pass
+
+
+def _has_modern_envelope(payload: Any) -> bool:
+    if not isinstance(payload, dict):
+        return False
+    params = payload.get("params")
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    return isinstance(meta, dict) and META_VERSION in meta
+
+
+def _trace_headers(headers: dict[bytes, bytes]) -> dict[str, str] | None:
+    parent = headers.get(b"traceparent")
+    if parent is None:
+        return None
+    carrier = {"traceparent": parent.decode("latin-1")}
+    state = headers.get(b"tracestate")
+    if state is not None:
+        carrier["tracestate"] = state.decode("latin-1")
+    return carrier
