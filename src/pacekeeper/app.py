@@ -22,6 +22,7 @@ from pacekeeper.api import BodyLimitMiddleware
 from pacekeeper.auth import KeyGenerator, generate_rsa_key
 from pacekeeper.config import Settings
 from pacekeeper.errors import ApiError
+from pacekeeper.mcp import build_mcp
 from pacekeeper.ratelimit import RateLimiter
 from pacekeeper.services import Clock, Services, build_services, utc_now
 
@@ -51,11 +52,18 @@ def create_app(
 ) -> Starlette:
     settings = settings or Settings()
     limit = settings.max_body_bytes
+    state: dict[str, Services] = {}
+
+    def current_services() -> Services:
+        return state["services"]
+
+    mcp_server, mcp_app = build_mcp(settings, current_services)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         services = await build_services(settings, clock=clock, keygen=keygen, limiter=limiter)
         app.state.services = services
+        state["services"] = services
         task = asyncio.create_task(_housekeeping(services))
         try:
             yield
@@ -63,6 +71,7 @@ def create_app(
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+            mcp_server.sessions.close()
             await services.close()
 
     routes = [
@@ -74,6 +83,7 @@ def create_app(
         Route("/api/auth/logout", api.logout, methods=["POST"]),
         Route("/oauth2/jwks", api.jwks, methods=["GET"]),
         Route("/admin/jwks", api.jwks, methods=["GET"]),
+        Route("/mcp", mcp_app),
     ]
     return Starlette(
         routes=routes,

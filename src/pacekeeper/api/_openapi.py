@@ -135,6 +135,21 @@ def openapi_document(base_url: str) -> dict[str, Any]:
             "summary": "Clear both session cookies (Max-Age=0)",
             "responses": {"200": _ok("cleared", {"type": "object"})},
         }},
+        "/mcp": {"post": {
+            "summary": "MCP (JSON-RPC 2.0, Streamable HTTP). initialize, server/discover, "
+                       "tools/list, prompts/list, resources/list and ping are public; "
+                       "tools/call needs a JWT (cookie or bearer)",
+            "security": [*bearer_or_cookie, {}],
+            "requestBody": {"required": True, "content": {"application/json": {
+                "schema": {"type": "object", "required": ["jsonrpc", "method"]}}}},
+            "responses": {
+                "200": {"description": "JSON-RPC response (JSON or SSE)"},
+                "401": {"description": "JSON-RPC error: authentication required / invalid "
+                                       "token; WWW-Authenticate: Bearer resource_metadata"},
+                "413": {"description": "body larger than 4 MiB"},
+                "429": {"description": "tenant rate limit; Retry-After, X-RateLimit-*"},
+            },
+        }},
         "/oauth2/jwks": {"get": _JWKS_OP},
         "/admin/jwks": {"get": {**_JWKS_OP, "summary": "Legacy alias of /oauth2/jwks"}},
     }

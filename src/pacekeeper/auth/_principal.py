@@ -126,13 +126,19 @@ class PrincipalResolver:
         await self.enforce(method, headers, principal)
         return principal
 
-    async def enforce(self, method: str, headers: Mapping[str, str], principal: Principal) -> None:
-        """CSRF for cookie callers (bearer callers are not exposed to CSRF), then the limit."""
+    async def check_csrf(
+        self, method: str, headers: Mapping[str, str], principal: Principal
+    ) -> None:
+        """The one CSRF check, for cookie callers (bearer callers are not exposed to CSRF)."""
         if principal.via == "cookie":
             cookies = cookie_parser(headers.get("cookie", ""))
             await self._csrf.check(
                 method, cookies.get(CSRF_COOKIE), headers.get(CSRF_HEADER), principal.user_id
             )
+
+    async def enforce(self, method: str, headers: Mapping[str, str], principal: Principal) -> None:
+        """CSRF for cookie callers, then the tenant's rate limit."""
+        await self.check_csrf(method, headers, principal)
         if principal.rate is not None and not principal.rate.allowed:
             raise RateLimited(
                 "rate limit exceeded for this tenant", headers=principal.rate.headers()
