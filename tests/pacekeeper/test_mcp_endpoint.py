@@ -147,3 +147,35 @@ async def test_foreign_host_is_refused(harness: Harness) -> None:
         "/mcp", headers={**ACCEPT, "host": "evil.example"}, json=INIT
     )
     assert response.status_code == 421
+
+
+def _modern(method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {}}
+    return {"jsonrpc": "2.0", "id": 7, "method": method, "params": {**(params or {}),
+                                                                   "_meta": meta}}
+
+
+async def test_stateless_era_discover_is_public_and_calls_are_guarded(harness: Harness) -> None:
+    """SMCP-1, SMCP-2: server/discover needs nothing; tools/call needs the JWT (2026-07-28)."""
+    routing = {**ACCEPT, "mcp-protocol-version": "2026-07-28"}
+    discover = await harness.client.post(
+        "/mcp", headers={**routing, "mcp-method": "server/discover"},
+        json=_modern("server/discover"),
+    )
+    assert discover.status_code == 200, discover.text
+    result = discover.json()["result"]
+    assert "2026-07-28" in result["supportedVersions"]
+    assert "pacekeeper" in str(result["_meta"])
+    call_headers = {**routing, "mcp-method": "tools/call", "mcp-name": "whoami"}
+    call = _modern("tools/call", {"name": "whoami", "arguments": {}})
+    anonymous = await harness.client.post("/mcp", headers=call_headers, json=call)
+    assert anonymous.status_code == 401
+    assert anonymous.headers["www-authenticate"] == METADATA
+    token = (await harness.register("modern@example.com"))["token"]
+    harness.client.cookies.clear()
+    allowed = await harness.client.post(
+        "/mcp", headers={**call_headers, "authorization": f"Bearer {token}"}, json=call
+    )
+    assert allowed.status_code == 200, allowed.text
+    assert allowed.json()["result"]["structuredContent"]["email"] == "modern@example.com"
