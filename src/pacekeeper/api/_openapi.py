@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from pacekeeper import __version__
+from pacekeeper.auth import EMAIL_PATTERN
 
 _ERROR = {"$ref": "#/components/schemas/Error"}
 _ISO = {"type": "string", "format": "date-time"}
@@ -34,7 +35,7 @@ _SCHEMAS: dict[str, Any] = {
         "type": "object",
         "required": ["email", "password"],
         "properties": {
-            "email": {"type": "string", "maxLength": 254},
+            "email": {"type": "string", "maxLength": 254, "pattern": EMAIL_PATTERN},
             "password": {"type": "string", "minLength": 8, "maxLength": 1024},
             "display_name": {"type": "string", "maxLength": 200},
             "tenant_id": {"type": "string", "format": "uuid", "description": "admin only"},
@@ -109,8 +110,8 @@ def openapi_document(base_url: str) -> dict[str, Any]:
                 "application/x-www-form-urlencoded": {"schema": {
                     "type": "object", "required": ["grant_type", "username", "password"],
                     "properties": {"grant_type": {"const": "password"},
-                                   "username": {"type": "string"},
-                                   "password": {"type": "string"}}}}}},
+                                   "username": {"type": "string", "minLength": 1},
+                                   "password": {"type": "string", "minLength": 1}}}}}},
             "responses": {
                 "200": _ok("logged in", {"$ref": "#/components/schemas/LoginResponse"}),
                 "400": {"description": "RFC 6749 error (invalid_request, "
@@ -135,7 +136,21 @@ def openapi_document(base_url: str) -> dict[str, Any]:
             "summary": "Clear both session cookies (Max-Age=0)",
             "responses": {"200": _ok("cleared", {"type": "object"})},
         }},
-        "/mcp": {"post": {
+        "/mcp": {
+            "get": {"summary": "Legacy era: open the server-to-client SSE stream of a session",
+                    "responses": {"200": {"description": "text/event-stream"},
+                                  "400": {"description": "session header missing"},
+                                  "404": {"description": "unknown session"},
+                                  "406": {"description": "Accept lacks text/event-stream"},
+                                  "409": {"description": "stream already open"},
+                                  "421": {"description": "Host not allowed"}}},
+            "delete": {"summary": "Legacy era: end a session (Mcp-Session-Id)",
+                       "responses": {"200": {"description": "ended"},
+                                     "204": {"description": "ended"},
+                                     "400": {"description": "session header missing"},
+                                     "404": {"description": "unknown session"},
+                                     "421": {"description": "Host not allowed"}}},
+            "post": {
             "summary": "MCP (JSON-RPC 2.0, Streamable HTTP). initialize, server/discover, "
                        "tools/list, prompts/list, resources/list and ping are public; "
                        "tools/call needs a JWT (cookie or bearer)",
@@ -146,7 +161,13 @@ def openapi_document(base_url: str) -> dict[str, Any]:
                 "200": {"description": "JSON-RPC response (JSON or SSE)"},
                 "401": {"description": "JSON-RPC error: authentication required / invalid "
                                        "token; WWW-Authenticate: Bearer resource_metadata"},
+                "400": {"description": "JSON-RPC parse or request error"},
+                "403": {"description": "Origin not allowed, or CSRF failure for cookies"},
+                "404": {"description": "unknown session"},
+                "406": {"description": "Accept lacks application/json or text/event-stream"},
                 "413": {"description": "body larger than 4 MiB"},
+                "415": {"description": "Content-Type is not application/json"},
+                "421": {"description": "Host not allowed"},
                 "429": {"description": "tenant rate limit; Retry-After, X-RateLimit-*"},
             },
         }},

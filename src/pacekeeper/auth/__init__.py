@@ -1,6 +1,7 @@
 """Authentication: passwords, signing keys, JWTs, cookies, CSRF and the principal."""
 
 from pacekeeper.auth._accounts import (
+    EMAIL_PATTERN,
     MAX_PASSWORD_CHARS,
     MIN_PASSWORD_CHARS,
     Accounts,
@@ -25,6 +26,7 @@ __all__ = [
     "CSRF_COOKIE",
     "CSRF_HEADER",
     "CSRF_LIFETIME",
+    "EMAIL_PATTERN",
     "MAX_PASSWORD_CHARS",
     "MIN_PASSWORD_CHARS",
     "Accounts",

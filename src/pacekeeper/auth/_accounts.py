@@ -20,7 +20,8 @@ MAX_PASSWORD_CHARS = 1024
 MAX_EMAIL_CHARS = 254
 MAX_DISPLAY_NAME_CHARS = 200
 # Pragmatic address check: one @, no spaces or control characters, a dot in the domain.
-_EMAIL = re.compile(r"^[^@\s\x00-\x1f\x7f]+@[^@\s\x00-\x1f\x7f]+\.[^@\s\x00-\x1f\x7f]+$")
+EMAIL_PATTERN = r"^[^@\s\x00-\x1f\x7f]+@[^@\s\x00-\x1f\x7f]+\.[^@\s\x00-\x1f\x7f]+$"
+_EMAIL = re.compile(EMAIL_PATTERN)
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
@@ -150,6 +151,7 @@ class Accounts:
 
 
 __all__ = [
+    "EMAIL_PATTERN",
     "MAX_PASSWORD_CHARS",
     "MIN_PASSWORD_CHARS",
     "Accounts",
