@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import asyncpg
+import asyncpg  # type: ignore[import-untyped]
 import httpx
 import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa

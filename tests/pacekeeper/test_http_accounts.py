@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import jwt
+import jwt.utils
 import pytest
 
 from tests.pacekeeper.conftest import PASSWORD, Harness
@@ -186,7 +187,7 @@ async def test_password_grant_returns_login_shape_and_cookies(harness: Harness) 
     body = response.json()
     assert set(body) == {"jwt_token", "csrf_token", "user", "expires_at"}
     assert body["user"] == {"id": registered["user_id"], "email": "login@example.com"}
-    assert len(jwt.api_jws.base64url_decode(body["csrf_token"].encode())) == 32
+    assert len(jwt.utils.base64url_decode(body["csrf_token"].encode())) == 32
     assert response.headers["cache-control"] == "no-store"
     cookies = _cookies(response)
     assert cookies["auth_token"] == (

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from pacekeeper.auth import ConfiguredHasher
 from pacekeeper.config import Settings
 
 
-def _hasher(**values: object) -> ConfiguredHasher:
-    base: dict[str, object] = {"argon2_time_cost": 1, "argon2_memory_kib": 1024, "bcrypt_rounds": 4}
+def _hasher(**values: Any) -> ConfiguredHasher:
+    base: dict[str, Any] = {"argon2_time_cost": 1, "argon2_memory_kib": 1024, "bcrypt_rounds": 4}
     base.update(values)
     return ConfiguredHasher(Settings(**base))
 
