@@ -50,8 +50,12 @@ def _settings() -> Settings:
             data_dir=settings.data_dir,
         )
     except ValidationError as exc:
-        fields = ", ".join(str(err["loc"][0]) for err in exc.errors() if err["loc"])
-        raise _fail(f"invalid configuration: {fields}") from None
+        # Name the setting and the rule, never the value (it may be a secret).
+        problems = "; ".join(
+            f"{err['loc'][0]}: {err['msg']}" if err["loc"] else str(err["msg"])
+            for err in exc.errors(include_input=False)
+        )
+        raise _fail(f"invalid configuration: {problems}") from None
     except MasterKeyError as exc:
         raise _fail(str(exc)) from None
     return settings

@@ -9,7 +9,7 @@ from __future__ import annotations
 from enum import StrEnum
 from pathlib import Path
 
-from pydantic import AliasChoices, Field, SecretStr, field_validator
+from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -86,6 +86,13 @@ class Settings(BaseSettings):
     @classmethod
     def _strip_slash(cls, value: str) -> str:
         return value.rstrip("/")
+
+    @model_validator(mode="after")
+    def _production_key_size(self) -> Settings:
+        # The spec asks for 4096-bit RSA keys in production (2048 only in tests).
+        if self.env is Environment.PRODUCTION and self.jwt_rsa_key_bits < 4096:
+            raise ValueError("PACEKEEPER_JWT_RSA_KEY_BITS must be at least 4096 in production")
+        return self
 
     @property
     def is_production(self) -> bool:

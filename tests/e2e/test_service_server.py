@@ -146,6 +146,7 @@ def test_production_without_master_key_refuses_to_start(tmp_path: Path) -> None:
     env = _base_env(tmp_path / "data", free_port())
     env["PACEKEEPER_ENV"] = "production"
     del env["SERVICE_MASTER_ENCRYPTION_KEY"]
+    del env["PACEKEEPER_JWT_RSA_KEY_BITS"]
     done = subprocess.run([EXE, "serve"], env=env, capture_output=True, timeout=60, check=False)
     assert done.returncode == 2
     assert b"SERVICE_MASTER_ENCRYPTION_KEY is required in production" in done.stderr

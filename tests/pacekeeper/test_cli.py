@@ -61,6 +61,16 @@ def test_production_without_master_key_stops(
     assert result.exit_code == 2
     assert "SERVICE_MASTER_ENCRYPTION_KEY is required in production" in result.output
     assert not (tmp_path / "master.key").exists()
+    monkeypatch.setenv("PACEKEEPER_JWT_RSA_KEY_BITS", "2048")
+    small = CliRunner().invoke(cli, ["serve"])
+    assert small.exit_code == 2
+    assert "at least 4096 in production" in small.output
+    monkeypatch.setenv("PACEKEEPER_PORT", "not-a-port")
+    bad_port = CliRunner().invoke(cli, ["serve"])
+    assert bad_port.exit_code == 2
+    assert "port" in bad_port.output
+    monkeypatch.delenv("PACEKEEPER_PORT")
+    monkeypatch.delenv("PACEKEEPER_JWT_RSA_KEY_BITS")
     monkeypatch.setenv("SERVICE_MASTER_ENCRYPTION_KEY", "short")
     result = CliRunner().invoke(cli, ["db", "upgrade"])
     assert result.exit_code == 2

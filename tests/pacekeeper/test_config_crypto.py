@@ -50,8 +50,16 @@ def test_spec_variable_names(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_bad_setting_values_are_rejected(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PACEKEEPER_REGISTRATION", "sometimes")
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="registration"):
         Settings()
+
+
+def test_production_needs_4096_bit_keys() -> None:
+    """JWT-1: 4096-bit RSA keys in production; 2048 is for tests only."""
+    with pytest.raises(ValueError, match="at least 4096"):
+        Settings(env="production", jwt_rsa_key_bits=2048)
+    assert Settings(env="production").jwt_rsa_key_bits == 4096
+    assert Settings(env="development", jwt_rsa_key_bits=2048).jwt_rsa_key_bits == 2048
 
 
 @pytest.mark.parametrize(
