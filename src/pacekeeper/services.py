@@ -25,6 +25,7 @@ from pacekeeper.db import (
     SqlCsrfTokenRepository,
     SqlSigningKeyRepository,
     SqlUserRepository,
+    UserRepository,
     create_engine,
     session_factory,
     upgrade,
@@ -47,7 +48,7 @@ def resource_metadata_url(settings: Settings) -> str:
 class Services:
     settings: Settings
     engine: AsyncEngine
-    users: SqlUserRepository
+    users: UserRepository
     keys: KeyStore
     tokens: TokenService
     csrf: CsrfService

@@ -299,7 +299,7 @@ async def test_private_keys_are_sealed_at_rest(harness: Harness) -> None:
     assert der[16:64] not in record.private_key_sealed
 
 
-async def test_hs256_legacy_mode(harness_factory: Any) -> None:
+async def test_hs256_legacy_mode(harness_factory: Any, rsa_keys: list[Any]) -> None:
     """JWT-1: HS256 with a 64-byte secret; RS256 tokens and JWKS keys are not used."""
     secret = base64.b64encode(bytes(range(64))).decode()
     async with harness_factory(jwt_algorithm="HS256", jwt_hs256_secret=secret) as h:
@@ -310,5 +310,11 @@ async def test_hs256_legacy_mode(harness_factory: Any) -> None:
         assert decoded["email"] == "legacy@example.com"
         assert (await _refresh(h, body["token"])).status_code == 200
         assert (await h.client.get("/oauth2/jwks")).json() == {"keys": []}
+        kid = jwt.get_unverified_header(body["token"])["kid"]
+        claims = jwt.decode(body["token"], options={"verify_signature": False})
+        rs256 = jwt.encode(claims, rsa_keys[0], algorithm="RS256", headers={"kid": kid})
+        _assert_invalid_token(await _refresh(h, rs256))
+        wrong_secret = jwt.encode(claims, bytes(64), algorithm="HS256", headers={"kid": kid})
+        _assert_invalid_token(await _refresh(h, wrong_secret))
         with pytest.raises(RuntimeError):
             await h.services.keys.rotate()
