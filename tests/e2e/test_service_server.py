@@ -151,3 +151,41 @@ def test_production_without_master_key_refuses_to_start(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert b"SERVICE_MASTER_ENCRYPTION_KEY is required in production" in done.stderr
     assert not (tmp_path / "data" / "master.key").exists()
+
+
+def test_wrong_password_and_unknown_email_take_similar_time(tmp_path: Path) -> None:
+    """ACC-6: with the default Argon2id cost, both failures take about the same time."""
+    port = free_port()
+    env = _base_env(tmp_path / "data", port)
+    del env["PACEKEEPER_ARGON2_MEMORY_KIB"], env["PACEKEEPER_ARGON2_TIME_COST"]
+    proc = subprocess.Popen([EXE, "serve"], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_healthy(url, proc)
+        with httpx.Client(base_url=url, timeout=30.0) as http:
+            assert http.post("/api/auth/register", json={
+                "email": "timing@example.com", "password": PASSWORD}).status_code == 201
+
+            def attempt(username: str) -> float:
+                start = time.perf_counter()
+                response = http.post("/oauth/token", data={
+                    "grant_type": "password", "username": username,
+                    "password": "not-the-password"})
+                assert response.status_code == 401
+                return time.perf_counter() - start
+
+            known, unknown = [], []
+            for _ in range(8):  # interleaved, so load changes hit both alike
+                known.append(attempt("timing@example.com"))
+                unknown.append(attempt("nobody@example.com"))
+        known_median = sorted(known)[len(known) // 2]
+        unknown_median = sorted(unknown)[len(unknown) // 2]
+        assert 0.5 < known_median / unknown_median < 2.0, (known, unknown)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
