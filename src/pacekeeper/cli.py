@@ -11,9 +11,9 @@ import typer
 from pydantic import ValidationError
 
 from pacekeeper.config import Settings
-from pacekeeper.crypto import MasterKeyError, resolve_master_key
 from pacekeeper.db import Role, create_engine, upgrade
 from pacekeeper.errors import ApiError
+from pacekeeper.masterkey import MasterKeyError, resolve_master_key
 from pacekeeper.services import Services, build_services
 
 T = TypeVar("T")

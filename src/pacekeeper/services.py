@@ -20,7 +20,6 @@ from pacekeeper.auth import (
     generate_rsa_key,
 )
 from pacekeeper.config import Settings
-from pacekeeper.crypto import resolve_master_key
 from pacekeeper.db import (
     SqlCsrfTokenRepository,
     SqlSigningKeyRepository,
@@ -30,6 +29,7 @@ from pacekeeper.db import (
     session_factory,
     upgrade,
 )
+from pacekeeper.masterkey import resolve_master_key
 from pacekeeper.ratelimit import MemoryRateLimiter, RateLimiter
 
 log = logging.getLogger("pacekeeper")

@@ -19,6 +19,7 @@ from pacekeeper.auth._csrf import CSRF_HEADER, CSRF_LIFETIME, CsrfService, Issue
 from pacekeeper.auth._keystore import KeyGenerator, KeyStore, LoadedKey, generate_rsa_key
 from pacekeeper.auth._passwords import ConfiguredHasher, PasswordHasher
 from pacekeeper.auth._principal import Principal, PrincipalResolver
+from pacekeeper.auth._sealing import Sealer, derive_key
 from pacekeeper.auth._tokens import Claims, IssuedToken, TokenInvalid, TokenService
 
 __all__ = [
@@ -41,9 +42,11 @@ __all__ = [
     "PasswordHasher",
     "Principal",
     "PrincipalResolver",
+    "Sealer",
     "TokenInvalid",
     "TokenService",
     "clear_session_cookies",
+    "derive_key",
     "generate_rsa_key",
     "normalize_email",
     "set_session_cookies",

@@ -22,8 +22,8 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from jwt.algorithms import RSAAlgorithm
 
+from pacekeeper.auth._sealing import Sealer, derive_key
 from pacekeeper.config import JwtAlgorithm, Settings
-from pacekeeper.crypto import Sealer, derive_key
 from pacekeeper.db import SigningKey, SigningKeyRepository
 
 log = logging.getLogger("pacekeeper.keys")

@@ -1,8 +1,8 @@
-"""The master key and AES-256-GCM sealing of secrets at rest.
+"""The master key: from the environment, or generated for development only.
 
 `SERVICE_MASTER_ENCRYPTION_KEY` is 32 bytes written as 64 hex digits or as base64
-(standard or URL-safe alphabet, padding optional). Every use derives its own key with
-HKDF-SHA256 and a purpose label, so the master key itself never encrypts anything.
+(standard or URL-safe alphabet, padding optional). Every use derives its own key from
+it (HKDF-SHA256 with a purpose label), so the master key itself encrypts nothing.
 """
 
 from __future__ import annotations
@@ -15,14 +15,9 @@ import re
 import secrets
 from pathlib import Path
 
-from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-from cryptography.hazmat.primitives.kdf.hkdf import HKDF
-
-log = logging.getLogger("pacekeeper.crypto")
+log = logging.getLogger("pacekeeper.masterkey")
 
 MASTER_KEY_BYTES = 32
-_NONCE_BYTES = 12
 _HEX = re.compile(r"^[0-9a-fA-F]{64}$")
 MASTER_KEY_FILE = "master.key"
 
@@ -69,34 +64,9 @@ def load_or_create_dev_key(data_dir: Path) -> bytes:
     return key
 
 
-def derive_key(master_key: bytes, purpose: str, length: int = 32) -> bytes:
-    """A subkey for one purpose (HKDF-SHA256, no salt, the purpose as info)."""
-    hkdf = HKDF(algorithm=hashes.SHA256(), length=length, salt=None, info=purpose.encode())
-    return hkdf.derive(master_key)
-
-
-class Sealer:
-    """AES-256-GCM with a random 96-bit nonce; the output is nonce || ciphertext+tag."""
-
-    def __init__(self, key: bytes) -> None:
-        if len(key) != 32:
-            raise ValueError("AES-256-GCM needs a 32-byte key")
-        self._aead = AESGCM(key)
-
-    def seal(self, plaintext: bytes, associated_data: bytes) -> bytes:
-        nonce = secrets.token_bytes(_NONCE_BYTES)
-        return nonce + self._aead.encrypt(nonce, plaintext, associated_data)
-
-    def open(self, sealed: bytes, associated_data: bytes) -> bytes:
-        """Decrypt; raises cryptography.exceptions.InvalidTag on tampering or wrong key."""
-        return self._aead.decrypt(sealed[:_NONCE_BYTES], sealed[_NONCE_BYTES:], associated_data)
-
-
 __all__ = [
     "MASTER_KEY_BYTES",
     "MasterKeyError",
-    "Sealer",
-    "derive_key",
     "load_or_create_dev_key",
     "parse_master_key",
 ]

@@ -11,14 +11,9 @@ from pathlib import Path
 import pytest
 from cryptography.exceptions import InvalidTag
 
+from pacekeeper.auth import Sealer, derive_key
 from pacekeeper.config import Settings
-from pacekeeper.crypto import (
-    MasterKeyError,
-    Sealer,
-    derive_key,
-    parse_master_key,
-    resolve_master_key,
-)
+from pacekeeper.masterkey import MasterKeyError, parse_master_key, resolve_master_key
 
 KEY = bytes(range(32))
 
