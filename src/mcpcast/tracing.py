@@ -13,6 +13,7 @@ otherwise no span object is even created.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
@@ -49,16 +50,22 @@ class Tracing:
     def __init__(self, provider: trace.TracerProvider | None = None) -> None:
         self._explicit = provider
         self._tracer: trace.Tracer | None = None
+        self._next_look = 0.0
         if provider is not None:
             self._tracer = provider.get_tracer("mcpcast")
 
     def tracer(self) -> trace.Tracer | None:
         if self._tracer is not None:
             return self._tracer
-        # A global provider may be installed after the server was built: look each time
-        # until one appears (a cheap isinstance check), then keep its tracer.
+        # A global provider may be installed after the server was built: look again at
+        # most every half second (the lookup reads the environment: microseconds that
+        # show on the hot path), and keep its tracer once one appears.
+        now = time.monotonic()
+        if now < self._next_look:
+            return None
         provider = trace.get_tracer_provider()
         if isinstance(provider, trace.ProxyTracerProvider | trace.NoOpTracerProvider):
+            self._next_look = now + 0.5
             return None
         self._tracer = provider.get_tracer("mcpcast")
         return self._tracer

@@ -8,17 +8,16 @@ it (HKDF-SHA256 with a purpose label), so the master key itself encrypts nothing
 from __future__ import annotations
 
 import base64
-import binascii
 import logging
 import os
-import re
 import secrets
 from pathlib import Path
+
+from pacekeeper.crypto import KeyConfigError, decode_key
 
 log = logging.getLogger("pacekeeper.masterkey")
 
 MASTER_KEY_BYTES = 32
-_HEX = re.compile(r"^[0-9a-fA-F]{64}$")
 MASTER_KEY_FILE = "master.key"
 
 
@@ -27,26 +26,17 @@ class MasterKeyError(ValueError):
 
 
 def parse_master_key(text: str) -> bytes:
-    """Decode a 32-byte key from 64 hex digits or base64; raise MasterKeyError otherwise."""
-    value = text.strip()
-    if not value:
+    """Decode a 32-byte key from 64 hex digits or base64; raise MasterKeyError otherwise.
+
+    The format rule itself lives in one place, `pacekeeper.crypto.decode_key`, which the
+    provider-token encryption uses too.
+    """
+    if not text.strip():
         raise MasterKeyError("SERVICE_MASTER_ENCRYPTION_KEY is not set")
-    if _HEX.match(value):
-        return bytes.fromhex(value)
-    normalized = value.replace("-", "+").replace("_", "/")
-    normalized += "=" * (-len(normalized) % 4)
     try:
-        raw = base64.b64decode(normalized, validate=True)
-    except (binascii.Error, ValueError):
-        raise MasterKeyError(
-            "SERVICE_MASTER_ENCRYPTION_KEY must be 32 bytes as 64 hex digits or base64"
-        ) from None
-    if len(raw) != MASTER_KEY_BYTES:
-        raise MasterKeyError(
-            f"SERVICE_MASTER_ENCRYPTION_KEY must decode to {MASTER_KEY_BYTES} bytes, "
-            f"got {len(raw)}"
-        )
-    return raw
+        return decode_key(text)
+    except KeyConfigError as exc:
+        raise MasterKeyError(f"SERVICE_MASTER_ENCRYPTION_KEY: {exc}") from None
 
 
 def load_or_create_dev_key(data_dir: Path) -> bytes:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
@@ -16,8 +14,8 @@ from tests.mcpcast.fixtures import Fixture
 
 
 @pytest.fixture
-def exporter() -> Iterator[InMemorySpanExporter]:
-    yield InMemorySpanExporter()
+def exporter() -> InMemorySpanExporter:
+    return InMemorySpanExporter()
 
 
 @pytest.fixture

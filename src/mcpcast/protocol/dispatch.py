@@ -21,6 +21,7 @@ import orjson
 from .._content import EmbeddedResource, Message
 from .._errors import InvalidParams, McpcastError, ProtocolError, ToolError
 from .._registry import Entry, Registry
+from .deadlines import Watchdog
 from .exchange import Exchange
 from .roundtrip import InputRequired
 
@@ -69,6 +70,7 @@ class Methods:
         self.config = config
         self.tracing = tracing
         self.injectors = injectors
+        self.watchdog = Watchdog(config.tool_timeout)
         self.table: dict[str, Handler] = {
             "tools/list": self.list_tools,
             "tools/call": self.call_tool,
@@ -111,8 +113,7 @@ class Methods:
             coro = asyncio.get_running_loop().run_in_executor(None, call)
         else:
             return entry.func(**kwargs)
-        async with asyncio.timeout(self.config.tool_timeout):
-            return await coro
+        return await self.watchdog.run(coro)
 
     def _inject(self, typ: type, ex: Exchange, kwargs: dict[str, Any]) -> Any:
         for base in typ.__mro__:

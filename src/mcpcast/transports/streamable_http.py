@@ -164,6 +164,7 @@ class StreamableHTTP:
         self._hosts = {h.lower() for h in self.config.allowed_hosts}
         self._origins = {o.lower().rstrip("/") for o in self.config.allowed_origins}
         self._streams = 0
+        self._verdicts: dict[tuple[bytes | None, bytes | None], tuple[int, str] | None] = {}
         self.modern = ModernHTTP(self)
 
     # ------------------------------------------------------------------ ASGI entry
@@ -208,6 +209,18 @@ class StreamableHTTP:
 
     def _check_host_origin(self, headers: dict[bytes, bytes]) -> tuple[int, str] | None:
         """DNS-rebinding protection: a browser page on another origin must not reach us."""
+        key = (headers.get(b"host"), headers.get(b"origin"))
+        try:
+            return self._verdicts[key]
+        except KeyError:
+            pass
+        verdict = self._judge_host_origin(headers)
+        if len(self._verdicts) >= 1024:  # bounded: hostile clients can vary the headers
+            self._verdicts.clear()
+        self._verdicts[key] = verdict
+        return verdict
+
+    def _judge_host_origin(self, headers: dict[bytes, bytes]) -> tuple[int, str] | None:
         if "*" not in self._hosts:
             host = headers.get(b"host")
             if host is None or host_name(host.decode("latin-1")) not in self._hosts:
@@ -370,12 +383,11 @@ class StreamableHTTP:
                 requests[0], session, principal=verdict.principal, send=responder.emit,
                 http_headers=http_headers))
         else:
-            results = await asyncio.gather(*(
-                self.legacy.run_cancellable(m, session, principal=verdict.principal,
-                                            send=responder.emit, http_headers=http_headers,
-                                            close_stream=responder.close_stream)
-                for m in requests))
-            responses.extend(results)
+            calls = [self.legacy.run_cancellable(m, session, principal=verdict.principal,
+                                                 send=responder.emit, http_headers=http_headers,
+                                                 close_stream=responder.close_stream)
+                     for m in requests]
+            responses.extend([await calls[0]] if len(calls) == 1 else await asyncio.gather(*calls))
         await responder.finish(responses, batch)
 
     async def authorize(self, scope: Scope, send: Send, requests: list[Message]) -> Verdict | None:

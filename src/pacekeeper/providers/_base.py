@@ -1,0 +1,68 @@
+"""The provider interface and the small storage Protocols the service implements."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Protocol, runtime_checkable
+
+from pacekeeper.fitness.models import Activity, Athlete, ProviderId, Streams
+
+from ._config import ProviderSettings
+from ._tokens import AuthorizationStart, TokenSet
+
+
+@runtime_checkable
+class ProviderClient(Protocol):
+    """What every provider offers the connection and sync layers (PROV-4, PROV-9)."""
+
+    provider: ProviderId
+    settings: ProviderSettings
+
+    async def start_authorization(
+        self, state: str, *, scopes: Sequence[str] | None = None
+    ) -> AuthorizationStart:
+        """Authorization URL plus what must be kept beside ``state`` (PKCE verifier,
+        OAuth 1.0a request-token secret) until the callback."""
+        ...
+
+    async def complete_authorization(
+        self, start: AuthorizationStart, callback: Mapping[str, str]
+    ) -> TokenSet:
+        """Exchange the callback's ``code`` (or ``oauth_verifier``) for tokens."""
+        ...
+
+    async def refresh(self, token: TokenSet) -> TokenSet:
+        """New tokens from the refresh token; ``ReconnectRequired`` when refused."""
+        ...
+
+    async def deauthorize(self, token: TokenSet) -> None:
+        """Tell the provider we are done (PROV-10's "provider told to deauthorize")."""
+        ...
+
+    async def fetch_athlete(self, token: TokenSet) -> Athlete: ...
+
+    async def fetch_activities(
+        self,
+        token: TokenSet,
+        *,
+        after: datetime | None = None,
+        before: datetime | None = None,
+        limit: int = 200,
+    ) -> list[Activity]: ...
+
+    async def fetch_streams(self, token: TokenSet, activity_id: str) -> Streams: ...
+
+
+class IdempotencyStore(Protocol):
+    """Remembers which webhook deliveries were processed (memory or Redis backend)."""
+
+    async def claim(self, key: str, ttl_s: float) -> bool:
+        """True for the first claim of ``key`` within ``ttl_s``; False for a replay."""
+        ...
+
+
+class GarminTokenLookup(Protocol):
+    """Maps a Garmin ``userAccessToken`` from a webhook to our connection, if any."""
+
+    async def user_for_garmin_token(self, user_access_token: str) -> str | None: ...

@@ -1,0 +1,60 @@
+"""Errors of the provider layer. Messages never contain tokens or secrets.
+
+ProviderError
+ +-- ProviderConfigError     missing or unsafe client settings (PROV-7)
+ +-- ProviderAuthError       the provider refused our credentials
+ |    +-- AccessTokenRejected   401 on a data call: refresh, then retry once
+ |    +-- ReconnectRequired     refresh/code refused, access revoked: user must reconnect
+ +-- ProviderRateLimited     429 or our own view of the quota; ``retry_after`` seconds
+ +-- ProviderUnavailable     5xx, timeouts, connection failures after the retries
+ +-- ProviderRequestError    any other 4xx (bad request, not found)
+ +-- ProviderResponseError   a 2xx whose body is not the documented shape
+ +-- WebhookRejected         an incoming provider notification failed verification
+"""
+
+from __future__ import annotations
+
+
+class ProviderError(Exception):
+    def __init__(self, provider: str, message: str, *, status: int | None = None) -> None:
+        super().__init__(f"{provider}: {message}")
+        self.provider = provider
+        self.status = status
+
+
+class ProviderConfigError(ProviderError):
+    pass
+
+
+class ProviderAuthError(ProviderError):
+    pass
+
+
+class AccessTokenRejected(ProviderAuthError):
+    pass
+
+
+class ReconnectRequired(ProviderAuthError):
+    """The stored grant is gone (revoked, expired refresh token, deauthorized)."""
+
+
+class ProviderRateLimited(ProviderError):
+    def __init__(self, provider: str, retry_after: float, *, status: int | None = 429) -> None:
+        super().__init__(provider, f"rate limited; retry after {retry_after:.0f}s", status=status)
+        self.retry_after = retry_after
+
+
+class ProviderUnavailable(ProviderError):
+    pass
+
+
+class ProviderRequestError(ProviderError):
+    pass
+
+
+class ProviderResponseError(ProviderError):
+    pass
+
+
+class WebhookRejected(ProviderError):
+    pass

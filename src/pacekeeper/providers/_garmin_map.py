@@ -1,0 +1,140 @@
+"""Garmin Health API summaries (push bodies and pull responses) -> normalized models."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+from typing import Any
+
+from pacekeeper.fitness.models import (
+    Activity,
+    DailySummary,
+    ProviderId,
+    SleepSession,
+    SleepStages,
+    Sport,
+    Streams,
+)
+
+_SPORTS: dict[str, Sport] = {
+    "RUNNING": Sport.RUN, "TRAIL_RUNNING": Sport.RUN, "TREADMILL_RUNNING": Sport.RUN,
+    "CYCLING": Sport.RIDE, "ROAD_BIKING": Sport.RIDE, "MOUNTAIN_BIKING": Sport.RIDE,
+    "INDOOR_CYCLING": Sport.RIDE, "VIRTUAL_RIDE": Sport.RIDE, "GRAVEL_CYCLING": Sport.RIDE,
+    "LAP_SWIMMING": Sport.SWIM, "OPEN_WATER_SWIMMING": Sport.SWIM, "SWIMMING": Sport.SWIM,
+    "WALKING": Sport.WALK, "HIKING": Sport.HIKE, "ROWING": Sport.ROW, "INDOOR_ROWING": Sport.ROW,
+    "RESORT_SKIING_SNOWBOARDING": Sport.SKI, "CROSS_COUNTRY_SKIING": Sport.SKI,
+    "STRENGTH_TRAINING": Sport.STRENGTH, "YOGA": Sport.YOGA, "CARDIO": Sport.WORKOUT,
+}  # fmt: skip
+
+
+def garmin_sport(activity_type: str | None) -> Sport:
+    return _SPORTS.get((activity_type or "").upper(), Sport.OTHER)
+
+
+def _num(data: dict[str, Any], key: str) -> float | None:
+    value = data.get(key)
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _start(data: dict[str, Any]) -> datetime:
+    return datetime.fromtimestamp(int(data["startTimeInSeconds"]), UTC)
+
+
+def map_activity(data: dict[str, Any]) -> Activity:
+    cadence = _num(data, "averageBikeCadenceInRoundsPerMinute") or _num(
+        data, "averageRunCadenceInStepsPerMinute"
+    )
+    return Activity(
+        provider=ProviderId.GARMIN,
+        provider_id=str(data.get("activityId") or data["summaryId"]),
+        athlete_id=data.get("userId"),
+        name=data.get("activityName"),
+        sport=garmin_sport(data.get("activityType")),
+        provider_sport=data.get("activityType"),
+        start=_start(data),
+        utc_offset_s=data.get("startTimeOffsetInSeconds"),
+        elapsed_s=float(data.get("durationInSeconds") or 0),
+        moving_s=_num(data, "movingDurationInSeconds"),
+        distance_m=_num(data, "distanceInMeters"),
+        elevation_gain_m=_num(data, "totalElevationGainInMeters"),
+        avg_speed_mps=_num(data, "averageSpeedInMetersPerSecond"),
+        max_speed_mps=_num(data, "maxSpeedInMetersPerSecond"),
+        avg_heartrate=_num(data, "averageHeartRateInBeatsPerMinute"),
+        max_heartrate=_num(data, "maxHeartRateInBeatsPerMinute"),
+        avg_watts=_num(data, "averagePowerInWatts"),
+        max_watts=_num(data, "maxPowerInWatts"),
+        avg_cadence=cadence,
+        calories=_num(data, "activeKilocalories"),
+        steps=data.get("steps"),
+        device_name=data.get("deviceName"),
+        manual=bool(data.get("manual")),
+    )
+
+
+def map_activity_details(data: dict[str, Any]) -> tuple[Activity, Streams]:
+    """An ``activityDetails`` entry: its summary plus per-second ``samples``."""
+    summary = {**data["summary"], "summaryId": data.get("summaryId"), "userId": data.get("userId")}
+    activity = map_activity({"activityId": data.get("activityId"), **summary})
+    samples = data.get("samples") or []
+    t0 = int(summary["startTimeInSeconds"])
+
+    def series(key: str) -> list[Any] | None:
+        values = [s.get(key) for s in samples]
+        return values if any(v is not None for v in values) else None
+
+    lat, lng = series("latitudeInDegree"), series("longitudeInDegree")
+    cadence = series("bikeCadenceInRPM") or series("stepsPerMinute")
+    streams = Streams(
+        provider=ProviderId.GARMIN,
+        activity_id=activity.provider_id,
+        time=[int(s["startTimeInSeconds"]) - t0 for s in samples],
+        distance=series("totalDistanceInMeters"),
+        latlng=list(zip(lat, lng, strict=True)) if lat and lng else None,
+        altitude=series("elevationInMeters"),
+        velocity=series("speedMetersPerSecond"),
+        heartrate=series("heartRate"),
+        watts=series("powerInWatts"),
+        cadence=cadence,
+    )
+    return activity, streams
+
+
+def map_daily(data: dict[str, Any]) -> DailySummary:
+    moderate = _num(data, "moderateIntensityDurationInSeconds") or 0.0
+    vigorous = _num(data, "vigorousIntensityDurationInSeconds") or 0.0
+    return DailySummary(
+        provider=ProviderId.GARMIN,
+        date=date.fromisoformat(data["calendarDate"]),
+        steps=data.get("steps"),
+        distance_m=_num(data, "distanceInMeters"),
+        active_calories=_num(data, "activeKilocalories"),
+        calories=(_num(data, "activeKilocalories") or 0) + (_num(data, "bmrKilocalories") or 0)
+        or None,
+        active_minutes=(moderate + vigorous) / 60,
+        floors=_num(data, "floorsClimbed"),
+        resting_heartrate=data.get("restingHeartRateInBeatsPerMinute"),
+        avg_heartrate=data.get("averageHeartRateInBeatsPerMinute"),
+    )
+
+
+def map_sleep(data: dict[str, Any]) -> SleepSession:
+    start = _start(data)
+    duration = float(data.get("durationInSeconds") or 0)
+
+    def minutes(key: str) -> float | None:
+        value = _num(data, key)
+        return value / 60 if value is not None else None
+
+    return SleepSession(
+        provider=ProviderId.GARMIN,
+        provider_id=str(data["summaryId"]),
+        date=date.fromisoformat(data["calendarDate"]),
+        start=start,
+        end=datetime.fromtimestamp(start.timestamp() + duration, UTC),
+        duration_s=duration,
+        stages=SleepStages(
+            deep_min=minutes("deepSleepDurationInSeconds"),
+            light_min=minutes("lightSleepDurationInSeconds"),
+            rem_min=minutes("remSleepInSeconds"),
+            awake_min=minutes("awakeDurationInSeconds"),
+        ),
+    )

@@ -1,0 +1,145 @@
+"""Garmin push/ping notifications: parsing, verification, idempotency.
+
+Garmin POSTs ``{"<summaryType>": [ {...}, ... ]}``. A *push* entry carries the summary
+itself; a *ping* entry carries a ``callbackURL`` to pull it from. Garmin signs nothing,
+so verification is ours: an optional shared secret in the endpoint (compared in
+constant time), callback URLs confined to the configured Garmin API (no SSRF, no token
+sent elsewhere), and the ``userAccessToken`` of a known connection. Garmin retries
+deliveries, so each entry gets an idempotency key and replays are dropped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from ._base import GarminTokenLookup, IdempotencyStore
+from ._errors import WebhookRejected
+
+SUMMARY_TYPES = frozenset(
+    {
+        "activities", "activityDetails", "manuallyUpdatedActivities", "moveIQActivities",
+        "dailies", "epochs", "sleeps", "bodyComps", "stressDetails", "userMetrics",
+        "pulseox", "allDayRespiration", "healthSnapshot", "hrv", "bloodPressures",
+        "skinTemp", "deregistrations", "userPermissionsChange",
+    }
+)  # fmt: skip
+MAX_BODY_BYTES = 8 * 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class GarminNotification:
+    kind: str
+    garmin_user_id: str
+    user_access_token: str = field(repr=False)
+    idempotency_key: str
+    summary: dict[str, Any] | None = None  # push
+    callback_url: str | None = None  # ping
+    user_id: str | None = None  # ours, when the token belongs to a known connection
+
+
+@dataclass(slots=True)
+class WebhookResult:
+    fresh: list[GarminNotification] = field(default_factory=list)
+    replays: int = 0
+    unknown_users: int = 0
+
+
+def _key(kind: str, entry: dict[str, Any]) -> str:
+    # The content digest is part of the key: Garmin re-sends an updated daily summary
+    # under the same summaryId, and that update must not be mistaken for a replay.
+    canonical = json.dumps(entry, sort_keys=True, separators=(",", ":")).encode()
+    digest = hashlib.sha256(canonical).hexdigest()
+    return f"garmin:{kind}:{entry.get('userId')}:{entry.get('summaryId', '')}:{digest}"
+
+
+class GarminWebhook:
+    def __init__(
+        self,
+        api_base: str,
+        store: IdempotencyStore,
+        tokens: GarminTokenLookup | None = None,
+        *,
+        shared_secret: str | None = None,
+        replay_window_s: float = 7 * 86_400,
+    ) -> None:
+        api = urlsplit(api_base)
+        self._api_origin = (api.scheme, api.netloc)
+        self._api_path = api.path.rstrip("/") + "/"
+        self._store = store
+        self._tokens = tokens
+        self._secret = shared_secret
+        self._ttl = replay_window_s
+
+    def parse(self, body: bytes) -> list[GarminNotification]:
+        """Validate the body's shape; ``WebhookRejected`` for anything malformed."""
+        if len(body) > MAX_BODY_BYTES:
+            raise WebhookRejected("garmin", "notification body too large")
+        try:
+            payload = json.loads(body)
+        except ValueError as exc:
+            raise WebhookRejected("garmin", "notification is not JSON") from exc
+        if not isinstance(payload, dict) or not payload:
+            raise WebhookRejected("garmin", "notification must be a non-empty object")
+        found: list[GarminNotification] = []
+        for kind, entries in payload.items():
+            if kind not in SUMMARY_TYPES or not isinstance(entries, list):
+                raise WebhookRejected("garmin", f"unknown summary type {kind!r}")
+            for entry in entries:
+                found.append(self._entry(kind, entry))
+        return found
+
+    def _entry(self, kind: str, entry: Any) -> GarminNotification:
+        if not isinstance(entry, dict):
+            raise WebhookRejected("garmin", "summary entries must be objects")
+        user, token = entry.get("userId"), entry.get("userAccessToken")
+        if not isinstance(user, str) or not isinstance(token, str) or not user or not token:
+            raise WebhookRejected("garmin", "entry lacks userId or userAccessToken")
+        callback = entry.get("callbackURL")
+        if callback is not None:
+            self._check_callback(callback)
+        summary = None if callback is not None else entry
+        return GarminNotification(kind, user, token, _key(kind, entry), summary, callback)
+
+    def _check_callback(self, url: Any) -> None:
+        parts = urlsplit(url) if isinstance(url, str) else None
+        if (
+            parts is None
+            or (parts.scheme, parts.netloc) != self._api_origin
+            or not parts.path.startswith(self._api_path)
+        ):
+            raise WebhookRejected("garmin", "callbackURL is outside the Garmin API")
+
+    async def accept(self, body: bytes, *, presented_secret: str | None = None) -> WebhookResult:
+        """Verify, parse and de-duplicate one delivery."""
+        if self._secret is not None and not hmac.compare_digest(
+            (presented_secret or "").encode(), self._secret.encode()
+        ):
+            raise WebhookRejected("garmin", "webhook secret mismatch")
+        result = WebhookResult()
+        for note in self.parse(body):
+            user_id = None
+            if self._tokens is not None:
+                user_id = await self._tokens.user_for_garmin_token(note.user_access_token)
+                if user_id is None:
+                    result.unknown_users += 1
+                    continue
+            if not await self._store.claim(note.idempotency_key, self._ttl):
+                result.replays += 1
+                continue
+            result.fresh.append(
+                GarminNotification(
+                    note.kind,
+                    note.garmin_user_id,
+                    note.user_access_token,
+                    note.idempotency_key,
+                    note.summary,
+                    note.callback_url,
+                    user_id,
+                )
+            )
+        return result

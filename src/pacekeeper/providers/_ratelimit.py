@@ -1,0 +1,103 @@
+"""What each provider tells us about its quota, so we stop before it says 429.
+
+Strava: ``X-RateLimit-Limit: 200,2000`` and ``X-RateLimit-Usage: 12,300`` (15-minute and
+daily windows; the 15-minute window resets on the quarter hour, the daily one at
+midnight UTC), plus ``X-ReadRateLimit-*`` for the read-only quota.
+Fitbit: ``fitbit-rate-limit-limit``, ``-remaining`` and ``-reset`` (seconds until the
+window resets, hourly per user). Anything else: ``X-RateLimit-Limit/-Remaining/-Reset``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
+
+_DAY = 86_400.0
+_QUARTER = 900.0
+
+
+@dataclass(frozen=True, slots=True)
+class RateLimitWindow:
+    name: str
+    limit: int
+    remaining: int
+    resets_at: float  # Unix time
+
+
+def _ints(value: str | None) -> list[int]:
+    if not value:
+        return []
+    try:
+        return [int(float(p)) for p in value.split(",")]
+    except ValueError:
+        return []
+
+
+def _strava(headers: Mapping[str, str], now: float, prefix: str) -> list[RateLimitWindow]:
+    limits = _ints(headers.get(f"{prefix}-limit"))
+    usage = _ints(headers.get(f"{prefix}-usage"))
+    resets = (math.floor(now / _QUARTER + 1) * _QUARTER, math.floor(now / _DAY + 1) * _DAY)
+    names = ("15min", "daily")
+    return [
+        RateLimitWindow(f"{prefix}:{names[i]}", limit, limit - used, resets[i])
+        for i, (limit, used) in enumerate(zip(limits, usage, strict=False))
+        if i < 2
+    ]
+
+
+def parse_rate_limits(headers: Mapping[str, str], now: float) -> list[RateLimitWindow]:
+    """Windows announced by one response; header names are matched case-insensitively."""
+    lower = {k.lower(): v for k, v in headers.items()}
+    if "x-ratelimit-usage" in lower or "x-readratelimit-usage" in lower:
+        return _strava(lower, now, "x-ratelimit") + _strava(lower, now, "x-readratelimit")
+    for prefix, reset_is_delta in (("fitbit-rate-limit", True), ("x-ratelimit", False)):
+        limit = _ints(lower.get(f"{prefix}-limit"))
+        remaining = _ints(lower.get(f"{prefix}-remaining"))
+        reset = _ints(lower.get(f"{prefix}-reset"))
+        if limit and remaining and reset:
+            at = now + reset[0] if reset_is_delta else float(reset[0])
+            return [RateLimitWindow(prefix, limit[0], remaining[0], at)]
+    return []
+
+
+def parse_retry_after(value: str | None, now: float) -> float | None:
+    """Retry-After as seconds from now: delta-seconds or an HTTP date (RFC 9110)."""
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        return max(0.0, parsedate_to_datetime(value).timestamp() - now)
+    except (TypeError, ValueError):
+        return None
+
+
+class RateLimitTracker:
+    """Latest known windows of one quota (share one per Strava app, one per Fitbit user)."""
+
+    def __init__(self) -> None:
+        self._windows: dict[str, RateLimitWindow] = {}
+
+    def observe(self, headers: Mapping[str, str], now: float) -> None:
+        for window in parse_rate_limits(headers, now):
+            self._windows[window.name] = window
+
+    def exhaust(self, name: str, until: float) -> None:
+        self._windows[name] = RateLimitWindow(name, 0, 0, until)
+
+    def blocked_for(self, now: float) -> float | None:
+        """Seconds until a spent window resets, or None when a request may go out."""
+        waits = [
+            w.resets_at - now
+            for w in self._windows.values()
+            if w.remaining <= 0 and w.resets_at > now
+        ]
+        return max(waits) if waits else None
+
+    @property
+    def windows(self) -> list[RateLimitWindow]:
+        return list(self._windows.values())

@@ -1,0 +1,168 @@
+"""Fitbit Web API client: OAuth 2.0 with PKCE, profile, activities, heart rate, sleep, HRV.
+
+Google is moving the Fitbit Web API to the Google Health API; only this module and its
+mapper know Fitbit's URLs and shapes, so the move stays behind the provider interface.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from datetime import UTC, date, datetime, tzinfo
+from functools import partial
+from typing import Any, TypeVar
+
+import httpx
+
+from pacekeeper.fitness.models import (
+    Activity,
+    Athlete,
+    DailySummary,
+    ProviderId,
+    SleepSession,
+    Streams,
+)
+
+from . import _fitbit_map as m
+from ._config import ProviderSettings
+from ._errors import ProviderRequestError, ProviderResponseError
+from ._http import ProviderHTTP, RetryPolicy, Sleep, expect_dict, expect_list
+from ._oauth2 import OAuth2Flow
+from ._ratelimit import RateLimitTracker
+from ._tokens import AuthorizationStart, TokenSet
+
+T = TypeVar("T")
+_PAGE = 100  # Fitbit's maximum for activities/list.json
+
+
+def _user_id(body: dict[str, Any]) -> str | None:
+    value = body.get("user_id")
+    return str(value) if value else None
+
+
+class FitbitClient:
+    provider = ProviderId.FITBIT
+
+    def __init__(
+        self,
+        settings: ProviderSettings,
+        client: httpx.AsyncClient,
+        *,
+        policy: RetryPolicy | None = None,
+        tracker: RateLimitTracker | None = None,
+        sleep: Sleep | None = None,
+    ) -> None:
+        self.settings = settings
+        # Fitbit's quota is per user: pass one tracker per connected user.
+        self.http = ProviderHTTP("fitbit", client, policy=policy, tracker=tracker, sleep=sleep)
+        self.oauth = OAuth2Flow(
+            settings,
+            self.http,
+            pkce=True,
+            basic_auth=True,
+            scope_separator=" ",
+            default_scopes=("activity", "heartrate", "sleep", "profile", "location"),
+            user_id_of=_user_id,
+        )
+        self.api = settings.endpoints.api
+
+    async def start_authorization(
+        self, state: str, *, scopes: Sequence[str] | None = None
+    ) -> AuthorizationStart:
+        return self.oauth.start(state, scopes)
+
+    async def complete_authorization(
+        self, start: AuthorizationStart, callback: Mapping[str, str]
+    ) -> TokenSet:
+        return await self.oauth.complete(start, callback)
+
+    async def refresh(self, token: TokenSet) -> TokenSet:
+        return await self.oauth.refresh(token)
+
+    async def deauthorize(self, token: TokenSet) -> None:
+        await self.oauth.revoke(token)
+
+    async def _get(self, token: TokenSet, path: str, **params: Any) -> Any:
+        return await self.http.json(
+            "GET", f"{self.api}{path}", bearer=token.access_token, params=params or None
+        )
+
+    @staticmethod
+    def _map(mapper: Callable[[], T]) -> T:
+        try:
+            return mapper()
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ProviderResponseError("fitbit", "unexpected response shape") from exc
+
+    async def fetch_athlete(self, token: TokenSet) -> Athlete:
+        body = expect_dict("fitbit", await self._get(token, "/1/user/-/profile.json"))
+        return self._map(lambda: m.map_profile(body))
+
+    async def fetch_activities(
+        self,
+        token: TokenSet,
+        *,
+        after: datetime | None = None,
+        before: datetime | None = None,
+        limit: int = 200,
+    ) -> list[Activity]:
+        # Fitbit needs exactly one of afterDate (ascending) or beforeDate (descending).
+        if after is not None:
+            params: dict[str, Any] = {
+                "afterDate": after.strftime("%Y-%m-%dT%H:%M:%S"),
+                "sort": "asc",
+            }
+        else:
+            edge = before or datetime.now(UTC)
+            params = {"beforeDate": edge.strftime("%Y-%m-%dT%H:%M:%S"), "sort": "desc"}
+        found: list[Activity] = []
+        offset = 0
+        while len(found) < limit:
+            body = expect_dict(
+                "fitbit",
+                await self._get(
+                    token, "/1/user/-/activities/list.json", offset=offset, limit=_PAGE, **params
+                ),
+            )
+            rows = expect_list("fitbit", body.get("activities"))
+            found.extend(self._map(partial(m.map_activity, row)) for row in rows)
+            if len(rows) < _PAGE or not (body.get("pagination") or {}).get("next"):
+                break
+            offset += len(rows)
+        if after is not None and before is not None:
+            found = [a for a in found if a.start < before]
+        return found[:limit]
+
+    async def fetch_streams(self, token: TokenSet, activity_id: str) -> Streams:
+        raise ProviderRequestError(
+            "fitbit", "per-second activity streams are not offered; use fetch_daily(intraday)"
+        )
+
+    async def fetch_daily(
+        self, token: TokenSet, day: date, *, intraday: bool = False, tz: tzinfo = UTC
+    ) -> DailySummary:
+        """Steps, calories, resting HR, HRV and optionally 1-second heart rate of one day."""
+        iso = day.isoformat()
+        summary = expect_dict(
+            "fitbit", await self._get(token, f"/1/user/-/activities/date/{iso}.json")
+        )
+        detail = "/1d/1sec.json" if intraday else "/1d.json"
+        heart = expect_dict(
+            "fitbit", await self._get(token, f"/1/user/-/activities/heart/date/{iso}{detail}")
+        )
+        hrv = expect_dict("fitbit", await self._get(token, f"/1/user/-/hrv/date/{iso}.json"))
+        entries = hrv.get("hrv") or []
+        rmssd = entries[0].get("value", {}).get("dailyRmssd") if entries else None
+        return self._map(lambda: m.map_daily(day, summary, heart, rmssd, tz))
+
+    async def fetch_sleep(
+        self, token: TokenSet, start: date, end: date, *, tz: tzinfo = UTC
+    ) -> list[SleepSession]:
+        """Sleep logs between two dates (Fitbit allows at most 100 days per call)."""
+        body = expect_dict(
+            "fitbit",
+            await self._get(
+                token, f"/1.2/user/-/sleep/date/{start.isoformat()}/{end.isoformat()}.json"
+            ),
+        )
+        rows = expect_list("fitbit", body.get("sleep"))
+        return [self._map(partial(m.map_sleep, row, tz)) for row in rows]

@@ -1,0 +1,146 @@
+"""Strava API v3 client: OAuth 2.0, athlete, activities, streams, stats, zones (PROV-9)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
+from typing import Any, TypeVar
+
+import httpx
+
+from pacekeeper.fitness.models import (
+    Activity,
+    Athlete,
+    AthleteStats,
+    AthleteZones,
+    ProviderId,
+    Streams,
+)
+
+from . import _strava_map as m
+from ._config import ProviderSettings
+from ._errors import ProviderResponseError
+from ._http import ProviderHTTP, RetryPolicy, Sleep, expect_dict, expect_list
+from ._oauth2 import OAuth2Flow
+from ._ratelimit import RateLimitTracker
+from ._tokens import AuthorizationStart, TokenSet
+
+STREAM_KEYS = (
+    "time", "distance", "latlng", "altitude", "velocity_smooth",
+    "heartrate", "cadence", "watts",
+)  # fmt: skip
+T = TypeVar("T")
+_PAGE_SIZE = 100  # Strava's maximum per_page is 200; 100 keeps responses small
+
+
+def _athlete_id(body: dict[str, Any]) -> str | None:
+    athlete = body.get("athlete")
+    return str(athlete["id"]) if isinstance(athlete, dict) and "id" in athlete else None
+
+
+class StravaClient:
+    provider = ProviderId.STRAVA
+
+    def __init__(
+        self,
+        settings: ProviderSettings,
+        client: httpx.AsyncClient,
+        *,
+        policy: RetryPolicy | None = None,
+        tracker: RateLimitTracker | None = None,
+        sleep: Sleep | None = None,
+    ) -> None:
+        self.settings = settings
+        self.http = ProviderHTTP("strava", client, policy=policy, tracker=tracker, sleep=sleep)
+        self.oauth = OAuth2Flow(
+            settings,
+            self.http,
+            pkce=False,
+            basic_auth=False,
+            scope_separator=",",
+            default_scopes=("read", "activity:read_all", "profile:read_all"),
+            extra_authorize_params={"approval_prompt": "auto"},
+            user_id_of=_athlete_id,
+        )
+        self.api = settings.endpoints.api
+
+    async def start_authorization(
+        self, state: str, *, scopes: Sequence[str] | None = None
+    ) -> AuthorizationStart:
+        return self.oauth.start(state, scopes)
+
+    async def complete_authorization(
+        self, start: AuthorizationStart, callback: Mapping[str, str]
+    ) -> TokenSet:
+        return await self.oauth.complete(start, callback)
+
+    async def exchange_code(self, code: str) -> TokenSet:
+        return await self.oauth.exchange_code(code)
+
+    async def refresh(self, token: TokenSet) -> TokenSet:
+        return await self.oauth.refresh(token)
+
+    async def deauthorize(self, token: TokenSet) -> None:
+        await self.oauth.revoke(token, field="access_token")
+
+    async def _get(self, token: TokenSet, path: str, **params: Any) -> Any:
+        return await self.http.json(
+            "GET", f"{self.api}{path}", bearer=token.access_token, params=params or None
+        )
+
+    def _map(self, mapper: Callable[[Any], T], value: Any) -> T:
+        try:
+            return mapper(value)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ProviderResponseError("strava", "unexpected response shape") from exc
+
+    async def fetch_athlete(self, token: TokenSet) -> Athlete:
+        body = expect_dict("strava", await self._get(token, "/athlete"))
+        return self._map(m.map_athlete, body)
+
+    async def fetch_activities(
+        self,
+        token: TokenSet,
+        *,
+        after: datetime | None = None,
+        before: datetime | None = None,
+        limit: int = 200,
+    ) -> list[Activity]:
+        """Newest-first pages of ``/athlete/activities`` until ``limit`` or the end."""
+        params: dict[str, Any] = {"per_page": min(_PAGE_SIZE, limit)}
+        if after is not None:
+            params["after"] = int(after.timestamp())
+        if before is not None:
+            params["before"] = int(before.timestamp())
+        found: list[Activity] = []
+        page = 1
+        while len(found) < limit:
+            rows = expect_list(
+                "strava", await self._get(token, "/athlete/activities", page=page, **params)
+            )
+            found.extend(self._map(m.map_activity, row) for row in rows)
+            if len(rows) < params["per_page"]:
+                break
+            page += 1
+        return found[:limit]
+
+    async def fetch_activity(self, token: TokenSet, activity_id: str) -> Activity:
+        body = expect_dict("strava", await self._get(token, f"/activities/{int(activity_id)}"))
+        return self._map(m.map_activity, body)
+
+    async def fetch_streams(self, token: TokenSet, activity_id: str) -> Streams:
+        body = await self._get(
+            token,
+            f"/activities/{int(activity_id)}/streams",
+            keys=",".join(STREAM_KEYS),
+            key_by_type="true",
+        )
+        return self._map(lambda b: m.map_streams(activity_id, b), body)
+
+    async def fetch_stats(self, token: TokenSet, athlete_id: str) -> AthleteStats:
+        body = expect_dict("strava", await self._get(token, f"/athletes/{int(athlete_id)}/stats"))
+        return self._map(m.map_stats, body)
+
+    async def fetch_zones(self, token: TokenSet) -> AthleteZones:
+        body = expect_dict("strava", await self._get(token, "/athlete/zones"))
+        return self._map(m.map_zones, body)

@@ -1,0 +1,68 @@
+"""Helpers shared by the provider tests: a fake clock, a recording sleep, consent clicks."""
+
+from __future__ import annotations
+
+import time
+from urllib.parse import parse_qsl, urlsplit
+
+import httpx
+
+from pacekeeper.providers import (
+    AuthorizationStart,
+    FitbitClient,
+    GarminClient,
+    StravaClient,
+    TokenSet,
+)
+
+BASE = "http://127.0.0.1"
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = time.time()
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+class RecordingSleep:
+    """Stands in for asyncio.sleep: records each backoff instead of waiting."""
+
+    def __init__(self) -> None:
+        self.delays: list[float] = []
+
+    async def __call__(self, seconds: float) -> None:
+        self.delays.append(seconds)
+
+
+def callback_params(response: httpx.Response) -> dict[str, str]:
+    assert response.status_code == 302, response.text
+    return dict(parse_qsl(urlsplit(response.headers["location"]).query))
+
+
+async def consent(
+    http: httpx.AsyncClient, start: AuthorizationStart, decision: str, athlete_id: int = 1
+) -> dict[str, str]:
+    """Open the consent page like a browser, then press a button on it."""
+    page = await http.get(start.url)
+    assert page.status_code == 200
+    assert 'value="approve"' in page.text
+    assert 'value="deny"' in page.text
+    query = dict(parse_qsl(urlsplit(start.url).query))
+    form = {**query, "decision": decision, "athlete_id": str(athlete_id)}
+    return callback_params(await http.post(urlsplit(start.url).path, data=form))
+
+
+async def connect(
+    client: StravaClient | FitbitClient | GarminClient,
+    http: httpx.AsyncClient,
+    athlete_id: int = 1,
+) -> TokenSet:
+    start = await client.start_authorization(f"user-{athlete_id}:nonce")
+    return await client.complete_authorization(
+        start, await consent(http, start, "approve", athlete_id)
+    )
