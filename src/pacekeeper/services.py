@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -56,6 +56,9 @@ class Services:
     limiter: RateLimiter
     resolver: PrincipalResolver
     clock: Clock
+    # The resolved master key (env, or the development file): build the provider-token
+    # keyring from it (`MasterKeyring.single(...)`) so both uses agree. Never logged.
+    master_key: bytes = field(repr=False, default=b"")
 
     async def close(self) -> None:
         await self.engine.dispose()
@@ -104,7 +107,10 @@ async def build_services(
     except BaseException:
         await engine.dispose()
         raise
-    return Services(settings, engine, users, keys, tokens, csrf, accounts, limiter, resolver, clock)
+    return Services(
+        settings, engine, users, keys, tokens, csrf, accounts, limiter, resolver, clock,
+        master_key=master_key,
+    )
 
 
 __all__ = ["Clock", "Services", "build_services", "resource_metadata_url", "utc_now"]

@@ -56,3 +56,13 @@ async def test_no_secrets_in_logs_or_responses(
     for secret in (PASSWORD, "wrong-password-9", body["token"], login["jwt_token"],
                    login["csrf_token"]):
         assert secret not in caplog.text
+
+
+async def test_services_hold_the_master_key_without_showing_it(harness: Harness) -> None:
+    """The resolved master key is available for other keyrings but never in a repr."""
+    from tests.pacekeeper.conftest import MASTER_KEY
+
+    services = harness.services
+    assert services.master_key == bytes(range(32))
+    assert MASTER_KEY not in repr(services)
+    assert repr(bytes(range(32))) not in repr(services)
