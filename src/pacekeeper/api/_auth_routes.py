@@ -12,6 +12,7 @@ from pacekeeper.api._common import (
     JSONResponse,
     iso_utc,
     read_json_object,
+    required_string,
     services,
     string_field,
 )
@@ -46,12 +47,10 @@ async def register(request: Request) -> Response:
             raise svc.resolver.unauthenticated(invalid=False)
         raise Forbidden("registration requires an admin token")
     data = await read_json_object(request)
-    email = string_field(data, "email", required=True)
-    password = string_field(data, "password", required=True)
+    email = required_string(data, "email")
+    password = required_string(data, "password")
     display_name = string_field(data, "display_name", required=False)
     tenant_text = string_field(data, "tenant_id", required=False)
-    assert email is not None
-    assert password is not None
     tenant_id = None
     if tenant_text is not None:
         if not is_admin:

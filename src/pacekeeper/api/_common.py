@@ -87,6 +87,14 @@ async def read_json_object(request: Request) -> dict[str, Any]:
     return data
 
 
+def required_string(data: Mapping[str, Any], name: str) -> str:
+    """A string member that must be present: missing or wrong type is 400 naming it."""
+    value = string_field(data, name, required=True)
+    if value is None:  # string_field already refused it; this only narrows the type
+        raise ValidationFailed(f"{name} is required")
+    return value
+
+
 def string_field(data: Mapping[str, Any], name: str, *, required: bool) -> str | None:
     """A string member: missing-but-required and wrong types are 400 naming the field."""
     value = data.get(name)
@@ -107,6 +115,7 @@ __all__ = [
     "internal_error_handler",
     "iso_utc",
     "read_json_object",
+    "required_string",
     "services",
     "string_field",
 ]
