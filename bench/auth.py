@@ -1,6 +1,7 @@
 """Authentication hot-path numbers: `python bench/auth.py [--seconds 2]`.
 
-Measures, in one process on SQLite (WAL) in a temporary directory:
+Measures, in one process on SQLite (WAL) in a temporary directory, or on the database
+given with --database-url:
 - password hashing and verification with the default Argon2id parameters (login cost);
 - JWT verification without the cache (RS256, 2048 and 4096-bit) and with it;
 - the whole principal resolution (cached token + the per-request user-status read);
@@ -14,6 +15,7 @@ import argparse
 import asyncio
 import base64
 import json
+import secrets
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
@@ -42,7 +44,7 @@ async def rate(name: str, seconds: float, op: Callable[[], Awaitable[Any]]) -> d
     return result
 
 
-async def main(seconds: float) -> list[dict[str, Any]]:
+async def main(seconds: float, database_url: str = "") -> list[dict[str, Any]]:
     results: list[dict[str, Any]] = []
     hasher = ConfiguredHasher(Settings())
     stored = await hasher.hash("correct horse battery staple")
@@ -53,11 +55,13 @@ async def main(seconds: float) -> list[dict[str, Any]]:
     for bits in (2048, 4096):
         with tempfile.TemporaryDirectory() as tmp:
             settings = Settings(data_dir=Path(tmp), master_encryption_key=MASTER,
+                                database_url=database_url,
                                 jwt_rsa_key_bits=bits, registration="open",
                                 tenant_rate_limit_per_minute=10**9,
                                 argon2_time_cost=1, argon2_memory_kib=1024)
             services = await build_services(settings)
-            user = await services.accounts.register("bench@example.com", "bench-password-1")
+            user = await services.accounts.register(
+                f"bench-{secrets.token_hex(4)}@example.com", "bench-password-1")
             token = services.tokens.issue(user).token
             tokens = services.tokens
 
@@ -76,6 +80,7 @@ async def main(seconds: float) -> list[dict[str, Any]]:
             await services.close()
     with tempfile.TemporaryDirectory() as tmp:
         settings = Settings(data_dir=Path(tmp), master_encryption_key=MASTER,
+                            database_url=database_url,
                             jwt_rsa_key_bits=2048, registration="open",
                             tenant_rate_limit_per_minute=10**9,
                             argon2_time_cost=1, argon2_memory_kib=1024)
@@ -84,7 +89,8 @@ async def main(seconds: float) -> list[dict[str, Any]]:
             transport = httpx.ASGITransport(app=app)
             async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as c:
                 token = (await c.post("/api/auth/register", json={
-                    "email": "b@example.com", "password": "bench-password-1"})).json()["token"]
+                    "email": f"b-{secrets.token_hex(4)}@example.com",
+                    "password": "bench-password-1"})).json()["token"]
                 accept = {"accept": "application/json, text/event-stream",
                           "authorization": f"Bearer {token}"}
                 init = await c.post("/mcp", headers=accept, json={
@@ -108,8 +114,10 @@ async def main(seconds: float) -> list[dict[str, Any]]:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seconds", type=float, default=2.0)
+    parser.add_argument("--database-url", default="",
+                        help="e.g. postgresql+asyncpg://... (default: SQLite in a temp dir)")
     args = parser.parse_args()
-    measured = asyncio.run(main(args.seconds))
+    measured = asyncio.run(main(args.seconds, args.database_url))
     out = Path(__file__).parent / "results"
     out.mkdir(exist_ok=True)
     (out / "auth.json").write_text(json.dumps(measured, indent=2))

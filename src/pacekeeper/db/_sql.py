@@ -8,7 +8,7 @@ from datetime import datetime
 
 from sqlalchemy import delete, func, select, update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from pacekeeper.db._models import CsrfTokenRow, SigningKeyRow, TenantRow, UserRow
 from pacekeeper.db._records import (
@@ -52,6 +52,13 @@ def _tenant(row: TenantRow) -> Tenant:
 class SqlUserRepository:
     def __init__(self, sessions: async_sessionmaker[AsyncSession]) -> None:
         self._sessions = sessions
+        # auth_state runs on every authenticated request: a bare connection skips the
+        # ORM session's bookkeeping (about a quarter of the query's cost).
+        self._engine: AsyncEngine = sessions.kw["bind"]
+        self._auth_state = (
+            select(UserRow.status, UserRow.token_version, TenantRow.rate_limit_per_minute)
+            .join(TenantRow, TenantRow.id == UserRow.tenant_id)
+        )
 
     async def create_with_tenant(self, user: User, tenant: Tenant | None) -> None:
         async with self._sessions() as session:
@@ -131,15 +138,9 @@ class SqlUserRepository:
             return bool(getattr(result, "rowcount", 0))
 
     async def auth_state(self, user_id: uuid.UUID) -> AuthState | None:
-        async with self._sessions() as session:
+        async with self._engine.connect() as connection:
             row = (
-                await session.execute(
-                    select(
-                        UserRow.status, UserRow.token_version, TenantRow.rate_limit_per_minute
-                    )
-                    .join(TenantRow, TenantRow.id == UserRow.tenant_id)
-                    .where(UserRow.id == user_id)
-                )
+                await connection.execute(self._auth_state.where(UserRow.id == user_id))
             ).first()
         if row is None:
             return None
