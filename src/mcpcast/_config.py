@@ -24,6 +24,14 @@ class ServerConfig:
     the check off. ``response_mode`` ``"auto"`` answers with plain JSON unless the call
     sends something before its result (progress, a log line, an elicitation), in which
     case the response becomes an SSE stream.
+
+    Long-lived connections (WebSocket, the older HTTP+SSE stream): every
+    ``heartbeat_interval`` seconds the server sends a heartbeat (a JSON-RPC ``ping`` on a
+    WebSocket, a comment line on SSE); a WebSocket peer that does not answer within
+    ``heartbeat_timeout`` is closed as dead. A connection with no client message and no
+    running request for ``idle_timeout`` seconds is closed (0 turns that off). Each
+    connection queues at most ``send_queue_size`` outgoing messages; a client that reads
+    slower than that is dropped. ``max_streams`` bounds all open streaming connections.
     """
 
     path: str | None = None
@@ -38,6 +46,9 @@ class ServerConfig:
     max_streams: int = 10_000
     page_size: int = 50
     heartbeat_interval: float = 15.0
+    heartbeat_timeout: float = 10.0
+    idle_timeout: float = 900.0
+    send_queue_size: int = 256
     sse_retry_ms: int = 1000
     event_store_size: int = 256
     event_store_streams: int = 16

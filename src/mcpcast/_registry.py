@@ -11,7 +11,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from ._errors import RegistrationError
 from ._schema import Signature, analyse
@@ -49,6 +49,8 @@ class ResourceDecl:
     description: str | None = None
     mime_type: str | None = None
     title: str | None = None
+    ttl_ms: int | None = None  # None: the server's ServerConfig.cache_ttl_ms
+    cache_scope: Literal["public", "private"] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,9 +90,18 @@ def tool(name: str | None = None, description: str | None = None, *, title: str 
 
 
 def resource(uri: str, name: str | None = None, description: str | None = None, *,
-             mime_type: str | None = None, title: str | None = None) -> Callable[[F], F]:
-    """Publish a method as a read-only resource; ``uri`` may be an RFC 6570 template."""
-    return _marker(ResourceDecl(uri, name, description, mime_type, title))
+             mime_type: str | None = None, title: str | None = None, ttl_ms: int | None = None,
+             cache_scope: Literal["public", "private"] | None = None) -> Callable[[F], F]:
+    """Publish a method as a read-only resource; ``uri`` may be an RFC 6570 template.
+
+    ``ttl_ms`` / ``cache_scope`` override the server's caching hints for ``resources/read``
+    of this resource (2026-07-28 ``ttlMs`` / ``cacheScope``).
+    """
+    if ttl_ms is not None and ttl_ms < 0:
+        raise RegistrationError(f"resource {uri!r}: ttl_ms must be >= 0")
+    if cache_scope not in (None, "public", "private"):
+        raise RegistrationError(f"resource {uri!r}: cache_scope must be 'public' or 'private'")
+    return _marker(ResourceDecl(uri, name, description, mime_type, title, ttl_ms, cache_scope))
 
 
 def prompt(name: str | None = None, description: str | None = None, *,
@@ -144,6 +155,8 @@ class ResourceEntry(Entry):
     mime_type: str | None = None
     template: UriTemplate | None = None
     listing: dict[str, Any] = field(default_factory=dict)
+    ttl_ms: int | None = None
+    cache_scope: Literal["public", "private"] | None = None
 
 
 @dataclass(slots=True)
@@ -226,13 +239,13 @@ class Registry:
             listing["uriTemplate"] = decl.uri
             self.templates[decl.uri] = ResourceEntry(
                 name, description, func, sig, _is_async(func), decl.title, decl.uri,
-                decl.mime_type, template, listing)
+                decl.mime_type, template, listing, decl.ttl_ms, decl.cache_scope)
         else:
             _unique(decl.uri, self.resources, "resource")
             listing["uri"] = decl.uri
             self.resources[decl.uri] = ResourceEntry(
                 name, description, func, sig, _is_async(func), decl.title, decl.uri,
-                decl.mime_type, None, listing)
+                decl.mime_type, None, listing, decl.ttl_ms, decl.cache_scope)
 
     def _add_prompt(self, func: Callable[..., Any], decl: PromptDecl,
                     injectables: tuple[type, ...]) -> None:
@@ -254,6 +267,14 @@ class Registry:
         ]
         self.prompts[name] = PromptEntry(name, description, func, sig, _is_async(func),
                                          decl.title, listing)
+
+    def resource_for(self, uri: str) -> ResourceEntry | None:
+        """The resource serving ``uri``: an exact URI first, then the first matching template."""
+        entry = self.resources.get(uri)
+        if entry is None:
+            entry = next((t for t in self.templates.values()
+                          if t.template is not None and t.template.match(uri) is not None), None)
+        return entry
 
     def remove_tool(self, name: str) -> bool:
         return self.tools.pop(name, None) is not None

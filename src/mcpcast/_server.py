@@ -18,7 +18,7 @@ from .protocol.dispatch import Injector, Methods
 from .protocol.exchange import Exchange, PendingRequests
 from .protocol.legacy import LegacyProtocol
 from .protocol.listeners import Listener
-from .protocol.roundtrip import MemoryReplayGuard, StateCodec
+from .protocol.roundtrip import MemoryReplayGuard, ReplayGuard, StateCodec
 from .protocol.session import SessionStore
 from .tracing import Tracing
 
@@ -34,12 +34,16 @@ class Server:
     ``authenticate`` is an async callable receiving a ``RequestInfo``; it returns a
     principal (any object; tools see it as ``ctx.principal``), ``None`` for anonymous, or
     raises ``Unauthorized``. Methods outside ``config.public_methods`` need a principal.
+    ``replay_guard`` remembers used 2026-07-28 ``requestState`` nonces (default: in this
+    process only); give every process serving the same clients one shared guard, as they
+    share ``config.state_secret``.
     """
 
     def __init__(self, target: Any, *, config: ServerConfig | None = None,
                  tracer_provider: TracerProvider | None = None,
                  authenticate: Authenticate | None = None,
-                 injectors: dict[type, Injector] | None = None) -> None:
+                 injectors: dict[type, Injector] | None = None,
+                 replay_guard: ReplayGuard | None = None) -> None:
         self.target = target
         self.config = config or ServerConfig()
         self.injectors: dict[type, Injector] = {
@@ -57,7 +61,7 @@ class Server:
         self.legacy = LegacyProtocol(self.methods, self.pending, self.config.client_request_timeout)
         self.sessions = SessionStore(self.config.session_ttl, self.config.max_sessions)
         codec = StateCodec(self.config.state_secret or secrets.token_bytes(32),
-                           self.config.state_ttl, MemoryReplayGuard())
+                           self.config.state_ttl, replay_guard or MemoryReplayGuard())
         self.current = CurrentProtocol(self.methods, self.config, codec)
         self.listeners: set[Listener] = set()
         self._app: Callable[[Scope, Receive, Send], Any] | None = None
@@ -109,6 +113,14 @@ class Server:
                 session.deliver(payload)
         for listener in self.listeners:
             listener.resource_updated(uri)
+
+    def end_streams(self) -> None:
+        """End every long-lived stream gracefully (shutdown): listen streams get their
+        final result, session streams end. Servers such as uvicorn wait for open
+        responses before the ASGI lifespan shutdown, so call this first (the CLI does)."""
+        self.sessions.close()
+        for listener in list(self.listeners):
+            listener.log.finish()
 
     def register_injector(self, typ: type,
                           injector: Callable[[Exchange, dict[str, Any]], Any]) -> None:

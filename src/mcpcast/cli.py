@@ -5,13 +5,19 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
+import os
+import socket
 import sys
 from collections.abc import Sequence
 from typing import Any
 
+import uvicorn
+
 from ._config import ServerConfig
 from ._errors import McpcastError
 from ._server import Server
+
+STATE_SECRET_ENV = "MCPCAST_STATE_SECRET"  # noqa: S105 (a variable name, not a secret)
 
 
 def load(target: str, config: ServerConfig) -> Any:
@@ -31,6 +37,28 @@ def load(target: str, config: ServerConfig) -> Any:
     return Server(obj, config=config).asgi_app()
 
 
+def state_secret_from_env() -> bytes | None:
+    """The shared round-trip state secret, so several processes accept each other's states."""
+    value = os.environ.get(STATE_SECRET_ENV)
+    if not value:
+        return None
+    secret = value.encode()
+    if len(secret) < 32:
+        raise McpcastError(f"{STATE_SECRET_ENV} must be at least 32 characters long")
+    return secret
+
+
+class GracefulUvicorn(uvicorn.Server):
+    """uvicorn waits for open responses before the lifespan shutdown, so long-lived streams
+    (listen, session GET) would hold it forever: end them first, gracefully."""
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        server = getattr(self.config.app, "server", None)
+        if isinstance(server, Server):
+            server.end_streams()
+        await super().shutdown(sockets)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="mcpcast", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -45,15 +73,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     run.add_argument("--log-level", default="info")
     args = parser.parse_args(argv)
 
-    import uvicorn
-
     hosts = ServerConfig.allowed_hosts + tuple(args.allow_host or ())
-    config = ServerConfig(path=args.path, stateless=args.stateless, allowed_hosts=hosts)
+    config = ServerConfig(path=args.path, stateless=args.stateless, allowed_hosts=hosts,
+                          state_secret=state_secret_from_env())
     app = load(args.target, config)
     loop = "uvloop" if importlib.util.find_spec("uvloop") else "asyncio"
     http = "httptools" if importlib.util.find_spec("httptools") else "h11"
-    uvicorn.run(app, host=args.host, port=args.port, loop=loop, http=http,
-                log_level=args.log_level, lifespan="on")
+    GracefulUvicorn(uvicorn.Config(app, host=args.host, port=args.port, loop=loop, http=http,
+                                   log_level=args.log_level, lifespan="on")).run()
     return 0
 
 

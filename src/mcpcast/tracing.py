@@ -22,6 +22,8 @@ from opentelemetry import trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
+from .protocol.roundtrip import InputRequired
+
 _PROPAGATOR = TraceContextTextMapPropagator()
 _TARGET_ATTR = {"tool": "gen_ai.tool.name", "prompt": "gen_ai.prompt.name",
                 "resource": "mcp.resource.uri"}
@@ -101,6 +103,8 @@ class Tracing:
             handle = SpanHandle(span)
             try:
                 yield handle
+            except InputRequired:
+                raise  # a 2026-07-28 round trip asking the client: not a failure
             except BaseException as exc:
                 handle.failed(type(exc).__name__)
                 raise

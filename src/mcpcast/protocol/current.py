@@ -51,6 +51,8 @@ CACHED = frozenset({"server/discover", "tools/list", "prompts/list", "resources/
                     "resources/templates/list", "resources/read"})
 _NAME_PARAM = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 _NO_LOGS = 99  # above every level: logs only when the request opts in with logLevel
+_STATUS = {-32700: 400, -32600: 400, -32602: 400, -32601: 404, -32020: 400, -32021: 400,
+           -32022: 400}
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,9 +122,10 @@ class CurrentProtocol:
         if routing.method is None or decode_header(routing.method) != message["method"]:
             raise HeaderMismatch("Mcp-Method header does not match the request method")
         key = _NAME_PARAM.get(message["method"])
-        if key is not None and (routing.name is None
-                                or decode_header(routing.name) != params.get(key)):
-                raise HeaderMismatch(f"Mcp-Name header does not match params.{key}")
+        # Without a name in the body the request is invalid params, reported as such later.
+        if key is not None and params.get(key) is not None and (
+                routing.name is None or decode_header(routing.name) != params[key]):
+            raise HeaderMismatch(f"Mcp-Name header does not match params.{key}")
         if message["method"] == "tools/call":
             self._check_param_headers(params, routing)
 
@@ -147,26 +150,28 @@ class CurrentProtocol:
     # ------------------------------------------------------------------ requests
 
     async def handle_request(self, message: Message, session: Session, *, principal: Any,
-                             send: Send) -> tuple[Message, int]:
+                             send: Send, http_headers: dict[str, str] | None = None,
+                             ) -> tuple[Message, int]:
         """Answer one request; also says which HTTP status the answer implies."""
         try:
-            return await self._handle(message, session, principal, send), 200
+            return await self._handle(message, session, principal, send, http_headers), 200
         except ProtocolError as exc:
-            return error(message["id"], exc), exc.http_status
+            # This era maps error codes to HTTP statuses (invalid params 400, unknown 404).
+            return error(message["id"], exc), _STATUS.get(exc.code, exc.http_status)
         except Exception:
             log.exception("%s failed", message["method"])
             return error(message["id"], InternalError(
                 f"Internal error while handling {message['method']}")), 500
 
     async def _handle(self, message: Message, session: Session, principal: Any,
-                      send: Send) -> Message:
+                      send: Send, http_headers: dict[str, str] | None) -> Message:
         method: str = message["method"]
         rid = message["id"]
         params = message.get("params") or {}
         if method in REMOVED:
             raise MethodNotFound("Method not found", method, http_status=404)
         if method == "server/discover":
-            return result(rid, self._decorate(method, self.discover()))
+            return result(rid, self._decorate(method, params, self.discover()))
         handler = self.methods.table.get(method)
         if handler is None:
             raise MethodNotFound("Method not found", method, http_status=404)
@@ -174,20 +179,23 @@ class CurrentProtocol:
         if method in ROUND_TRIP_METHODS:
             responses: dict[str, Any] = {}
             if "requestState" in params:
-                responses = self.codec.open(params["requestState"], method, params, principal)
-            fresh = params.get("inputResponses")
-            if isinstance(fresh, dict):
-                responses = {**responses, **fresh}
+                # Answers count only for the questions this server asked (named in the
+                # sealed state); without a state, inputResponses are ignored and asked again.
+                responses, asked = await self.codec.open(params["requestState"], method,
+                                                         params, principal)
+                fresh = params.get("inputResponses")
+                if isinstance(fresh, dict):
+                    responses.update({k: v for k, v in fresh.items() if k in asked})
             round_trip = RoundTrip(responses)
         exchange = Exchange(session, rid, principal, params["_meta"], send,
-                            round_trip=round_trip)
+                            http_headers=http_headers, round_trip=round_trip)
         try:
             body = await handler(params, exchange)
         except InputRequired as needed:
             assert round_trip is not None
             return result(rid, self._input_required(method, params, principal, round_trip,
                                                      needed))
-        return result(rid, self._decorate(method, body))
+        return result(rid, self._decorate(method, params, body))
 
     def discover(self) -> dict[str, Any]:
         body: dict[str, Any] = {"supportedVersions": list(CURRENT_VERSIONS),
@@ -208,19 +216,27 @@ class CurrentProtocol:
         decl = self.registry.server
         return {META_SERVER: {"name": decl.name, "version": decl.version}}
 
-    def _decorate(self, method: str, body: dict[str, Any]) -> dict[str, Any]:
+    def _decorate(self, method: str, params: dict[str, Any],
+                  body: dict[str, Any]) -> dict[str, Any]:
         body["resultType"] = "complete"
         meta = body.get("_meta")
         body["_meta"] = {**meta, **self.server_meta()} if isinstance(meta, dict) \
             else self.server_meta()
         if method in CACHED:
-            body.setdefault("ttlMs", self.config.cache_ttl_ms)
-            body.setdefault("cacheScope", self.config.cache_scope)
+            ttl, scope = self.config.cache_ttl_ms, self.config.cache_scope
+            if method == "resources/read":
+                # A resource may override the server's hints for its own reads.
+                entry = self.registry.resource_for(str(params.get("uri")))
+                if entry is not None:
+                    ttl = entry.ttl_ms if entry.ttl_ms is not None else ttl
+                    scope = entry.cache_scope or scope
+            body.setdefault("ttlMs", ttl)
+            body.setdefault("cacheScope", scope)
         return body
 
     def _input_required(self, method: str, params: dict[str, Any], principal: Any,
                         round_trip: RoundTrip, needed: InputRequired) -> dict[str, Any]:
-        state = self.codec.seal(method, params, principal, round_trip.responses)
+        state = self.codec.seal(method, params, principal, round_trip.responses, [needed.key])
         return {"resultType": "input_required", "inputRequests": {needed.key: needed.request},
                 "requestState": state, "_meta": self.server_meta()}
 

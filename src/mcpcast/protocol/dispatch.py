@@ -131,7 +131,7 @@ class Methods:
         count = len(arguments) if isinstance(arguments, dict) else 0
         with self.tracing.span("tool", name, count, request_id=ex.request_id,
                                session_id=ex.session.id, version=ex.session.version,
-                               carrier=ex.meta or ex.http_headers) as span:
+                               carrier=ex.trace_carrier) as span:
             kwargs = entry.signature.bind(arguments)
             try:
                 value = await self.invoke(entry, kwargs, ex)
@@ -169,7 +169,7 @@ class Methods:
             raise InvalidParams(f"Resource not found: {uri}", {"uri": uri})
         with self.tracing.span("resource", uri, len(variables), request_id=ex.request_id,
                                session_id=ex.session.id, version=ex.session.version,
-                               carrier=ex.meta or ex.http_headers) as span:
+                               carrier=ex.trace_carrier) as span:
             kwargs = entry.signature.bind(variables)
             try:
                 value = await self.invoke(entry, kwargs, ex)
@@ -187,7 +187,7 @@ class Methods:
         count = len(arguments) if isinstance(arguments, dict) else 0
         with self.tracing.span("prompt", name, count, request_id=ex.request_id,
                                session_id=ex.session.id, version=ex.session.version,
-                               carrier=ex.meta or ex.http_headers) as span:
+                               carrier=ex.trace_carrier) as span:
             kwargs = entry.signature.bind(arguments)
             try:
                 value = await self.invoke(entry, kwargs, ex)

@@ -87,6 +87,12 @@ class Exchange:
         return "legacy" if self.round_trip is None else "current"
 
     @property
+    def trace_carrier(self) -> dict[str, Any]:
+        """W3C trace context: HTTP ``traceparent``/``tracestate`` headers, overridden by
+        the same keys in ``params._meta`` (where 2026-07-28 clients put them)."""
+        return {**(self.http_headers or {}), **self.meta}
+
+    @property
     def progress_token(self) -> str | int | None:
         token = self.meta.get("progressToken")
         return token if isinstance(token, str | int) and not isinstance(token, bool) else None

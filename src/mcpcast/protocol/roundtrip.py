@@ -9,8 +9,8 @@ that what they do before asking is safe to repeat.
 
 ``requestState`` is attacker-controlled, so it is an HMAC-SHA256-signed token binding the
 method, a digest of the params, the principal and an expiry, with a nonce that makes every
-state single use (a ``ReplayGuard``; the in-memory one covers one process, plug in a shared
-one when several processes serve the same clients).
+state single use (a ``ReplayGuard``; the in-memory one covers one process, pass a shared one as
+``Server(..., replay_guard=...)`` when several processes serve the same clients).
 """
 
 from __future__ import annotations
@@ -24,14 +24,18 @@ from typing import Any, Protocol
 
 import orjson
 
-from .._errors import InvalidParams, McpcastError
+from .._errors import InvalidParams
 
 ROUND_TRIP_METHODS = frozenset({"tools/call", "prompts/get", "resources/read"})
 _STRIP = ("_meta", "inputResponses", "requestState")
 
 
-class InputRequired(McpcastError):
-    """Raised inside a handler when the client must answer ``request`` first."""
+class InputRequired(BaseException):
+    """Raised inside a handler when the client must answer ``request`` first.
+
+    A BaseException (like ``CancelledError``): it is control flow, and a tool's own
+    ``except Exception`` around ``ctx.elicit`` must not swallow it and break the round trip.
+    """
 
     def __init__(self, key: str, request: dict[str, Any]) -> None:
         super().__init__(f"input required: {request['method']}")
@@ -40,18 +44,26 @@ class InputRequired(McpcastError):
 
 
 class ReplayGuard(Protocol):
-    def use(self, nonce: str, expires_at: float) -> bool:
-        """Record ``nonce`` as used; False if it already was (atomically)."""
+    """Where used ``requestState`` nonces are remembered. Share one (e.g. Redis
+    ``SET nonce 1 NX EXAT expires_at``) between processes serving the same clients."""
+
+    async def use(self, nonce: str, expires_at: float) -> bool:
+        """Record ``nonce`` as used until ``expires_at``; False if it already was (atomic)."""
 
 
 class MemoryReplayGuard:
+    """Remembers used nonces until their state expires; covers this process only."""
+
     def __init__(self) -> None:
         self._used: dict[str, float] = {}
+        self._prune_at = 10_000
 
-    def use(self, nonce: str, expires_at: float) -> bool:
-        now = time.time()
-        if len(self._used) > 10_000:
+    async def use(self, nonce: str, expires_at: float) -> bool:
+        if len(self._used) >= self._prune_at:
+            now = time.time()
             self._used = {n: t for n, t in self._used.items() if t > now}
+            # Prune again only after doubling: never an O(n) sweep on every request.
+            self._prune_at = max(10_000, 2 * len(self._used))
         if nonce in self._used:
             return False
         self._used[nonce] = expires_at
@@ -64,14 +76,24 @@ def params_digest(params: dict[str, Any]) -> str:
 
 
 def principal_key(principal: Any) -> str:
-    """A stable identity of the caller that is the same in every process."""
+    """A stable identity of the caller that is the same in every process.
+
+    An identity attribute if the principal has one, else the principal itself as JSON
+    (str, dict, dataclass). A principal that is neither fails closed: its states bind to
+    this very object, so they verify for no other request (never to "any principal").
+    """
     if principal is None:
         return ""
     for attr in ("mcp_subject", "subject", "sub", "id", "user_id"):
         value = getattr(principal, attr, None)
         if value is not None:
             return str(value)
-    return str(principal) if isinstance(principal, str | int) else type(principal).__name__
+    if isinstance(principal, str | int):
+        return str(principal)
+    try:
+        return hashlib.sha256(orjson.dumps(principal, option=orjson.OPT_SORT_KEYS)).hexdigest()
+    except orjson.JSONEncodeError:
+        return f"object:{id(principal)}:{secrets.token_hex(8)}"
 
 
 class StateCodec:
@@ -81,17 +103,22 @@ class StateCodec:
         self.guard = guard
 
     def seal(self, method: str, params: dict[str, Any], principal: Any,
-             responses: dict[str, Any]) -> str:
+             responses: dict[str, Any], asked: list[str]) -> str:
         body = orjson.dumps({
             "m": method, "d": params_digest(params), "p": principal_key(principal),
-            "e": time.time() + self.ttl, "n": secrets.token_urlsafe(12), "r": responses})
+            "e": time.time() + self.ttl, "n": secrets.token_urlsafe(12), "r": responses,
+            "a": asked})
         mac = hmac.new(self._secret, body, hashlib.sha256).digest()
         return (base64.urlsafe_b64encode(body).decode().rstrip("=") + "."
                 + base64.urlsafe_b64encode(mac).decode().rstrip("="))
 
-    def open(self, token: Any, method: str, params: dict[str, Any],
-             principal: Any) -> dict[str, Any]:
-        """Verify a returned state and give back the responses it carries (single use)."""
+    async def open(self, token: Any, method: str, params: dict[str, Any],
+                   principal: Any) -> tuple[dict[str, Any], frozenset[str]]:
+        """Verify a returned state (single use).
+
+        Gives back the responses gathered in earlier rounds and the keys of the
+        questions the client is answering now.
+        """
         if not isinstance(token, str) or token.count(".") != 1:
             raise _invalid()
         body_b64, mac_b64 = token.split(".")
@@ -110,10 +137,13 @@ class StateCodec:
         expires = float(state.get("e", 0))
         if expires < time.time():
             raise _invalid("requestState expired: start the request again")
-        if not self.guard.use(str(state.get("n")), expires):
+        if not await self.guard.use(str(state.get("n")), expires):
             raise _invalid("requestState was already used")
         responses = state.get("r")
-        return responses if isinstance(responses, dict) else {}
+        asked = state.get("a")
+        return (dict(responses) if isinstance(responses, dict) else {},
+                frozenset(k for k in asked if isinstance(k, str))
+                if isinstance(asked, list) else frozenset())
 
 
 def _b64(text: str) -> bytes:

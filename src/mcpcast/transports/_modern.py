@@ -34,7 +34,9 @@ def routing_headers(raw: list[tuple[bytes, bytes]]) -> Routing:
             duplicated = duplicated or name in seen
             seen[name] = value.decode("latin-1")
         elif name.startswith(b"mcp-param-"):
-            params[name[10:].decode("latin-1")] = value.decode("latin-1")
+            key = name[10:].decode("latin-1")
+            duplicated = duplicated or key in params  # readers of either copy would disagree
+            params[key] = value.decode("latin-1")
     return Routing(seen.get(b"mcp-protocol-version"), seen.get(b"mcp-method"),
                    seen.get(b"mcp-name"), params, duplicated)
 
@@ -73,7 +75,7 @@ class ModernHTTP:
             await self._listen(receive, send, message, sse_ok)
             return
 
-        from .streamable_http import Responder
+        from .streamable_http import Responder, trace_headers
 
         responder = Responder(send, session, sse_allowed=sse_ok and
                               self.config.response_mode != "json",
@@ -81,7 +83,8 @@ class ModernHTTP:
                               extra_headers=[], retry_ms=self.config.sse_retry_ms,
                               store=(self.config.event_store_size, self.config.event_store_streams))
         outcome = await self._cancellable(receive, self.protocol.handle_request(
-            message, session, principal=verdict.principal, send=responder.emit))
+            message, session, principal=verdict.principal, send=responder.emit,
+            http_headers=trace_headers(dict(scope["headers"]))))
         if outcome is None:
             return  # the client closed the stream: the request is cancelled, nothing is sent
         response, status = outcome
@@ -133,8 +136,12 @@ class ModernHTTP:
         except ProtocolError as exc:
             await reply_error(send, exc.http_status, exc, message["id"])
             return
+        if self.transport.open_streams >= self.config.max_streams:
+            await reply_error(send, 503, InvalidRequest("Too many open streams"), message["id"])
+            return
         listener = Listener(message["id"], honoured, self.config.event_store_size)
         self.server.listeners.add(listener)
+        self.transport.open_streams += 1
         ack = notification("notifications/subscriptions/acknowledged",
                            listener.tag({"notifications": honoured}))
         gone = asyncio.ensure_future(_until_disconnect(receive))
@@ -163,6 +170,7 @@ class ModernHTTP:
         except OSError:
             pass
         finally:
+            self.transport.open_streams -= 1
             self.server.listeners.discard(listener)
             gone.cancel()
             with contextlib.suppress(BaseException):

@@ -41,6 +41,8 @@ from ._http import (
     sse_event,
 )
 from ._modern import ModernHTTP
+from .sse import SseTransport, query_session_id
+from .websocket import WebSocketTransport
 
 if TYPE_CHECKING:
     from .._server import Server
@@ -163,9 +165,11 @@ class StreamableHTTP:
         self.sessions = server.sessions
         self._hosts = {h.lower() for h in self.config.allowed_hosts}
         self._origins = {o.lower().rstrip("/") for o in self.config.allowed_origins}
-        self._streams = 0
+        self.open_streams = 0
         self._verdicts: dict[tuple[bytes | None, bytes | None], tuple[int, str] | None] = {}
         self.modern = ModernHTTP(self)
+        self.websocket = WebSocketTransport(self)
+        self.sse = SseTransport(self)
 
     # ------------------------------------------------------------------ ASGI entry
 
@@ -176,7 +180,7 @@ class StreamableHTTP:
             return
         if kind != "http":
             if kind == "websocket":
-                await send({"type": "websocket.close", "code": 1008})
+                await self.websocket(scope, receive, send)
             return
         if not self._ours(scope):
             await reply(send, 404, b"Not Found", [(b"content-type", b"text/plain")])
@@ -238,9 +242,8 @@ class StreamableHTTP:
             if message["type"] == "lifespan.startup":
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
-                self.sessions.close()
-                for listener in list(self.server.listeners):
-                    listener.log.finish()
+                await self.websocket.shutdown()  # close 1001 with a reason, then end sessions
+                self.server.end_streams()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
 
@@ -248,6 +251,10 @@ class StreamableHTTP:
 
     async def _post(self, scope: Scope, receive: Receive, send: Send,
                     headers: dict[bytes, bytes]) -> None:
+        sse_session = query_session_id(scope)
+        if sse_session is not None:  # a message for an HTTP+SSE stream (older transport)
+            await self.sse.post(scope, receive, send, headers, sse_session)
+            return
         ctype = headers.get(b"content-type", b"")
         if not ctype.startswith(b"application/json"):
             await reply_error(send, 415, InvalidRequest(
@@ -280,7 +287,9 @@ class StreamableHTTP:
             modern = _has_modern_envelope(payload)
         elif version in LEGACY_VERSIONS:
             modern = False
-        elif version in CURRENT_VERSIONS:
+        elif version in CURRENT_VERSIONS or _has_modern_envelope(payload):
+            # An unknown header version on an enveloped request goes to the current era,
+            # which checks header against body first (-32020) and then the version (-32022).
             modern = True
         else:
             await reply_error(send, 400, UnsupportedVersion(
@@ -376,7 +385,7 @@ class StreamableHTTP:
             send, session, sse_allowed=sse_ok and self.config.response_mode != "json",
             streaming=streaming, extra_headers=extra, retry_ms=self.config.sse_retry_ms,
             store=(self.config.event_store_size, self.config.event_store_streams))
-        http_headers = _trace_headers(headers)
+        http_headers = trace_headers(headers)
         if self.config.stateless and not batch:
             # No session to cancel through: run inline, no task.
             responses.append(await self.legacy.handle_request(
@@ -422,13 +431,23 @@ class StreamableHTTP:
 
     async def _get(self, scope: Scope, receive: Receive, send: Send,
                    headers: dict[bytes, bytes]) -> None:
-        if self.config.stateless:
-            await reply_error(send, 405, InvalidRequest("Method not allowed: server is stateless"),
-                              headers=[(b"allow", b"POST")])
+        if self.config.stateless or _current_era(headers):
+            await reply_error(send, 405, InvalidRequest(
+                "Method not allowed: stateless requests use POST only"),
+                headers=[(b"allow", b"POST")])
             return
         if not accepts(headers.get(b"accept"), b"text/event-stream"):
             await reply_error(send, 406, InvalidRequest(
                 "Not Acceptable: Accept must include text/event-stream"))
+            return
+        if b"mcp-session-id" not in headers:
+            # The older HTTP+SSE transport opens a stream, but only for a client that asks
+            # for one by name: a plain GET (Accept: */*) must not hang on an endless stream.
+            if b"text/event-stream" not in headers.get(b"accept", b""):
+                await reply_error(send, 400, InvalidRequest(
+                    "Bad Request: Mcp-Session-Id header is required"))
+                return
+            await self.sse.open(scope, receive, send)
             return
         found = self._session_for(headers)
         if isinstance(found, ProtocolError):
@@ -451,7 +470,7 @@ class StreamableHTTP:
                 session.server_log = StreamLog("g", self.config.event_store_size)
             stream = session.server_log
             after = stream.seq
-        if self._streams >= self.config.max_streams:
+        if self.open_streams >= self.config.max_streams:
             await reply_error(send, 503, InvalidRequest("Too many open streams"))
             return
         await self._stream(receive, send, session, stream, after)
@@ -462,7 +481,7 @@ class StreamableHTTP:
         is_server_stream = stream is session.server_log
         if is_server_stream:
             session.get_open = True
-        self._streams += 1
+        self.open_streams += 1
         gone = asyncio.ensure_future(_until_disconnect(receive))
         try:
             await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
@@ -487,15 +506,16 @@ class StreamableHTTP:
         except OSError:
             pass  # the client went away
         finally:
-            self._streams -= 1
+            self.open_streams -= 1
             gone.cancel()
             if is_server_stream:
                 session.get_open = False
 
     async def _delete(self, send: Send, headers: dict[bytes, bytes]) -> None:
-        if self.config.stateless:
-            await reply_error(send, 405, InvalidRequest("Method not allowed: server is stateless"),
-                              headers=[(b"allow", b"POST")])
+        if self.config.stateless or _current_era(headers):
+            await reply_error(send, 405, InvalidRequest(
+                "Method not allowed: stateless requests use POST only"),
+                headers=[(b"allow", b"POST")])
             return
         sid = headers.get(b"mcp-session-id")
         if sid is None:
@@ -513,6 +533,12 @@ async def _until_disconnect(receive: Receive) -> None:
         pass
 
 
+def _current_era(headers: dict[bytes, bytes]) -> bool:
+    """GET/DELETE from a 2026-07-28 client: that era has no GET stream and no sessions."""
+    version = headers.get(b"mcp-protocol-version")
+    return version is not None and version.decode("latin-1") in CURRENT_VERSIONS
+
+
 def _has_modern_envelope(payload: Any) -> bool:
     if not isinstance(payload, dict):
         return False
@@ -521,7 +547,7 @@ def _has_modern_envelope(payload: Any) -> bool:
     return isinstance(meta, dict) and META_VERSION in meta
 
 
-def _trace_headers(headers: dict[bytes, bytes]) -> dict[str, str] | None:
+def trace_headers(headers: dict[bytes, bytes]) -> dict[str, str] | None:
     parent = headers.get(b"traceparent")
     if parent is None:
         return None
