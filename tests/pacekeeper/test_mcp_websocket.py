@@ -74,3 +74,20 @@ def test_websocket_with_bad_token_is_refused(client: TestClient) -> None:
     assert "invalid token" in response.text
     assert response.headers["www-authenticate"].startswith(
         'Bearer resource_metadata="https://pk.test/.well-known/oauth-protected-resource"')
+
+
+def test_disable_applies_inside_an_open_websocket(client: TestClient) -> None:
+    """ACC-8: a user disabled while connected fails the next call with "invalid token"."""
+    token = client.post("/api/auth/register", json={
+        "email": "ws-off@example.com", "password": PASSWORD}).json()["token"]
+    client.cookies.clear()
+    with client.websocket_connect(WS_URL, subprotocols=["mcp"],
+                                  headers={"Authorization": f"Bearer {token}"}) as ws:
+        _exchange(ws, INIT)
+        ws.send_text(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        assert "result" in _exchange(ws, CALL)
+        services = client.app.state.services  # type: ignore[attr-defined]
+        assert client.portal.call(services.accounts.disable, "ws-off@example.com")  # type: ignore[union-attr]
+        after = _exchange(ws, {**CALL, "id": 9})
+        assert after["result"]["isError"] is True
+        assert after["result"]["content"][0]["text"] == "invalid token"

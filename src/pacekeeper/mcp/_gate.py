@@ -74,6 +74,11 @@ def make_authenticate(
     return authenticate
 
 
+def checked_by_gate(principal: Principal) -> bool:
+    """True when this very request was resolved by the gate (a POST, checked just now)."""
+    return _verdict.get() is principal
+
+
 def _has_credentials(headers: Mapping[str, str]) -> bool:
     return PrincipalResolver.credential(headers) is not None
 
@@ -125,4 +130,4 @@ class McpGate:
             _verdict.reset(token)
 
 
-__all__ = ["McpGate", "judge", "make_authenticate"]
+__all__ = ["McpGate", "checked_by_gate", "judge", "make_authenticate"]
