@@ -1,0 +1,33 @@
+"""HTTP handlers of the core service (accounts, tokens, public documents)."""
+
+from pacekeeper.api._auth_routes import logout, password_grant, refresh, register
+from pacekeeper.api._body_limit import BodyLimitMiddleware
+from pacekeeper.api._common import (
+    JSONResponse,
+    api_error_handler,
+    error_response,
+    http_error_handler,
+    internal_error_handler,
+    iso_utc,
+)
+from pacekeeper.api._meta_routes import health, jwks, openapi
+from pacekeeper.api._openapi import add_path, openapi_document
+
+__all__ = [
+    "BodyLimitMiddleware",
+    "JSONResponse",
+    "add_path",
+    "api_error_handler",
+    "error_response",
+    "health",
+    "http_error_handler",
+    "internal_error_handler",
+    "iso_utc",
+    "jwks",
+    "logout",
+    "openapi",
+    "openapi_document",
+    "password_grant",
+    "refresh",
+    "register",
+]

@@ -1,0 +1,81 @@
+"""413 for request bodies over the limit (ERR-4), answered with the service's error body.
+
+Checked on `Content-Length` before reading and again while streaming (chunked bodies).
+Paths that enforce their own limit (the MCP endpoint) are passed through untouched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import orjson
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+_BODY = orjson.dumps({"error": "payload_too_large", "message": "request body too large"})
+
+
+class _TooLarge(Exception):
+    pass
+
+
+class BodyLimitMiddleware:
+    def __init__(self, app: ASGIApp, max_bytes: int, exempt: Sequence[str] = ()) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+        self.exempt = tuple(exempt)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or str(scope.get("path", "")).startswith(self.exempt):
+            await self.app(scope, receive, send)
+            return
+        for name, value in scope.get("headers", []):
+            if name == b"content-length":
+                try:
+                    declared = int(value)
+                except ValueError:
+                    declared = 0
+                if declared > self.max_bytes:
+                    await _reject(send)
+                    return
+        seen = 0
+        started = False
+
+        async def limited_receive() -> Message:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.max_bytes:
+                    raise _TooLarge
+            return message
+
+        async def tracking_send(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, limited_receive, tracking_send)
+        except _TooLarge:
+            if started:
+                raise
+            await _reject(send)
+
+
+async def _reject(send: Send) -> None:
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 413,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(_BODY)).encode()),
+                (b"connection", b"close"),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": _BODY})
+
+
+__all__ = ["BodyLimitMiddleware"]

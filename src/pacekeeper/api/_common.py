@@ -1,0 +1,121 @@
+"""Shared HTTP helpers: JSON bodies in, JSON errors out, the services of a request."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response
+
+from pacekeeper.errors import ApiError, ValidationFailed
+from pacekeeper.services import Services
+
+log = logging.getLogger("pacekeeper.http")
+
+_HTTP_CODES = {
+    400: "bad_request",
+    401: "authentication_required",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    413: "payload_too_large",
+}
+
+
+class JSONResponse(Response):
+    media_type = "application/json"
+
+    def render(self, content: Any) -> bytes:
+        return orjson.dumps(content)
+
+
+def services(request: Request) -> Services:
+    found: Services = request.app.state.services
+    return found
+
+
+def iso_utc(moment: datetime) -> str:
+    """ISO 8601 UTC with a `Z`, second precision (what the spec's `expires_at` shows)."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def error_response(
+    status: int, code: str, message: str, headers: Mapping[str, str] | None = None
+) -> JSONResponse:
+    return JSONResponse({"error": code, "message": message}, status, headers=dict(headers or {}))
+
+
+async def api_error_handler(_request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, ApiError)
+    return error_response(exc.status, exc.code, exc.message, exc.headers)
+
+
+async def http_error_handler(_request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    code = _HTTP_CODES.get(exc.status_code, "error")
+    message = {
+        413: "request body too large",
+        404: "not found",
+        405: "method not allowed",
+    }.get(exc.status_code, str(exc.detail))
+    return error_response(exc.status_code, code, message, exc.headers)
+
+
+async def internal_error_handler(_request: Request, exc: Exception) -> Response:
+    # Logged by type only; the traceback goes to the server log via Starlette, never out.
+    log.error("unhandled %s", type(exc).__name__)
+    return error_response(500, "internal_error", "internal error")
+
+
+async def read_json_object(request: Request) -> dict[str, Any]:
+    """The body as a JSON object, or 400 (non-JSON, broken JSON, not an object)."""
+    content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if content_type != "application/json":
+        raise ValidationFailed("request body must be JSON (Content-Type: application/json)")
+    body = await request.body()
+    try:
+        data = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        raise ValidationFailed("request body is not valid JSON") from None
+    if not isinstance(data, dict):
+        raise ValidationFailed("request body must be a JSON object")
+    return data
+
+
+def required_string(data: Mapping[str, Any], name: str) -> str:
+    """A string member that must be present: missing or wrong type is 400 naming it."""
+    value = string_field(data, name, required=True)
+    if value is None:  # string_field already refused it; this only narrows the type
+        raise ValidationFailed(f"{name} is required")
+    return value
+
+
+def string_field(data: Mapping[str, Any], name: str, *, required: bool) -> str | None:
+    """A string member: missing-but-required and wrong types are 400 naming the field."""
+    value = data.get(name)
+    if value is None:
+        if required:
+            raise ValidationFailed(f"{name} is required")
+        return None
+    if not isinstance(value, str):
+        raise ValidationFailed(f"{name} must be a string")
+    return value
+
+
+__all__ = [
+    "JSONResponse",
+    "api_error_handler",
+    "error_response",
+    "http_error_handler",
+    "internal_error_handler",
+    "iso_utc",
+    "read_json_object",
+    "required_string",
+    "services",
+    "string_field",
+]

@@ -1,0 +1,29 @@
+"""Public documents: health, JWKS (JWT-6, JWT-7), the OpenAPI description."""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from pacekeeper import __version__
+from pacekeeper.api._common import JSONResponse, services
+from pacekeeper.api._openapi import openapi_document
+
+
+async def health(_request: Request) -> Response:
+    return JSONResponse({"status": "ok", "version": __version__})
+
+
+async def jwks(request: Request) -> Response:
+    """GET /oauth2/jwks and its legacy alias /admin/jwks: current and in-grace keys."""
+    return JSONResponse(
+        services(request).keys.jwks(),
+        headers={"Cache-Control": "public, max-age=3600"},
+    )
+
+
+async def openapi(request: Request) -> Response:
+    return JSONResponse(openapi_document(services(request).settings.public_base_url))
+
+
+__all__ = ["health", "jwks", "openapi"]

@@ -1,0 +1,101 @@
+"""The ASGI application: routes, error handlers, start-up (migrations, keys, admin).
+
+Starlette rather than FastAPI: the spec fixes every path and every error body, and 422
+is never used, so FastAPI's request models and default validation responses would have
+to be switched off route by route; mcpcast is plain ASGI and mounts as it is.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.routing import Route, WebSocketRoute
+
+from pacekeeper import api
+from pacekeeper.api import BodyLimitMiddleware
+from pacekeeper.auth import KeyGenerator, generate_rsa_key
+from pacekeeper.config import Settings
+from pacekeeper.errors import ApiError
+from pacekeeper.mcp import build_mcp
+from pacekeeper.ratelimit import RateLimiter
+from pacekeeper.services import Clock, Services, build_services, utc_now
+
+log = logging.getLogger("pacekeeper")
+_HOUSEKEEPING_SECONDS = 60.0
+
+
+async def _housekeeping(services: Services) -> None:
+    """Pick up keys rotated elsewhere and rotate on schedule."""
+    while True:
+        await asyncio.sleep(_HOUSEKEEPING_SECONDS)
+        try:
+            await services.keys.reload()
+            kid = await services.keys.rotate_if_due()
+            if kid is not None:
+                log.info("scheduled key rotation: new signing key %s", kid)
+        except Exception as exc:  # keep the loop alive; the next round retries
+            log.error("housekeeping failed: %s", type(exc).__name__)
+
+
+def create_app(
+    settings: Settings | None = None,
+    *,
+    clock: Clock = utc_now,
+    keygen: KeyGenerator = generate_rsa_key,
+    limiter: RateLimiter | None = None,
+) -> Starlette:
+    settings = settings or Settings()
+    limit = settings.max_body_bytes
+    state: dict[str, Services] = {}
+
+    def current_services() -> Services:
+        return state["services"]
+
+    mcp_server, mcp_app = build_mcp(settings, current_services)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        services = await build_services(settings, clock=clock, keygen=keygen, limiter=limiter)
+        app.state.services = services
+        state["services"] = services
+        task = asyncio.create_task(_housekeeping(services))
+        try:
+            yield
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+            mcp_server.sessions.close()
+            await services.close()
+
+    routes = [
+        Route("/health", api.health, methods=["GET"]),
+        Route("/openapi.json", api.openapi, methods=["GET"]),
+        Route("/api/auth/register", api.register, methods=["POST"]),
+        Route("/oauth/token", api.password_grant, methods=["POST"]),
+        Route("/api/auth/refresh", api.refresh, methods=["POST"]),
+        Route("/api/auth/logout", api.logout, methods=["POST"]),
+        Route("/oauth2/jwks", api.jwks, methods=["GET"]),
+        Route("/admin/jwks", api.jwks, methods=["GET"]),
+        Route("/mcp", mcp_app),
+        WebSocketRoute("/mcp", mcp_app),
+    ]
+    return Starlette(
+        routes=routes,
+        middleware=[Middleware(BodyLimitMiddleware, max_bytes=limit, exempt=("/mcp",))],
+        lifespan=lifespan,
+        exception_handlers={
+            ApiError: api.api_error_handler,
+            HTTPException: api.http_error_handler,
+            Exception: api.internal_error_handler,
+        },
+    )
+
+
+__all__ = ["create_app"]

@@ -1,0 +1,149 @@
+"""The one principal resolver (JWT-4, JWT-10, ACC-8) used by every HTTP route and /mcp.
+
+Order: the `auth_token` cookie when present, else `Authorization: Bearer`. A cookie
+caller on a state-changing method must then pass the one CSRF check.
+
+Disabling is immediate (ACC-8), also across processes and from the CLI: the token
+itself comes from the verified-token cache, but the user's status and token version
+are re-read from the database on every authenticated request (one primary-key lookup,
+joined with the tenant's rate limit which that request needs anyway). A disable commits
+before it returns, so every later request in every process sees it. A TTL cache of the
+status would leave a window; an in-memory flag would miss other processes.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+from starlette.requests import cookie_parser
+
+from pacekeeper.auth._cookies import AUTH_COOKIE, CSRF_COOKIE
+from pacekeeper.auth._csrf import CSRF_HEADER, CsrfService
+from pacekeeper.auth._tokens import Claims, TokenInvalid, TokenService
+from pacekeeper.db import Role, UserRepository, UserStatus
+from pacekeeper.errors import (
+    AUTHENTICATION_REQUIRED,
+    INVALID_TOKEN,
+    RateLimited,
+    Unauthenticated,
+)
+from pacekeeper.ratelimit import RateDecision, RateLimiter
+
+
+@dataclass(frozen=True, slots=True)
+class Principal:
+    user_id: uuid.UUID
+    tenant_id: uuid.UUID
+    email: str
+    role: Role
+    via: Literal["cookie", "bearer"]
+    claims: Claims
+    token: str
+    rate: RateDecision | None = None
+
+    @property
+    def is_admin(self) -> bool:
+        return self.role is Role.ADMIN
+
+
+class PrincipalResolver:
+    def __init__(
+        self,
+        tokens: TokenService,
+        users: UserRepository,
+        csrf: CsrfService,
+        limiter: RateLimiter,
+        default_tenant_limit: int,
+        resource_metadata_url: str,
+        audiences: Collection[str] = (),
+    ) -> None:
+        self._tokens = tokens
+        self._users = users
+        self._csrf = csrf
+        self._limiter = limiter
+        self._default_limit = default_tenant_limit
+        self._audiences = tuple(audiences)
+        self._challenge = f'Bearer resource_metadata="{resource_metadata_url}"'
+
+    def unauthenticated(self, invalid: bool) -> Unauthenticated:
+        """The 401 for missing (`invalid=False`) or rejected credentials (ERR-2)."""
+        if invalid:
+            return Unauthenticated(
+                INVALID_TOKEN,
+                code="invalid_token",
+                www_authenticate=f'{self._challenge}, error="invalid_token", '
+                'error_description="invalid token"',
+            )
+        return Unauthenticated(
+            AUTHENTICATION_REQUIRED,
+            code="authentication_required",
+            www_authenticate=self._challenge,
+        )
+
+    @staticmethod
+    def credential(headers: Mapping[str, str]) -> tuple[str, Literal["cookie", "bearer"]] | None:
+        """The token to check and where it came from (cookie first), or None."""
+        cookies = cookie_parser(headers.get("cookie", ""))
+        cookie_token = cookies.get(AUTH_COOKIE, "")
+        if cookie_token:
+            return cookie_token, "cookie"
+        scheme, _, value = headers.get("authorization", "").strip().partition(" ")
+        if scheme.lower() == "bearer" and value.strip():
+            return value.strip(), "bearer"
+        return None
+
+    async def resolve(self, headers: Mapping[str, str]) -> Principal | None:
+        """The caller's principal; None without credentials; 401 invalid token otherwise."""
+        found = self.credential(headers)
+        if found is None:
+            return None
+        token, via = found
+        try:
+            claims = await self._tokens.verify(token, self._audiences)
+        except TokenInvalid:
+            raise self.unauthenticated(invalid=True) from None
+        state = await self._users.auth_state(claims.sub)
+        if (
+            state is None
+            or state.status is not UserStatus.ACTIVE
+            or state.token_version != claims.ver
+        ):
+            raise self.unauthenticated(invalid=True)
+        rate = await self._limiter.hit(
+            f"tenant:{claims.tenant_id}", state.tenant_rate_limit_per_minute or self._default_limit
+        )
+        return Principal(
+            claims.sub, claims.tenant_id, claims.email, claims.role, via, claims, token, rate
+        )
+
+    async def require(self, method: str, headers: Mapping[str, str]) -> Principal:
+        """Resolve, insist on credentials, enforce CSRF for cookies, then the tenant limit."""
+        principal = await self.resolve(headers)
+        if principal is None:
+            raise self.unauthenticated(invalid=False)
+        await self.enforce(method, headers, principal)
+        return principal
+
+    async def check_csrf(
+        self, method: str, headers: Mapping[str, str], principal: Principal
+    ) -> None:
+        """The one CSRF check, for cookie callers (bearer callers are not exposed to CSRF)."""
+        if principal.via == "cookie":
+            cookies = cookie_parser(headers.get("cookie", ""))
+            await self._csrf.check(
+                method, cookies.get(CSRF_COOKIE), headers.get(CSRF_HEADER), principal.user_id
+            )
+
+    async def enforce(self, method: str, headers: Mapping[str, str], principal: Principal) -> None:
+        """CSRF for cookie callers, then the tenant's rate limit."""
+        await self.check_csrf(method, headers, principal)
+        if principal.rate is not None and not principal.rate.allowed:
+            raise RateLimited(
+                "rate limit exceeded for this tenant", headers=principal.rate.headers()
+            )
+
+
+__all__ = ["Principal", "PrincipalResolver"]

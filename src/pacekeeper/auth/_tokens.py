@@ -1,0 +1,186 @@
+"""Issuing and verifying the service's JWTs (JWT-1, JWT-2, JWT-3, JWT-5).
+
+Verification trusts nothing from the token header except to *look up* a key: the
+algorithm must be the configured one (so `none` and HS256-with-the-RSA-public-key are
+refused), the `kid` must name a key that is still usable, and only then does PyJWT check
+the signature. Time checks use the service clock (one source of time for tests).
+
+Verified tokens are cached by SHA-256 digest until they expire, so the hot path skips
+the RSA work; a cache hit still re-checks expiry and that its key is still usable. The
+user's status is NOT cached here: the principal resolver re-reads it on every request.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import secrets
+import uuid
+from collections import OrderedDict
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import jwt
+
+from pacekeeper.auth._keystore import KeyStore
+from pacekeeper.config import Settings
+from pacekeeper.db import Role, User
+
+log = logging.getLogger("pacekeeper.tokens")
+_MAX_TOKEN_CHARS = 8192
+_IAT_LEEWAY_SECONDS = 60
+
+
+class TokenInvalid(Exception):
+    """The token failed verification; the reason is for logs, never for the client."""
+
+
+@dataclass(frozen=True, slots=True)
+class Claims:
+    sub: uuid.UUID
+    tenant_id: uuid.UUID
+    email: str
+    role: Role
+    iat: int
+    exp: int
+    jti: str
+    ver: int
+    kid: str
+    aud: tuple[str, ...]
+
+    @property
+    def expires_at(self) -> datetime:
+        return datetime.fromtimestamp(self.exp, UTC)
+
+
+@dataclass(frozen=True, slots=True)
+class IssuedToken:
+    token: str
+    expires_at: datetime
+    jti: str
+
+
+class TokenService:
+    def __init__(
+        self,
+        keystore: KeyStore,
+        settings: Settings,
+        clock: Callable[[], datetime],
+        cache_size: int = 10_000,
+    ) -> None:
+        self._keys = keystore
+        self._issuer = settings.issuer
+        self._lifetime = timedelta(seconds=settings.jwt_lifetime_seconds)
+        self._clock = clock
+        self._cache: OrderedDict[bytes, Claims] = OrderedDict()
+        self._cache_size = cache_size
+
+    def issue(self, user: User, audience: str | None = None) -> IssuedToken:
+        now = self._clock()
+        expires_at = now + self._lifetime
+        key = self._keys.signing_key()
+        jti = secrets.token_urlsafe(16)
+        payload: dict[str, Any] = {
+            "iss": self._issuer,
+            "sub": str(user.id),
+            "tenant_id": str(user.tenant_id),
+            "email": user.email,
+            "role": user.role.value,
+            "iat": int(now.timestamp()),
+            "exp": int(expires_at.timestamp()),
+            "jti": jti,
+            "ver": user.token_version,
+        }
+        if audience is not None:
+            payload["aud"] = audience
+        token = jwt.encode(
+            payload, key.signing_key, algorithm=key.alg, headers={"kid": key.kid, "typ": "JWT"}
+        )
+        return IssuedToken(token, datetime.fromtimestamp(payload["exp"], UTC), jti)
+
+    async def verify(self, token: str, audiences: Collection[str] = ()) -> Claims:
+        """Claims of a valid token; TokenInvalid otherwise.
+
+        A token with an `aud` claim is accepted only when one of its audiences is in
+        `audiences` (RFC 8707: a token for another resource is refused).
+        """
+        if not token or len(token) > _MAX_TOKEN_CHARS:
+            raise TokenInvalid("empty or oversized token")
+        digest = hashlib.sha256(token.encode("utf-8", "surrogatepass")).digest()
+        now = int(self._clock().timestamp())
+        claims = self._cache.get(digest)
+        if claims is not None and claims.exp > now and self._keys.kid_usable(claims.kid):
+            self._cache.move_to_end(digest)
+        else:
+            self._cache.pop(digest, None)
+            claims = await self._verify_uncached(token, now)
+            self._cache[digest] = claims
+            if len(self._cache) > self._cache_size:
+                self._cache.popitem(last=False)
+        if claims.aud and not set(claims.aud) & set(audiences):
+            raise TokenInvalid("audience not accepted")
+        return claims
+
+    async def _verify_uncached(self, token: str, now: int) -> Claims:
+        try:
+            header = jwt.get_unverified_header(token)
+        except jwt.PyJWTError as exc:
+            raise TokenInvalid(f"malformed header: {type(exc).__name__}") from None
+        alg, kid = header.get("alg"), header.get("kid")
+        if alg != self._keys.algorithm:
+            raise TokenInvalid(f"algorithm {alg!r} not accepted")
+        if not isinstance(kid, str) or not kid:
+            raise TokenInvalid("missing kid")
+        key = await self._keys.verifying_key(kid)
+        if key is None:
+            raise TokenInvalid("unknown or expired kid")
+        try:
+            payload = jwt.decode(
+                token,
+                key.verifying_key,
+                algorithms=[key.alg],
+                issuer=self._issuer,
+                options={
+                    "require": ["exp", "iat", "sub", "jti", "iss"],
+                    "verify_exp": False,
+                    "verify_iat": False,
+                    "verify_nbf": False,
+                    "verify_aud": False,
+                },
+            )
+        except jwt.PyJWTError as exc:
+            raise TokenInvalid(f"rejected: {type(exc).__name__}") from None
+        claims = _claims(payload, kid)
+        if claims.exp <= now:
+            raise TokenInvalid("expired")
+        if claims.iat > now + _IAT_LEEWAY_SECONDS:
+            raise TokenInvalid("issued in the future")
+        return claims
+
+
+def _claims(payload: dict[str, Any], kid: str) -> Claims:
+    try:
+        aud = payload.get("aud", ())
+        audiences = (aud,) if isinstance(aud, str) else tuple(str(a) for a in aud)
+        exp, iat, ver = payload["exp"], payload["iat"], payload.get("ver", 0)
+        if not all(type(v) is int for v in (exp, iat, ver)):
+            raise TypeError("numeric claims must be integers")
+        return Claims(
+            sub=uuid.UUID(str(payload["sub"])),
+            tenant_id=uuid.UUID(str(payload["tenant_id"])),
+            email=str(payload["email"]),
+            role=Role(payload["role"]),
+            iat=iat,
+            exp=exp,
+            jti=str(payload["jti"]),
+            ver=ver,
+            kid=kid,
+            aud=audiences,
+        )
+    except (KeyError, TypeError, ValueError):
+        raise TokenInvalid("claims missing or malformed") from None
+
+
+__all__ = ["Claims", "IssuedToken", "TokenInvalid", "TokenService"]

@@ -1,0 +1,166 @@
+"""`pacekeeper` command line: serve, admin create, user create|disable, keys rotate, db upgrade."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Annotated, TypeVar
+
+import typer
+from pydantic import ValidationError
+
+from pacekeeper.config import Settings
+from pacekeeper.db import Role, create_engine, upgrade
+from pacekeeper.errors import ApiError
+from pacekeeper.masterkey import MasterKeyError, resolve_master_key
+from pacekeeper.services import Services, build_services
+
+T = TypeVar("T")
+
+cli = typer.Typer(help="Pacekeeper: multi-tenant fitness-data service.", no_args_is_help=True)
+admin_cli = typer.Typer(help="Administrators.", no_args_is_help=True)
+user_cli = typer.Typer(help="Users.", no_args_is_help=True)
+keys_cli = typer.Typer(help="JWT signing keys.", no_args_is_help=True)
+db_cli = typer.Typer(help="Database schema.", no_args_is_help=True)
+cli.add_typer(admin_cli, name="admin")
+cli.add_typer(user_cli, name="user")
+cli.add_typer(keys_cli, name="keys")
+cli.add_typer(db_cli, name="db")
+
+Email = Annotated[str, typer.Option("--email", help="The account's email.")]
+Password = Annotated[
+    str,
+    typer.Option("--password", prompt=True, hide_input=True, confirmation_prompt=True,
+                  help="Prompted for when omitted (keeps it out of the shell history)."),
+]
+
+
+def _fail(message: str) -> typer.Exit:
+    typer.echo(f"error: {message}", err=True)
+    return typer.Exit(code=2)
+
+
+def _settings() -> Settings:
+    try:
+        settings = Settings()
+        resolve_master_key(
+            settings.master_encryption_key.get_secret_value(),
+            production=settings.is_production,
+            data_dir=settings.data_dir,
+        )
+    except ValidationError as exc:
+        # Name the setting and the rule, never the value (it may be a secret).
+        problems = "; ".join(
+            f"{err['loc'][0]}: {err['msg']}" if err["loc"] else str(err["msg"])
+            for err in exc.errors(include_input=False)
+        )
+        raise _fail(f"invalid configuration: {problems}") from None
+    except MasterKeyError as exc:
+        raise _fail(str(exc)) from None
+    return settings
+
+
+def _with_services(action: Callable[[Services], Awaitable[T]]) -> T:
+    async def run() -> T:
+        services = await build_services(_settings())
+        try:
+            return await action(services)
+        finally:
+            await services.close()
+
+    try:
+        return asyncio.run(run())
+    except ApiError as exc:
+        raise _fail(exc.message) from None
+
+
+@cli.command()
+def serve(
+    host: Annotated[str | None, typer.Option(help="Default PACEKEEPER_HOST.")] = None,
+    port: Annotated[int | None, typer.Option(help="Default PACEKEEPER_PORT.")] = None,
+) -> None:
+    """Run the HTTP service (uvicorn with uvloop and httptools)."""
+    import uvicorn
+
+    settings = _settings()
+    uvicorn.run(
+        "pacekeeper.app:create_app",
+        factory=True,
+        host=host or settings.host,
+        port=port or settings.port,
+        loop="uvloop",
+        http="httptools",
+        proxy_headers=False,
+        server_header=False,
+    )
+
+
+def _create(email: str, password: str, role: Role) -> None:
+    async def action(services: Services) -> None:
+        user = await services.accounts.register(email, password, role=role)
+        typer.echo(f"created {role.value} {user.email} ({user.id})")
+
+    _with_services(action)
+
+
+@admin_cli.command("create")
+def admin_create(email: Email, password: Password) -> None:
+    """Create an administrator."""
+    _create(email, password, Role.ADMIN)
+
+
+@user_cli.command("create")
+def user_create(email: Email, password: Password) -> None:
+    """Create a user in a new personal tenant."""
+    _create(email, password, Role.USER)
+
+
+@user_cli.command("disable")
+def user_disable(email: Annotated[str, typer.Argument(help="The user's email.")]) -> None:
+    """Disable a user: every token of theirs fails at once."""
+
+    async def action(services: Services) -> bool:
+        return await services.accounts.disable(email)
+
+    if not _with_services(action):
+        raise _fail("no such user")
+    typer.echo(f"disabled {email}")
+
+
+@keys_cli.command("rotate")
+def keys_rotate() -> None:
+    """New signing key now; the old one stays valid for the grace period."""
+
+    async def action(services: Services) -> str:
+        return await services.keys.rotate()
+
+    try:
+        kid = _with_services(action)
+    except RuntimeError as exc:
+        raise _fail(str(exc)) from None
+    typer.echo(f"new signing key {kid}")
+
+
+@db_cli.command("upgrade")
+def db_upgrade() -> None:
+    """Apply pending migrations."""
+    settings = _settings()
+
+    async def run() -> None:
+        engine = create_engine(settings.effective_database_url)
+        try:
+            await upgrade(engine)
+        finally:
+            await engine.dispose()
+
+    asyncio.run(run())
+    typer.echo("database is up to date")
+
+
+def main() -> None:
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    cli()
+
+
+__all__ = ["cli", "main"]

@@ -1,0 +1,120 @@
+"""Service settings: one pydantic-settings model, read from the environment.
+
+The spec's own variable names (`SERVICE_MASTER_ENCRYPTION_KEY`, `JWT_EXPIRY_HOURS`) are
+kept exactly; everything else is `PACEKEEPER_*`. docs/service.md has the full table.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+
+from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Environment(StrEnum):
+    DEVELOPMENT = "development"
+    PRODUCTION = "production"
+
+
+class RegistrationMode(StrEnum):
+    OPEN = "open"
+    ADMIN = "admin"
+
+
+class PasswordScheme(StrEnum):
+    ARGON2ID = "argon2id"
+    BCRYPT = "bcrypt"
+
+
+class JwtAlgorithm(StrEnum):
+    RS256 = "RS256"
+    HS256 = "HS256"
+
+
+class Settings(BaseSettings):
+    """Every knob of the service; field name `x` is read from `PACEKEEPER_X`."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="PACEKEEPER_", populate_by_name=True, extra="ignore", frozen=True
+    )
+
+    env: Environment = Environment.DEVELOPMENT
+    data_dir: Path = Path("./data")
+    # Empty means SQLite at <data_dir>/pacekeeper.db.
+    database_url: str = ""
+    host: str = "127.0.0.1"
+    port: int = Field(default=8080, ge=1, le=65535)
+    # Public base URL (issuer, resource metadata); empty means http://host:port.
+    base_url: str = ""
+    registration: RegistrationMode = RegistrationMode.ADMIN
+    admin_email: str = ""
+    admin_password: SecretStr = SecretStr("")
+    tenant_rate_limit_per_minute: int = Field(default=600, ge=1)
+    max_body_bytes: int = Field(default=1_048_576, ge=1024)
+
+    master_encryption_key: SecretStr = Field(
+        default=SecretStr(""),
+        validation_alias=AliasChoices(
+            "SERVICE_MASTER_ENCRYPTION_KEY", "master_encryption_key"
+        ),
+    )
+
+    password_scheme: PasswordScheme = PasswordScheme.ARGON2ID
+    # OWASP Password Storage Cheat Sheet minimum for Argon2id: m=19 MiB, t=2, p=1.
+    argon2_time_cost: int = Field(default=2, ge=1)
+    argon2_memory_kib: int = Field(default=19_456, ge=8)
+    argon2_parallelism: int = Field(default=1, ge=1)
+    bcrypt_rounds: int = Field(default=12, ge=4, le=31)
+
+    jwt_algorithm: JwtAlgorithm = JwtAlgorithm.RS256
+    jwt_expiry_hours: float = Field(
+        default=24, gt=0, validation_alias=AliasChoices("JWT_EXPIRY_HOURS", "jwt_expiry_hours")
+    )
+    # 4096 in production; tests use 2048 (JWT-1).
+    jwt_rsa_key_bits: int = Field(default=4096, ge=2048)
+    # Legacy HS256 secret (64 bytes, base64 or hex). Empty: derived from the master key.
+    jwt_hs256_secret: SecretStr = SecretStr("")
+    # How long a retired signing key stays published and accepted.
+    jwt_rotation_grace_hours: float = Field(default=25, gt=0)
+    # Scheduled rotation: rotate when the current key is this old (0 disables).
+    jwt_rotation_days: float = Field(default=30, ge=0)
+    jwt_issuer: str = ""
+
+    @field_validator("base_url", "jwt_issuer")
+    @classmethod
+    def _strip_slash(cls, value: str) -> str:
+        return value.rstrip("/")
+
+    @model_validator(mode="after")
+    def _production_key_size(self) -> Settings:
+        # The spec asks for 4096-bit RSA keys in production (2048 only in tests).
+        if self.env is Environment.PRODUCTION and self.jwt_rsa_key_bits < 4096:
+            raise ValueError("PACEKEEPER_JWT_RSA_KEY_BITS must be at least 4096 in production")
+        return self
+
+    @property
+    def is_production(self) -> bool:
+        return self.env is Environment.PRODUCTION
+
+    @property
+    def public_base_url(self) -> str:
+        return self.base_url or f"http://{self.host}:{self.port}"
+
+    @property
+    def issuer(self) -> str:
+        return self.jwt_issuer or self.public_base_url
+
+    @property
+    def effective_database_url(self) -> str:
+        if self.database_url:
+            return self.database_url
+        return f"sqlite+aiosqlite:///{(self.data_dir / 'pacekeeper.db').resolve()}"
+
+    @property
+    def jwt_lifetime_seconds(self) -> int:
+        return int(self.jwt_expiry_hours * 3600)
+
+
+__all__ = ["Environment", "JwtAlgorithm", "PasswordScheme", "RegistrationMode", "Settings"]

@@ -1,0 +1,41 @@
+"""Run the Alembic migrations in migrations/ (at start-up and by `pacekeeper db upgrade`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy.engine import Connection
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+
+def _script_location() -> Path:
+    # A source checkout keeps migrations/ at the repository root; a wheel ships them
+    # inside the package as pacekeeper/_migrations.
+    package_dir = Path(__file__).resolve().parent.parent
+    for candidate in (package_dir.parent.parent / "migrations", package_dir / "_migrations"):
+        if (candidate / "env.py").exists():
+            return candidate
+    raise RuntimeError("Alembic migrations directory not found")
+
+
+def alembic_config() -> Config:
+    config = Config()
+    config.set_main_option("script_location", str(_script_location()))
+    return config
+
+
+def _upgrade(connection: Connection, config: Config) -> None:
+    config.attributes["connection"] = connection
+    command.upgrade(config, "head")
+
+
+async def upgrade(engine: AsyncEngine) -> None:
+    """Bring the schema to the newest revision (idempotent)."""
+    config = alembic_config()
+    async with engine.begin() as connection:
+        await connection.run_sync(_upgrade, config)
+
+
+__all__ = ["alembic_config", "upgrade"]

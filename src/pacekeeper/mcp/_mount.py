@@ -1,0 +1,45 @@
+"""Assemble the mcpcast Server for /mcp with the service's hook and host rules."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import cast
+from urllib.parse import urlsplit
+
+from starlette.types import ASGIApp
+
+from mcpcast import Server, ServerConfig
+from pacekeeper.config import Settings
+from pacekeeper.mcp._gate import McpGate, make_authenticate
+from pacekeeper.mcp._tools import PacekeeperTools
+from pacekeeper.services import Services
+
+_LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+
+
+def _host_rules(settings: Settings) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    # DNS-rebinding protection (MCP-8): loopback plus the public base URL's host.
+    parts = urlsplit(settings.public_base_url)
+    hosts = list(_LOOPBACK_HOSTS)
+    origins = [f"{scheme}://{h}" for scheme in ("http", "https") for h in _LOOPBACK_HOSTS]
+    if parts.hostname:
+        host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+        hosts.append(host.lower())
+        origins.append(f"{parts.scheme}://{host}".lower())
+    if settings.host not in ("0.0.0.0", "::", "") and settings.host not in hosts:
+        hosts.append(settings.host.lower())
+    return tuple(hosts), tuple(origins)
+
+
+def build_mcp(settings: Settings, services: Callable[[], Services]) -> tuple[Server, ASGIApp]:
+    hosts, origins = _host_rules(settings)
+    server = Server(
+        PacekeeperTools(services),
+        config=ServerConfig(path="/mcp", allowed_hosts=hosts, allowed_origins=origins),
+        authenticate=make_authenticate(services),
+    )
+    # mcpcast types its ASGI callables with plain dicts; Starlette's are Mappings.
+    return server, McpGate(cast(ASGIApp, server.asgi_app()), services)
+
+
+__all__ = ["build_mcp"]

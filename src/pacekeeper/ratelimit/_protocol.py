@@ -1,0 +1,38 @@
+"""The rate limiter seen by callers: one async Protocol, one decision type, its headers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+
+@dataclass(frozen=True, slots=True)
+class RateDecision:
+    allowed: bool
+    limit: int
+    remaining: int
+    reset_at: int  # Unix time at which the bucket is full again
+    retry_after: int  # seconds until the next request can pass (0 when allowed)
+
+    def headers(self) -> dict[str, str]:
+        """X-RateLimit-* on every limited response; Retry-After when rejected."""
+        values = {
+            "X-RateLimit-Limit": str(self.limit),
+            "X-RateLimit-Remaining": str(self.remaining),
+            "X-RateLimit-Reset": str(self.reset_at),
+        }
+        if not self.allowed:
+            values["Retry-After"] = str(self.retry_after)
+        return values
+
+
+class RateLimiter(Protocol):
+    """Token bucket per key: `limit_per_minute` capacity, refilled evenly over a minute.
+
+    Backends (memory here; Redis for several processes) must make `hit` atomic per key.
+    """
+
+    async def hit(self, key: str, limit_per_minute: int, cost: int = 1) -> RateDecision: ...
+
+
+__all__ = ["RateDecision", "RateLimiter"]

@@ -1,0 +1,116 @@
+"""Wiring: settings in, ready services out (used by the app, the CLI and tests)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from pacekeeper.auth import (
+    Accounts,
+    ConfiguredHasher,
+    CsrfService,
+    KeyGenerator,
+    KeyStore,
+    PrincipalResolver,
+    TokenService,
+    generate_rsa_key,
+)
+from pacekeeper.config import Settings
+from pacekeeper.db import (
+    SqlCsrfTokenRepository,
+    SqlSigningKeyRepository,
+    SqlUserRepository,
+    UserRepository,
+    create_engine,
+    session_factory,
+    upgrade,
+)
+from pacekeeper.masterkey import resolve_master_key
+from pacekeeper.ratelimit import MemoryRateLimiter, RateLimiter
+
+log = logging.getLogger("pacekeeper")
+Clock = Callable[[], datetime]
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def resource_metadata_url(settings: Settings) -> str:
+    return f"{settings.public_base_url}/.well-known/oauth-protected-resource"
+
+
+@dataclass(slots=True)
+class Services:
+    settings: Settings
+    engine: AsyncEngine
+    users: UserRepository
+    keys: KeyStore
+    tokens: TokenService
+    csrf: CsrfService
+    accounts: Accounts
+    limiter: RateLimiter
+    resolver: PrincipalResolver
+    clock: Clock
+    # The resolved master key (env, or the development file): build the provider-token
+    # keyring from it (`MasterKeyring.single(...)`) so both uses agree. Never logged.
+    master_key: bytes = field(repr=False, default=b"")
+
+    async def close(self) -> None:
+        await self.engine.dispose()
+
+
+async def build_services(
+    settings: Settings,
+    *,
+    clock: Clock = utc_now,
+    keygen: KeyGenerator = generate_rsa_key,
+    limiter: RateLimiter | None = None,
+    migrate: bool = True,
+) -> Services:
+    """Check the master key, migrate the database, load keys, create the first admin."""
+    master_key = resolve_master_key(
+        settings.master_encryption_key.get_secret_value(),
+        production=settings.is_production,
+        data_dir=settings.data_dir,
+    )
+    engine = create_engine(settings.effective_database_url)
+    try:
+        if migrate:
+            await upgrade(engine)
+        sessions = session_factory(engine)
+        users = SqlUserRepository(sessions)
+        keys = KeyStore(SqlSigningKeyRepository(sessions), settings, master_key, clock, keygen)
+        await keys.start()
+        tokens = TokenService(keys, settings, clock)
+        csrf = CsrfService(SqlCsrfTokenRepository(sessions), clock)
+        accounts = Accounts(users, ConfiguredHasher(settings), clock)
+        limiter = limiter or MemoryRateLimiter()
+        resolver = PrincipalResolver(
+            tokens,
+            users,
+            csrf,
+            limiter,
+            settings.tenant_rate_limit_per_minute,
+            resource_metadata_url(settings),
+            audiences=(settings.public_base_url, f"{settings.public_base_url}/mcp"),
+        )
+        admin = await accounts.ensure_first_admin(
+            settings.admin_email, settings.admin_password.get_secret_value()
+        )
+        if admin is not None:
+            log.warning("created the first admin %s from PACEKEEPER_ADMIN_EMAIL", admin.email)
+    except BaseException:
+        await engine.dispose()
+        raise
+    return Services(
+        settings, engine, users, keys, tokens, csrf, accounts, limiter, resolver, clock,
+        master_key=master_key,
+    )
+
+
+__all__ = ["Clock", "Services", "build_services", "resource_metadata_url", "utc_now"]

@@ -1,0 +1,188 @@
+"""Fixtures for the service: both databases, a fake clock, cached RSA keys, the app."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import secrets
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import asyncpg  # type: ignore[import-untyped]
+import httpx
+import pytest
+from cryptography.hazmat.primitives.asymmetric import rsa
+from sqlalchemy.engine import make_url
+from starlette.applications import Starlette
+
+from pacekeeper.app import create_app
+from pacekeeper.auth import generate_rsa_key
+from pacekeeper.config import Settings
+from pacekeeper.db import Base, create_engine, upgrade
+from pacekeeper.ratelimit import MemoryRateLimiter
+from pacekeeper.services import Services
+
+MASTER_KEY = base64.b64encode(bytes(range(32))).decode()
+PASSWORD = "s3cret-Passw0rd"
+
+
+class FakeClock:
+    """Service time that tests move forward; starts at the real now (PyJWT-safe)."""
+
+    def __init__(self) -> None:
+        self.value = datetime.now(UTC).replace(microsecond=0)
+
+    def __call__(self) -> datetime:
+        return self.value
+
+    def advance(self, **delta: float) -> None:
+        self.value += timedelta(**delta)
+
+
+@pytest.fixture(scope="session")
+def rsa_keys() -> list[rsa.RSAPrivateKey]:
+    """2048-bit keys generated once per session (JWT-1: 2048 in tests)."""
+    return [generate_rsa_key(2048) for _ in range(4)]
+
+
+@pytest.fixture
+def keygen(rsa_keys: list[rsa.RSAPrivateKey]) -> Callable[[int], rsa.RSAPrivateKey]:
+    counter = iter(range(len(rsa_keys)))
+
+    def generate(bits: int) -> rsa.RSAPrivateKey:
+        assert bits == 2048
+        return rsa_keys[next(counter)]
+
+    return generate
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+async def _create_database(admin_url: str, name: str) -> None:
+    url = make_url(admin_url)
+    conn = await asyncpg.connect(
+        host=url.host, port=url.port, user=url.username, database=url.database
+    )
+    try:
+        await conn.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await conn.close()
+
+
+async def _migrate(url: str) -> None:
+    engine = create_engine(url)
+    try:
+        await upgrade(engine)
+    finally:
+        await engine.dispose()
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def migrated_db(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A migrated database per test module and backend: every storage test runs on both."""
+    if request.param == "sqlite":
+        url = f"sqlite+aiosqlite:///{tmp_path_factory.mktemp('db') / 'pacekeeper.db'}"
+    else:
+        admin_url: str = request.getfixturevalue("postgres_url")
+        name = "pk_" + secrets.token_hex(6)
+        asyncio.run(_create_database(admin_url, name))
+        url = str(make_url(admin_url).set(database=name).render_as_string(hide_password=False))
+    asyncio.run(_migrate(url))
+    return url
+
+
+@pytest.fixture
+async def db_url(migrated_db: str) -> str:
+    """The module's database, emptied before each test."""
+    engine = create_engine(migrated_db)
+    try:
+        async with engine.begin() as conn:
+            for table in reversed(Base.metadata.sorted_tables):
+                await conn.execute(table.delete())
+    finally:
+        await engine.dispose()
+    return migrated_db
+
+
+def make_settings(db_url: str, data_dir: Path, **overrides: Any) -> Settings:
+    values: dict[str, Any] = {
+        "database_url": db_url,
+        "data_dir": data_dir,
+        "master_encryption_key": MASTER_KEY,
+        "jwt_rsa_key_bits": 2048,
+        # Cheap Argon2id parameters keep the suite fast; ACC-7 tests use the defaults.
+        "argon2_time_cost": 1,
+        "argon2_memory_kib": 1024,
+        "registration": "open",
+        "base_url": "https://pk.test",
+    }
+    values.update(overrides)
+    return Settings(**values)
+
+
+@dataclass
+class Harness:
+    app: Starlette
+    client: httpx.AsyncClient
+    clock: FakeClock
+
+    @property
+    def services(self) -> Services:
+        found: Services = self.app.state.services
+        return found
+
+    async def register(self, email: str, password: str = PASSWORD, **extra: Any) -> dict[str, Any]:
+        response = await self.client.post(
+            "/api/auth/register", json={"email": email, "password": password, **extra}
+        )
+        assert response.status_code == 201, response.text
+        body: dict[str, Any] = response.json()
+        return body
+
+    async def login(self, email: str, password: str = PASSWORD) -> httpx.Response:
+        return await self.client.post(
+            "/oauth/token",
+            data={"grant_type": "password", "username": email, "password": password},
+        )
+
+
+@pytest.fixture
+def harness_factory(
+    db_url: str,
+    tmp_path: Path,
+    clock: FakeClock,
+    keygen: Callable[[int], rsa.RSAPrivateKey],
+) -> Callable[..., Any]:
+    """Build an app on the test database and run its lifespan: `async with make(...)`."""
+
+    def make(**overrides: Any) -> Any:
+        settings = make_settings(db_url, tmp_path, **overrides)
+        app = create_app(settings, clock=clock, keygen=keygen, limiter=MemoryRateLimiter())
+
+        class _Ctx:
+            async def __aenter__(self) -> Harness:
+                self._lifespan = app.router.lifespan_context(app)
+                await self._lifespan.__aenter__()
+                transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
+                self._client = httpx.AsyncClient(transport=transport, base_url="https://pk.test")
+                return Harness(app, self._client, clock)
+
+            async def __aexit__(self, *exc: object) -> None:
+                await self._client.aclose()
+                await self._lifespan.__aexit__(None, None, None)
+
+        return _Ctx()
+
+    return make
+
+
+@pytest.fixture
+async def harness(harness_factory: Callable[..., Any]) -> AsyncIterator[Harness]:
+    async with harness_factory() as h:
+        yield h

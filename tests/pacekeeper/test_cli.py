@@ -1,0 +1,77 @@
+"""The `pacekeeper` command line (ACC-9 admin create, user disable, keys rotate, db)."""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from pacekeeper.cli import cli
+
+MASTER = base64.b64encode(bytes(32)).decode()
+
+
+@pytest.fixture
+def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("PACEKEEPER_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("SERVICE_MASTER_ENCRYPTION_KEY", MASTER)
+    monkeypatch.setenv("PACEKEEPER_JWT_RSA_KEY_BITS", "2048")
+    monkeypatch.setenv("PACEKEEPER_ARGON2_MEMORY_KIB", "1024")
+    monkeypatch.setenv("PACEKEEPER_ARGON2_TIME_COST", "1")
+    return tmp_path
+
+
+def test_db_upgrade_admin_user_disable_rotate(env: Path) -> None:
+    """ACC-9: the first admin from the CLI; disable and rotate work offline."""
+    runner = CliRunner()
+    result = runner.invoke(cli, ["db", "upgrade"])
+    assert result.exit_code == 0, result.output
+    assert (env / "pacekeeper.db").exists()
+    result = runner.invoke(cli, ["admin", "create", "--email", "Root@Example.com"],
+                           input="pw-123456789\npw-123456789\n")
+    assert result.exit_code == 0, result.output
+    assert "created admin root@example.com" in result.output
+    assert "pw-123456789" not in result.output.replace("Password: ", "")
+    dup = runner.invoke(cli, ["user", "create", "--email", "root@example.com",
+                              "--password", "pw-123456789"])
+    assert dup.exit_code == 2
+    assert "already exists" in dup.output
+    weak = runner.invoke(cli, ["user", "create", "--email", "u@example.com", "--password", "x"])
+    assert weak.exit_code == 2
+    assert "at least 8" in weak.output
+    assert runner.invoke(cli, ["user", "create", "--email", "u@example.com",
+                               "--password", "pw-123456789"]).exit_code == 0
+    assert runner.invoke(cli, ["user", "disable", "u@example.com"]).exit_code == 0
+    missing = runner.invoke(cli, ["user", "disable", "nobody@example.com"])
+    assert missing.exit_code == 2
+    rotated = runner.invoke(cli, ["keys", "rotate"])
+    assert rotated.exit_code == 0
+    assert "new signing key" in rotated.output
+
+
+def test_production_without_master_key_stops(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PACEKEEPER_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("PACEKEEPER_ENV", "production")
+    monkeypatch.delenv("SERVICE_MASTER_ENCRYPTION_KEY", raising=False)
+    result = CliRunner().invoke(cli, ["serve"])
+    assert result.exit_code == 2
+    assert "SERVICE_MASTER_ENCRYPTION_KEY is required in production" in result.output
+    assert not (tmp_path / "master.key").exists()
+    monkeypatch.setenv("PACEKEEPER_JWT_RSA_KEY_BITS", "2048")
+    small = CliRunner().invoke(cli, ["serve"])
+    assert small.exit_code == 2
+    assert "at least 4096 in production" in small.output
+    monkeypatch.setenv("PACEKEEPER_PORT", "not-a-port")
+    bad_port = CliRunner().invoke(cli, ["serve"])
+    assert bad_port.exit_code == 2
+    assert "port" in bad_port.output
+    monkeypatch.delenv("PACEKEEPER_PORT")
+    monkeypatch.delenv("PACEKEEPER_JWT_RSA_KEY_BITS")
+    monkeypatch.setenv("SERVICE_MASTER_ENCRYPTION_KEY", "short")
+    result = CliRunner().invoke(cli, ["db", "upgrade"])
+    assert result.exit_code == 2
+    assert "32 bytes" in result.output
