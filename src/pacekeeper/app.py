@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.routing import Route
+from starlette.routing import Route, WebSocketRoute
 
 from pacekeeper import api
 from pacekeeper.api import BodyLimitMiddleware
@@ -85,6 +85,7 @@ def create_app(
         Route("/oauth2/jwks", api.jwks, methods=["GET"]),
         Route("/admin/jwks", api.jwks, methods=["GET"]),
         Route("/mcp", mcp_app),
+        WebSocketRoute("/mcp", mcp_app),
         *oauth2_routes(),
     ]
     return Starlette(
