@@ -81,8 +81,8 @@ async def validate(
         # Exact string match only: no prefix, no normalisation (AS-4).
         raise ErrorPage(
             "Redirect URI mismatch",
-            "The redirect_uri does not exactly match one registered for this client, "
-            "so you are not being sent back to it.",
+            "The address this request wants to return you to is not one registered "
+            "for this application.",
         )
     state = _single(params, "state") or ""
     try:

@@ -42,6 +42,7 @@ def _string_list(data: dict[str, Any], name: str, default: list[str]) -> list[st
 
 def validate_metadata(data: dict[str, Any]) -> dict[str, Any]:
     """The metadata to register, normalised; raises the RFC 7591 errors."""
+    data = {k: v for k, v in data.items() if v is not None}  # null means "not given"
     if "redirect_uris" not in data:
         raise InvalidRedirectUri("redirect_uris is required")
     uris = _string_list(data, "redirect_uris", [])
