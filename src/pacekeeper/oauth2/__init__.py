@@ -9,6 +9,7 @@ audience), cimd (client ID metadata documents), errors (RFC 6749 error responses
 from pacekeeper.oauth2._build import build_oauth2, oauth2_routes
 from pacekeeper.oauth2._clients import Client, redirect_uri_problem
 from pacekeeper.oauth2._components import OAuth2Components
+from pacekeeper.oauth2._openapi import openapi_paths
 from pacekeeper.oauth2._scopes import MCP_REQUIRED, missing, satisfies
 from pacekeeper.oauth2._server import CODE_LIFETIME, AuthorizationServer
 from pacekeeper.oauth2._store import OAuthStore, SqlOAuthStore
@@ -24,6 +25,7 @@ __all__ = [
     "build_oauth2",
     "missing",
     "oauth2_routes",
+    "openapi_paths",
     "redirect_uri_problem",
     "satisfies",
 ]
