@@ -95,7 +95,8 @@ class OAuthStore(Protocol):
     async def refresh_state(self, token_hash: str) -> RefreshState | None:
         """Family, revocation and owner of a stored token; None when unknown."""
     async def revoke_family(self, family_id: uuid.UUID, now: datetime) -> int: ...
-    async def purge_codes(self, before: datetime) -> int: ...
+    async def purge_expired(self, before: datetime) -> int:
+        """Delete codes and refresh tokens that expired before `before`."""
 
 
 def _client(row: OAuthClientRow) -> StoredClient:
@@ -229,10 +230,11 @@ class SqlOAuthStore:
             )
         return int(getattr(result, "rowcount", 0) or 0)
 
-    async def purge_codes(self, before: datetime) -> int:
+    async def purge_expired(self, before: datetime) -> int:
         async with self._sessions.begin() as session:
-            result = await session.execute(delete(_CODE).where(_CODE.expires_at < before))
-        return int(getattr(result, "rowcount", 0) or 0)
+            codes = await session.execute(delete(_CODE).where(_CODE.expires_at < before))
+            tokens = await session.execute(delete(_RT).where(_RT.expires_at < before))
+        return sum(int(getattr(r, "rowcount", 0) or 0) for r in (codes, tokens))
 
 
 def _refresh_row(

@@ -118,7 +118,7 @@ async def test_consent_without_csrf_token_is_refused(harness: Harness) -> None:
 
 
 async def test_login_with_wrong_password_stays_on_login(harness: Harness) -> None:
-    """A failed sign-in shows the login page again (401) and sets no session."""
+    """A failed sign-in shows the login page again (200, no 401 without a scheme: ERR-2)."""
     await harness.register("wrongpw@example.com")
     harness.client.cookies.clear()
     reg = await register_client(harness)
@@ -131,7 +131,7 @@ async def test_login_with_wrong_password_stays_on_login(harness: Harness) -> Non
         harness.client,
         fields + [("email", "wrongpw@example.com"), ("password", "not-the-password")],
     )
-    assert response.status_code == 401
+    assert response.status_code == 200
     assert "Wrong email or password." in response.text
     assert "auth_token" not in response.headers.get("set-cookie", "")
 
@@ -161,3 +161,16 @@ async def test_redirect_uri_defaults_when_exactly_one_is_registered(harness: Har
     del params["redirect_uri"]
     query = redirect_query(await login_and_consent(harness.client, params, "default@example.com"))
     assert "code" in query
+
+
+async def test_access_token_cannot_stand_in_for_the_login_session(harness: Harness) -> None:
+    """An OAuth access token (bearer or forged cookie) never reaches the consent page."""
+    reg, body = await full_flow(harness, "escalate@example.com")
+    _, challenge = pkce()
+    params = authorize_params(reg.client_id, challenge, scope="fitness:write")
+    token = body["access_token"]
+    for headers in ({"authorization": f"Bearer {token}"}, {"cookie": f"auth_token={token}"}):
+        page = await harness.client.get("/oauth2/authorize", params=params, headers=headers)
+        assert page.status_code == 200
+        assert "Sign in to continue" in page.text
+        assert "Allow Trail Coach?" not in page.text

@@ -16,7 +16,8 @@ from tests.pacekeeper.oauth2._flow import register_client
 
 async def _client_count(services: Services) -> int:
     async with services.engine.connect() as conn:
-        return int((await conn.execute(select(func.count()).select_from(OAuthClientRow))).scalar())
+        found = await conn.scalar(select(func.count()).select_from(OAuthClientRow))
+        return int(found or 0)
 
 
 async def test_confidential_registration_returns_rfc7591_fields(harness: Harness) -> None:

@@ -59,10 +59,20 @@ async def _params(request: Request) -> tuple[dict[str, list[str]], dict[str, str
 
 
 async def _session(request: Request) -> Principal | None:
+    """The browser's login session: the `auth_token` cookie only, and only a login JWT.
+
+    A bearer header is ignored, and so is a cookie holding an OAuth access token (it
+    carries `scope`): otherwise a token limited to some scopes could approve a new
+    client for more.
+    """
+    headers = {"cookie": request.headers.get("cookie", "")}
     try:
-        return await request_services(request).resolver.resolve(request.headers)
+        principal = await request_services(request).resolver.resolve(headers)
     except Unauthenticated:
         return None  # an expired or revoked cookie simply means: sign in again
+    if principal is None or principal.claims.scope is not None or principal.claims.aud:
+        return None
+    return principal
 
 
 async def _consent(
@@ -95,9 +105,8 @@ async def _login(request: Request, auth: AuthorizationRequest, own: dict[str, st
     email, password = own.get("email", ""), own.get("password", "")
     user = await svc.accounts.authenticate(email, password) if email and password else None
     if user is None:
-        return login_page(
-            auth, cookie, error="Wrong email or password.", email=email[:320], status=401
-        )
+        # 200, not 401: a form page has no WWW-Authenticate scheme to offer (ERR-2).
+        return login_page(auth, cookie, error="Wrong email or password.", email=email[:320])
     token = svc.tokens.issue(user)
     return await _consent(request, auth, user.id, user.email, session_jwt=token.token)
 
