@@ -3,7 +3,8 @@
 A `client_id` that is an https URL with a path names a JSON document the client hosts.
 The server fetches it with SSRF precautions: https only (http on loopback only in
 development), every resolved address must be public (no loopback, private, link-local,
-multicast or reserved ranges; loopback allowed in development), no redirects, a 5 s
+multicast or reserved ranges; loopback allowed in development) and the connection goes
+to the checked address (no DNS rebinding between check and use), no redirects, a 5 s
 timeout and a 64 KiB cap. The document's `client_id` must equal the URL exactly, and
 it must carry `client_name` and valid `redirect_uris`. Documents are cached per the
 response's `Cache-Control: max-age` (default 5 minutes, at most a day); failures are
@@ -75,18 +76,23 @@ class MetadataDocuments:
             return _Entry(None, str(exc), time.monotonic() + FAILURE_TTL)
         return _Entry(client, "", time.monotonic() + ttl)
 
-    async def _check_host(self, host: str, port: int) -> None:
+    async def _checked_address(self, host: str, port: int) -> str:
+        """The address to connect to, once every address of the name passed the checks."""
         loop = asyncio.get_running_loop()
         try:
             infos = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
         except OSError:
             raise MetadataDocumentError("client metadata host does not resolve") from None
-        for info in infos:
-            ip = ipaddress.ip_address(info[4][0])
+        addresses = [ipaddress.ip_address(info[4][0]) for info in infos]
+        for ip in addresses:
             if ip.is_loopback and self._allow_loopback:
                 continue
             if not ip.is_global or ip.is_multicast:
                 raise MetadataDocumentError("client metadata host is not a public address")
+        if not addresses:
+            raise MetadataDocumentError("client metadata host does not resolve")
+        first = addresses[0]
+        return f"[{first}]" if first.version == 6 else str(first)
 
     async def _fetch(self, url: str) -> tuple[Client, int]:
         parts = urlsplit(url)
@@ -96,10 +102,16 @@ class MetadataDocuments:
             raise MetadataDocumentError("client_id URLs must use https")
         if parts.fragment or parts.username or parts.password:
             raise MetadataDocumentError("client_id URL must not carry credentials or fragment")
-        await self._check_host(host, parts.port or (443 if parts.scheme == "https" else 80))
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+        # Connect to the address just checked (no second DNS answer can point us at an
+        # internal host); Host and TLS SNI/verification still use the name.
+        address = await self._checked_address(host, port)
+        pinned = parts._replace(netloc=f"{address}:{port}").geturl()
+        headers = {"Accept": "application/json", "Host": parts.netloc}
+        extensions = {"sni_hostname": host} if parts.scheme == "https" else {}
         http = self._http or httpx.AsyncClient(timeout=TIMEOUT_SECONDS, follow_redirects=False)
         try:
-            async with http.stream("GET", url, headers={"Accept": "application/json"}) as resp:
+            async with http.stream("GET", pinned, headers=headers, extensions=extensions) as resp:
                 if resp.status_code != 200:
                     raise MetadataDocumentError(f"client metadata answered {resp.status_code}")
                 body = bytearray()

@@ -143,3 +143,20 @@ async def test_metadata_document_client_through_the_pages(harness: Harness) -> N
     assert "runs on your own computer" in page.text  # loopback redirect warning
     wrong = authorize_params(DOC_URL, challenge, redirect_uri="http://127.0.0.1:5555/other")
     assert (await harness.client.get("/oauth2/authorize", params=wrong)).status_code == 400
+
+
+async def test_metadata_document_connection_is_pinned_to_the_checked_address() -> None:
+    """CIMD SSRF: the fetch goes to the address that was checked, Host names the site."""
+    url = "http://localhost:9/client.json"
+    requests: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        requests.append(request)
+        return httpx.Response(200, content=orjson.dumps({**DOC, "client_id": url}))
+
+    docs = MetadataDocuments(allow_loopback=True,
+                             client=httpx.AsyncClient(transport=httpx.MockTransport(handler)))
+    client = await docs.resolve(url)
+    assert client.client_id == url
+    assert requests[0].url.host in ("127.0.0.1", "::1")
+    assert requests[0].headers["host"] == "localhost:9"
