@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import logging
+
 import jwt
+import pytest
 
 from tests.pacekeeper.conftest import Harness
 from tests.pacekeeper.oauth2._flow import (
@@ -174,3 +177,34 @@ async def test_access_token_cannot_stand_in_for_the_login_session(harness: Harne
         assert page.status_code == 200
         assert "Sign in to continue" in page.text
         assert "Allow Trail Coach?" not in page.text
+
+
+async def test_no_secret_reaches_the_logs(
+    harness: Harness, caplog: pytest.LogCaptureFixture
+) -> None:
+    """ERR-3: client secrets, codes and tokens never appear in log lines."""
+    caplog.set_level(logging.DEBUG)
+    reg, body = await full_flow(harness, "logs@example.com")
+    from tests.pacekeeper.oauth2._flow import refresh
+
+    await refresh(harness, reg, body["refresh_token"])
+    await refresh(harness, reg, body["refresh_token"])  # reuse: logged, without the token
+    text = caplog.text
+    assert "family revoked" in text
+    for secret in (reg.client_secret or "", body["access_token"], body["refresh_token"]):
+        assert secret and secret not in text
+
+
+async def test_consent_page_details(harness: Harness) -> None:
+    """The consent page names scopes in words and lets the form reach the client origin."""
+    await harness.register("details@example.com")
+    await harness.login("details@example.com")
+    reg = await register_client(harness)
+    _, challenge = pkce()
+    params = authorize_params(reg.client_id, challenge, scope="fitness:write offline_access")
+    page = await harness.client.get("/oauth2/authorize", params=params)
+    assert "Change your fitness data" in page.text
+    assert "Stay connected" in page.text
+    csp = page.headers["content-security-policy"]
+    assert "form-action 'self' https://client.example;" in csp
+    assert "runs on your own computer" not in page.text

@@ -160,3 +160,24 @@ async def test_metadata_document_connection_is_pinned_to_the_checked_address() -
     assert client.client_id == url
     assert requests[0].url.host in ("127.0.0.1", "::1")
     assert requests[0].headers["host"] == "localhost:9"
+
+
+async def test_forwarded_for_over_http(harness_factory: Any) -> None:
+    """AS-12: behind a trusted proxy each forwarded client has its own bucket; else not."""
+    async with harness_factory() as plain:
+        for index in range(10):
+            await plain.client.post("/oauth2/register", json=REG,
+                                    headers={"x-forwarded-for": f"1.1.1.{index}"})
+        spoofed = await plain.client.post("/oauth2/register", json=REG,
+                                          headers={"x-forwarded-for": "9.9.9.9"})
+        assert spoofed.status_code == 429  # the header is ignored: one peer, one bucket
+    async with harness_factory(trusted_proxies="127.0.0.1, 10.0.0.0/8") as proxied:
+        for _ in range(10):
+            await proxied.client.post("/oauth2/register", json=REG,
+                                      headers={"x-forwarded-for": "1.1.1.1"})
+        same = await proxied.client.post("/oauth2/register", json=REG,
+                                         headers={"x-forwarded-for": "1.1.1.1"})
+        other = await proxied.client.post("/oauth2/register", json=REG,
+                                          headers={"x-forwarded-for": "2.2.2.2"})
+        assert same.status_code == 429
+        assert other.status_code == 201
