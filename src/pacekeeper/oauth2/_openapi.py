@@ -37,7 +37,7 @@ def openapi_paths() -> dict[str, Any]:
             "post": {"summary": "Login and consent form submissions (CSRF-protected)",
                      "responses": {"200": {"description": "HTML page"},
                                    "303": {"description": "redirect to the client"},
-                                   "401": {"description": "login failed (HTML)"},
+                                   "400": {"description": "HTML error page (never a redirect)"},
                                    "403": {"description": "form token invalid (HTML)"},
                                    "429": _LIMITED}},
         },
@@ -55,7 +55,8 @@ def openapi_paths() -> dict[str, Any]:
         "/oauth2/revoke": {"post": {
             "summary": "RFC 7009 revocation (a refresh token ends its grant)",
             "requestBody": _form(["token"]),
-            "responses": {"200": {"description": "revoked or unknown"}, "401": error,
+            "responses": {"200": {"description": "revoked or unknown"}, "400": error,
+                          "401": error,
                           "429": _LIMITED}}},
         "/oauth2/static/pacekeeper.css": {"get": {
             "summary": "Stylesheet of the login and consent pages",
