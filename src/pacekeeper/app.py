@@ -23,6 +23,7 @@ from pacekeeper.auth import KeyGenerator, generate_rsa_key
 from pacekeeper.config import Settings
 from pacekeeper.errors import ApiError
 from pacekeeper.mcp import build_mcp
+from pacekeeper.oauth2 import oauth2_routes
 from pacekeeper.ratelimit import RateLimiter
 from pacekeeper.services import Clock, Services, build_services, utc_now
 
@@ -85,6 +86,7 @@ def create_app(
         Route("/admin/jwks", api.jwks, methods=["GET"]),
         Route("/mcp", mcp_app),
         WebSocketRoute("/mcp", mcp_app),
+        *oauth2_routes(),
     ]
     return Starlette(
         routes=routes,

@@ -82,6 +82,12 @@ class Settings(BaseSettings):
     jwt_rotation_days: float = Field(default=30, ge=0)
     jwt_issuer: str = ""
 
+    # OAuth 2.0 authorization server (docs/oauth.md).
+    oauth_access_token_minutes: float = Field(default=60, gt=0)
+    oauth_refresh_token_days: float = Field(default=30, gt=0)
+    # Comma-separated IPs/CIDRs whose X-Forwarded-For is believed (per-IP limits).
+    trusted_proxies: str = ""
+
     @field_validator("base_url", "jwt_issuer")
     @classmethod
     def _strip_slash(cls, value: str) -> str:

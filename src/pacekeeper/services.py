@@ -30,6 +30,7 @@ from pacekeeper.db import (
     upgrade,
 )
 from pacekeeper.masterkey import resolve_master_key
+from pacekeeper.oauth2 import OAuth2Components, build_oauth2
 from pacekeeper.ratelimit import MemoryRateLimiter, RateLimiter
 
 log = logging.getLogger("pacekeeper")
@@ -59,6 +60,8 @@ class Services:
     # The resolved master key (env, or the development file): build the provider-token
     # keyring from it (`MasterKeyring.single(...)`) so both uses agree. Never logged.
     master_key: bytes = field(repr=False, default=b"")
+    # The OAuth 2.0 authorization server for MCP clients (pacekeeper.oauth2).
+    oauth: OAuth2Components | None = None
 
     async def close(self) -> None:
         await self.engine.dispose()
@@ -107,9 +110,10 @@ async def build_services(
     except BaseException:
         await engine.dispose()
         raise
+    oauth = build_oauth2(settings, sessions, tokens, users, limiter, clock)
     return Services(
         settings, engine, users, keys, tokens, csrf, accounts, limiter, resolver, clock,
-        master_key=master_key,
+        master_key=master_key, oauth=oauth,
     )
 
 

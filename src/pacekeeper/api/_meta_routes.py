@@ -7,7 +7,8 @@ from starlette.responses import Response
 
 from pacekeeper import __version__
 from pacekeeper.api._common import JSONResponse, services
-from pacekeeper.api._openapi import openapi_document
+from pacekeeper.api._openapi import add_path, openapi_document
+from pacekeeper.oauth2 import openapi_paths
 
 
 async def health(_request: Request) -> Response:
@@ -23,7 +24,10 @@ async def jwks(request: Request) -> Response:
 
 
 async def openapi(request: Request) -> Response:
-    return JSONResponse(openapi_document(services(request).settings.public_base_url))
+    document = openapi_document(services(request).settings.public_base_url)
+    for path, item in openapi_paths().items():
+        add_path(document, path, item)
+    return JSONResponse(document)
 
 
 __all__ = ["health", "jwks", "openapi"]

@@ -49,6 +49,8 @@ class Claims:
     ver: int
     kid: str
     aud: tuple[str, ...]
+    # OAuth 2.0 access tokens carry the granted scopes; login JWTs carry none (None).
+    scope: tuple[str, ...] | None = None
 
     @property
     def expires_at(self) -> datetime:
@@ -77,9 +79,17 @@ class TokenService:
         self._cache: OrderedDict[bytes, Claims] = OrderedDict()
         self._cache_size = cache_size
 
-    def issue(self, user: User, audience: str | None = None) -> IssuedToken:
+    def issue(
+        self,
+        user: User,
+        audience: str | None = None,
+        *,
+        scope: str | None = None,
+        lifetime: timedelta | None = None,
+    ) -> IssuedToken:
+        """A signed JWT; `scope` and a shorter `lifetime` are for OAuth access tokens."""
         now = self._clock()
-        expires_at = now + self._lifetime
+        expires_at = now + (lifetime or self._lifetime)
         key = self._keys.signing_key()
         jti = secrets.token_urlsafe(16)
         payload: dict[str, Any] = {
@@ -95,6 +105,8 @@ class TokenService:
         }
         if audience is not None:
             payload["aud"] = audience
+        if scope is not None:
+            payload["scope"] = scope
         token = jwt.encode(
             payload, key.signing_key, algorithm=key.alg, headers={"kid": key.kid, "typ": "JWT"}
         )
@@ -165,6 +177,9 @@ def _claims(payload: dict[str, Any], kid: str) -> Claims:
         aud = payload.get("aud", ())
         audiences = (aud,) if isinstance(aud, str) else tuple(str(a) for a in aud)
         exp, iat, ver = payload["exp"], payload["iat"], payload.get("ver", 0)
+        scope = payload.get("scope")
+        if scope is not None and not isinstance(scope, str):
+            raise TypeError("scope must be a string")
         if not all(type(v) is int for v in (exp, iat, ver)):
             raise TypeError("numeric claims must be integers")
         return Claims(
@@ -178,6 +193,7 @@ def _claims(payload: dict[str, Any], kid: str) -> Claims:
             ver=ver,
             kid=kid,
             aud=audiences,
+            scope=tuple(scope.split()) if scope is not None else None,
         )
     except (KeyError, TypeError, ValueError):
         raise TokenInvalid("claims missing or malformed") from None

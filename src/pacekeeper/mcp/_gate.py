@@ -24,6 +24,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from mcpcast import RequestInfo, Unauthorized
 from pacekeeper.auth import Principal, PrincipalResolver
 from pacekeeper.errors import AUTHENTICATION_REQUIRED, CsrfFailed, Unauthenticated
+from pacekeeper.oauth2 import MCP_REQUIRED, missing
 from pacekeeper.ratelimit import RateDecision
 from pacekeeper.services import Services
 
@@ -35,16 +36,42 @@ def _headers(scope: Scope) -> dict[str, str]:
     return {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
 
 
+_SCOPE = f'scope="{" ".join(MCP_REQUIRED)}"'
+
+
+def _insufficient_scope(services: Services, granted: tuple[str, ...]) -> Unauthorized | None:
+    """403 naming every scope the guarded methods need (MCP: one challenge, all scopes)."""
+    if not missing(granted, MCP_REQUIRED):
+        return None
+    challenge = services.resolver.unauthenticated(invalid=False).headers["WWW-Authenticate"]
+    return Unauthorized(
+        "insufficient scope",
+        www_authenticate=f'{challenge}, error="insufficient_scope", {_SCOPE}, '
+        'error_description="the token lacks a required scope"',
+        status=403,
+    )
+
+
 async def judge(services: Services, method: str, headers: Mapping[str, str]) -> Verdict:
-    """The caller's principal, or the refusal to give if a guarded method is called."""
+    """The caller's principal, or the refusal to give if a guarded method is called.
+
+    OAuth 2.0 access tokens carry `scope` and must hold the MCP scopes (else 403
+    insufficient_scope); login JWTs carry none and act with the user's full rights.
+    Tokens for another audience never get here: the validator refuses them (AS-14).
+    """
     resolver = services.resolver
     try:
         principal = await resolver.resolve(headers)
     except Unauthenticated as exc:
         return Unauthorized(exc.message, www_authenticate=exc.headers["WWW-Authenticate"])
     if principal is None:
+        # No scope= here: clients take the starting scopes from the resource metadata.
         challenge = resolver.unauthenticated(invalid=False).headers["WWW-Authenticate"]
         return Unauthorized(AUTHENTICATION_REQUIRED, www_authenticate=challenge)
+    if principal.claims.scope is not None:
+        refused = _insufficient_scope(services, principal.claims.scope)
+        if refused is not None:
+            return refused
     try:
         await resolver.check_csrf(method, headers, principal)
     except CsrfFailed as exc:

@@ -1,0 +1,104 @@
+"""Validating an authorization request, in the order RFC 6749 4.1.2.1 demands.
+
+First the client and the redirect URI: if either is wrong the user sees an error page
+and is never redirected (AS-4: an unverified redirect URI would be an open redirect).
+Only then may errors go back to the client's redirect URI (with `state` and `iss`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+
+from pacekeeper.oauth2 import _scopes, rfc7636
+from pacekeeper.oauth2._clients import Client
+from pacekeeper.oauth2.errors import OAuth2Error, UnsupportedResponseType
+from pacekeeper.oauth2.rfc8707 import Resources
+
+_PARAMS = (
+    "response_type", "client_id", "redirect_uri", "scope", "state", "code_challenge",
+    "code_challenge_method", "resource",
+)
+
+
+class ErrorPage(Exception):
+    """Shown to the user, never redirected: unknown client, bad redirect URI (AS-4)."""
+
+    def __init__(self, title: str, detail: str, status: int = 400) -> None:
+        super().__init__(detail)
+        self.title = title
+        self.detail = detail
+        self.status = status
+
+
+class RedirectError(Exception):
+    """An OAuth error for a verified redirect URI: sent there with `state` and `iss`."""
+
+    def __init__(self, error: OAuth2Error, redirect_uri: str, state: str) -> None:
+        super().__init__(error.description)
+        self.error = error
+        self.redirect_uri = redirect_uri
+        self.state = state
+
+
+@dataclass(frozen=True, slots=True)
+class AuthorizationRequest:
+    client: Client
+    redirect_uri: str
+    state: str
+    scope: str
+    audience: str
+    code_challenge: str
+    params: tuple[tuple[str, str], ...]  # echoed in the login and consent forms
+
+
+def _single(params: Mapping[str, list[str]], name: str) -> str | None:
+    values = params.get(name, [])
+    if len(values) > 1:
+        raise ErrorPage("Invalid request", f"The parameter {name} was given more than once.")
+    return values[0] if values else None
+
+
+async def validate(
+    params: Mapping[str, list[str]],
+    find_client: Callable[[str], Awaitable[Client]],
+    resources: Resources,
+) -> AuthorizationRequest:
+    """The checked request; ErrorPage or RedirectError otherwise.
+
+    `find_client` raises ErrorPage for unknown clients and unusable metadata documents.
+    """
+    client_id = _single(params, "client_id")
+    if not client_id:
+        raise ErrorPage("Missing client", "The request does not name a client (client_id).")
+    client = await find_client(client_id)
+    redirect_uri = _single(params, "redirect_uri")
+    if redirect_uri is None:
+        if len(client.redirect_uris) != 1:
+            raise ErrorPage("Missing redirect URI", "This client must name its redirect_uri.")
+        redirect_uri = client.redirect_uris[0]
+    elif redirect_uri not in client.redirect_uris:
+        # Exact string match only: no prefix, no normalisation (AS-4).
+        raise ErrorPage(
+            "Redirect URI mismatch",
+            "The address this request wants to return you to is not one registered "
+            "for this application.",
+        )
+    state = _single(params, "state") or ""
+    try:
+        if _single(params, "response_type") != "code":
+            raise UnsupportedResponseType("response_type must be code")
+        challenge = rfc7636.check_challenge(
+            _single(params, "code_challenge"), _single(params, "code_challenge_method")
+        )
+        registered = client.metadata.get("scope")
+        allowed = registered.split() if isinstance(registered, str) else None
+        scope = _scopes.parse(_single(params, "scope"), allowed)
+        audience = resources.audience(params.get("resource", []))
+    except OAuth2Error as exc:
+        raise RedirectError(exc, redirect_uri, state) from None
+    kept = tuple((k, v) for k in _PARAMS for v in params.get(k, []))
+    return AuthorizationRequest(client, redirect_uri, state, scope, audience, challenge, kept)
+
+
+__all__ = ["AuthorizationRequest", "ErrorPage", "RedirectError", "validate"]
