@@ -104,3 +104,20 @@ def accepts(accept: bytes | None, media: bytes) -> bool:
     if accept is None:
         return False
     return media in accept or b"*/*" in accept
+
+
+async def until_disconnect(receive: Receive) -> None:
+    """Return when the client goes away (the request body was already read)."""
+    while (await receive())["type"] != "http.disconnect":
+        pass
+
+
+def trace_headers(headers: dict[bytes, bytes]) -> dict[str, str] | None:
+    parent = headers.get(b"traceparent")
+    if parent is None:
+        return None
+    carrier = {"traceparent": parent.decode("latin-1")}
+    state = headers.get(b"tracestate")
+    if state is not None:
+        carrier["tracestate"] = state.decode("latin-1")
+    return carrier
