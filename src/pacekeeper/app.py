@@ -10,17 +10,21 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 from collections.abc import AsyncIterator
 
+import httpx
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.routing import Route
+from starlette.routing import Mount, Route
 
 from pacekeeper import api
 from pacekeeper.api import BodyLimitMiddleware
 from pacekeeper.auth import KeyGenerator, generate_rsa_key
 from pacekeeper.config import Settings
+from pacekeeper.connections import SANDBOX_PATH, provider_setup
+from pacekeeper.connections.routes import connection_routes
 from pacekeeper.errors import ApiError
 from pacekeeper.mcp import build_mcp
 from pacekeeper.ratelimit import RateLimiter
@@ -49,8 +53,11 @@ def create_app(
     clock: Clock = utc_now,
     keygen: KeyGenerator = generate_rsa_key,
     limiter: RateLimiter | None = None,
+    provider_transport: httpx.AsyncBaseTransport | None = None,
 ) -> Starlette:
     settings = settings or Settings()
+    # PROV-7: bad provider settings (e.g. an http redirect URI off localhost) stop start-up.
+    providers = provider_setup(settings, os.environ)
     limit = settings.max_body_bytes
     state: dict[str, Services] = {}
 
@@ -61,7 +68,10 @@ def create_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        services = await build_services(settings, clock=clock, keygen=keygen, limiter=limiter)
+        services = await build_services(
+            settings, clock=clock, keygen=keygen, limiter=limiter,
+            providers=providers, provider_transport=provider_transport,
+        )  # fmt: skip
         app.state.services = services
         state["services"] = services
         task = asyncio.create_task(_housekeeping(services))
@@ -84,7 +94,14 @@ def create_app(
         Route("/oauth2/jwks", api.jwks, methods=["GET"]),
         Route("/admin/jwks", api.jwks, methods=["GET"]),
         Route("/mcp", mcp_app),
+        *connection_routes(),
     ]
+    if providers.sandbox:
+        # Development only (never in production): the provider emulator, so every
+        # provider can be connected without credentials.
+        from pacekeeper.providers.sandbox import create_sandbox_app
+
+        routes.append(Mount(SANDBOX_PATH, app=create_sandbox_app()))
     return Starlette(
         routes=routes,
         middleware=[Middleware(BodyLimitMiddleware, max_bytes=limit, exempt=("/mcp",))],

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from typing_extensions import TypedDict
 
 from mcpcast import Context, ToolError, mcp_server, tool
 from pacekeeper import __version__
 from pacekeeper.auth import Principal
+from pacekeeper.connections import PROVIDERS, ConnectionProblem, ConnectionService
+from pacekeeper.providers import ProviderClient, TokenSet
 
-PROVIDERS = ("strava", "fitbit", "garmin")
+if TYPE_CHECKING:
+    from pacekeeper.services import Services
 
 
 class WhoAmI(TypedDict):
@@ -18,6 +22,11 @@ class WhoAmI(TypedDict):
     email: str
     tenant_id: str
     role: str
+
+
+class AuthorizationUrl(TypedDict):
+    provider: str
+    authorization_url: str
 
 
 def _principal(ctx: Context) -> Principal:
@@ -34,6 +43,15 @@ def _principal(ctx: Context) -> Principal:
     instructions="Fitness data for the signed-in user. Call whoami to see who that is.",
 )
 class PacekeeperTools:
+    def __init__(self, services: Callable[[], Services] | None = None) -> None:
+        self._services = services
+
+    def _connections(self) -> ConnectionService:
+        found = None if self._services is None else self._services().connections
+        if found is None:
+            raise ToolError("provider connections are not available on this server")
+        return found
+
     @tool(name="whoami", description="The signed-in user: id, email, tenant and role.")
     async def whoami(self, ctx: Context) -> WhoAmI:
         principal = _principal(ctx)
@@ -46,15 +64,44 @@ class PacekeeperTools:
 
     @tool(
         name="get_connection_status",
-        description="Which fitness providers (strava, fitbit, garmin) the user has connected.",
+        description="Which fitness providers (strava, fitbit, garmin) the user has connected, "
+        "when their tokens expire, and which need to be reconnected.",
     )
     async def get_connection_status(self, ctx: Context) -> dict[str, Any]:
-        _principal(ctx)
-        # No provider connections exist yet: every provider reports not connected.
-        status: dict[str, Any] = {"connected_providers": []}
-        for provider in PROVIDERS:
-            status[provider] = {"connected": False}
-        return status
+        principal = _principal(ctx)
+        return await self._connections().status(principal.user_id)
+
+    @tool(
+        name="connect_provider",
+        description="Start connecting a fitness provider (strava, fitbit or garmin): returns "
+        "the URL the user opens in a browser to grant access.",
+    )
+    async def connect_provider(self, ctx: Context, provider: str) -> AuthorizationUrl:
+        """SMCP-5: the authorization URL for the user in the JWT."""
+        principal = _principal(ctx)
+        try:
+            url = await self._connections().authorize(
+                principal.tenant_id, principal.user_id, provider.strip().lower()
+            )
+        except ConnectionProblem as problem:
+            raise ToolError(problem.message) from None
+        return AuthorizationUrl(provider=provider, authorization_url=url)
+
+    @tool(
+        name="get_provider_profile",
+        description="The athlete profile at a connected provider (strava, fitbit or garmin).",
+    )
+    async def get_provider_profile(self, ctx: Context, provider: str) -> dict[str, Any]:
+        principal = _principal(ctx)
+
+        async def fetch(client: ProviderClient, tokens: TokenSet) -> dict[str, Any]:
+            athlete = await client.fetch_athlete(tokens)
+            return athlete.model_dump(mode="json")
+
+        try:
+            return await self._connections().call(principal.user_id, provider, fetch)
+        except ConnectionProblem as problem:
+            raise ToolError(problem.message) from None
 
 
-__all__ = ["PROVIDERS", "PacekeeperTools", "WhoAmI"]
+__all__ = ["PROVIDERS", "AuthorizationUrl", "PacekeeperTools", "WhoAmI"]
