@@ -22,10 +22,12 @@ def upgrade() -> None:
     op.create_table(
         "provider_connections",
         sa.Column("id", sa.Uuid(), primary_key=True),
-        sa.Column("tenant_id", sa.Uuid(), sa.ForeignKey("tenants.id", ondelete="CASCADE"),
-                  nullable=False),
-        sa.Column("user_id", sa.Uuid(), sa.ForeignKey("users.id", ondelete="CASCADE"),
-                  nullable=False),
+        sa.Column(
+            "tenant_id", sa.Uuid(), sa.ForeignKey("tenants.id", ondelete="CASCADE"), nullable=False
+        ),
+        sa.Column(
+            "user_id", sa.Uuid(), sa.ForeignKey("users.id", ondelete="CASCADE"), nullable=False
+        ),
         sa.Column("provider", sa.String(20), nullable=False),
         sa.Column("token_envelope", sa.Text(), nullable=False),
         sa.Column("key_version", sa.Integer(), nullable=False),
@@ -44,10 +46,12 @@ def upgrade() -> None:
     op.create_table(
         "oauth_states",
         sa.Column("nonce_hash", sa.String(64), primary_key=True),
-        sa.Column("tenant_id", sa.Uuid(), sa.ForeignKey("tenants.id", ondelete="CASCADE"),
-                  nullable=False),
-        sa.Column("user_id", sa.Uuid(), sa.ForeignKey("users.id", ondelete="CASCADE"),
-                  nullable=False),
+        sa.Column(
+            "tenant_id", sa.Uuid(), sa.ForeignKey("tenants.id", ondelete="CASCADE"), nullable=False
+        ),
+        sa.Column(
+            "user_id", sa.Uuid(), sa.ForeignKey("users.id", ondelete="CASCADE"), nullable=False
+        ),
         sa.Column("provider", sa.String(20), nullable=False),
         sa.Column("secret_envelope", sa.Text(), nullable=True),
         sa.Column("request_token", sa.String(200), nullable=True),

@@ -17,7 +17,7 @@ import httpx
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.routing import Mount, Route
+from starlette.routing import BaseRoute, Mount, Route
 
 from pacekeeper import api
 from pacekeeper.api import BodyLimitMiddleware
@@ -84,7 +84,7 @@ def create_app(
             mcp_server.sessions.close()
             await services.close()
 
-    routes = [
+    routes: list[BaseRoute] = [
         Route("/health", api.health, methods=["GET"]),
         Route("/openapi.json", api.openapi, methods=["GET"]),
         Route("/api/auth/register", api.register, methods=["POST"]),

@@ -142,6 +142,29 @@ def keys_rotate() -> None:
     typer.echo(f"new signing key {kid}")
 
 
+@keys_cli.command("rotate-master")
+def keys_rotate_master() -> None:
+    """Re-encrypt every stored provider token under the current master key.
+
+    First make the new key current (SERVICE_MASTER_ENCRYPTION_KEY with a higher
+    PACEKEEPER_MASTER_KEY_VERSION) and list the old one in PACEKEEPER_RETIRED_MASTER_KEYS.
+    """
+    from pacekeeper.crypto import RotationReport, rotate_master_key
+
+    async def action(services: Services) -> RotationReport:
+        layer = services.connection_layer
+        assert layer is not None
+        return await rotate_master_key(layer.repository, layer.service.cipher)
+
+    report = _with_services(action)
+    typer.echo(
+        f"rotated {report.rotated}, already current {report.already_current}, "
+        f"changed concurrently {report.changed_concurrently}, failed {len(report.failed)}"
+    )
+    if report.failed:
+        raise _fail("unreadable records: " + ", ".join(report.failed))
+
+
 @db_cli.command("upgrade")
 def db_upgrade() -> None:
     """Apply pending migrations."""

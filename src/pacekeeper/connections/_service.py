@@ -14,7 +14,7 @@ import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import replace
 from datetime import timedelta
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import httpx
 
@@ -85,7 +85,7 @@ class ConnectionService:
             if settings is None:
                 raise ProviderNotConfigured(provider)
             if provider == "garmin":
-                version = 1 if self._garmin_version == 1 else 2
+                version: Literal[1, 2] = 1 if self._garmin_version == 1 else 2
                 self._clients[provider] = GarminClient(settings, self.http, oauth_version=version)
             else:
                 self._clients[provider] = client_for(provider, settings, self.http)

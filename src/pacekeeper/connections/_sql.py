@@ -206,9 +206,7 @@ class SqlConnectionRepository:
 
     async def delete(self, user_id: uuid.UUID, provider: str) -> StoredConnection | None:
         stmt = (
-            delete(_Row)
-            .where(_Row.user_id == user_id, _Row.provider == provider)
-            .returning(_Row)
+            delete(_Row).where(_Row.user_id == user_id, _Row.provider == provider).returning(_Row)
         )
         async with self._sessions() as session, session.begin():
             row = (await session.execute(stmt)).scalar_one_or_none()
@@ -230,8 +228,9 @@ class SqlConnectionRepository:
         async with self._sessions() as session:
             rows = (
                 await session.execute(
-                    select(_Row.id, _Row.tenant_id, _Row.user_id, _Row.provider,
-                           _Row.token_envelope)
+                    select(
+                        _Row.id, _Row.tenant_id, _Row.user_id, _Row.provider, _Row.token_envelope
+                    )
                 )
             ).all()
         for row_id, tenant_id, user_id, provider, envelope in rows:

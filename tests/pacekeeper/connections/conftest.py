@@ -55,7 +55,9 @@ class ConnHarness(Harness):
     async def approve(self, url: str, athlete: int = 7) -> str:
         """What the consent page's Approve does: the redirect back to our callback."""
         sep = "&" if "?" in url else "?"
-        response = await self.client.get(f"{url}{sep}sandbox_auto=approve&sandbox_athlete={athlete}")
+        response = await self.client.get(
+            f"{url}{sep}sandbox_auto=approve&sandbox_athlete={athlete}"
+        )
         assert response.status_code in (302, 303), response.text
         location = response.headers["location"]
         parts = urlsplit(location)

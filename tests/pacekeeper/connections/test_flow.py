@@ -25,3 +25,23 @@ async def test_connect_stores_tokens_and_status_shows_it(conn: ConnHarness, prov
     assert status[provider]["expires_at"].endswith("Z")
     others = [p for p in PROVIDERS if p != provider]
     assert all(status[p] == {"connected": False} for p in others)
+
+
+async def test_garmin_oauth1_flow(conn_factory: object) -> None:
+    """PROV-9: Garmin's legacy OAuth 1.0a: request token, consent, verifier, access token;
+    the request-token secret is kept sealed beside the state until the callback."""
+    async with conn_factory(garmin_oauth_version=1) as h:  # type: ignore[operator]
+        user_id, headers = await h.user("oauth1@example.com")
+        url = await h.authorization_url("garmin", user_id, headers)
+        assert "oauth_token=" in url
+        page = await h.client.get(await h.approve(url))
+        assert page.status_code == 200, page.text
+        status = (await h.client.get("/oauth/status", headers=headers)).json()
+        assert status["garmin"] == {"connected": True, "expires_at": None,
+                                    "needs_reconnect": False}  # fmt: skip
+
+
+async def test_status_needs_a_jwt(conn: ConnHarness) -> None:
+    """PROV-8: /oauth/status is authenticated."""
+    response = await conn.client.get("/oauth/status")
+    assert response.status_code == 401
