@@ -17,7 +17,7 @@ import httpx
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.routing import BaseRoute, Mount, Route
+from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 
 from pacekeeper import api
 from pacekeeper.api import BodyLimitMiddleware
@@ -94,6 +94,7 @@ def create_app(
         Route("/oauth2/jwks", api.jwks, methods=["GET"]),
         Route("/admin/jwks", api.jwks, methods=["GET"]),
         Route("/mcp", mcp_app),
+        WebSocketRoute("/mcp", mcp_app),
         *connection_routes(),
     ]
     if providers.sandbox:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from typing_extensions import TypedDict
 
@@ -11,10 +11,10 @@ from mcpcast import Context, ToolError, mcp_server, tool
 from pacekeeper import __version__
 from pacekeeper.auth import Principal
 from pacekeeper.connections import PROVIDERS, ConnectionProblem, ConnectionService
+from pacekeeper.errors import AUTHENTICATION_REQUIRED, INVALID_TOKEN, Unauthenticated
+from pacekeeper.mcp._gate import checked_by_gate
 from pacekeeper.providers import ProviderClient, TokenSet
-
-if TYPE_CHECKING:
-    from pacekeeper.services import Services
+from pacekeeper.services import Services
 
 
 class WhoAmI(TypedDict):
@@ -29,11 +29,34 @@ class AuthorizationUrl(TypedDict):
     authorization_url: str
 
 
-def _principal(ctx: Context) -> Principal:
-    principal = ctx.principal
-    if not isinstance(principal, Principal):  # the auth gate guarantees one; be explicit
-        raise ToolError("authentication required")
-    return principal
+class PacekeeperToolsBase:
+    """Every tool asks `await self.caller(ctx)` for the user it acts for."""
+
+    def __init__(self, services: Callable[[], Services]) -> None:
+        self._services = services
+
+    async def caller(self, ctx: Context) -> Principal:
+        """The caller, re-checked when the connection outlives one request.
+
+        A POST was checked by the gate for this very request. A WebSocket or SSE
+        connection was checked once, at its start: each call re-checks the token,
+        the user's status (ACC-8: a disable applies at once) and the tenant's bucket.
+        """
+        principal = ctx.principal
+        if not isinstance(principal, Principal):
+            raise ToolError(AUTHENTICATION_REQUIRED)
+        if checked_by_gate(principal):
+            return principal
+        resolver = self._services().resolver
+        try:
+            fresh = await resolver.resolve({"authorization": f"Bearer {principal.token}"})
+        except Unauthenticated:
+            raise ToolError(INVALID_TOKEN) from None
+        if fresh is None:
+            raise ToolError(INVALID_TOKEN)
+        if fresh.rate is not None and not fresh.rate.allowed:
+            raise ToolError(f"rate limit exceeded: retry after {fresh.rate.retry_after} s")
+        return fresh
 
 
 @mcp_server(
@@ -42,19 +65,10 @@ def _principal(ctx: Context) -> Principal:
     version=__version__,
     instructions="Fitness data for the signed-in user. Call whoami to see who that is.",
 )
-class PacekeeperTools:
-    def __init__(self, services: Callable[[], Services] | None = None) -> None:
-        self._services = services
-
-    def _connections(self) -> ConnectionService:
-        found = None if self._services is None else self._services().connections
-        if found is None:
-            raise ToolError("provider connections are not available on this server")
-        return found
-
+class PacekeeperTools(PacekeeperToolsBase):
     @tool(name="whoami", description="The signed-in user: id, email, tenant and role.")
     async def whoami(self, ctx: Context) -> WhoAmI:
-        principal = _principal(ctx)
+        principal = await self.caller(ctx)
         return WhoAmI(
             user_id=str(principal.user_id),
             email=principal.email,
@@ -62,13 +76,19 @@ class PacekeeperTools:
             role=principal.role.value,
         )
 
+    def _connections(self) -> ConnectionService:
+        found = self._services().connections
+        if found is None:
+            raise ToolError("provider connections are not available on this server")
+        return found
+
     @tool(
         name="get_connection_status",
         description="Which fitness providers (strava, fitbit, garmin) the user has connected, "
         "when their tokens expire, and which need to be reconnected.",
     )
     async def get_connection_status(self, ctx: Context) -> dict[str, Any]:
-        principal = _principal(ctx)
+        principal = await self.caller(ctx)
         return await self._connections().status(principal.user_id)
 
     @tool(
@@ -78,7 +98,7 @@ class PacekeeperTools:
     )
     async def connect_provider(self, ctx: Context, provider: str) -> AuthorizationUrl:
         """SMCP-5: the authorization URL for the user in the JWT."""
-        principal = _principal(ctx)
+        principal = await self.caller(ctx)
         try:
             url = await self._connections().authorize(
                 principal.tenant_id, principal.user_id, provider.strip().lower()
@@ -92,7 +112,7 @@ class PacekeeperTools:
         description="The athlete profile at a connected provider (strava, fitbit or garmin).",
     )
     async def get_provider_profile(self, ctx: Context, provider: str) -> dict[str, Any]:
-        principal = _principal(ctx)
+        principal = await self.caller(ctx)
 
         async def fetch(client: ProviderClient, tokens: TokenSet) -> dict[str, Any]:
             athlete = await client.fetch_athlete(tokens)
@@ -104,4 +124,4 @@ class PacekeeperTools:
             raise ToolError(problem.message) from None
 
 
-__all__ = ["PROVIDERS", "AuthorizationUrl", "PacekeeperTools", "WhoAmI"]
+__all__ = ["PROVIDERS", "AuthorizationUrl", "PacekeeperTools", "PacekeeperToolsBase", "WhoAmI"]
