@@ -98,7 +98,8 @@ def explain_provider_error(provider: str, exc: ProviderError) -> ConnectionProbl
 STATE_REASONS = {
     "invalid": "This authorization link is not valid.",
     "expired": "This authorization link has expired.",
-    "used": "This authorization link was already used.",
+    "used": "This authorization link was already used. If you finished it a moment ago, "
+    "your account is already connected.",
     "wrong_user": "This authorization link was issued to another account.",
     "wrong_provider": "This authorization link belongs to another provider.",
     "denied": "Access was not granted.",

@@ -28,7 +28,7 @@ def provider_label(provider: str) -> str:
 def result_page(provider: str, *, ok: bool, message: str) -> HTMLResponse:
     label = provider_label(provider)
     html = _TEMPLATE.substitute(
-        title=escape(f"{label} connected" if ok else f"{label} was not connected"),
+        title=escape(f"{label} connected" if ok else f"{label}: connection not completed"),
         message=escape(message),
         provider_label=escape(label),
         outcome="success" if ok else "failure",
