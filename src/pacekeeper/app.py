@@ -43,6 +43,8 @@ async def _housekeeping(services: Services) -> None:
             kid = await services.keys.rotate_if_due()
             if kid is not None:
                 log.info("scheduled key rotation: new signing key %s", kid)
+            if services.connections is not None:
+                await services.connections.purge(services.clock())
         except Exception as exc:  # keep the loop alive; the next round retries
             log.error("housekeeping failed: %s", type(exc).__name__)
 

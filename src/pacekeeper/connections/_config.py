@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from pacekeeper.config import Settings
-from pacekeeper.providers import ProviderSettings
+from pacekeeper.providers import ProviderConfigError, ProviderSettings
 
 PROVIDERS = ("strava", "fitbit", "garmin")
 SANDBOX_PATH = "/sandbox"
@@ -38,11 +38,18 @@ def provider_setup(settings: Settings, environ: Mapping[str, str]) -> ProviderSe
         if any(environ.get(name) for name in names):
             found[provider] = ProviderSettings.from_env(provider, environ)
         elif settings.provider_sandbox and not settings.is_production:
-            found[provider] = ProviderSettings.for_sandbox(
-                provider,
-                settings.public_base_url + SANDBOX_PATH,
-                redirect_uri=callback_url(settings, provider),
-            )
+            try:
+                found[provider] = ProviderSettings.for_sandbox(
+                    provider,
+                    settings.public_base_url + SANDBOX_PATH,
+                    redirect_uri=callback_url(settings, provider),
+                )
+            except ProviderConfigError:
+                raise ProviderConfigError(
+                    provider,
+                    "the sandbox callback must be https or on localhost/127.0.0.1: "
+                    "set PACEKEEPER_BASE_URL (e.g. http://127.0.0.1:8080)",
+                ) from None
             sandbox = True
     return ProviderSetup(found, sandbox)
 

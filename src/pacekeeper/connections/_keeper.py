@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import uuid
+import weakref
 from collections.abc import Callable
 from datetime import UTC, datetime
 
@@ -61,7 +62,10 @@ class TokenKeeper:
         self._clients = clients
         self._clock = clock
         self._margin = margin_s
-        self._locks: dict[tuple[uuid.UUID, str], asyncio.Lock] = {}
+        # Weak values: a lock lives while some caller holds or waits on it, no longer.
+        self._locks: weakref.WeakValueDictionary[tuple[uuid.UUID, str], asyncio.Lock] = (
+            weakref.WeakValueDictionary()
+        )
 
     # -- sealing -----------------------------------------------------------------------
 
@@ -119,7 +123,9 @@ class TokenKeeper:
         tokens = self.open(record)
         if not self._due(tokens) and tokens != rejected:
             return tokens
-        lock = self._locks.setdefault((user_id, provider), asyncio.Lock())
+        lock = self._locks.get((user_id, provider))
+        if lock is None:
+            lock = self._locks[(user_id, provider)] = asyncio.Lock()
         async with lock:
             return await self._refresh_locked(user_id, provider, rejected)
 

@@ -13,7 +13,7 @@ import secrets
 import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import replace
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any, Literal, TypeVar
 
 import httpx
@@ -177,6 +177,10 @@ class ConnectionService:
         if found.expires_at <= self.clock():
             return "expired"
         return "used"
+
+    async def purge(self, now: datetime) -> int:
+        """Forget authorizations that ended more than a day ago (housekeeping)."""
+        return await self.states.purge(now)
 
     # -- PROV-8 / PROV-10 --------------------------------------------------------------
 

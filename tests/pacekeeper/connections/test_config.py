@@ -75,3 +75,10 @@ def test_production_never_mounts_the_sandbox(tmp_path: Path) -> None:
     """Production without credentials: no sandbox, the provider is simply not configured."""
     setup = provider_setup(_settings(tmp_path, env="production"), {})
     assert setup.settings == {} and setup.sandbox is False
+
+
+def test_sandbox_on_a_non_local_http_base_url_says_what_to_set(tmp_path: Path) -> None:
+    """PROV-7: binding 0.0.0.0 without a base URL would give an http callback off
+    localhost; start-up refuses and names PACEKEEPER_BASE_URL."""
+    with pytest.raises(ProviderConfigError, match="PACEKEEPER_BASE_URL"):
+        provider_setup(_settings(tmp_path, host="0.0.0.0"), {})  # noqa: S104

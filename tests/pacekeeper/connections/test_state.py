@@ -144,3 +144,15 @@ async def test_admin_may_start_for_another_user(conn_factory: object) -> None:
         page = await h.client.get(await h.approve(url))
         assert page.status_code == 200
         assert (await _status(h, headers))["connected_providers"] == ["strava"]
+
+
+async def test_purge_forgets_old_states_only(conn: ConnHarness) -> None:
+    """Housekeeping drops states a day past expiry; a fresh one survives."""
+    user_id, headers = await conn.user("purge@example.com")
+    await conn.authorization_url("strava", user_id, headers)
+    service = conn.services.connections
+    assert service is not None
+    assert await service.purge(conn.clock()) == 0
+    conn.clock.advance(days=1, seconds=700)
+    assert await service.purge(conn.clock()) == 1
+    assert await _rows(conn, "oauth_states") == []
