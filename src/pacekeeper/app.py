@@ -24,6 +24,7 @@ from pacekeeper.api import BodyLimitMiddleware
 from pacekeeper.auth import KeyGenerator, generate_rsa_key
 from pacekeeper.config import Settings
 from pacekeeper.connections import SANDBOX_PATH, provider_setup
+from pacekeeper.connections.dashboard import dashboard_routes
 from pacekeeper.connections.routes import connection_routes
 from pacekeeper.errors import ApiError
 from pacekeeper.mcp import build_mcp
@@ -98,6 +99,7 @@ def create_app(
         Route("/mcp", mcp_app),
         WebSocketRoute("/mcp", mcp_app),
         *connection_routes(),
+        *dashboard_routes(),
     ]
     if providers.sandbox:
         # Development only (never in production): the provider emulator, so every

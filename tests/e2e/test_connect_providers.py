@@ -145,3 +145,35 @@ def test_connect_all_three_providers_in_a_browser(server: str) -> None:
             browser.close()
     status = mcp.call("get_connection_status")
     assert status["connected_providers"] == list(PROVIDERS)
+
+
+def test_dashboard_connect_and_disconnect(server: str) -> None:
+    """PROV-8, PROV-10 in the browser: sign in, Connect through the dashboard, Disconnect
+    with the CSRF header; the list follows."""
+    from playwright.sync_api import sync_playwright
+
+    token = _register(server, "dashboard@example.com")
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 900, "height": 640})
+            page.goto(f"{server}/dashboard")
+            page.fill("input[name=email]", "dashboard@example.com")
+            page.fill("input[name=password]", "e2e-Passw0rd!")
+            page.click("button[type=submit]")
+            page.locator("[data-provider=strava]").wait_for()
+            page.click("button[data-connect=strava]")
+            page.get_by_role("button", name="Approve").click()
+            page.wait_for_url(f"{server}/api/oauth/callback/strava*")
+            assert page.locator("#result").get_attribute("data-outcome") == "success"
+            page.goto(f"{server}/dashboard")
+            strava = page.locator("[data-provider=strava]")
+            assert "Connected" in strava.inner_text()
+            page.screenshot(path=str(SHOTS / "dashboard.png"))
+            page.click("button[data-disconnect=strava]")
+            page.locator("[data-provider=strava] button[data-connect]").wait_for()
+            assert "Not connected" in page.locator("[data-provider=strava]").inner_text()
+        finally:
+            browser.close()
+    status = httpx.get(f"{server}/oauth/status", headers={"authorization": f"Bearer {token}"})
+    assert status.json()["strava"] == {"connected": False}
