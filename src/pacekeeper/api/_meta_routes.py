@@ -8,6 +8,7 @@ from starlette.responses import Response
 from pacekeeper import __version__
 from pacekeeper.api._common import JSONResponse, services
 from pacekeeper.api._openapi import openapi_document
+from pacekeeper.connections import connection_paths
 
 
 async def health(_request: Request) -> Response:
@@ -23,7 +24,9 @@ async def jwks(request: Request) -> Response:
 
 
 async def openapi(request: Request) -> Response:
-    return JSONResponse(openapi_document(services(request).settings.public_base_url))
+    document = openapi_document(services(request).settings.public_base_url)
+    document["paths"].update(connection_paths())
+    return JSONResponse(document)
 
 
 __all__ = ["health", "jwks", "openapi"]

@@ -103,7 +103,7 @@ async def disconnect(request: Request) -> Response:
 async def garmin_webhook(request: Request) -> Response:
     """POST /api/webhooks/garmin/{push|ping}: verified, de-duplicated deliveries."""
     hook = services(request).garmin_webhook
-    if hook is None or request.path_params["kind"] not in ("push", "ping"):
+    if hook is None:
         raise ApiError("not found", code="not_found", status=404)
     try:
         result = await hook.accept(
@@ -127,7 +127,8 @@ def connection_routes() -> list[Route]:
         Route("/api/oauth/callback/{provider}", callback, methods=["GET"]),
         Route("/oauth/status", status, methods=["GET"]),
         Route("/api/oauth/connections/{provider}", disconnect, methods=["DELETE"]),
-        Route("/api/webhooks/garmin/{kind:str}", garmin_webhook, methods=["POST"]),
+        Route("/api/webhooks/garmin/push", garmin_webhook, methods=["POST"]),
+        Route("/api/webhooks/garmin/ping", garmin_webhook, methods=["POST"]),
     ]
 
 
