@@ -10,7 +10,9 @@ server stream and DELETE ends the session. Everything protocol-shaped happens in
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
+from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from .._auth import Verdict, judge
@@ -27,15 +29,13 @@ from ..protocol.versions import (
 from ._http import (
     JSON_HEADERS,
     SSE_HEADERS,
-    BodyTooLarge,
-    Disconnected,
     Receive,
     Scope,
     Send,
     accepts,
     host_name,
     origin_base,
-    read_body,
+    read_json_body,
     reply,
     reply_error,
     sse_event,
@@ -45,6 +45,7 @@ from ._http import (
 from ._modern import ModernHTTP
 from ._responder import Responder
 from .sse import SseTransport, query_session_id
+from .subscribe import subscription_app
 from .websocket import WebSocketTransport
 
 if TYPE_CHECKING:
@@ -84,6 +85,9 @@ class StreamableHTTP:
         self.modern = ModernHTTP(self)
         self.websocket = WebSocketTransport(self)
         self.sse = SseTransport(self)
+        self.topics = subscription_app(server.broadcasters, authorize=server.authorize_topic,
+                                       heartbeat=self.config.heartbeat_interval,
+                                       max_connections=self.config.max_streams)
 
     # ------------------------------------------------------------------ ASGI entry
 
@@ -91,6 +95,8 @@ class StreamableHTTP:
         kind = scope["type"]
         if kind == "lifespan":
             await self._lifespan(receive, send)
+            return
+        if await self._extras(scope, receive, send):
             return
         if kind != "http":
             if kind == "websocket":
@@ -116,6 +122,35 @@ class StreamableHTTP:
             allow = b"POST" if self.config.stateless else b"GET, POST, DELETE"
             await reply_error(send, 405, InvalidRequest("Method not allowed"),
                               headers=[(b"allow", allow)])
+
+    async def _extras(self, scope: Scope, receive: Receive, send: Send) -> bool:
+        """Browser topics at ``<path>/topics/<topic>`` and the client at ``<path>/mcpcast.js``."""
+        path: str = scope["path"]
+        prefix: str = scope.get("root_path") or self.path
+        if not path.startswith(prefix + "/"):
+            return False
+        rest = path[len(prefix):]
+        if rest.startswith("/topics/"):
+            refusal = self._check_host_origin(dict(scope["headers"]))
+            if refusal is not None:
+                await self._refuse_extra(scope, send, refusal)
+                return True
+            topic_scope = scope | {"root_path": prefix + "/topics"}
+            await self.topics(topic_scope, receive, send)  # type: ignore[arg-type]
+            return True
+        if rest == "/mcpcast.js" and scope["type"] == "http":
+            await reply(send, 200, _browser_client(), [
+                (b"content-type", b"text/javascript; charset=utf-8"),
+                (b"cache-control", b"public, max-age=300"),
+                (b"x-content-type-options", b"nosniff")])
+            return True
+        return False
+
+    async def _refuse_extra(self, scope: Scope, send: Send, refusal: tuple[int, str]) -> None:
+        if scope["type"] == "websocket":
+            await send({"type": "websocket.close", "code": 1008})
+        else:
+            await reply_error(send, refusal[0], InvalidRequest(refusal[1]))
 
     def _ours(self, scope: Scope) -> bool:
         path: str = scope["path"]
@@ -157,6 +192,7 @@ class StreamableHTTP:
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
                 await self.websocket.shutdown()  # close 1001 with a reason, then end sessions
+                await self.topics.close(grace=1.0)
                 self.server.end_streams()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
@@ -181,14 +217,9 @@ class StreamableHTTP:
             await reply_error(send, 406, InvalidRequest(
                 "Not Acceptable: Accept must include application/json and text/event-stream"))
             return
-        try:
-            body = await read_body(receive, self.config.max_body_bytes,
-                                   headers.get(b"content-length"))
-        except BodyTooLarge:
-            await reply_error(send, 413, InvalidRequest(
-                f"Request body larger than {self.config.max_body_bytes} bytes"))
-            return
-        except Disconnected:
+        body = await read_json_body(receive, send, headers, self.config.max_body_bytes,
+                                    checked_type=True)
+        if body is None:
             return
         try:
             payload = loads(body)
@@ -218,6 +249,47 @@ class StreamableHTTP:
 
     async def _post_legacy(self, scope: Scope, send: Send, headers: dict[bytes, bytes],
                            payload: Any, json_ok: bool, sse_ok: bool) -> None:
+        """One request (the common case, kept short: it is the hot path), else the rest."""
+        if not isinstance(payload, dict):
+            await self._post_many(scope, send, headers, payload, json_ok, sse_ok)
+            return
+        try:
+            kind = classify(payload)
+        except ProtocolError as exc:
+            await reply_error(send, 400, exc, id_of(payload))
+            return
+        if kind is not Kind.REQUEST or payload["method"] == "initialize":
+            await self._post_many(scope, send, headers, payload, json_ok, sse_ok)
+            return
+        principal = None
+        if self.server.authenticate is not None:
+            verdict = await self.authorize(scope, send, [payload])
+            if verdict is None:
+                return
+            principal = verdict.principal
+        found = self._session_for(headers)
+        if isinstance(found, ProtocolError):
+            await reply_error(send, found.http_status, found, payload["id"])
+            return
+        mode = self.config.response_mode
+        responder = Responder(
+            send, found, sse_allowed=sse_ok and mode != "json",
+            streaming=mode == "sse" or not json_ok, extra_headers=[],
+            retry_ms=self.config.sse_retry_ms,
+            store=(self.config.event_store_size, self.config.event_store_streams))
+        carrier = trace_headers(headers)
+        if self.config.stateless:  # no session to cancel through: run inline, no task
+            response = await self.legacy.handle_request(
+                payload, found, principal=principal, send=responder.emit, http_headers=carrier)
+        else:
+            response = await self.legacy.run_cancellable(
+                payload, found, principal=principal, send=responder.emit, http_headers=carrier,
+                close_stream=responder.close_stream)
+        await responder.finish([response], False)
+
+    async def _post_many(self, scope: Scope, send: Send, headers: dict[bytes, bytes],
+                         payload: Any, json_ok: bool, sse_ok: bool) -> None:
+        """Batches, notifications, responses and initialize."""
         batch = isinstance(payload, list)
         messages: list[Any] = payload if batch else [payload]
         if batch and not messages:
@@ -454,3 +526,8 @@ def _has_modern_envelope(payload: Any) -> bool:
     params = payload.get("params")
     meta = params.get("_meta") if isinstance(params, dict) else None
     return isinstance(meta, dict) and META_VERSION in meta
+
+
+@functools.cache
+def _browser_client() -> bytes:
+    return (resources.files("mcpcast") / "static" / "mcpcast.js").read_bytes()
