@@ -34,12 +34,8 @@ from pacekeeper.connections._records import (
     TokenUpdate,
 )
 from pacekeeper.connections._service import ConnectionService
-from pacekeeper.connections._sql import (
-    SqlConnectionRepository,
-    SqlIdempotencyStore,
-    SqlOAuthStateRepository,
-    sha256_hex,
-)
+from pacekeeper.connections._sql import SqlConnectionRepository, sha256_hex
+from pacekeeper.connections._sql_states import SqlIdempotencyStore, SqlOAuthStateRepository
 from pacekeeper.connections._wiring import ConnectionLayer, build_connection_layer, keyring_for
 
 __all__ = [

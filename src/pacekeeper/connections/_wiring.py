@@ -12,11 +12,8 @@ from pacekeeper.config import Settings
 from pacekeeper.connections._config import ProviderSetup, provider_setup
 from pacekeeper.connections._keeper import Clock
 from pacekeeper.connections._service import ConnectionService
-from pacekeeper.connections._sql import (
-    SqlConnectionRepository,
-    SqlIdempotencyStore,
-    SqlOAuthStateRepository,
-)
+from pacekeeper.connections._sql import SqlConnectionRepository
+from pacekeeper.connections._sql_states import SqlIdempotencyStore, SqlOAuthStateRepository
 from pacekeeper.crypto import ENV_MASTER_KEY, MasterKeyring, TokenCipher
 from pacekeeper.providers import GarminWebhook
 

@@ -105,7 +105,7 @@ class PacekeeperTools(PacekeeperToolsBase):
             )
         except ConnectionProblem as problem:
             raise ToolError(problem.message) from None
-        return AuthorizationUrl(provider=provider, authorization_url=url)
+        return AuthorizationUrl(provider=provider.strip().lower(), authorization_url=url)
 
     @tool(
         name="get_provider_profile",
