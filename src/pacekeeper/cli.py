@@ -149,14 +149,21 @@ def keys_rotate_master() -> None:
     First make the new key current (SERVICE_MASTER_ENCRYPTION_KEY with a higher
     PACEKEEPER_MASTER_KEY_VERSION) and list the old one in PACEKEEPER_RETIRED_MASTER_KEYS.
     """
-    from pacekeeper.crypto import RotationReport, rotate_master_key
+    import os
 
-    async def action(services: Services) -> RotationReport:
-        layer = services.connection_layer
-        assert layer is not None
-        return await rotate_master_key(layer.repository, layer.service.cipher)
+    from pacekeeper.connections import rotate_provider_tokens
+    from pacekeeper.crypto import CryptoError
 
-    report = _with_services(action)
+    settings = _settings()
+    master_key = resolve_master_key(
+        settings.master_encryption_key.get_secret_value(),
+        production=settings.is_production,
+        data_dir=settings.data_dir,
+    )
+    try:
+        report = asyncio.run(rotate_provider_tokens(settings, master_key, os.environ))
+    except CryptoError as exc:  # e.g. a malformed retired-key list; never the key itself
+        raise _fail(str(exc)) from None
     typer.echo(
         f"rotated {report.rotated}, already current {report.already_current}, "
         f"changed concurrently {report.changed_concurrently}, failed {len(report.failed)}"

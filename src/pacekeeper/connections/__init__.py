@@ -36,7 +36,12 @@ from pacekeeper.connections._records import (
 from pacekeeper.connections._service import ConnectionService
 from pacekeeper.connections._sql import SqlConnectionRepository, sha256_hex
 from pacekeeper.connections._sql_states import SqlIdempotencyStore, SqlOAuthStateRepository
-from pacekeeper.connections._wiring import ConnectionLayer, build_connection_layer, keyring_for
+from pacekeeper.connections._wiring import (
+    ConnectionLayer,
+    build_connection_layer,
+    keyring_for,
+    rotate_provider_tokens,
+)
 
 __all__ = [
     "PROVIDERS",
@@ -72,5 +77,6 @@ __all__ = [
     "explain_provider_error",
     "keyring_for",
     "provider_setup",
+    "rotate_provider_tokens",
     "sha256_hex",
 ]

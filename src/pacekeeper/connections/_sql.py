@@ -1,7 +1,7 @@
 """SQLAlchemy implementations of the connection-layer Protocols (SQLite and PostgreSQL).
 
 Also the provider layer's storage Protocols: ``EncryptedSecretStore`` (master-key
-rotation), ``IdempotencyStore`` (webhook replays) and ``GarminTokenLookup``.
+rotation) and ``GarminTokenLookup``; ``_sql_states`` has the states and webhook keys.
 """
 
 from __future__ import annotations

@@ -14,7 +14,14 @@ from pacekeeper.connections._keeper import Clock
 from pacekeeper.connections._service import ConnectionService
 from pacekeeper.connections._sql import SqlConnectionRepository
 from pacekeeper.connections._sql_states import SqlIdempotencyStore, SqlOAuthStateRepository
-from pacekeeper.crypto import ENV_MASTER_KEY, MasterKeyring, TokenCipher
+from pacekeeper.crypto import (
+    ENV_MASTER_KEY,
+    MasterKeyring,
+    RotationReport,
+    TokenCipher,
+    rotate_master_key,
+)
+from pacekeeper.db import create_engine, session_factory
 from pacekeeper.providers import GarminWebhook
 
 
@@ -32,6 +39,22 @@ class ConnectionLayer:
 def keyring_for(master_key: bytes, environ: Mapping[str, str]) -> MasterKeyring:
     """The resolved master key as current; version and retired keys from the environment."""
     return MasterKeyring.from_env({**environ, ENV_MASTER_KEY: master_key.hex()})
+
+
+async def rotate_provider_tokens(
+    settings: Settings, master_key: bytes, environ: Mapping[str, str]
+) -> RotationReport:
+    """`pacekeeper keys rotate-master`: re-seal every connection under the current key.
+
+    Only the database and the keyring: the rest of the service (signing keys included)
+    is not started, so this runs whatever else the master key protects.
+    """
+    engine = create_engine(settings.effective_database_url)
+    try:
+        repository = SqlConnectionRepository(session_factory(engine))
+        return await rotate_master_key(repository, TokenCipher(keyring_for(master_key, environ)))
+    finally:
+        await engine.dispose()
 
 
 def build_connection_layer(
