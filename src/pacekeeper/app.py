@@ -25,7 +25,7 @@ from pacekeeper.auth import KeyGenerator, generate_rsa_key
 from pacekeeper.config import Settings
 from pacekeeper.connections import SANDBOX_PATH, provider_setup
 from pacekeeper.connections.dashboard import dashboard_routes
-from pacekeeper.connections.routes import connection_routes
+from pacekeeper.connections.routes import WEBHOOK_PREFIX, connection_routes
 from pacekeeper.errors import ApiError
 from pacekeeper.mcp import build_mcp
 from pacekeeper.ratelimit import RateLimiter
@@ -109,7 +109,9 @@ def create_app(
         routes.append(Mount(SANDBOX_PATH, app=create_sandbox_app()))
     return Starlette(
         routes=routes,
-        middleware=[Middleware(BodyLimitMiddleware, max_bytes=limit, exempt=("/mcp",))],
+        middleware=[
+            Middleware(BodyLimitMiddleware, max_bytes=limit, exempt=("/mcp", WEBHOOK_PREFIX))
+        ],
         lifespan=lifespan,
         exception_handlers={
             ApiError: api.api_error_handler,

@@ -5,18 +5,22 @@ from __future__ import annotations
 import logging
 import uuid
 
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from pacekeeper.api import BodyLimitMiddleware
 from pacekeeper.api._common import JSONResponse, services
 from pacekeeper.connections._errors import ConnectionProblem, StateRejected
 from pacekeeper.connections._pages import result_page
 from pacekeeper.connections._service import ConnectionService
 from pacekeeper.errors import ApiError, Forbidden, Unauthenticated, ValidationFailed
 from pacekeeper.providers import ProviderError, WebhookRejected
+from pacekeeper.providers._garmin_webhook import MAX_BODY_BYTES
 
 log = logging.getLogger("pacekeeper.connections")
+WEBHOOK_PREFIX = "/api/webhooks/garmin"
 
 
 def connection_service(request: Request) -> ConnectionService:
@@ -127,9 +131,18 @@ def connection_routes() -> list[Route]:
         Route("/api/oauth/callback/{provider}", callback, methods=["GET"]),
         Route("/oauth/status", status, methods=["GET"]),
         Route("/api/oauth/connections/{provider}", disconnect, methods=["DELETE"]),
-        Route("/api/webhooks/garmin/push", garmin_webhook, methods=["POST"]),
-        Route("/api/webhooks/garmin/ping", garmin_webhook, methods=["POST"]),
+        # Garmin's activityDetails deliveries are large: their own 8 MiB limit (the app's
+        # 1 MiB one exempts WEBHOOK_PREFIX), still enforced while the body streams in.
+        *(
+            Route(
+                f"{WEBHOOK_PREFIX}/{kind}",
+                garmin_webhook,
+                methods=["POST"],
+                middleware=[Middleware(BodyLimitMiddleware, max_bytes=MAX_BODY_BYTES)],
+            )
+            for kind in ("push", "ping")
+        ),
     ]
 
 
-__all__ = ["api_error", "connection_routes", "connection_service"]
+__all__ = ["WEBHOOK_PREFIX", "api_error", "connection_routes", "connection_service"]

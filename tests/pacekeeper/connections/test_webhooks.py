@@ -87,3 +87,17 @@ async def test_shared_secret_is_required_when_configured(
         assert wrong.status_code == 400
         ok = await h.client.post("/api/webhooks/garmin/push?secret=hook-secret-123", content=body)
         assert ok.status_code == 200 and ok.json()["accepted"] > 0
+
+
+async def test_webhook_body_limit_is_its_own(conn: ConnHarness) -> None:
+    """Deliveries above the app's 1 MiB are accepted up to 8 MiB; beyond that 413."""
+    _, token = await _garmin_user(conn, "big@example.com")
+    entry = {"userId": "g7", "userAccessToken": token, "summaryId": "big", "pad": "x" * 2_000_000}
+    big = await conn.client.post("/api/webhooks/garmin/push", json={"dailies": [entry]})
+    assert big.status_code == 200, big.text
+    entry["pad"] = "x" * 9_000_000
+    huge = await conn.client.post("/api/webhooks/garmin/push", json={"dailies": [entry]})
+    assert huge.status_code == 413
+    other = await conn.client.post("/api/auth/register", content=b"x" * 2_000_000,
+                                   headers={"content-type": "application/json"})  # fmt: skip
+    assert other.status_code == 413  # the rest of the app keeps 1 MiB
