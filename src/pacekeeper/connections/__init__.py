@@ -15,6 +15,7 @@ from pacekeeper.connections._errors import (
     ProviderNotConfigured,
     ProviderTrouble,
     StateRejected,
+    TokensUnreadable,
     UnknownProvider,
     explain_provider_error,
 )
@@ -69,6 +70,7 @@ __all__ = [
     "StoredConnection",
     "TokenKeeper",
     "TokenUpdate",
+    "TokensUnreadable",
     "UnknownProvider",
     "WebhookKeyRow",
     "build_connection_layer",

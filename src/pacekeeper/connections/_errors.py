@@ -63,6 +63,19 @@ class NeedsReconnect(ConnectionProblem):
         )
 
 
+class TokensUnreadable(ConnectionProblem):
+    """The stored envelope does not open (wrong or missing master key, altered row)."""
+
+    code = "tokens_unreadable"
+    status = 500
+
+    def __init__(self, provider: str) -> None:
+        super().__init__(
+            f"the stored {provider} credentials cannot be decrypted on this server: "
+            "call connect_provider to connect again"
+        )
+
+
 class ProviderTrouble(ConnectionProblem):
     """The provider is rate limiting us, down, or answered something unusable."""
 
@@ -125,6 +138,7 @@ __all__ = [
     "ProviderNotConfigured",
     "ProviderTrouble",
     "StateRejected",
+    "TokensUnreadable",
     "UnknownProvider",
     "explain_provider_error",
 ]

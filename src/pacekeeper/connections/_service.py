@@ -23,6 +23,7 @@ from pacekeeper.connections._errors import (
     ConnectionProblem,
     ProviderNotConfigured,
     StateRejected,
+    TokensUnreadable,
     UnknownProvider,
     explain_provider_error,
 )
@@ -233,6 +234,9 @@ class ConnectionService:
                 return await action(client, tokens)
         except ProviderError as exc:
             raise explain_provider_error(provider, exc) from None
+        except CryptoError:
+            log.error("stored %s tokens of a user do not decrypt", provider)
+            raise TokensUnreadable(provider) from None
 
 
 def _iso(row: StoredConnection) -> str | None:

@@ -12,6 +12,7 @@ from starlette.routing import Route
 
 from pacekeeper.api import BodyLimitMiddleware
 from pacekeeper.api._common import JSONResponse, services
+from pacekeeper.connections._config import PROVIDERS
 from pacekeeper.connections._errors import ConnectionProblem, StateRejected
 from pacekeeper.connections._pages import result_page
 from pacekeeper.connections._service import ConnectionService
@@ -77,7 +78,8 @@ async def callback(request: Request) -> Response:
             provider, dict(request.query_params), session_user
         )
     except StateRejected as problem:
-        log.info("provider callback refused (%s): %s", provider, problem.reason)
+        known = provider if provider in PROVIDERS else "unknown"  # no raw input in logs
+        log.info("provider callback refused (%s): %s", known, problem.reason)
         return result_page(provider, ok=False, message=problem.message)
     except ConnectionProblem as problem:
         return result_page(provider, ok=False, message=problem.message)

@@ -119,7 +119,9 @@ class PacekeeperTools(PacekeeperToolsBase):
             return athlete.model_dump(mode="json")
 
         try:
-            return await self._connections().call(principal.user_id, provider, fetch)
+            return await self._connections().call(
+                principal.user_id, provider.strip().lower(), fetch
+            )
         except ConnectionProblem as problem:
             raise ToolError(problem.message) from None
 

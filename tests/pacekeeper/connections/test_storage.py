@@ -7,7 +7,7 @@ import uuid
 import pytest
 from sqlalchemy import text
 
-from pacekeeper.connections import ConnectionService, NotConnected
+from pacekeeper.connections import ConnectionService, NotConnected, TokensUnreadable
 from pacekeeper.crypto import DecryptionError, MasterKeyring, TokenCipher, rotate_master_key
 from pacekeeper.providers import ProviderError, TokenSet
 from tests.pacekeeper.connections.conftest import ConnHarness
@@ -129,3 +129,26 @@ async def test_master_key_rotation_reseals_every_connection(conn: ConnHarness) -
 
 def _master(conn: ConnHarness) -> bytes:
     return conn.services.master_key
+
+
+async def test_unreadable_tokens_are_a_clear_error(conn: ConnHarness) -> None:
+    """PROV-5: an envelope that does not open (here: another row's) is reported as such,
+    without a stack trace or token, and tells the caller to connect again."""
+    a_id, a_headers = await conn.user("unread-a@example.com")
+    b_id, b_headers = await conn.user("unread-b@example.com")
+    for user_id, headers in ((a_id, a_headers), (b_id, b_headers)):
+        assert (await conn.connect("fitbit", user_id, headers)).status_code == 200
+    service = _service(conn)
+    a = await service.connections.get(uuid.UUID(a_id), "fitbit")
+    assert a is not None
+    async with conn.services.engine.begin() as db:
+        await db.execute(
+            text("UPDATE provider_connections SET token_envelope = :e WHERE token_envelope <> :e"),
+            {"e": a.token_envelope},
+        )
+
+    async def noop(client: object, tokens: TokenSet) -> str:
+        return "unreachable"
+
+    with pytest.raises(TokensUnreadable, match="connect again"):
+        await service.call(uuid.UUID(b_id), "fitbit", noop)
