@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import uuid
 
 import pytest
@@ -152,3 +153,19 @@ async def test_unreadable_tokens_are_a_clear_error(conn: ConnHarness) -> None:
 
     with pytest.raises(TokensUnreadable, match="connect again"):
         await service.call(uuid.UUID(b_id), "fitbit", noop)
+
+
+async def test_no_token_in_logs_or_responses(
+    conn: ConnHarness, caplog: pytest.LogCaptureFixture
+) -> None:
+    """PROV-5: connect, status and disconnect log and answer without any token."""
+    caplog.set_level(logging.DEBUG)
+    user_id, headers = await conn.user("quiet@example.com")
+    page = await conn.connect("garmin", user_id, headers)
+    tokens = await _tokens(conn, user_id, "garmin")
+    status = await conn.client.get("/oauth/status", headers=headers)
+    gone = await conn.client.delete("/api/oauth/connections/garmin", headers=headers)
+    secrets = [s for s in (tokens.access_token, tokens.refresh_token) if s]
+    for text_ in (caplog.text, page.text, status.text, gone.text):
+        for secret in secrets:
+            assert secret not in text_
