@@ -10,17 +10,22 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 from collections.abc import AsyncIterator
 
+import httpx
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.routing import Route, WebSocketRoute
+from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 
 from pacekeeper import api
 from pacekeeper.api import BodyLimitMiddleware
 from pacekeeper.auth import KeyGenerator, generate_rsa_key
 from pacekeeper.config import Settings
+from pacekeeper.connections import SANDBOX_PATH, provider_setup
+from pacekeeper.connections.dashboard import dashboard_routes
+from pacekeeper.connections.routes import WEBHOOK_PREFIX, connection_routes
 from pacekeeper.errors import ApiError
 from pacekeeper.mcp import build_mcp
 from pacekeeper.oauth2 import oauth2_routes
@@ -40,6 +45,8 @@ async def _housekeeping(services: Services) -> None:
             kid = await services.keys.rotate_if_due()
             if kid is not None:
                 log.info("scheduled key rotation: new signing key %s", kid)
+            if services.connections is not None:
+                await services.connections.purge(services.clock())
         except Exception as exc:  # keep the loop alive; the next round retries
             log.error("housekeeping failed: %s", type(exc).__name__)
 
@@ -50,8 +57,11 @@ def create_app(
     clock: Clock = utc_now,
     keygen: KeyGenerator = generate_rsa_key,
     limiter: RateLimiter | None = None,
+    provider_transport: httpx.AsyncBaseTransport | None = None,
 ) -> Starlette:
     settings = settings or Settings()
+    # PROV-7: bad provider settings (e.g. an http redirect URI off localhost) stop start-up.
+    providers = provider_setup(settings, os.environ)
     limit = settings.max_body_bytes
     state: dict[str, Services] = {}
 
@@ -62,7 +72,10 @@ def create_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        services = await build_services(settings, clock=clock, keygen=keygen, limiter=limiter)
+        services = await build_services(
+            settings, clock=clock, keygen=keygen, limiter=limiter,
+            providers=providers, provider_transport=provider_transport,
+        )  # fmt: skip
         app.state.services = services
         state["services"] = services
         task = asyncio.create_task(_housekeeping(services))
@@ -75,7 +88,7 @@ def create_app(
             mcp_server.sessions.close()
             await services.close()
 
-    routes = [
+    routes: list[BaseRoute] = [
         Route("/health", api.health, methods=["GET"]),
         Route("/openapi.json", api.openapi, methods=["GET"]),
         Route("/api/auth/register", api.register, methods=["POST"]),
@@ -87,10 +100,20 @@ def create_app(
         Route("/mcp", mcp_app),
         WebSocketRoute("/mcp", mcp_app),
         *oauth2_routes(),
+        *connection_routes(),
+        *dashboard_routes(),
     ]
+    if providers.sandbox:
+        # Development only (never in production): the provider emulator, so every
+        # provider can be connected without credentials.
+        from pacekeeper.providers.sandbox import create_sandbox_app
+
+        routes.append(Mount(SANDBOX_PATH, app=create_sandbox_app()))
     return Starlette(
         routes=routes,
-        middleware=[Middleware(BodyLimitMiddleware, max_bytes=limit, exempt=("/mcp",))],
+        middleware=[
+            Middleware(BodyLimitMiddleware, max_bytes=limit, exempt=("/mcp", WEBHOOK_PREFIX))
+        ],
         lifespan=lifespan,
         exception_handlers={
             ApiError: api.api_error_handler,

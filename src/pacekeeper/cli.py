@@ -142,6 +142,36 @@ def keys_rotate() -> None:
     typer.echo(f"new signing key {kid}")
 
 
+@keys_cli.command("rotate-master")
+def keys_rotate_master() -> None:
+    """Re-encrypt every stored provider token under the current master key.
+
+    First make the new key current (SERVICE_MASTER_ENCRYPTION_KEY with a higher
+    PACEKEEPER_MASTER_KEY_VERSION) and list the old one in PACEKEEPER_RETIRED_MASTER_KEYS.
+    """
+    import os
+
+    from pacekeeper.connections import rotate_provider_tokens
+    from pacekeeper.crypto import CryptoError
+
+    settings = _settings()
+    master_key = resolve_master_key(
+        settings.master_encryption_key.get_secret_value(),
+        production=settings.is_production,
+        data_dir=settings.data_dir,
+    )
+    try:
+        report = asyncio.run(rotate_provider_tokens(settings, master_key, os.environ))
+    except CryptoError as exc:  # e.g. a malformed retired-key list; never the key itself
+        raise _fail(str(exc)) from None
+    typer.echo(
+        f"rotated {report.rotated}, already current {report.already_current}, "
+        f"changed concurrently {report.changed_concurrently}, failed {len(report.failed)}"
+    )
+    if report.failed:
+        raise _fail("unreadable records: " + ", ".join(report.failed))
+
+
 @db_cli.command("upgrade")
 def db_upgrade() -> None:
     """Apply pending migrations."""

@@ -87,6 +87,17 @@ class Settings(BaseSettings):
     oauth_refresh_token_days: float = Field(default=30, gt=0)
     # Comma-separated IPs/CIDRs whose X-Forwarded-For is believed (per-IP limits).
     trusted_proxies: str = ""
+    # Provider connections (docs/providers.md). In development, providers without
+    # <PROVIDER>_CLIENT_ID/... talk to the sandbox mounted at /sandbox.
+    provider_sandbox: bool = True
+    # Refresh provider tokens this long before they expire (PROV-6).
+    provider_refresh_margin_seconds: float = Field(default=300, ge=0)
+    # How long a provider authorization (the `state`) may take.
+    provider_state_ttl_seconds: float = Field(default=600, gt=0)
+    # Garmin: 2 = OAuth 2.0 + PKCE (current API), 1 = OAuth 1.0a (legacy Health API).
+    garmin_oauth_version: int = Field(default=2, ge=1, le=2)
+    # Shared secret expected as `?secret=` on the Garmin webhook URLs (empty: none).
+    garmin_webhook_secret: SecretStr = SecretStr("")
 
     @field_validator("base_url", "jwt_issuer")
     @classmethod

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+import httpx
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from pacekeeper.auth import (
@@ -20,6 +22,12 @@ from pacekeeper.auth import (
     generate_rsa_key,
 )
 from pacekeeper.config import Settings
+from pacekeeper.connections import (
+    ConnectionLayer,
+    ConnectionService,
+    ProviderSetup,
+    build_connection_layer,
+)
 from pacekeeper.db import (
     SqlCsrfTokenRepository,
     SqlSigningKeyRepository,
@@ -31,6 +39,7 @@ from pacekeeper.db import (
 )
 from pacekeeper.masterkey import resolve_master_key
 from pacekeeper.oauth2 import OAuth2Components, build_oauth2
+from pacekeeper.providers import GarminWebhook
 from pacekeeper.ratelimit import MemoryRateLimiter, RateLimiter
 
 log = logging.getLogger("pacekeeper")
@@ -62,8 +71,21 @@ class Services:
     master_key: bytes = field(repr=False, default=b"")
     # The OAuth 2.0 authorization server for MCP clients (pacekeeper.oauth2).
     oauth: OAuth2Components | None = None
+    # Provider connections (pacekeeper.connections); None only in hand-built Services.
+    connection_layer: ConnectionLayer | None = None
+
+    @property
+    def connections(self) -> ConnectionService | None:
+        return None if self.connection_layer is None else self.connection_layer.service
+
+    @property
+    def garmin_webhook(self) -> GarminWebhook | None:
+        layer = self.connection_layer
+        return None if layer is None else layer.garmin_webhook
 
     async def close(self) -> None:
+        if self.connection_layer is not None:
+            await self.connection_layer.close()
         await self.engine.dispose()
 
 
@@ -74,6 +96,8 @@ async def build_services(
     keygen: KeyGenerator = generate_rsa_key,
     limiter: RateLimiter | None = None,
     migrate: bool = True,
+    providers: ProviderSetup | None = None,
+    provider_transport: httpx.AsyncBaseTransport | None = None,
 ) -> Services:
     """Check the master key, migrate the database, load keys, create the first admin."""
     master_key = resolve_master_key(
@@ -107,13 +131,17 @@ async def build_services(
         )
         if admin is not None:
             log.warning("created the first admin %s from PACEKEEPER_ADMIN_EMAIL", admin.email)
+        layer = build_connection_layer(
+            settings, sessions, master_key, clock, os.environ,
+            setup=providers, transport=provider_transport,
+        )  # fmt: skip
     except BaseException:
         await engine.dispose()
         raise
     oauth = build_oauth2(settings, sessions, tokens, users, limiter, clock)
     return Services(
         settings, engine, users, keys, tokens, csrf, accounts, limiter, resolver, clock,
-        master_key=master_key, oauth=oauth,
+        master_key=master_key, oauth=oauth, connection_layer=layer,
     )
 
 

@@ -39,7 +39,9 @@ async def test_discovery_methods_need_no_credentials(harness: Harness) -> None:
     tools = (await harness.client.post(
         "/mcp", headers=headers, json={"jsonrpc": "2.0", "id": 3, "method": "tools/list"}
     )).json()["result"]["tools"]
-    assert {t["name"] for t in tools} == {"whoami", "get_connection_status"}
+    assert {t["name"] for t in tools} == {
+        "whoami", "get_connection_status", "connect_provider", "get_provider_profile"
+    }
 
 
 async def test_tools_call_without_jwt_is_401(harness: Harness) -> None:

@@ -8,6 +8,7 @@ from starlette.responses import Response
 from pacekeeper import __version__
 from pacekeeper.api._common import JSONResponse, services
 from pacekeeper.api._openapi import add_path, openapi_document
+from pacekeeper.connections import connection_paths
 from pacekeeper.oauth2 import openapi_paths
 
 
@@ -26,6 +27,8 @@ async def jwks(request: Request) -> Response:
 async def openapi(request: Request) -> Response:
     document = openapi_document(services(request).settings.public_base_url)
     for path, item in openapi_paths().items():
+        add_path(document, path, item)
+    for path, item in connection_paths().items():
         add_path(document, path, item)
     return JSONResponse(document)
 

@@ -10,11 +10,11 @@ from typing_extensions import TypedDict
 from mcpcast import Context, ToolError, mcp_server, tool
 from pacekeeper import __version__
 from pacekeeper.auth import Principal
+from pacekeeper.connections import PROVIDERS, ConnectionProblem, ConnectionService
 from pacekeeper.errors import AUTHENTICATION_REQUIRED, INVALID_TOKEN, Unauthenticated
 from pacekeeper.mcp._gate import checked_by_gate
+from pacekeeper.providers import ProviderClient, TokenSet
 from pacekeeper.services import Services
-
-PROVIDERS = ("strava", "fitbit", "garmin")
 
 
 class WhoAmI(TypedDict):
@@ -22,6 +22,11 @@ class WhoAmI(TypedDict):
     email: str
     tenant_id: str
     role: str
+
+
+class AuthorizationUrl(TypedDict):
+    provider: str
+    authorization_url: str
 
 
 class PacekeeperToolsBase:
@@ -71,17 +76,54 @@ class PacekeeperTools(PacekeeperToolsBase):
             role=principal.role.value,
         )
 
+    def _connections(self) -> ConnectionService:
+        found = self._services().connections
+        if found is None:
+            raise ToolError("provider connections are not available on this server")
+        return found
+
     @tool(
         name="get_connection_status",
-        description="Which fitness providers (strava, fitbit, garmin) the user has connected.",
+        description="Which fitness providers (strava, fitbit, garmin) the user has connected, "
+        "when their tokens expire, and which need to be reconnected.",
     )
     async def get_connection_status(self, ctx: Context) -> dict[str, Any]:
-        await self.caller(ctx)
-        # No provider connections exist yet: every provider reports not connected.
-        status: dict[str, Any] = {"connected_providers": []}
-        for provider in PROVIDERS:
-            status[provider] = {"connected": False}
-        return status
+        principal = await self.caller(ctx)
+        return await self._connections().status(principal.user_id)
+
+    @tool(
+        name="connect_provider",
+        description="Start connecting a fitness provider (strava, fitbit or garmin): returns "
+        "the URL the user opens in a browser to grant access.",
+    )
+    async def connect_provider(self, ctx: Context, provider: str) -> AuthorizationUrl:
+        """SMCP-5: the authorization URL for the user in the JWT."""
+        principal = await self.caller(ctx)
+        try:
+            url = await self._connections().authorize(
+                principal.tenant_id, principal.user_id, provider.strip().lower()
+            )
+        except ConnectionProblem as problem:
+            raise ToolError(problem.message) from None
+        return AuthorizationUrl(provider=provider.strip().lower(), authorization_url=url)
+
+    @tool(
+        name="get_provider_profile",
+        description="The athlete profile at a connected provider (strava, fitbit or garmin).",
+    )
+    async def get_provider_profile(self, ctx: Context, provider: str) -> dict[str, Any]:
+        principal = await self.caller(ctx)
+
+        async def fetch(client: ProviderClient, tokens: TokenSet) -> dict[str, Any]:
+            athlete = await client.fetch_athlete(tokens)
+            return athlete.model_dump(mode="json")
+
+        try:
+            return await self._connections().call(
+                principal.user_id, provider.strip().lower(), fetch
+            )
+        except ConnectionProblem as problem:
+            raise ToolError(problem.message) from None
 
 
-__all__ = ["PROVIDERS", "PacekeeperTools", "PacekeeperToolsBase", "WhoAmI"]
+__all__ = ["PROVIDERS", "AuthorizationUrl", "PacekeeperTools", "PacekeeperToolsBase", "WhoAmI"]

@@ -1,0 +1,57 @@
+"""Which provider settings the service runs with (PROV-7).
+
+A provider with any of ``<PROVIDER>_CLIENT_ID``, ``_CLIENT_SECRET``, ``_REDIRECT_URI``
+set must have all three, and a redirect URI that is https (http only for localhost or
+127.0.0.1): anything else raises ``ProviderConfigError`` and the service refuses to
+start. In development a provider with none of them talks to the built-in sandbox,
+mounted at ``/sandbox``, so a newcomer can connect all three without credentials.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from pacekeeper.config import Settings
+from pacekeeper.providers import ProviderConfigError, ProviderSettings
+
+PROVIDERS = ("strava", "fitbit", "garmin")
+SANDBOX_PATH = "/sandbox"
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderSetup:
+    settings: dict[str, ProviderSettings] = field(default_factory=dict)
+    # True when at least one provider points at the built-in sandbox (mount it).
+    sandbox: bool = False
+
+
+def callback_url(settings: Settings, provider: str) -> str:
+    return f"{settings.public_base_url}/api/oauth/callback/{provider}"
+
+
+def provider_setup(settings: Settings, environ: Mapping[str, str]) -> ProviderSetup:
+    found: dict[str, ProviderSettings] = {}
+    sandbox = False
+    for provider in PROVIDERS:
+        names = [f"{provider.upper()}_{n}" for n in ("CLIENT_ID", "CLIENT_SECRET", "REDIRECT_URI")]
+        if any(environ.get(name) for name in names):
+            found[provider] = ProviderSettings.from_env(provider, environ)
+        elif settings.provider_sandbox and not settings.is_production:
+            try:
+                found[provider] = ProviderSettings.for_sandbox(
+                    provider,
+                    settings.public_base_url + SANDBOX_PATH,
+                    redirect_uri=callback_url(settings, provider),
+                )
+            except ProviderConfigError:
+                raise ProviderConfigError(
+                    provider,
+                    "the sandbox callback must be https or on localhost/127.0.0.1: "
+                    "set PACEKEEPER_BASE_URL (e.g. http://127.0.0.1:8080)",
+                ) from None
+            sandbox = True
+    return ProviderSetup(found, sandbox)
+
+
+__all__ = ["PROVIDERS", "SANDBOX_PATH", "ProviderSetup", "callback_url", "provider_setup"]

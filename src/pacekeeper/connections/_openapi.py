@@ -1,0 +1,118 @@
+"""OpenAPI 3.1 items of the connection endpoints (merged into /openapi.json)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+_ERROR = {"$ref": "#/components/schemas/Error"}
+_AUTH: list[dict[str, list[str]]] = [{"bearer": []}, {"cookie": []}]
+_PROVIDER = {"name": "provider", "in": "path", "required": True,
+             "schema": {"type": "string", "enum": ["strava", "fitbit", "garmin"]}}  # fmt: skip
+_HTML = {"text/html": {"schema": {"type": "string"}}}
+
+
+def _err(description: str) -> dict[str, Any]:
+    return {"description": description, "content": {"application/json": {"schema": _ERROR}}}
+
+
+def _json(description: str, schema: dict[str, Any]) -> dict[str, Any]:
+    return {"description": description, "content": {"application/json": {"schema": schema}}}
+
+
+_STATUS = {
+    "type": "object",
+    "required": ["connected_providers"],
+    "properties": {"connected_providers": {"type": "array", "items": {"type": "string"}}},
+    "additionalProperties": {
+        "type": "object",
+        "required": ["connected"],
+        "properties": {
+            "connected": {"type": "boolean"},
+            "expires_at": {"type": ["string", "null"], "format": "date-time"},
+            "needs_reconnect": {"type": "boolean"},
+        },
+    },
+}
+_WEBHOOK = {
+    "summary": "Garmin notification (push or ping); replays are counted, not processed",
+    "parameters": [
+        {"name": "secret", "in": "query", "required": False, "schema": {"type": "string"}}
+    ],
+    "requestBody": {
+        "required": True,
+        "content": {"application/json": {"schema": {"type": "object"}}},
+    },
+    "responses": {
+        "200": _json(
+            "accepted",
+            {
+                "type": "object",
+                "properties": {
+                    "accepted": {"type": "integer"},
+                    "replays": {"type": "integer"},
+                    "unknown_users": {"type": "integer"},
+                },
+            },
+        ),
+        "400": _err("malformed, wrong secret, or callbackURL outside the Garmin API"),
+        "404": _err("Garmin is not configured"),
+    },
+}
+
+
+def connection_paths() -> dict[str, Any]:
+    return {
+        "/api/oauth/auth/{provider}/{user_id}": {"get": {
+            "summary": "Start a provider authorization (PROV-1): your own user id, or any "
+                       "for an admin",
+            "security": _AUTH,
+            "parameters": [_PROVIDER, {"name": "user_id", "in": "path", "required": True,
+                                       "schema": {"type": "string", "format": "uuid"}}],
+            "responses": {
+                "200": _json("the URL to open", {"type": "object", "properties": {
+                    "authorization_url": {"type": "string"}, "provider": {"type": "string"}}}),
+                "400": _err("user_id is not a UUID"), "401": _err("no or bad JWT"),
+                "403": _err("another user's id"), "404": _err("unknown provider or user"),
+                "429": _err("provider rate limit"), "503": _err("provider not configured"),
+            },
+        }},
+        "/api/oauth/callback/{provider}": {"get": {
+            "summary": "Provider redirect target: checks the state, stores the tokens, shows "
+                       "an HTML result page (no login asked)",
+            "security": [{}],
+            "parameters": [_PROVIDER,
+                           {"name": "state", "in": "query", "schema": {"type": "string"}},
+                           {"name": "code", "in": "query", "schema": {"type": "string"}}],
+            "responses": {"200": {"description": "connected", "content": _HTML},
+                          "400": {"description": "refused; the page says why",
+                                  "content": _HTML}},
+        }},
+        "/oauth/status": {"get": {
+            "summary": "Provider connection status (PROV-8)",
+            "security": _AUTH,
+            "responses": {"200": _json("per provider", _STATUS), "401": _err("no or bad JWT")},
+        }},
+        "/api/oauth/connections/{provider}": {"delete": {
+            "summary": "Disconnect: tokens deleted at once, provider deauthorized (PROV-10)",
+            "security": _AUTH,
+            "parameters": [_PROVIDER],
+            "responses": {
+                "200": _json("done", {"type": "object", "properties": {
+                    "provider": {"type": "string"}, "removed": {"type": "boolean"},
+                    "deauthorized": {"type": "boolean"}}}),
+                "401": _err("no or bad JWT"), "403": _err("CSRF failure for cookies"),
+                "404": _err("unknown provider"),
+            },
+        }},
+        "/api/webhooks/garmin/push": {"post": _WEBHOOK},
+        "/api/webhooks/garmin/ping": {"post": _WEBHOOK},
+        "/dashboard": {"get": {
+            "summary": "Connections page for a cookie session (HTML)",
+            "security": [{"cookie": []}, {}],
+            "responses": {"200": {"description": "sign-in form or the providers",
+                                  "content": _HTML}},
+        }},
+    }  # fmt: skip
+
+
+__all__ = ["connection_paths"]

@@ -1,0 +1,46 @@
+"""The small HTML page a person sees when the provider sends them back (PROV-4)."""
+
+from __future__ import annotations
+
+from html import escape
+from importlib import resources
+from string import Template
+
+from starlette.responses import HTMLResponse
+
+_LABELS = {"strava": "Strava", "fitbit": "Fitbit", "garmin": "Garmin Connect"}
+_TEMPLATE = Template(
+    resources.files("pacekeeper.connections").joinpath("templates/result.html").read_text()
+)
+# No caching (the page is per person) and no framing (clickjacking).
+_HEADERS = {
+    "Cache-Control": "no-store",
+    "X-Frame-Options": "DENY",
+    "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'",
+    "Referrer-Policy": "no-referrer",
+}
+
+
+def provider_label(provider: str) -> str:
+    return _LABELS.get(provider, provider[:40])
+
+
+def result_page(provider: str, *, ok: bool, message: str) -> HTMLResponse:
+    label = provider_label(provider)
+    html = _TEMPLATE.substitute(
+        title=escape(f"{label} connected" if ok else f"{label}: connection not completed"),
+        message=escape(message),
+        provider_label=escape(label),
+        outcome="success" if ok else "failure",
+        tone="ok" if ok else "bad",
+        icon="&#10003;" if ok else "&#33;",
+        next_step=escape(
+            "You can close this window and return to your assistant."
+            if ok
+            else "Close this window and start the connection again from your assistant."
+        ),
+    )
+    return HTMLResponse(html, status_code=200 if ok else 400, headers=_HEADERS)
+
+
+__all__ = ["provider_label", "result_page"]

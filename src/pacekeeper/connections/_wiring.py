@@ -1,0 +1,95 @@
+"""Build the connection layer from the service settings (used by services.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import httpx
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from pacekeeper.config import Settings
+from pacekeeper.connections._config import ProviderSetup, provider_setup
+from pacekeeper.connections._keeper import Clock
+from pacekeeper.connections._service import ConnectionService
+from pacekeeper.connections._sql import SqlConnectionRepository
+from pacekeeper.connections._sql_states import SqlIdempotencyStore, SqlOAuthStateRepository
+from pacekeeper.crypto import (
+    ENV_MASTER_KEY,
+    MasterKeyring,
+    RotationReport,
+    TokenCipher,
+    rotate_master_key,
+)
+from pacekeeper.db import create_engine, session_factory
+from pacekeeper.providers import GarminWebhook
+
+
+@dataclass(slots=True)
+class ConnectionLayer:
+    service: ConnectionService
+    garmin_webhook: GarminWebhook | None
+    repository: SqlConnectionRepository
+    http: httpx.AsyncClient
+
+    async def close(self) -> None:
+        await self.http.aclose()
+
+
+def keyring_for(master_key: bytes, environ: Mapping[str, str]) -> MasterKeyring:
+    """The resolved master key as current; version and retired keys from the environment."""
+    return MasterKeyring.from_env({**environ, ENV_MASTER_KEY: master_key.hex()})
+
+
+async def rotate_provider_tokens(
+    settings: Settings, master_key: bytes, environ: Mapping[str, str]
+) -> RotationReport:
+    """`pacekeeper keys rotate-master`: re-seal every connection under the current key.
+
+    Only the database and the keyring: the rest of the service (signing keys included)
+    is not started, so this runs whatever else the master key protects.
+    """
+    engine = create_engine(settings.effective_database_url)
+    try:
+        repository = SqlConnectionRepository(session_factory(engine))
+        return await rotate_master_key(repository, TokenCipher(keyring_for(master_key, environ)))
+    finally:
+        await engine.dispose()
+
+
+def build_connection_layer(
+    settings: Settings,
+    sessions: async_sessionmaker[AsyncSession],
+    master_key: bytes,
+    clock: Clock,
+    environ: Mapping[str, str],
+    *,
+    setup: ProviderSetup | None = None,
+    transport: httpx.AsyncBaseTransport | None = None,
+) -> ConnectionLayer:
+    setup = setup or provider_setup(settings, environ)
+    http = httpx.AsyncClient(transport=transport, follow_redirects=False)
+    repository = SqlConnectionRepository(sessions)
+    service = ConnectionService(
+        states=SqlOAuthStateRepository(sessions),
+        connections=repository,
+        cipher=TokenCipher(keyring_for(master_key, environ)),
+        setup=setup,
+        http=http,
+        clock=clock,
+        state_ttl_s=settings.provider_state_ttl_seconds,
+        refresh_margin_s=settings.provider_refresh_margin_seconds,
+        garmin_oauth_version=settings.garmin_oauth_version,
+    )
+    garmin = setup.settings.get("garmin")
+    hook = None
+    if garmin is not None:
+        secret = settings.garmin_webhook_secret.get_secret_value() or None
+        hook = GarminWebhook(
+            garmin.endpoints.api, SqlIdempotencyStore(sessions, clock), repository,
+            shared_secret=secret,
+        )  # fmt: skip
+    return ConnectionLayer(service, hook, repository, http)
+
+
+__all__ = ["ConnectionLayer", "build_connection_layer", "keyring_for"]

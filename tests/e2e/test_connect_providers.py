@@ -1,0 +1,179 @@
+"""A newcomer connects Strava, Fitbit and Garmin in a real browser, no credentials needed.
+
+`pacekeeper serve` runs in development with no <PROVIDER>_* variables, so the sandbox is
+mounted at /sandbox (PROV-7). For each provider: the MCP tool connect_provider over real
+HTTP (SMCP-5), the returned URL opened in headless Chromium, Approve on the consent page,
+the success page, /oauth/status shows the provider (PROV-8), and a data call works.
+Screenshots of the consent and result pages go to docs/screenshots/.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests._services import free_port
+
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+
+EXE = str(Path(sys.executable).parent / "pacekeeper")
+SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run",
+]  # fmt: skip
+ACCEPT = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+PROVIDERS = ("strava", "fitbit", "garmin")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    port = free_port()
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PACEKEEPER_", "STRAVA_", "FITBIT_", "GARMIN_"))}  # fmt: skip
+    env.update({
+        "PACEKEEPER_DATA_DIR": str(tmp_path_factory.mktemp("connect-data")),
+        "PACEKEEPER_PORT": str(port),
+        "PACEKEEPER_REGISTRATION": "open",
+        "PACEKEEPER_JWT_RSA_KEY_BITS": "2048",
+        "PACEKEEPER_ARGON2_MEMORY_KIB": "1024",
+        "PACEKEEPER_ARGON2_TIME_COST": "1",
+        "SERVICE_MASTER_ENCRYPTION_KEY": base64.b64encode(secrets.token_bytes(32)).decode(),
+    })  # fmt: skip
+    proc = subprocess.Popen([EXE, "serve"], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT)  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            assert proc.poll() is None, "server exited"
+            try:
+                if httpx.get(f"{url}/health", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert time.monotonic() < deadline, "server did not start"
+            time.sleep(0.1)
+        yield url
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+class McpClient:
+    def __init__(self, base: str, token: str) -> None:
+        self.http = httpx.Client(base_url=base, timeout=30)
+        self.headers = {**ACCEPT, "authorization": f"Bearer {token}"}
+        init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                           "clientInfo": {"name": "e2e", "version": "1"}}}  # fmt: skip
+        response = self.http.post("/mcp", headers=self.headers, json=init)
+        assert response.status_code == 200, response.text
+        self.headers.update({"mcp-session-id": response.headers["mcp-session-id"],
+                             "mcp-protocol-version": "2025-11-25"})  # fmt: skip
+        self.ids = 1
+
+    def call(self, name: str, **arguments: Any) -> dict[str, Any]:
+        self.ids += 1
+        body = {"jsonrpc": "2.0", "id": self.ids, "method": "tools/call",
+                "params": {"name": name, "arguments": arguments}}  # fmt: skip
+        response = self.http.post("/mcp", headers=self.headers, json=body)
+        assert response.status_code == 200, response.text
+        result: dict[str, Any] = response.json()["result"]
+        assert not result.get("isError"), result
+        return result["structuredContent"]  # type: ignore[no-any-return]
+
+
+def _register(base: str, email: str) -> str:
+    response = httpx.post(f"{base}/api/auth/register",
+                          json={"email": email, "password": "e2e-Passw0rd!"})  # fmt: skip
+    assert response.status_code == 201, response.text
+    token: str = response.json()["token"]
+    return token
+
+
+def test_connect_all_three_providers_in_a_browser(server: str) -> None:
+    """SMCP-5, PROV-1..4, PROV-7, PROV-8, PROV-9: the whole flow, as a person sees it."""
+    from playwright.sync_api import sync_playwright
+
+    token = _register(server, "newcomer@example.com")
+    mcp = McpClient(server, token)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 900, "height": 700})
+            for provider in PROVIDERS:
+                url = mcp.call("connect_provider", provider=provider)["authorization_url"]
+                assert url.startswith(f"{server}/sandbox/{provider}/")
+                page.goto(url)
+                page.get_by_role("button", name="Approve").wait_for()
+                page.screenshot(path=str(SHOTS / f"consent-{provider}.png"))
+                page.get_by_role("button", name="Approve").click()
+                page.wait_for_url(f"{server}/api/oauth/callback/{provider}*")
+                outcome = page.locator("#result")
+                assert outcome.get_attribute("data-outcome") == "success"
+                assert "connected" in outcome.inner_text()
+                page.screenshot(path=str(SHOTS / f"connected-{provider}.png"))
+                status = httpx.get(f"{server}/oauth/status",
+                                   headers={"authorization": f"Bearer {token}"}).json()  # fmt: skip
+                assert status[provider]["connected"] is True
+                profile = mcp.call("get_provider_profile", provider=provider)
+                assert profile["provider"] == provider and profile["provider_id"]
+            # Reusing the last callback URL: the replay is refused, visibly.
+            page.reload()
+            assert page.locator("#result").get_attribute("data-outcome") == "failure"
+            assert "already used" in page.inner_text("main")
+            page.screenshot(path=str(SHOTS / "connect-replayed.png"))
+        finally:
+            browser.close()
+    status = mcp.call("get_connection_status")
+    assert status["connected_providers"] == list(PROVIDERS)
+
+
+def test_dashboard_connect_and_disconnect(server: str) -> None:
+    """PROV-8, PROV-10 in the browser: sign in, Connect through the dashboard, Disconnect
+    with the CSRF header; the list follows."""
+    from playwright.sync_api import sync_playwright
+
+    token = _register(server, "dashboard@example.com")
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 900, "height": 640})
+            page.goto(f"{server}/dashboard")
+            page.fill("input[name=email]", "dashboard@example.com")
+            page.fill("input[name=password]", "e2e-Passw0rd!")
+            page.click("button[type=submit]")
+            page.locator("[data-provider=strava]").wait_for()
+            page.click("button[data-connect=strava]")
+            page.get_by_role("button", name="Approve").click()
+            page.wait_for_url(f"{server}/api/oauth/callback/strava*")
+            assert page.locator("#result").get_attribute("data-outcome") == "success"
+            page.goto(f"{server}/dashboard")
+            strava = page.locator("[data-provider=strava]")
+            assert "Connected" in strava.inner_text()
+            page.screenshot(path=str(SHOTS / "dashboard.png"))
+            page.click("button[data-disconnect=strava]")
+            page.locator("[data-provider=strava] button[data-connect]").wait_for()
+            assert "Not connected" in page.locator("[data-provider=strava]").inner_text()
+        finally:
+            browser.close()
+    status = httpx.get(f"{server}/oauth/status", headers={"authorization": f"Bearer {token}"})
+    assert status.json()["strava"] == {"connected": False}

@@ -1,0 +1,122 @@
+"""The app with its sandbox reached in-process, and a helper that connects a provider."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+import pytest
+from cryptography.hazmat.primitives.asymmetric import rsa
+from starlette.types import Receive, Scope, Send
+
+from pacekeeper.app import create_app
+from pacekeeper.ratelimit import MemoryRateLimiter
+from tests.pacekeeper.conftest import FakeClock, Harness, make_settings
+
+PROVIDERS = ("strava", "fitbit", "garmin")
+TOKEN_PATHS = ("/oauth/token", "/oauth2/token", "/oauth/access_token")
+
+
+class CountingTransport(httpx.AsyncBaseTransport):
+    """Outgoing provider calls go to the app's own /sandbox; every path is recorded."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
+        self.inner = inner
+        self.paths: list[str] = []
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        self.paths.append(request.url.path)
+        return await self.inner.handle_async_request(request)
+
+    def token_hits(self, provider: str) -> int:
+        prefix = f"/sandbox/{provider}/"
+        return sum(1 for p in self.paths if p.startswith(prefix) and p.endswith(TOKEN_PATHS))
+
+
+@dataclass
+class ConnHarness(Harness):
+    transport: CountingTransport = field(default=None)  # type: ignore[assignment]
+
+    async def user(self, email: str) -> tuple[str, dict[str, str]]:
+        body = await self.register(email)
+        self.client.cookies.clear()  # bearer from here on: no CSRF in the way
+        return body["user_id"], {"authorization": f"Bearer {body['token']}"}
+
+    async def authorization_url(self, provider: str, user_id: str, headers: dict[str, str]) -> str:
+        response = await self.client.get(f"/api/oauth/auth/{provider}/{user_id}", headers=headers)
+        assert response.status_code == 200, response.text
+        url: str = response.json()["authorization_url"]
+        return url
+
+    async def approve(self, url: str, athlete: int = 7) -> str:
+        """What the consent page's Approve does: the redirect back to our callback."""
+        sep = "&" if "?" in url else "?"
+        response = await self.client.get(
+            f"{url}{sep}sandbox_auto=approve&sandbox_athlete={athlete}"
+        )
+        assert response.status_code in (302, 303), response.text
+        location = response.headers["location"]
+        parts = urlsplit(location)
+        return f"{parts.path}?{parts.query}"
+
+    async def connect(self, provider: str, user_id: str, headers: dict[str, str]) -> httpx.Response:
+        callback = await self.approve(await self.authorization_url(provider, user_id, headers))
+        return await self.client.get(callback)
+
+    async def admin(self, path: str, body: dict[str, Any]) -> None:
+        response = await self.client.post(f"/sandbox/admin/{path}", json=body)
+        assert response.status_code < 300, response.text
+
+
+@pytest.fixture
+def conn_factory(
+    db_url: str,
+    tmp_path: Path,
+    clock: FakeClock,
+    keygen: Callable[[int], rsa.RSAPrivateKey],
+    monkeypatch: pytest.MonkeyPatch,
+) -> Callable[..., Any]:
+    for provider in PROVIDERS:
+        for suffix in ("CLIENT_ID", "CLIENT_SECRET", "REDIRECT_URI"):
+            monkeypatch.delenv(f"{provider.upper()}_{suffix}", raising=False)
+    monkeypatch.delenv("PACEKEEPER_PROVIDER_BASE_URL", raising=False)
+
+    def make(**overrides: Any) -> Any:
+        settings = make_settings(db_url, tmp_path, **overrides)
+        holder: dict[str, Any] = {}
+
+        async def app_proxy(scope: Scope, receive: Receive, send: Send) -> None:
+            await holder["app"](scope, receive, send)
+
+        transport = CountingTransport(httpx.ASGITransport(app=app_proxy))
+        app = create_app(
+            settings, clock=clock, keygen=keygen, limiter=MemoryRateLimiter(),
+            provider_transport=transport,
+        )  # fmt: skip
+        holder["app"] = app
+
+        class _Ctx:
+            async def __aenter__(self) -> ConnHarness:
+                self._lifespan = app.router.lifespan_context(app)
+                await self._lifespan.__aenter__()
+                asgi = httpx.ASGITransport(app=app, raise_app_exceptions=False)
+                self._client = httpx.AsyncClient(transport=asgi, base_url="https://pk.test")
+                return ConnHarness(app, self._client, clock, transport)
+
+            async def __aexit__(self, *exc: object) -> None:
+                await self._client.aclose()
+                await self._lifespan.__aexit__(None, None, None)
+
+        return _Ctx()
+
+    return make
+
+
+@pytest.fixture
+async def conn(conn_factory: Callable[..., Any]) -> AsyncIterator[ConnHarness]:
+    async with conn_factory() as h:
+        yield h
