@@ -144,7 +144,7 @@ def keys_rotate() -> None:
 
 @keys_cli.command("rotate-master")
 def keys_rotate_master() -> None:
-    """Re-encrypt every stored provider token under the current master key.
+    """Re-encrypt every provider token and signing key under the current master key.
 
     First make the new key current (SERVICE_MASTER_ENCRYPTION_KEY with a higher
     PACEKEEPER_MASTER_KEY_VERSION) and list the old one in PACEKEEPER_RETIRED_MASTER_KEYS.
@@ -170,6 +170,11 @@ def keys_rotate_master() -> None:
     )
     if report.failed:
         raise _fail("unreadable records: " + ", ".join(report.failed))
+
+    async def signing_keys(services: Services) -> int:
+        return services.keys.resealed  # opening the key store re-sealed what needed it
+
+    typer.echo(f"signing keys re-sealed {_with_services(signing_keys)}")
 
 
 @db_cli.command("upgrade")

@@ -28,6 +28,7 @@ from pacekeeper.connections import (
     ProviderSetup,
     build_connection_layer,
 )
+from pacekeeper.crypto import retired_master_keys
 from pacekeeper.db import (
     SqlCsrfTokenRepository,
     SqlSigningKeyRepository,
@@ -111,7 +112,9 @@ async def build_services(
             await upgrade(engine)
         sessions = session_factory(engine)
         users = SqlUserRepository(sessions)
-        keys = KeyStore(SqlSigningKeyRepository(sessions), settings, master_key, clock, keygen)
+        retired = list(retired_master_keys(os.environ).values())
+        keys = KeyStore(SqlSigningKeyRepository(sessions), settings, master_key, clock, keygen,
+                        retired_master_keys=retired)
         await keys.start()
         tokens = TokenService(keys, settings, clock)
         csrf = CsrfService(SqlCsrfTokenRepository(sessions), clock)

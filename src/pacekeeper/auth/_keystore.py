@@ -13,11 +13,12 @@ import hashlib
 import json
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from jwt.algorithms import RSAAlgorithm
@@ -27,6 +28,7 @@ from pacekeeper.config import JwtAlgorithm, Settings
 from pacekeeper.db import SigningKey, SigningKeyRepository
 
 log = logging.getLogger("pacekeeper.keys")
+_PURPOSE = "pacekeeper/signing-keys/v1"
 
 Clock = Callable[[], datetime]
 KeyGenerator = Callable[[int], rsa.RSAPrivateKey]
@@ -72,10 +74,16 @@ class KeyStore:
         master_key: bytes,
         clock: Clock,
         keygen: KeyGenerator = generate_rsa_key,
+        retired_master_keys: Sequence[bytes] = (),
     ) -> None:
         self._repo = repo
         self._settings = settings
-        self._sealer = Sealer(derive_key(master_key, "pacekeeper/signing-keys/v1"))
+        self._sealer = Sealer(derive_key(master_key, _PURPOSE))
+        # After a master-key rotation the stored keys are still sealed under the old key:
+        # they open with it and are sealed again under the current one (see reload).
+        self._retired_sealers = [Sealer(derive_key(k, _PURPOSE)) for k in retired_master_keys]
+        self._stale: set[str] = set()
+        self.resealed = 0
         self._clock = clock
         self._keygen = keygen
         self._keys: dict[str, LoadedKey] = {}
@@ -111,18 +119,51 @@ class KeyStore:
         rows = await self._repo.list_all()
         self._keys = {row.kid: self._unseal(row) for row in rows if row.alg == "RS256"}
         self._last_reload = time.monotonic()
+        if self._stale:
+            await self.reseal()
+
+    async def reseal(self) -> int:
+        """Seal again, under the current master key, every key opened with a retired one."""
+        count = 0
+        for kid in sorted(self._stale):
+            key = self._keys.get(kid)
+            if key is None or not isinstance(key.signing_key, rsa.RSAPrivateKey):
+                continue
+            der = key.signing_key.private_bytes(serialization.Encoding.DER,
+                                            serialization.PrivateFormat.PKCS8,
+                                            serialization.NoEncryption())
+            await self._repo.reseal(kid, self._sealer.seal(der, kid.encode()))
+            count += 1
+        if count:
+            log.info("re-sealed %d signing keys under the current master key", count)
+        self.resealed += count
+        self._stale.clear()
+        return count
 
     def _unseal(self, row: SigningKey) -> LoadedKey:
         cached = self._keys.get(row.kid)
         if cached is not None and cached.retired_at == row.retired_at:
             return cached
-        der = self._sealer.open(row.private_key_sealed, row.kid.encode())
+        der = self._open(row)
         private = serialization.load_der_private_key(der, password=None)
         assert isinstance(private, rsa.RSAPrivateKey)
         return LoadedKey(
             row.kid, row.alg, private, private.public_key(), json.loads(row.public_jwk),
             row.created_at, row.retired_at, row.expires_at,
         )
+
+    def _open(self, row: SigningKey) -> bytes:
+        try:
+            return self._sealer.open(row.private_key_sealed, row.kid.encode())
+        except InvalidTag:
+            for sealer in self._retired_sealers:
+                try:
+                    der = sealer.open(row.private_key_sealed, row.kid.encode())
+                except InvalidTag:
+                    continue
+                self._stale.add(row.kid)
+                return der
+            raise
 
     def _current(self) -> LoadedKey | None:
         active = [k for k in self._keys.values() if k.retired_at is None]

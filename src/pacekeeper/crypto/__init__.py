@@ -14,6 +14,7 @@ from ._keyring import (
     ENV_RETIRED_KEYS,
     MasterKeyring,
     decode_key,
+    retired_master_keys,
 )
 from ._rotation import EncryptedSecretStore, RotationReport, StoredSecret, rotate_master_key
 
@@ -34,5 +35,6 @@ __all__ = [
     "TokenContext",
     "UnknownKeyVersionError",
     "decode_key",
+    "retired_master_keys",
     "rotate_master_key",
 ]

@@ -77,14 +77,10 @@ class MasterKeyring:
         except ValueError as exc:
             raise KeyConfigError(f"{ENV_MASTER_VERSION} must be an integer") from exc
         keys = {current: decode_key(raw)}
-        for item in filter(None, (p.strip() for p in environ.get(ENV_RETIRED_KEYS, "").split(","))):
-            version_text, sep, key_text = item.partition(":")
-            if not sep or not version_text.isdigit():
-                raise KeyConfigError(f"{ENV_RETIRED_KEYS} entries look like '<version>:<key>'")
-            version = int(version_text)
+        for version, key in retired_master_keys(environ).items():
             if version == current:
                 raise KeyConfigError("a retired master key reuses the current version")
-            keys[version] = decode_key(key_text)
+            keys[version] = key
         return cls(keys, current)
 
     @property
@@ -115,3 +111,14 @@ def _derive(master: bytes, tenant_id: str) -> bytes:
         info=b"tenant:" + tenant_id.encode("utf-8"),
     )
     return hkdf.derive(master)
+
+
+def retired_master_keys(environ: Mapping[str, str]) -> dict[int, bytes]:
+    """``PACEKEEPER_RETIRED_MASTER_KEYS`` (``"1:<key>,2:<key>"``) by version."""
+    keys: dict[int, bytes] = {}
+    for item in filter(None, (p.strip() for p in environ.get(ENV_RETIRED_KEYS, "").split(","))):
+        version_text, sep, key_text = item.partition(":")
+        if not sep or not version_text.isdigit():
+            raise KeyConfigError(f"{ENV_RETIRED_KEYS} entries look like '<version>:<key>'")
+        keys[int(version_text)] = decode_key(key_text)
+    return keys

@@ -182,6 +182,12 @@ class SqlSigningKeyRepository:
                 for r in rows
             ]
 
+    async def reseal(self, kid: str, private_key_sealed: bytes) -> None:
+        async with self._sessions() as session:
+            await session.execute(update(SigningKeyRow).where(SigningKeyRow.kid == kid)
+                                  .values(private_key_sealed=private_key_sealed))
+            await session.commit()
+
     async def retire(self, kid: str, retired_at: datetime, expires_at: datetime) -> None:
         async with self._sessions() as session:
             await session.execute(
