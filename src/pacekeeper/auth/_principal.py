@@ -95,8 +95,14 @@ class PrincipalResolver:
             return value.strip(), "bearer"
         return None
 
-    async def resolve(self, headers: Mapping[str, str]) -> Principal | None:
-        """The caller's principal; None without credentials; 401 invalid token otherwise."""
+    async def resolve(self, headers: Mapping[str, str], *,
+                      delegated: bool = False) -> Principal | None:
+        """The caller's principal; None without credentials; 401 invalid token otherwise.
+
+        OAuth 2.0 access tokens (they carry ``scope``) were delegated to an MCP client
+        for the MCP endpoint only: elsewhere (``delegated=False``) they are invalid, so
+        a client can never trade one for a full session (``/api/auth/refresh``).
+        """
         found = self.credential(headers)
         if found is None:
             return None
@@ -105,6 +111,8 @@ class PrincipalResolver:
             claims = await self._tokens.verify(token, self._audiences)
         except TokenInvalid:
             raise self.unauthenticated(invalid=True) from None
+        if claims.scope is not None and not delegated:
+            raise self.unauthenticated(invalid=True)
         state = await self._users.auth_state(claims.sub)
         if (
             state is None

@@ -61,7 +61,7 @@ async def judge(services: Services, method: str, headers: Mapping[str, str]) -> 
     """
     resolver = services.resolver
     try:
-        principal = await resolver.resolve(headers)
+        principal = await resolver.resolve(headers, delegated=True)
     except Unauthenticated as exc:
         return Unauthorized(exc.message, www_authenticate=exc.headers["WWW-Authenticate"])
     if principal is None:

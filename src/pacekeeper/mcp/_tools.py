@@ -49,7 +49,8 @@ class PacekeeperToolsBase:
             return principal
         resolver = self._services().resolver
         try:
-            fresh = await resolver.resolve({"authorization": f"Bearer {principal.token}"})
+            fresh = await resolver.resolve({"authorization": f"Bearer {principal.token}"},
+                                           delegated=True)
         except Unauthenticated:
             raise ToolError(INVALID_TOKEN) from None
         if fresh is None:
