@@ -15,10 +15,15 @@ from collections.abc import AsyncIterator
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import Response
 from starlette.routing import Route
 
 from pacekeeper import api
+from pacekeeper.a2a import A2A_PATHS, API_KEY_SCHEME, a2a_routes
 from pacekeeper.api import BodyLimitMiddleware
+from pacekeeper.apikeys import KEY_PATHS
+from pacekeeper.apikeys.routes import create_key, delete_key, list_keys
 from pacekeeper.auth import KeyGenerator, generate_rsa_key
 from pacekeeper.config import Settings
 from pacekeeper.errors import ApiError
@@ -41,6 +46,15 @@ async def _housekeeping(services: Services) -> None:
                 log.info("scheduled key rotation: new signing key %s", kid)
         except Exception as exc:  # keep the loop alive; the next round retries
             log.error("housekeeping failed: %s", type(exc).__name__)
+
+
+async def _openapi(request: Request) -> Response:
+    """The core document plus the API key and A2A paths."""
+    document = api.openapi_document(request.app.state.services.settings.public_base_url)
+    for path, item in {**KEY_PATHS, **A2A_PATHS}.items():
+        api.add_path(document, path, item)
+    document["components"]["securitySchemes"]["apiKey"] = API_KEY_SCHEME
+    return api.JSONResponse(document)
 
 
 def create_app(
@@ -76,13 +90,17 @@ def create_app(
 
     routes = [
         Route("/health", api.health, methods=["GET"]),
-        Route("/openapi.json", api.openapi, methods=["GET"]),
+        Route("/openapi.json", _openapi, methods=["GET"]),
         Route("/api/auth/register", api.register, methods=["POST"]),
         Route("/oauth/token", api.password_grant, methods=["POST"]),
         Route("/api/auth/refresh", api.refresh, methods=["POST"]),
         Route("/api/auth/logout", api.logout, methods=["POST"]),
         Route("/oauth2/jwks", api.jwks, methods=["GET"]),
         Route("/admin/jwks", api.jwks, methods=["GET"]),
+        Route("/api/keys", create_key, methods=["POST"]),
+        Route("/api/keys", list_keys, methods=["GET"]),
+        Route("/api/keys/{key_id}", delete_key, methods=["DELETE"]),
+        *a2a_routes(mcp_server),
         Route("/mcp", mcp_app),
     ]
     return Starlette(

@@ -7,8 +7,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from redis.asyncio import Redis
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from pacekeeper.apikeys import (
+    ApiKeyService,
+    MemoryUsageCounter,
+    RedisUsageCounter,
+    SqlApiKeyRepository,
+    UsageCounter,
+)
 from pacekeeper.auth import (
     Accounts,
     ConfiguredHasher,
@@ -30,7 +38,7 @@ from pacekeeper.db import (
     upgrade,
 )
 from pacekeeper.masterkey import resolve_master_key
-from pacekeeper.ratelimit import MemoryRateLimiter, RateLimiter
+from pacekeeper.ratelimit import MemoryRateLimiter, RateLimiter, RedisRateLimiter
 
 log = logging.getLogger("pacekeeper")
 Clock = Callable[[], datetime]
@@ -56,11 +64,16 @@ class Services:
     limiter: RateLimiter
     resolver: PrincipalResolver
     clock: Clock
+    api_keys: ApiKeyService
     # The resolved master key (env, or the development file): build the provider-token
     # keyring from it (`MasterKeyring.single(...)`) so both uses agree. Never logged.
     master_key: bytes = field(repr=False, default=b"")
+    redis: Redis | None = None
 
     async def close(self) -> None:
+        await self.api_keys.close()  # flushes the last usage counts
+        if self.redis is not None:
+            await self.redis.aclose()
         await self.engine.dispose()
 
 
@@ -79,6 +92,8 @@ async def build_services(
         data_dir=settings.data_dir,
     )
     engine = create_engine(settings.effective_database_url)
+    # One Redis for every process-shared counter (rate limits, key usage) when configured.
+    redis = Redis.from_url(settings.redis_url) if settings.redis_url else None
     try:
         if migrate:
             await upgrade(engine)
@@ -89,7 +104,17 @@ async def build_services(
         tokens = TokenService(keys, settings, clock)
         csrf = CsrfService(SqlCsrfTokenRepository(sessions), clock)
         accounts = Accounts(users, ConfiguredHasher(settings), clock)
-        limiter = limiter or MemoryRateLimiter()
+        if limiter is None:
+            limiter = RedisRateLimiter(redis) if redis is not None else MemoryRateLimiter()
+        key_store = SqlApiKeyRepository(sessions)
+        usage: UsageCounter = (
+            RedisUsageCounter(redis, key_store, clock)
+            if redis is not None
+            else MemoryUsageCounter(key_store, clock)
+        )
+        api_keys = ApiKeyService(
+            key_store, usage, limiter, clock, settings.apikey_usage_flush_seconds
+        )
         resolver = PrincipalResolver(
             tokens,
             users,
@@ -106,10 +131,13 @@ async def build_services(
             log.warning("created the first admin %s from PACEKEEPER_ADMIN_EMAIL", admin.email)
     except BaseException:
         await engine.dispose()
+        if redis is not None:
+            await redis.aclose()
         raise
+    await api_keys.start()
     return Services(
         settings, engine, users, keys, tokens, csrf, accounts, limiter, resolver, clock,
-        master_key=master_key,
+        api_keys, master_key=master_key, redis=redis,
     )
 
 

@@ -1,0 +1,171 @@
+"""API keys: create, list, delete, and authenticate a request's key (KEY-1..7, ACC-8).
+
+Each key-authenticated request does one indexed read (the key joined with its owner),
+so deletion and disabling are seen at once by every process and by the CLI, as for
+JWTs. The secret's SHA-256 is compared in constant time. Then the tier's burst bucket
+(the shared `RateLimiter`) and the 30-day quota (a `UsageCounter`, no DB write).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+from pacekeeper.apikeys._secret import key_id_of, matches, new_key
+from pacekeeper.apikeys._store import ApiKey, ApiKeyRepository
+from pacekeeper.apikeys._tiers import BURST_PER_MINUTE, QUOTAS, TRIAL_LIFETIME, Tier
+from pacekeeper.apikeys._usage import UsageCounter
+from pacekeeper.apikeys._window import QuotaDecision
+from pacekeeper.auth import Claims, Principal
+from pacekeeper.db import UserStatus
+from pacekeeper.errors import AUTHENTICATION_REQUIRED, INVALID_TOKEN, ApiError, Unauthenticated
+from pacekeeper.ratelimit import RateDecision, RateLimiter
+
+API_KEY_HEADER = "x-api-key"
+CHALLENGE = 'ApiKey realm="pacekeeper", header="X-API-Key"'
+
+
+class QuotaExceeded(ApiError):
+    status = 429
+    code = "quota_exceeded"
+
+
+@dataclass(frozen=True, slots=True)
+class CreatedKey:
+    key: ApiKey
+    plaintext: str  # shown once, in the creation response only
+
+
+@dataclass(frozen=True, slots=True)
+class KeyCaller:
+    """A key-authenticated caller: the key, its owner as a `Principal`, and the limits."""
+
+    key: ApiKey
+    principal: Principal
+    rate: RateDecision
+    quota: QuotaDecision
+
+    def headers(self) -> dict[str, str]:
+        return {**self.rate.headers(), **self.quota.headers()}
+
+
+def rejected(reason: str | None) -> Unauthenticated:
+    """401 with `WWW-Authenticate: ApiKey ...` (ERR-2); no reason: no key was sent."""
+    if reason is None:
+        return Unauthenticated(
+            AUTHENTICATION_REQUIRED, code="authentication_required", www_authenticate=CHALLENGE
+        )
+    return Unauthenticated(
+        f"{INVALID_TOKEN}: {reason}",
+        code="invalid_token",
+        www_authenticate=f'{CHALLENGE}, error="invalid_token"',
+    )
+
+
+class ApiKeyService:
+    def __init__(
+        self,
+        store: ApiKeyRepository,
+        usage: UsageCounter,
+        limiter: RateLimiter,
+        clock: Callable[[], datetime],
+        flush_seconds: float = 5.0,
+    ) -> None:
+        self.store = store
+        self.usage = usage
+        self._limiter = limiter
+        self._clock = clock
+        self._flush_seconds = flush_seconds
+        self._flusher: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        self._flusher = asyncio.create_task(self._flush_loop())
+
+    async def _flush_loop(self) -> None:
+        while True:
+            await asyncio.sleep(self._flush_seconds)
+            with contextlib.suppress(Exception):  # PendingUsage keeps the deltas; retried
+                await self.usage.flush()
+
+    async def close(self) -> None:
+        if self._flusher is not None:
+            self._flusher.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._flusher
+        await self.usage.flush()
+
+    async def create(self, user_id: uuid.UUID, name: str, tier: Tier) -> CreatedKey:
+        now = self._clock()
+        made = new_key()
+        expires_at = now + TRIAL_LIFETIME if tier is Tier.TRIAL else None
+        key = ApiKey(made.key_id, user_id, name, tier, made.digest, now, expires_at, None, None)
+        await self.store.add(key)
+        return CreatedKey(key, made.plaintext)
+
+    async def list_for(self, user_id: uuid.UUID) -> list[tuple[ApiKey, int]]:
+        keys = await self.store.list_for_user(user_id)
+        used = await self.usage.used([k.id for k in keys], self._clock())
+        return [(key, used[key.id]) for key in keys]
+
+    async def get(self, key_id: str) -> ApiKey | None:
+        return await self.store.get(key_id)
+
+    async def delete(self, key_id: str) -> bool:
+        return await self.store.mark_deleted(key_id, self._clock())
+
+    async def authenticate(self, plaintext: str | None) -> KeyCaller:
+        """The caller of this key, or 401 / 429 (KEY-3, KEY-5, KEY-6, ACC-8)."""
+        if not plaintext:
+            raise rejected(None)
+        key_id = key_id_of(plaintext.strip())
+        found = await self.store.lookup(key_id) if key_id else None
+        if found is None or not matches(plaintext.strip(), found.key.secret_hash):
+            raise rejected("unknown API key")
+        key, now = found.key, self._clock()
+        if key.deleted_at is not None:
+            raise rejected("API key deleted")
+        if key.expires_at is not None and now >= key.expires_at:
+            raise rejected("API key expired (trial keys last 14 days)")
+        if found.owner_status is not UserStatus.ACTIVE:
+            raise rejected("the key's user is disabled")
+        rate = await self._limiter.hit(f"apikey:{key.id}", BURST_PER_MINUTE[key.tier])
+        if not rate.allowed:
+            raise ApiError(
+                f"rate limit exceeded for this key (tier {key.tier.value}: "
+                f"{BURST_PER_MINUTE[key.tier]} per minute)",
+                code="rate_limited", status=429, headers=rate.headers(),
+            )
+        quota = await self.usage.consume(key.id, QUOTAS[key.tier], now)
+        if not quota.allowed:
+            raise QuotaExceeded(
+                f"quota exhausted: {quota.limit} requests per 30 days for tier "
+                f"{key.tier.value}",
+                headers={**rate.headers(), **quota.headers(),
+                         "Retry-After": str(quota.retry_after)},
+            )
+        claims = Claims(
+            sub=key.user_id, tenant_id=found.owner_tenant_id, email=found.owner_email,
+            role=found.owner_role, iat=int(key.created_at.timestamp()),
+            exp=int((key.expires_at or now).timestamp()), jti=f"apikey:{key.id}",
+            ver=found.owner_token_version, kid="", aud=(),
+        )
+        principal = Principal(
+            key.user_id, found.owner_tenant_id, found.owner_email, found.owner_role,
+            "api_key", claims, "", rate,
+        )
+        return KeyCaller(key, principal, rate, quota)
+
+
+__all__ = [
+    "API_KEY_HEADER",
+    "CHALLENGE",
+    "ApiKeyService",
+    "CreatedKey",
+    "KeyCaller",
+    "QuotaExceeded",
+    "rejected",
+]
