@@ -57,6 +57,8 @@ class Settings(BaseSettings):
     redis_url: str = ""
     # How often each process adds its API key usage counts to the database.
     apikey_usage_flush_seconds: float = Field(default=5.0, gt=0)
+    # Per-tier burst overrides as JSON, e.g. {"trial": 120}; unnamed tiers keep defaults.
+    apikey_burst_per_minute: dict[str, int] = Field(default_factory=dict)
 
     master_encryption_key: SecretStr = Field(
         default=SecretStr(""),

@@ -113,7 +113,8 @@ async def build_services(
             else MemoryUsageCounter(key_store, clock)
         )
         api_keys = ApiKeyService(
-            key_store, usage, limiter, clock, settings.apikey_usage_flush_seconds
+            key_store, usage, limiter, clock, settings.apikey_usage_flush_seconds,
+            burst_overrides=settings.apikey_burst_per_minute,
         )
         resolver = PrincipalResolver(
             tokens,

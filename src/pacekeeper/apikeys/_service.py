@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -74,6 +74,7 @@ class ApiKeyService:
         limiter: RateLimiter,
         clock: Callable[[], datetime],
         flush_seconds: float = 5.0,
+        burst_overrides: Mapping[str, int] | None = None,
     ) -> None:
         self.store = store
         self.usage = usage
@@ -81,6 +82,15 @@ class ApiKeyService:
         self._clock = clock
         self._flush_seconds = flush_seconds
         self._flusher: asyncio.Task[None] | None = None
+        overrides = dict(burst_overrides or {})
+        unknown = set(overrides) - {t.value for t in Tier}
+        if unknown:
+            raise ValueError(f"burst limits for unknown tiers: {sorted(unknown)}")
+        self._burst_overrides = {Tier(name): max(1, n) for name, n in overrides.items()}
+
+    def burst(self, tier: Tier) -> int:
+        """Token-bucket capacity per minute for keys of `tier` (configurable per tier)."""
+        return self._burst_overrides.get(tier, BURST_PER_MINUTE[tier])
 
     async def start(self) -> None:
         self._flusher = asyncio.create_task(self._flush_loop())
@@ -132,11 +142,12 @@ class ApiKeyService:
             raise rejected("API key expired (trial keys last 14 days)")
         if found.owner_status is not UserStatus.ACTIVE:
             raise rejected("the key's user is disabled")
-        rate = await self._limiter.hit(f"apikey:{key.id}", BURST_PER_MINUTE[key.tier])
+        burst = self.burst(key.tier)
+        rate = await self._limiter.hit(f"apikey:{key.id}", burst)
         if not rate.allowed:
             raise ApiError(
                 f"rate limit exceeded for this key (tier {key.tier.value}: "
-                f"{BURST_PER_MINUTE[key.tier]} per minute)",
+                f"{burst} per minute)",
                 code="rate_limited", status=429, headers=rate.headers(),
             )
         quota = await self.usage.consume(key.id, QUOTAS[key.tier], now)
