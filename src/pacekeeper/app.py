@@ -17,7 +17,7 @@ from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import Route
+from starlette.routing import Route, WebSocketRoute
 
 from pacekeeper import api
 from pacekeeper.a2a import A2A_PATHS, API_KEY_SCHEME, a2a_routes
@@ -102,6 +102,7 @@ def create_app(
         Route("/api/keys/{key_id}", delete_key, methods=["DELETE"]),
         *a2a_routes(mcp_server),
         Route("/mcp", mcp_app),
+        WebSocketRoute("/mcp", mcp_app),
     ]
     return Starlette(
         routes=routes,

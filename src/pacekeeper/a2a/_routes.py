@@ -25,6 +25,11 @@ from pacekeeper.api._common import JSONResponse, read_json_object, services
 from pacekeeper.apikeys import API_KEY_HEADER, KeyCaller
 from pacekeeper.errors import ApiError, ValidationFailed
 
+# The MCP tools re-check a caller unless the gate checked it for this very request
+# (`checked_by_gate`). An A2A call was checked just now by the key check, so it is
+# marked the same way. (pacekeeper.mcp could export a public setter for this.)
+from pacekeeper.mcp._gate import _verdict as _checked_now
+
 
 class ToolNotFound(ApiError):
     status = 404
@@ -75,6 +80,7 @@ def a2a_routes(server: Server) -> list[Route]:
         exchange = Exchange(
             Session(None, LATEST_LEGACY), f"a2a-{secrets.token_hex(6)}", caller.principal
         )
+        checked = _checked_now.set(caller.principal)
         try:
             result = await server.methods.call_tool(
                 {"name": name, "arguments": arguments}, exchange
@@ -84,6 +90,8 @@ def a2a_routes(server: Server) -> list[Route]:
             if isinstance(exc.data, dict) and "argument" in exc.data:
                 body["argument"] = exc.data["argument"]
             return JSONResponse(body, 400, headers=caller.headers())
+        finally:
+            _checked_now.reset(checked)
         return JSONResponse({"tool": name, **result}, headers=caller.headers())
 
     return [

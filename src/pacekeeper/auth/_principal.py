@@ -84,7 +84,8 @@ class PrincipalResolver:
         )
 
     @staticmethod
-    def _credential(headers: Mapping[str, str]) -> tuple[str, Literal["cookie", "bearer"]] | None:
+    def credential(headers: Mapping[str, str]) -> tuple[str, Literal["cookie", "bearer"]] | None:
+        """The token to check and where it came from (cookie first), or None."""
         cookies = cookie_parser(headers.get("cookie", ""))
         cookie_token = cookies.get(AUTH_COOKIE, "")
         if cookie_token:
@@ -96,7 +97,7 @@ class PrincipalResolver:
 
     async def resolve(self, headers: Mapping[str, str]) -> Principal | None:
         """The caller's principal; None without credentials; 401 invalid token otherwise."""
-        found = self._credential(headers)
+        found = self.credential(headers)
         if found is None:
             return None
         token, via = found

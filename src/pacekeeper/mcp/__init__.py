@@ -1,8 +1,17 @@
 """The MCP endpoint of the service: mcpcast server, JWT gate, tools."""
 
-from pacekeeper.mcp._gate import McpGate, judge, make_authenticate
+from pacekeeper.mcp._gate import McpGate, checked_by_gate, judge, make_authenticate
 from pacekeeper.mcp._mount import build_mcp
-from pacekeeper.mcp._tools import PROVIDERS, PacekeeperTools, WhoAmI
+from pacekeeper.mcp._tools import PROVIDERS, PacekeeperTools, PacekeeperToolsBase, WhoAmI
 
-__all__ = ["PROVIDERS", "McpGate", "PacekeeperTools", "WhoAmI", "build_mcp", "judge",
-           "make_authenticate"]
+__all__ = [
+    "PROVIDERS",
+    "McpGate",
+    "PacekeeperTools",
+    "PacekeeperToolsBase",
+    "WhoAmI",
+    "build_mcp",
+    "checked_by_gate",
+    "judge",
+    "make_authenticate",
+]

@@ -1,13 +1,15 @@
 """POST /mcp behind the service's one principal resolver (SMCP-1..4).
 
-The gate runs before mcpcast: it resolves the caller once (JWT from cookie or header,
+The gate runs before mcpcast on every POST (Streamable HTTP and the older HTTP+SSE
+transport's message endpoint): it resolves the caller once (JWT from cookie or header,
 user status, CSRF for cookie callers), counts the request against the tenant's token
 bucket (429 with `Retry-After` and `X-RateLimit-*` when empty; the headers are added to
 every other answer), and leaves its verdict in a context variable. mcpcast's
 `authenticate` hook reads that verdict, so public methods (initialize, tools/list, ...)
 pass without credentials and guarded ones (tools/call, ...) get 401 with
 `WWW-Authenticate: Bearer resource_metadata="..."` and "authentication required" or
-"invalid token".
+"invalid token". WebSocket upgrades and SSE GETs reach the hook directly, which then
+resolves the caller itself (no rate limit on the upgrade).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import orjson
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from mcpcast import RequestInfo, Unauthorized
-from pacekeeper.auth import Principal
+from pacekeeper.auth import Principal, PrincipalResolver
 from pacekeeper.errors import AUTHENTICATION_REQUIRED, CsrfFailed, Unauthenticated
 from pacekeeper.ratelimit import RateDecision
 from pacekeeper.services import Services
@@ -56,15 +58,29 @@ def make_authenticate(
 ) -> Callable[[RequestInfo], Any]:
     """mcpcast's hook: the gate's verdict, or a fresh one outside the gate."""
 
-    async def authenticate(info: RequestInfo) -> Principal:
+    async def authenticate(info: RequestInfo) -> Principal | None:
         verdict = _verdict.get()
         if verdict is None:
+            # Not a POST through the gate: a WebSocket upgrade or an SSE GET. No
+            # credentials means an anonymous connection (public methods only, each
+            # guarded call refused by mcpcast); a bad token refuses the connection.
+            if not _has_credentials(info.headers):
+                return None
             verdict = await judge(services(), info.method, info.headers)
         if isinstance(verdict, Unauthorized):
             raise verdict
         return verdict
 
     return authenticate
+
+
+def checked_by_gate(principal: Principal) -> bool:
+    """True when this very request was resolved by the gate (a POST, checked just now)."""
+    return _verdict.get() is principal
+
+
+def _has_credentials(headers: Mapping[str, str]) -> bool:
+    return PrincipalResolver.credential(headers) is not None
 
 
 def _rate_limited(decision: RateDecision) -> tuple[list[tuple[bytes, bytes]], bytes]:
@@ -114,4 +130,4 @@ class McpGate:
             _verdict.reset(token)
 
 
-__all__ = ["McpGate", "judge", "make_authenticate"]
+__all__ = ["McpGate", "checked_by_gate", "judge", "make_authenticate"]

@@ -34,7 +34,7 @@ def _host_rules(settings: Settings) -> tuple[tuple[str, ...], tuple[str, ...]]:
 def build_mcp(settings: Settings, services: Callable[[], Services]) -> tuple[Server, ASGIApp]:
     hosts, origins = _host_rules(settings)
     server = Server(
-        PacekeeperTools(),
+        PacekeeperTools(services),
         config=ServerConfig(path="/mcp", allowed_hosts=hosts, allowed_origins=origins),
         authenticate=make_authenticate(services),
     )
