@@ -12,8 +12,12 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from pacekeeper.apikeys import (
     ApiKeyService,
+    FileRevocationSignal,
     MemoryUsageCounter,
+    RedisRevocationSignal,
     RedisUsageCounter,
+    RevocationSignal,
+    SignallingUserRepository,
     SqlApiKeyRepository,
     UsageCounter,
 )
@@ -31,7 +35,6 @@ from pacekeeper.config import Settings
 from pacekeeper.db import (
     SqlCsrfTokenRepository,
     SqlSigningKeyRepository,
-    SqlUserRepository,
     UserRepository,
     create_engine,
     session_factory,
@@ -98,7 +101,13 @@ async def build_services(
         if migrate:
             await upgrade(engine)
         sessions = session_factory(engine)
-        users = SqlUserRepository(sessions)
+        # Revocations (key deleted, user disabled) reach every process's key cache.
+        revocations: RevocationSignal = (
+            RedisRevocationSignal(redis)
+            if redis is not None
+            else FileRevocationSignal(settings.data_dir / "apikey-revocations")
+        )
+        users = SignallingUserRepository(sessions, revocations)
         keys = KeyStore(SqlSigningKeyRepository(sessions), settings, master_key, clock, keygen)
         await keys.start()
         tokens = TokenService(keys, settings, clock)
@@ -113,7 +122,7 @@ async def build_services(
             else MemoryUsageCounter(key_store, clock)
         )
         api_keys = ApiKeyService(
-            key_store, usage, limiter, clock, settings.apikey_usage_flush_seconds,
+            key_store, usage, limiter, clock, revocations, settings.apikey_usage_flush_seconds,
             burst_overrides=settings.apikey_burst_per_minute,
         )
         resolver = PrincipalResolver(

@@ -5,6 +5,12 @@ need `pacekeeper.services`, which itself builds the `ApiKeyService` from this pa
 """
 
 from pacekeeper.apikeys._openapi import KEY_PATHS
+from pacekeeper.apikeys._revocation import (
+    FileRevocationSignal,
+    RedisRevocationSignal,
+    RevocationSignal,
+    SignallingUserRepository,
+)
 from pacekeeper.apikeys._secret import KEY_PREFIX, digest, display_prefix, key_id_of, new_key
 from pacekeeper.apikeys._service import (
     API_KEY_HEADER,
@@ -47,13 +53,17 @@ __all__ = [
     "ApiKeyService",
     "ApiKeyUsageRow",
     "CreatedKey",
+    "FileRevocationSignal",
     "KeyCaller",
     "KeyLookup",
     "MemoryUsageCounter",
     "PendingUsage",
     "QuotaDecision",
     "QuotaExceeded",
+    "RedisRevocationSignal",
     "RedisUsageCounter",
+    "RevocationSignal",
+    "SignallingUserRepository",
     "SqlApiKeyRepository",
     "Tier",
     "UsageCounter",

@@ -1,9 +1,11 @@
 """API keys: create, list, delete, and authenticate a request's key (KEY-1..7, ACC-8).
 
-Each key-authenticated request does one indexed read (the key joined with its owner),
-so deletion and disabling are seen at once by every process and by the CLI, as for
-JWTs. The secret's SHA-256 is compared in constant time. Then the tier's burst bucket
-(the shared `RateLimiter`) and the 30-day quota (a `UsageCounter`, no DB write).
+A request reads the key and its owner (one indexed query) only when this process has
+no copy tagged with the current revocation version (`_revocation.py`): deleting a key
+or disabling a user bumps it, so both are still seen at once by every process and by
+the CLI. The secret's SHA-256 is compared in constant time on every request. Then the
+tier's burst bucket (the shared `RateLimiter`) and the 30-day quota (a `UsageCounter`,
+no DB write).
 """
 
 from __future__ import annotations
@@ -15,8 +17,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
+from pacekeeper.apikeys._revocation import RevocationSignal
 from pacekeeper.apikeys._secret import key_id_of, matches, new_key
-from pacekeeper.apikeys._store import ApiKey, ApiKeyRepository
+from pacekeeper.apikeys._store import ApiKey, ApiKeyRepository, KeyLookup
 from pacekeeper.apikeys._tiers import BURST_PER_MINUTE, QUOTAS, TRIAL_LIFETIME, Tier
 from pacekeeper.apikeys._usage import UsageCounter
 from pacekeeper.apikeys._window import QuotaDecision
@@ -73,10 +76,15 @@ class ApiKeyService:
         usage: UsageCounter,
         limiter: RateLimiter,
         clock: Callable[[], datetime],
+        revocations: RevocationSignal,
         flush_seconds: float = 5.0,
         burst_overrides: Mapping[str, int] | None = None,
+        cache_size: int = 10_000,
     ) -> None:
         self.store = store
+        self.revocations = revocations
+        self._cache: dict[str, tuple[str, KeyLookup]] = {}
+        self._cache_size = cache_size
         self.usage = usage
         self._limiter = limiter
         self._clock = clock
@@ -125,14 +133,32 @@ class ApiKeyService:
         return await self.store.get(key_id)
 
     async def delete(self, key_id: str) -> bool:
-        return await self.store.mark_deleted(key_id, self._clock())
+        deleted = await self.store.mark_deleted(key_id, self._clock())
+        await self.revocations.bump()  # every process drops its cached copies
+        return deleted
+
+    async def _lookup(self, key_id: str) -> KeyLookup | None:
+        # The version is read before the database: a bump racing with the read leaves
+        # this copy tagged with the old version, so the next request reads again.
+        version = await self.revocations.version()
+        cached = self._cache.get(key_id)
+        if cached is not None and cached[0] == version:
+            return cached[1]
+        found = await self.store.lookup(key_id)
+        if found is None:
+            self._cache.pop(key_id, None)  # unknown ids are never cached (no flooding)
+            return None
+        if len(self._cache) >= self._cache_size:
+            self._cache.pop(next(iter(self._cache)))  # oldest entry first
+        self._cache[key_id] = (version, found)
+        return found
 
     async def authenticate(self, plaintext: str | None) -> KeyCaller:
         """The caller of this key, or 401 / 429 (KEY-3, KEY-5, KEY-6, ACC-8)."""
         if not plaintext:
             raise rejected(None)
         key_id = key_id_of(plaintext.strip())
-        found = await self.store.lookup(key_id) if key_id else None
+        found = await self._lookup(key_id) if key_id else None
         if found is None or not matches(plaintext.strip(), found.key.secret_hash):
             raise rejected("unknown API key")
         key, now = found.key, self._clock()
