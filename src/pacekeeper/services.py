@@ -14,6 +14,7 @@ from pacekeeper.apikeys import (
     ApiKeyService,
     FileRevocationSignal,
     MemoryUsageCounter,
+    RedisKeyMeter,
     RedisRevocationSignal,
     RedisUsageCounter,
     RevocationSignal,
@@ -116,14 +117,16 @@ async def build_services(
         if limiter is None:
             limiter = RedisRateLimiter(redis) if redis is not None else MemoryRateLimiter()
         key_store = SqlApiKeyRepository(sessions)
-        usage: UsageCounter = (
-            RedisUsageCounter(redis, key_store, clock)
-            if redis is not None
-            else MemoryUsageCounter(key_store, clock)
-        )
+        usage: UsageCounter
+        meter = None
+        if redis is not None:
+            usage = RedisUsageCounter(redis, key_store, clock)
+            meter = RedisKeyMeter(redis, usage)  # one round trip per key request
+        else:
+            usage = MemoryUsageCounter(key_store, clock)
         api_keys = ApiKeyService(
             key_store, usage, limiter, clock, revocations, settings.apikey_usage_flush_seconds,
-            burst_overrides=settings.apikey_burst_per_minute,
+            burst_overrides=settings.apikey_burst_per_minute, meter=meter,
         )
         resolver = PrincipalResolver(
             tokens,

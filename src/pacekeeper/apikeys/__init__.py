@@ -4,6 +4,7 @@ The HTTP handlers live in `pacekeeper.apikeys.routes`, imported by the app only:
 need `pacekeeper.services`, which itself builds the `ApiKeyService` from this package.
 """
 
+from pacekeeper.apikeys._meter import Metered, RedisKeyMeter
 from pacekeeper.apikeys._openapi import KEY_PATHS
 from pacekeeper.apikeys._revocation import (
     FileRevocationSignal,
@@ -57,9 +58,11 @@ __all__ = [
     "KeyCaller",
     "KeyLookup",
     "MemoryUsageCounter",
+    "Metered",
     "PendingUsage",
     "QuotaDecision",
     "QuotaExceeded",
+    "RedisKeyMeter",
     "RedisRevocationSignal",
     "RedisUsageCounter",
     "RevocationSignal",

@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
+from pacekeeper.apikeys._meter import RedisKeyMeter
 from pacekeeper.apikeys._revocation import RevocationSignal
 from pacekeeper.apikeys._secret import key_id_of, matches, new_key
 from pacekeeper.apikeys._store import ApiKey, ApiKeyRepository, KeyLookup
@@ -69,6 +70,20 @@ def rejected(reason: str | None) -> Unauthenticated:
     )
 
 
+def _claims(found: KeyLookup) -> Claims:
+    """JWT-shaped claims for a key's owner, so tools see one `Principal` type.
+
+    `jti` names the key; `exp` is the key's expiry (0: none); `kid` is empty (no token).
+    """
+    key = found.key
+    return Claims(
+        sub=key.user_id, tenant_id=found.owner_tenant_id, email=found.owner_email,
+        role=found.owner_role, iat=int(key.created_at.timestamp()),
+        exp=int(key.expires_at.timestamp()) if key.expires_at else 0,
+        jti=f"apikey:{key.id}", ver=found.owner_token_version, kid="", aud=(),
+    )
+
+
 class ApiKeyService:
     def __init__(
         self,
@@ -80,10 +95,12 @@ class ApiKeyService:
         flush_seconds: float = 5.0,
         burst_overrides: Mapping[str, int] | None = None,
         cache_size: int = 10_000,
+        meter: RedisKeyMeter | None = None,
     ) -> None:
+        self._meter = meter
         self.store = store
         self.revocations = revocations
-        self._cache: dict[str, tuple[str, KeyLookup]] = {}
+        self._cache: dict[str, tuple[str, KeyLookup, Claims]] = {}
         self._cache_size = cache_size
         self.usage = usage
         self._limiter = limiter
@@ -137,46 +154,81 @@ class ApiKeyService:
         await self.revocations.bump()  # every process drops its cached copies
         return deleted
 
-    async def _lookup(self, key_id: str) -> KeyLookup | None:
+    async def _lookup(self, key_id: str, version: str | None = None
+                      ) -> tuple[KeyLookup, Claims] | None:
         # The version is read before the database: a bump racing with the read leaves
         # this copy tagged with the old version, so the next request reads again.
-        version = await self.revocations.version()
+        if version is None:
+            version = await self.revocations.version()
         cached = self._cache.get(key_id)
         if cached is not None and cached[0] == version:
-            return cached[1]
+            return cached[1], cached[2]
         found = await self.store.lookup(key_id)
         if found is None:
             self._cache.pop(key_id, None)  # unknown ids are never cached (no flooding)
             return None
         if len(self._cache) >= self._cache_size:
             self._cache.pop(next(iter(self._cache)))  # oldest entry first
-        self._cache[key_id] = (version, found)
-        return found
+        claims = _claims(found)
+        self._cache[key_id] = (version, found, claims)
+        return found, claims
 
-    async def authenticate(self, plaintext: str | None) -> KeyCaller:
-        """The caller of this key, or 401 / 429 (KEY-3, KEY-5, KEY-6, ACC-8)."""
-        if not plaintext:
-            raise rejected(None)
-        key_id = key_id_of(plaintext.strip())
-        found = await self._lookup(key_id) if key_id else None
-        if found is None or not matches(plaintext.strip(), found.key.secret_hash):
+    def _check(self, looked_up: tuple[KeyLookup, Claims] | None, plaintext: str,
+               now: datetime) -> tuple[KeyLookup, Claims]:
+        """401 unless the secret matches and key and owner are usable (KEY-3/5/7, ACC-8)."""
+        if looked_up is None or not matches(plaintext, looked_up[0].key.secret_hash):
             raise rejected("unknown API key")
-        key, now = found.key, self._clock()
+        found, key = looked_up[0], looked_up[0].key
         if key.deleted_at is not None:
             raise rejected("API key deleted")
         if key.expires_at is not None and now >= key.expires_at:
             raise rejected("API key expired (trial keys last 14 days)")
         if found.owner_status is not UserStatus.ACTIVE:
             raise rejected("the key's user is disabled")
-        burst = self.burst(key.tier)
-        rate = await self._limiter.hit(f"apikey:{key.id}", burst)
+        return looked_up
+
+    async def _metered(self, key_id: str, plaintext: str, now: datetime
+                       ) -> tuple[KeyLookup, Claims, RateDecision, QuotaDecision | None]:
+        """Redis: check against this process's copy, then one round trip for the rest."""
+        assert self._meter is not None
+        cached = self._cache.get(key_id)
+        if cached is None:
+            found, claims = self._check(await self._lookup(key_id), plaintext, now)
+        else:
+            found, claims = self._check((cached[1], cached[2]), plaintext, now)
+        tier = found.key.tier
+        metered = await self._meter.meter(key_id, self.burst(tier), QUOTAS[tier], now)
+        if cached is not None and metered.version != cached[0]:
+            # Something was revoked since this copy was read: read again, check again.
+            found, claims = self._check(
+                await self._lookup(key_id, metered.version), plaintext, now
+            )
+        return found, claims, metered.rate, metered.quota
+
+    async def authenticate(self, plaintext: str | None) -> KeyCaller:
+        """The caller of this key, or 401 / 429 (KEY-3..7, ACC-8)."""
+        if not plaintext:
+            raise rejected(None)
+        text = plaintext.strip()
+        key_id = key_id_of(text)
+        if key_id is None:
+            raise rejected("unknown API key")
+        now = self._clock()
+        quota: QuotaDecision | None = None
+        if self._meter is not None:
+            found, claims, rate, quota = await self._metered(key_id, text, now)
+        else:
+            found, claims = self._check(await self._lookup(key_id), text, now)
+            rate = await self._limiter.hit(f"apikey:{key_id}", self.burst(found.key.tier))
+        key = found.key
         if not rate.allowed:
             raise ApiError(
                 f"rate limit exceeded for this key (tier {key.tier.value}: "
-                f"{burst} per minute)",
+                f"{rate.limit} per minute)",
                 code="rate_limited", status=429, headers=rate.headers(),
             )
-        quota = await self.usage.consume(key.id, QUOTAS[key.tier], now)
+        if quota is None:
+            quota = await self.usage.consume(key.id, QUOTAS[key.tier], now)
         if not quota.allowed:
             raise QuotaExceeded(
                 f"quota exhausted: {quota.limit} requests per 30 days for tier "
@@ -184,12 +236,6 @@ class ApiKeyService:
                 headers={**rate.headers(), **quota.headers(),
                          "Retry-After": str(quota.retry_after)},
             )
-        claims = Claims(
-            sub=key.user_id, tenant_id=found.owner_tenant_id, email=found.owner_email,
-            role=found.owner_role, iat=int(key.created_at.timestamp()),
-            exp=int((key.expires_at or now).timestamp()), jti=f"apikey:{key.id}",
-            ver=found.owner_token_version, kid="", aud=(),
-        )
         principal = Principal(
             key.user_id, found.owner_tenant_id, found.owner_email, found.owner_role,
             "api_key", claims, "", rate,

@@ -15,7 +15,15 @@ from datetime import datetime
 from typing import Protocol
 
 from pacekeeper.apikeys._store import ApiKeyRepository
-from pacekeeper.apikeys._window import QuotaDecision, day_of, decide, first_day, window_total
+from pacekeeper.apikeys._tiers import QUOTA_WINDOW_DAYS
+from pacekeeper.apikeys._window import (
+    DAY_SECONDS,
+    QuotaDecision,
+    day_of,
+    decide,
+    first_day,
+    window_total,
+)
 
 log = logging.getLogger("pacekeeper.apikeys")
 
@@ -37,8 +45,8 @@ class PendingUsage:
         self._last_used: dict[str, datetime] = {}
         self._lock = asyncio.Lock()
 
-    def record(self, key_id: str, now: datetime) -> None:
-        slot = (key_id, day_of(now))
+    def record(self, key_id: str, now: datetime, today: int | None = None) -> None:
+        slot = (key_id, day_of(now) if today is None else today)
         self._deltas[slot] = self._deltas.get(slot, 0) + 1
         self._last_used[key_id] = now
 
@@ -68,6 +76,26 @@ class PendingUsage:
                 log.error("usage flush failed: %s", type(exc).__name__)
 
 
+class _Window:
+    """One key's day buckets and their total for `today` (kept, not re-summed per hit)."""
+
+    __slots__ = ("buckets", "today", "total")
+
+    def __init__(self, buckets: dict[int, int]) -> None:
+        self.buckets = buckets
+        self.today = -1
+        self.total = 0
+
+    def roll(self, today: int) -> None:
+        if today == self.today:
+            return
+        start = first_day(today)
+        for day in [d for d in self.buckets if d < start]:
+            del self.buckets[day]
+        self.total = window_total(self.buckets, today)
+        self.today = today
+
+
 class MemoryUsageCounter:
     """Buckets in this process, seeded from the database the first time a key is seen."""
 
@@ -75,31 +103,32 @@ class MemoryUsageCounter:
         self.pending = PendingUsage(store)
         self._store = store
         self._clock = clock
-        self._buckets: dict[str, dict[int, int]] = {}
+        self._windows: dict[str, _Window] = {}
 
-    async def _load(self, key_id: str, today: int) -> dict[int, int]:
-        buckets = self._buckets.get(key_id)
-        if buckets is None:
+    async def _load(self, key_id: str, today: int) -> _Window:
+        window = self._windows.get(key_id)
+        if window is None:
             loaded = (await self._store.usage_since([key_id], first_day(today)))[key_id]
             # Another request may have loaded it during the await: keep the first copy.
-            buckets = self._buckets.setdefault(key_id, loaded)
-        return buckets
+            window = self._windows.setdefault(key_id, _Window(loaded))
+        window.roll(today)
+        return window
 
     async def consume(self, key_id: str, quota: int | None, now: datetime) -> QuotaDecision:
         today = day_of(now)
-        buckets = await self._load(key_id, today)
+        window = await self._load(key_id, today)
         # From here on no await: check and count are atomic within the event loop.
-        for day in [d for d in buckets if d < first_day(today)]:
-            del buckets[day]
-        if quota is not None and window_total(buckets, today) >= quota:
-            return decide(buckets, quota, now, counted=False)
-        buckets[today] = buckets.get(today, 0) + 1
-        self.pending.record(key_id, now)
-        return decide(buckets, quota, now, counted=True)
+        if quota is not None and window.total >= quota:
+            return decide(window.buckets, quota, now, counted=False)
+        window.buckets[today] = window.buckets.get(today, 0) + 1
+        window.total += 1
+        self.pending.record(key_id, now, today)
+        reset_at = (min(window.buckets) + QUOTA_WINDOW_DAYS) * DAY_SECONDS
+        return QuotaDecision(True, quota, window.total, reset_at, 0)
 
     async def used(self, key_ids: Collection[str], now: datetime) -> dict[str, int]:
         today = day_of(now)
-        return {key_id: window_total(await self._load(key_id, today), today) for key_id in key_ids}
+        return {key_id: (await self._load(key_id, today)).total for key_id in key_ids}
 
     async def flush(self) -> None:
         await self.pending.flush()

@@ -21,29 +21,34 @@ from pacekeeper.apikeys._window import DAY_SECONDS, QuotaDecision, day_of, decid
 
 _TTL_SECONDS = (QUOTA_WINDOW_DAYS + 1) * DAY_SECONDS
 
+# A Lua function (the key gate runs it in the same script as the burst bucket).
+# Returns {-1} when unseeded, else {allowed 0/1, count of day first, ..., of today}.
+QUOTA_LUA_FUNCTION = """
+local function quota_consume(key, first, today, quota, ttl)
+  if redis.call('EXISTS', key) == 0 then return {-1} end
+  local fields = {}
+  for d = first, today do fields[#fields + 1] = tostring(d) end
+  local values = redis.call('HMGET', key, unpack(fields))
+  local total = 0
+  for i = 1, #values do
+    values[i] = tonumber(values[i]) or 0
+    total = total + values[i]
+  end
+  local allowed = 0
+  if quota < 0 or total < quota then
+    allowed = 1
+    values[#values] = redis.call('HINCRBY', key, tostring(today), 1)
+    redis.call('EXPIRE', key, ttl)
+  end
+  table.insert(values, 1, allowed)
+  return values
+end
+"""
+
 # KEYS[1] hash; ARGV: first day, today, quota (-1 unlimited), ttl.
-# Returns {-1} when unseeded, else {allowed 0/1, count of day first, ..., count of today}.
-_CONSUME = """
-if redis.call('EXISTS', KEYS[1]) == 0 then return {-1} end
-local first = tonumber(ARGV[1])
-local today = tonumber(ARGV[2])
-local quota = tonumber(ARGV[3])
-local fields = {}
-for d = first, today do fields[#fields + 1] = tostring(d) end
-local values = redis.call('HMGET', KEYS[1], unpack(fields))
-local total = 0
-for i = 1, #values do
-  values[i] = tonumber(values[i]) or 0
-  total = total + values[i]
-end
-local allowed = 0
-if quota < 0 or total < quota then
-  allowed = 1
-  values[#values] = redis.call('HINCRBY', KEYS[1], ARGV[2], 1)
-  redis.call('EXPIRE', KEYS[1], ARGV[4])
-end
-table.insert(values, 1, allowed)
-return values
+_CONSUME = QUOTA_LUA_FUNCTION + """
+return quota_consume(KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]),
+                     ARGV[4])
 """
 
 # Seed only if still missing: two processes seeding at once must not double the counts.
@@ -55,7 +60,7 @@ return 1
 """
 
 
-def _hash(key_id: str) -> str:
+def usage_hash(key_id: str) -> str:
     return f"pk:usage:{key_id}"
 
 
@@ -78,16 +83,22 @@ class RedisUsageCounter:
         flat: list[Any] = []
         for day, count in stored.items():
             flat += [str(day), count]
-        await self._seed(keys=[_hash(key_id)], args=[_TTL_SECONDS, *flat])
+        await self._seed(keys=[usage_hash(key_id)], args=[_TTL_SECONDS, *flat])
 
     async def consume(self, key_id: str, quota: int | None, now: datetime) -> QuotaDecision:
         today = day_of(now)
         start = first_day(today)
         args = [start, today, -1 if quota is None else quota, _TTL_SECONDS]
-        reply = await self._consume(keys=[_hash(key_id)], args=args)
+        reply = await self._consume(keys=[usage_hash(key_id)], args=args)
         if int(reply[0]) == -1:
             await self._seed_from_db(key_id, today)
-            reply = await self._consume(keys=[_hash(key_id)], args=args)
+            reply = await self._consume(keys=[usage_hash(key_id)], args=args)
+        return self.decision(key_id, reply, quota, now)
+
+    def decision(self, key_id: str, reply: list[Any], quota: int | None, now: datetime
+                 ) -> QuotaDecision:
+        """The decision for a seeded `quota_consume` reply; counts it when allowed."""
+        start = first_day(day_of(now))
         allowed = int(reply[0]) == 1
         buckets = {start + i: int(v) for i, v in enumerate(reply[1:]) if int(v)}
         if allowed:
@@ -99,9 +110,9 @@ class RedisUsageCounter:
         days = [str(d) for d in range(first_day(today), today + 1)]
         found: dict[str, int] = {}
         for key_id in key_ids:
-            if await self._redis.exists(_hash(key_id)) == 0:
+            if await self._redis.exists(usage_hash(key_id)) == 0:
                 await self._seed_from_db(key_id, today)
-            values = await self._redis.hmget(_hash(key_id), days)
+            values = await self._redis.hmget(usage_hash(key_id), days)
             found[key_id] = sum(int(v) for v in values if v is not None)
         return found
 
@@ -109,4 +120,4 @@ class RedisUsageCounter:
         await self.pending.flush()
 
 
-__all__ = ["RedisUsageCounter"]
+__all__ = ["QUOTA_LUA_FUNCTION", "RedisUsageCounter", "usage_hash"]

@@ -2,6 +2,13 @@
 
 from pacekeeper.ratelimit._memory import MemoryRateLimiter
 from pacekeeper.ratelimit._protocol import RateDecision, RateLimiter
-from pacekeeper.ratelimit._redis import RedisRateLimiter
+from pacekeeper.ratelimit._redis import BUCKET_LUA_FUNCTION, RedisRateLimiter, bucket_decision
 
-__all__ = ["MemoryRateLimiter", "RateDecision", "RateLimiter", "RedisRateLimiter"]
+__all__ = [
+    "BUCKET_LUA_FUNCTION",
+    "MemoryRateLimiter",
+    "RateDecision",
+    "RateLimiter",
+    "RedisRateLimiter",
+    "bucket_decision",
+]
