@@ -23,7 +23,7 @@ from pacekeeper import api
 from pacekeeper.a2a import A2A_PATHS, API_KEY_SCHEME, a2a_routes
 from pacekeeper.api import BodyLimitMiddleware
 from pacekeeper.apikeys import KEY_PATHS
-from pacekeeper.apikeys.routes import create_key, delete_key, list_keys
+from pacekeeper.apikeys.routes import delete_key, keys_collection
 from pacekeeper.auth import KeyGenerator, generate_rsa_key
 from pacekeeper.config import Settings
 from pacekeeper.errors import ApiError
@@ -97,8 +97,7 @@ def create_app(
         Route("/api/auth/logout", api.logout, methods=["POST"]),
         Route("/oauth2/jwks", api.jwks, methods=["GET"]),
         Route("/admin/jwks", api.jwks, methods=["GET"]),
-        Route("/api/keys", create_key, methods=["POST"]),
-        Route("/api/keys", list_keys, methods=["GET"]),
+        Route("/api/keys", keys_collection, methods=["GET", "POST"]),
         Route("/api/keys/{key_id}", delete_key, methods=["DELETE"]),
         *a2a_routes(mcp_server),
         Route("/mcp", mcp_app),

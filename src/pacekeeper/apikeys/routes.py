@@ -72,6 +72,8 @@ async def create_key(request: Request) -> Response:
     tier = parse_tier(data.get("tier"))
     if tier is None:
         raise ValidationFailed(f"tier must be one of {_TIER_NAMES}")
+    if "user_id" in data and data["user_id"] is None:
+        raise ValidationFailed("user_id must be a string (a user's UUID)")
     owner_text = string_field(data, "user_id", required=False)
     owner = principal.user_id
     if owner_text is not None and _user_id(owner_text) != principal.user_id:
@@ -115,6 +117,13 @@ async def list_keys(request: Request) -> Response:
     return JSONResponse({"keys": keys}, headers={**_NO_STORE, **_rate(principal)})
 
 
+async def keys_collection(request: Request) -> Response:
+    """/api/keys: one route for GET and POST, so a 405 lists both in `Allow`."""
+    if request.method == "POST":
+        return await create_key(request)
+    return await list_keys(request)
+
+
 async def delete_key(request: Request) -> Response:
     """DELETE /api/keys/{id}: refused at once everywhere afterwards (KEY-7)."""
     svc = services(request)
@@ -132,4 +141,4 @@ async def delete_key(request: Request) -> Response:
     return Response(status_code=204, headers=_rate(principal))
 
 
-__all__ = ["NotFound", "create_key", "delete_key", "list_keys"]
+__all__ = ["NotFound", "create_key", "delete_key", "keys_collection", "list_keys"]

@@ -158,3 +158,20 @@ async def test_delete_unknown_is_404(harness: Harness) -> None:
     token = await user_token(harness, "del@example.com")
     response = await harness.client.delete("/api/keys/0123456789abcdef", headers=bearer(token))
     assert response.status_code == 404 and response.json()["error"] == "not_found"
+
+
+@pytest.mark.parametrize("user_id", [None, 5, "not-a-uuid"])
+async def test_bad_user_id_is_400(harness: Harness, user_id: Any) -> None:
+    admin = await admin_token(harness)
+    response = await harness.client.post(
+        "/api/keys", json={"name": "x", "tier": "trial", "user_id": user_id},
+        headers=bearer(admin),
+    )
+    assert response.status_code == 400
+    assert "user_id" in response.json()["message"]
+
+
+async def test_405_lists_both_methods(harness: Harness) -> None:
+    response = await harness.client.put("/api/keys")
+    assert response.status_code == 405
+    assert set(response.headers["Allow"].replace(" ", "").split(",")) >= {"GET", "POST"}
