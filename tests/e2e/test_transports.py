@@ -36,8 +36,9 @@ async def check_token(request: RequestInfo) -> str | None:
 
 @pytest.fixture(scope="module")
 def base() -> Iterator[str]:
-    config = ServerConfig(tool_timeout=2, heartbeat_interval=0.2, heartbeat_timeout=0.5,
-                          max_body_bytes=64 * 1024)
+    config = ServerConfig(
+        tool_timeout=2, heartbeat_interval=0.2, heartbeat_timeout=0.5, max_body_bytes=64 * 1024
+    )
     with serve(Server(Fixture(), config=config, authenticate=check_token).asgi_app()) as url:
         yield url
 
@@ -68,17 +69,23 @@ class Peer:
 
     async def request(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
         self.next_id += 1
-        await self.send({"jsonrpc": "2.0", "id": self.next_id, "method": method,
-                         "params": params or {}})
+        await self.send(
+            {"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params or {}}
+        )
         while True:
             message = await self.recv()
             if message.get("id") == self.next_id and "method" not in message:
                 return message
 
     async def initialize(self) -> dict[str, Any]:
-        answer = await self.request("initialize", {
-            "protocolVersion": "2025-06-18", "capabilities": {"elicitation": {}},
-            "clientInfo": {"name": "raw", "version": "1"}})
+        answer = await self.request(
+            "initialize",
+            {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {"elicitation": {}},
+                "clientInfo": {"name": "raw", "version": "1"},
+            },
+        )
         await self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         return answer
 
@@ -86,8 +93,12 @@ class Peer:
 @asynccontextmanager
 async def peer(base: str, token: str | None = "good", **options: Any) -> AsyncIterator[Peer]:
     headers = {"authorization": f"Bearer {token}"} if token else {}
-    async with connect(ws_url(base), subprotocols=["mcp"],  # type: ignore[list-item]
-                       additional_headers=headers, **options) as ws:
+    async with connect(
+        ws_url(base),
+        subprotocols=["mcp"],  # type: ignore[list-item]
+        additional_headers=headers,
+        **options,
+    ) as ws:
         yield Peer(ws)
 
 
@@ -111,8 +122,14 @@ async def test_websocket_progress_elicitation_and_errors(base: str) -> None:
     """MCP-2, MCP-3, MCP-4, MCP-6: frames both ways; heartbeats are answered meanwhile."""
     async with peer(base) as client:
         await client.initialize()
-        await client.send({"jsonrpc": "2.0", "id": 50, "method": "tools/call", "params": {
-            "name": "slow", "arguments": {}, "_meta": {"progressToken": "p"}}})
+        await client.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 50,
+                "method": "tools/call",
+                "params": {"name": "slow", "arguments": {}, "_meta": {"progressToken": "p"}},
+            }
+        )
         progress = await client.recv()
         assert progress["method"] == "notifications/progress"
         timed_out = await client.recv()  # tool_timeout=2 s; pings were answered meanwhile
@@ -120,8 +137,14 @@ async def test_websocket_progress_elicitation_and_errors(base: str) -> None:
             assert timed_out["method"] == "notifications/message"
             timed_out = await client.recv()
         assert timed_out["id"] == 50 and timed_out["result"]["isError"] is True
-        await client.send({"jsonrpc": "2.0", "id": 51, "method": "tools/call",
-                           "params": {"name": "ask", "arguments": {}}})
+        await client.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 51,
+                "method": "tools/call",
+                "params": {"name": "ask", "arguments": {}},
+            }
+        )
         elicit = await client.recv()
         assert elicit["method"] == "elicitation/create"
         await client.send({"jsonrpc": "2.0", "id": elicit["id"], "result": {"action": "cancel"}})
@@ -146,8 +169,14 @@ async def test_websocket_dead_peer_is_closed(base: str) -> None:
 async def test_websocket_oversize_message(base: str) -> None:
     async with peer(base) as client:
         await client.initialize()
-        await client.send({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
-            "name": "echo", "arguments": {"text": "x" * 100_000}}})
+        await client.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "tools/call",
+                "params": {"name": "echo", "arguments": {"text": "x" * 100_000}},
+            }
+        )
         with pytest.raises(ConnectionClosed) as closed:
             await client.recv()
     assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
@@ -156,8 +185,11 @@ async def test_websocket_oversize_message(base: str) -> None:
 async def test_websocket_handshake_refusals(base: str) -> None:
     """MCP-8 and the auth hook: bad Origin is 403, a bad token 401, before any frame."""
     with pytest.raises(InvalidStatus) as origin:
-        async with connect(ws_url(base), subprotocols=["mcp"],  # type: ignore[list-item]
-                           origin="http://evil.example"):  # type: ignore[arg-type]
+        async with connect(
+            ws_url(base),
+            subprotocols=["mcp"],  # type: ignore[list-item]
+            origin="http://evil.example",
+        ):  # type: ignore[arg-type]
             pass
     assert origin.value.response.status_code == 403
     with pytest.raises(InvalidStatus) as token:
@@ -213,8 +245,14 @@ async def test_websocket_slow_consumer_is_dropped(caplog: pytest.LogCaptureFixtu
     with serve(server.asgi_app()) as url, caplog.at_level(logging.WARNING, "mcpcast.transport"):
         async with peer(url, token=None) as client:
             await client.initialize()
-            await client.send({"jsonrpc": "2.0", "id": 9, "method": "tools/call",
-                               "params": {"name": "flood", "arguments": {}}})
+            await client.send(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 9,
+                    "method": "tools/call",
+                    "params": {"name": "flood", "arguments": {}},
+                }
+            )
             for _ in range(200):  # stop reading; wait until the server gives up on us
                 if not server.sessions.all():
                     break
@@ -233,15 +271,20 @@ async def test_sse_with_the_official_sdk(base: str) -> None:
     async def elicit(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
         return types.ElicitResult(action="accept", content={"name": "Lin"})
 
-    async def sample(context: Any,
-                     params: types.CreateMessageRequestParams) -> types.CreateMessageResult:
-        return types.CreateMessageResult(role="assistant", model="test",
-                                         content=types.TextContent(type="text", text="Hi!"))
+    async def sample(
+        context: Any, params: types.CreateMessageRequestParams
+    ) -> types.CreateMessageResult:
+        return types.CreateMessageResult(
+            role="assistant", model="test", content=types.TextContent(type="text", text="Hi!")
+        )
 
     headers = {"authorization": "Bearer good"}
-    async with sse_client(base + "/mcp", headers=headers) as (read, write), \
-            ClientSession(read, write, elicitation_callback=elicit,
-                          sampling_callback=sample) as session:
+    async with (
+        sse_client(base + "/mcp", headers=headers) as (read, write),
+        ClientSession(
+            read, write, elicitation_callback=elicit, sampling_callback=sample
+        ) as session,
+    ):
         init = await session.initialize()
         assert init.server_info.name == "fixture"
         names = {t.name for t in (await session.list_tools()).tools}
@@ -262,16 +305,25 @@ async def test_sse_with_the_official_sdk(base: str) -> None:
 
 async def test_sse_heartbeats_and_auth(base: str) -> None:
     """MCP-6: comment-line heartbeats on the stream; POSTs go through the auth hook."""
-    async with httpx.AsyncClient(base_url=base, timeout=10) as http, \
-            http.stream("GET", "/mcp", headers={"accept": "text/event-stream"}) as stream:
+    async with (
+        httpx.AsyncClient(base_url=base, timeout=10) as http,
+        http.stream("GET", "/mcp", headers={"accept": "text/event-stream"}) as stream,
+    ):
         lines = stream.aiter_lines()
         assert await anext(lines) == "event: endpoint"
         endpoint = (await anext(lines)).removeprefix("data: ")
         assert endpoint.startswith("/mcp?session_id=")
         seen = [await anext(lines) for _ in range(4)]
         assert ": ping" in seen
-        refused = await http.post(endpoint, json={"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                                                  "params": {"name": "add", "arguments": {"a": 1}}})
+        refused = await http.post(
+            endpoint,
+            json={
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "tools/call",
+                "params": {"name": "add", "arguments": {"a": 1}},
+            },
+        )
         assert refused.status_code == 401
         accepted = await http.post(endpoint, json={"jsonrpc": "2.0", "id": 2, "method": "ping"})
         assert accepted.status_code == 202
@@ -280,6 +332,7 @@ async def test_sse_heartbeats_and_auth(base: str) -> None:
 async def test_sse_bad_origin(base: str) -> None:
     """MCP-8: an SSE GET from a foreign Origin is refused."""
     async with httpx.AsyncClient(base_url=base) as http:
-        response = await http.get("/mcp", headers={"accept": "text/event-stream",
-                                                   "origin": "http://evil.example"})
+        response = await http.get(
+            "/mcp", headers={"accept": "text/event-stream", "origin": "http://evil.example"}
+        )
     assert response.status_code == 403

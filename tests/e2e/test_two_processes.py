@@ -48,8 +48,20 @@ def server_process(secret: str | None) -> Iterator[tuple[subprocess.Popen[bytes]
     if secret is not None:
         env["MCPCAST_STATE_SECRET"] = secret
     proc = subprocess.Popen(
-        [sys.executable, "-m", "mcpcast", "run", TARGET, "--port", str(port),
-         "--log-level", "warning"], cwd=ROOT, env=env)
+        [
+            sys.executable,
+            "-m",
+            "mcpcast",
+            "run",
+            TARGET,
+            "--port",
+            str(port),
+            "--log-level",
+            "warning",
+        ],
+        cwd=ROOT,
+        env=env,
+    )
     try:
         deadline = time.monotonic() + 20
         while True:
@@ -112,10 +124,14 @@ async def round_robin(ports: list[int]) -> AsyncIterator[tuple[int, list[tuple[i
 
 
 def client(port: int, **kwargs: Any) -> Client:
-    http = httpx2.AsyncClient(limits=httpx2.Limits(max_keepalive_connections=0),
-                              timeout=httpx2.Timeout(30, read=60))
-    return Client(streamable_http_client(f"http://127.0.0.1:{port}/mcp", http_client=http),
-                  mode="2026-07-28", **kwargs)
+    http = httpx2.AsyncClient(
+        limits=httpx2.Limits(max_keepalive_connections=0), timeout=httpx2.Timeout(30, read=60)
+    )
+    return Client(
+        streamable_http_client(f"http://127.0.0.1:{port}/mcp", http_client=http),
+        mode="2026-07-28",
+        **kwargs,
+    )
 
 
 asked_by: list[str] = []
@@ -133,10 +149,13 @@ async def test_one_session_across_two_processes() -> None:
     """MCP-5: calls alternate between the processes, and a round trip whose retry lands
     on the other process completes (shared state_secret)."""
     with server_process(SECRET) as (one, port_one), server_process(SECRET) as (two, port_two):
-        async with round_robin([port_one, port_two]) as (port, chosen), \
-                client(port, elicitation_callback=elicit) as session:
-            pids = [(await session.call_tool("pid", {})).structured_content["result"]
-                    for _ in range(4)]
+        async with (
+            round_robin([port_one, port_two]) as (port, chosen),
+            client(port, elicitation_callback=elicit) as session,
+        ):
+            pids = [
+                (await session.call_tool("pid", {})).structured_content["result"] for _ in range(4)
+            ]
             asked_by.clear()
             handed = await session.call_tool("handoff", {})
     # The proxy alternated; each call's answer came from the process it was sent to.
@@ -156,8 +175,10 @@ async def test_without_a_shared_secret_the_retry_is_refused() -> None:
     """Each process then signs with its own random secret: the other one rejects the state
     (a clear -32602 error, and nothing else is lost: plain calls still work)."""
     with server_process(None) as (_, port_one), server_process(None) as (_, port_two):
-        async with round_robin([port_one, port_two]) as (port, _), \
-                client(port, elicitation_callback=elicit) as session:
+        async with (
+            round_robin([port_one, port_two]) as (port, _),
+            client(port, elicitation_callback=elicit) as session,
+        ):
             with pytest.raises(MCPError) as caught:
                 await session.call_tool("handoff", {})
             assert (await session.call_tool("add", {"a": 1})).structured_content == {"result": 1}

@@ -14,20 +14,22 @@ import contextvars
 import functools
 import logging
 from collections.abc import Awaitable, Callable, Sequence
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from .._content import EmbeddedResource, Message
 from .._errors import InvalidParams, McpcastError, ProtocolError, ToolError
-from .._registry import Entry, Registry
+from .._registry import Entry, Registry, ToolEntry
+from ..tracing import NO_SPAN
 from .deadlines import Watchdog
 from .exchange import Exchange
 from .roundtrip import InputRequired
 
 if TYPE_CHECKING:
     from .._config import ServerConfig
-    from ..tracing import Tracing
+    from ..tracing import SpanHandle, Tracing
 
 log = logging.getLogger("mcpcast")
 
@@ -103,8 +105,11 @@ class Methods:
     # ------------------------------------------------------------------ invoking
 
     async def invoke(self, entry: Entry, kwargs: dict[str, Any], ex: Exchange) -> Any:
-        for pname, typ in entry.signature.injected.items():
-            kwargs[pname] = self._inject(typ, ex, kwargs)
+        if entry.signature.injected:
+            # Injectors see the arguments by their wire names (a Broadcaster needs `topic`).
+            wire = {w: kwargs[p] for w, p in entry.signature.wire_names.items() if p in kwargs}
+            for pname, typ in entry.signature.injected.items():
+                kwargs[pname] = self._inject(typ, ex, wire)
         if entry.is_async:
             coro = entry.func(**kwargs)
         elif self.config.sync_tools_in_thread:
@@ -122,33 +127,55 @@ class Methods:
                 return injector(ex, kwargs)
         raise McpcastError(f"nothing can be injected for {typ.__name__}")
 
+    def _span(self, kind: str, label: str, arguments: Any,
+              ex: Exchange) -> AbstractContextManager[SpanHandle]:
+        count = len(arguments) if isinstance(arguments, dict) else 0
+        return self.tracing.span(kind, label, count, request_id=ex.request_id,
+                                 session_id=ex.session.id, version=ex.session.version,
+                                 carrier=ex.trace_carrier)
+
+    async def _run_plain(self, kind: str, label: str, entry: Entry, arguments: Any,
+                         ex: Exchange, where: dict[str, str]) -> Any:
+        """Run a resource or prompt method; its ToolError is the client's -32602."""
+        with self._span(kind, label, arguments, ex) as span:
+            kwargs = entry.signature.bind(arguments)
+            try:
+                return await self.invoke(entry, kwargs, ex)
+            except ToolError as exc:
+                span.failed("tool_error")
+                raise InvalidParams(exc.message, where) from None
+
     async def call_tool(self, params: dict[str, Any], ex: Exchange) -> dict[str, Any]:
         name = _name(params, "name", "tool")
         entry = self.registry.tools.get(name)
         if entry is None:
             raise InvalidParams(f"Unknown tool: {name}", {"name": name})
         arguments = params.get("arguments")
-        count = len(arguments) if isinstance(arguments, dict) else 0
-        with self.tracing.span("tool", name, count, request_id=ex.request_id,
-                               session_id=ex.session.id, version=ex.session.version,
-                               carrier=ex.trace_carrier) as span:
-            kwargs = entry.signature.bind(arguments)
-            try:
-                value = await self.invoke(entry, kwargs, ex)
-            except ToolError as exc:
-                span.failed("tool_error")
-                return {"content": [{"type": "text", "text": exc.message}], "isError": True}
-            except TimeoutError:
-                span.failed("timeout")
-                limit = self.config.tool_timeout
-                return _tool_failure(f"Tool {name!r} timed out after {limit:g} s")
-            except (asyncio.CancelledError, ProtocolError, InputRequired):
-                raise
-            except Exception:
-                span.failed("exception")
-                log.exception("tool %r raised", name)
-                return _tool_failure(f"Tool {name!r} failed with an internal error")
-            content, structured = entry.signature.render(value)
+        if self.tracing.tracer() is None:  # no span machinery at all when tracing is off
+            return await self._call_tool(entry, arguments, ex, NO_SPAN)
+        with self._span("tool", name, arguments, ex) as span:
+            return await self._call_tool(entry, arguments, ex, span)
+
+    async def _call_tool(self, entry: ToolEntry, arguments: Any, ex: Exchange,
+                         span: SpanHandle) -> dict[str, Any]:
+        name = entry.name
+        kwargs = entry.signature.bind(arguments)
+        try:
+            value = await self.invoke(entry, kwargs, ex)
+        except ToolError as exc:
+            span.failed("tool_error")
+            return {"content": [{"type": "text", "text": exc.message}], "isError": True}
+        except TimeoutError:
+            span.failed("timeout")
+            limit = self.config.tool_timeout
+            return _tool_failure(f"Tool {name!r} timed out after {limit:g} s")
+        except (asyncio.CancelledError, ProtocolError, InputRequired):
+            raise
+        except Exception:
+            span.failed("exception")
+            log.exception("tool %r raised", name)
+            return _tool_failure(f"Tool {name!r} failed with an internal error")
+        content, structured = entry.signature.render(value)
         result: dict[str, Any] = {"content": content, "isError": False}
         if structured is not None:
             result["structuredContent"] = structured
@@ -167,15 +194,7 @@ class Methods:
                     break
         if entry is None:
             raise InvalidParams(f"Resource not found: {uri}", {"uri": uri})
-        with self.tracing.span("resource", uri, len(variables), request_id=ex.request_id,
-                               session_id=ex.session.id, version=ex.session.version,
-                               carrier=ex.trace_carrier) as span:
-            kwargs = entry.signature.bind(variables)
-            try:
-                value = await self.invoke(entry, kwargs, ex)
-            except ToolError as exc:
-                span.failed("tool_error")
-                raise InvalidParams(exc.message, {"uri": uri}) from None
+        value = await self._run_plain("resource", uri, entry, variables, ex, {"uri": uri})
         return {"contents": _resource_contents(uri, entry.mime_type, value)}
 
     async def get_prompt(self, params: dict[str, Any], ex: Exchange) -> dict[str, Any]:
@@ -183,17 +202,8 @@ class Methods:
         entry = self.registry.prompts.get(name)
         if entry is None:
             raise InvalidParams(f"Unknown prompt: {name}", {"name": name})
-        arguments = params.get("arguments")
-        count = len(arguments) if isinstance(arguments, dict) else 0
-        with self.tracing.span("prompt", name, count, request_id=ex.request_id,
-                               session_id=ex.session.id, version=ex.session.version,
-                               carrier=ex.trace_carrier) as span:
-            kwargs = entry.signature.bind(arguments)
-            try:
-                value = await self.invoke(entry, kwargs, ex)
-            except ToolError as exc:
-                span.failed("tool_error")
-                raise InvalidParams(exc.message, {"name": name}) from None
+        value = await self._run_plain("prompt", name, entry, params.get("arguments"), ex,
+                                      {"name": name})
         if isinstance(value, str | Message):
             value = [value]
         messages = [m.to_wire() if isinstance(m, Message) else Message.user(str(m)).to_wire()

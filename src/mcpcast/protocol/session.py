@@ -84,11 +84,13 @@ class Session:
         self.running: dict[tuple[bool, RequestId], asyncio.Task[Any]] = {}
         self.server_log: StreamLog | None = None  # the GET stream's events, once opened
         self.get_open = False
-        self._streams: OrderedDict[str, StreamLog] = OrderedDict()
+        self._streams: OrderedDict[str, StreamLog] | None = None  # made when first needed
         self.last_used = time.monotonic()
 
     def new_stream(self, limit: int, keep: int) -> StreamLog:
         """A log for one POST response stream; only the newest ``keep`` logs are kept."""
+        if self._streams is None:
+            self._streams = OrderedDict()
         stream = StreamLog(f"p{len(self._streams)}{secrets.token_hex(3)}", limit)
         self._streams[stream.stream_id] = stream
         while len(self._streams) > keep:
@@ -98,7 +100,7 @@ class Session:
     def find_stream(self, stream_id: str) -> StreamLog | None:
         if self.server_log is not None and stream_id == self.server_log.stream_id:
             return self.server_log
-        return self._streams.get(stream_id)
+        return self._streams.get(stream_id) if self._streams is not None else None
 
     def deliver(self, payload: bytes) -> None:
         """Queue a message for the session's GET stream, if it ever opened one."""
@@ -111,7 +113,7 @@ class Session:
         self.running.clear()
         if self.server_log is not None:
             self.server_log.finish()
-        for stream in self._streams.values():
+        for stream in (self._streams or {}).values():
             stream.finish()
 
 

@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 from urllib.parse import urlsplit
 
-from .._errors import ProtocolError
+from .._errors import InvalidRequest, ProtocolError
 from .._jsonrpc import dumps, error
 
 Scope = dict[str, Any]
@@ -64,7 +64,9 @@ async def read_body(receive: Receive, limit: int, declared: bytes | None) -> byt
 
 async def reply(send: Send, status: int, body: bytes = b"",
                 headers: Iterable[tuple[bytes, bytes]] = ()) -> None:
-    await send({"type": "http.response.start", "status": status, "headers": list(headers)})
+    """A whole response; with its Content-Length, so the server need not chunk it."""
+    head = [(b"content-length", str(len(body)).encode()), *headers]
+    await send({"type": "http.response.start", "status": status, "headers": head})
     await send({"type": "http.response.body", "body": body})
 
 
@@ -104,3 +106,39 @@ def accepts(accept: bytes | None, media: bytes) -> bool:
     if accept is None:
         return False
     return media in accept or b"*/*" in accept
+
+
+async def until_disconnect(receive: Receive) -> None:
+    """Return when the client goes away (the request body was already read)."""
+    while (await receive())["type"] != "http.disconnect":
+        pass
+
+
+def trace_headers(headers: dict[bytes, bytes]) -> dict[str, str] | None:
+    parent = headers.get(b"traceparent")
+    if parent is None:
+        return None
+    carrier = {"traceparent": parent.decode("latin-1")}
+    state = headers.get(b"tracestate")
+    if state is not None:
+        carrier["tracestate"] = state.decode("latin-1")
+    return carrier
+
+
+async def read_json_body(receive: Receive, send: Send, headers: dict[bytes, bytes],
+                         limit: int, *, checked_type: bool = False) -> bytes | None:
+    """Check the Content-Type and read the body within ``limit``.
+
+    Returns None when the request was already answered (415, 413) or the client left.
+    """
+    if not checked_type and not headers.get(b"content-type", b"").startswith(b"application/json"):
+        await reply_error(send, 415, InvalidRequest(
+            "Unsupported Media Type: Content-Type must be application/json"))
+        return None
+    try:
+        return await read_body(receive, limit, headers.get(b"content-length"))
+    except BodyTooLarge:
+        await reply_error(send, 413, InvalidRequest(f"Request body larger than {limit} bytes"))
+    except Disconnected:
+        pass
+    return None

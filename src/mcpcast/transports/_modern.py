@@ -15,7 +15,19 @@ from .._errors import InvalidRequest, ProtocolError
 from .._jsonrpc import Kind, Message, classify, dumps, id_of, notification, result
 from ..protocol.current import META_SUBSCRIPTION, Routing
 from ..protocol.listeners import Listener
-from ._http import JSON_HEADERS, SSE_HEADERS, Receive, Scope, Send, reply, reply_error, sse_event
+from ._http import (
+    JSON_HEADERS,
+    SSE_HEADERS,
+    Receive,
+    Scope,
+    Send,
+    reply,
+    reply_error,
+    sse_event,
+    trace_headers,
+    until_disconnect,
+)
+from ._responder import Responder
 
 if TYPE_CHECKING:
     from .streamable_http import StreamableHTTP
@@ -75,8 +87,6 @@ class ModernHTTP:
             await self._listen(receive, send, message, sse_ok)
             return
 
-        from .streamable_http import Responder, trace_headers
-
         responder = Responder(send, session, sse_allowed=sse_ok and
                               self.config.response_mode != "json",
                               streaming=self.config.response_mode == "sse" or not json_ok,
@@ -108,7 +118,7 @@ class ModernHTTP:
 
         def watch() -> None:
             nonlocal watcher
-            watcher = asyncio.ensure_future(_until_disconnect(receive))
+            watcher = asyncio.ensure_future(until_disconnect(receive))
             watcher.add_done_callback(on_disconnect)
 
         timer = asyncio.get_running_loop().call_later(_WATCH_AFTER, watch)
@@ -144,7 +154,7 @@ class ModernHTTP:
         self.transport.open_streams += 1
         ack = notification("notifications/subscriptions/acknowledged",
                            listener.tag({"notifications": honoured}))
-        gone = asyncio.ensure_future(_until_disconnect(receive))
+        gone = asyncio.ensure_future(until_disconnect(receive))
         seen = 0
         try:
             await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
@@ -179,8 +189,3 @@ class ModernHTTP:
 
 async def _chunk(send: Send, data: bytes) -> None:
     await send({"type": "http.response.body", "body": data, "more_body": True})
-
-
-async def _until_disconnect(receive: Receive) -> None:
-    while (await receive())["type"] != "http.disconnect":
-        pass

@@ -25,12 +25,10 @@ from .._jsonrpc import Message, loads
 from ._channel import Channel
 from ._http import (
     SSE_HEADERS,
-    BodyTooLarge,
-    Disconnected,
     Receive,
     Scope,
     Send,
-    read_body,
+    read_json_body,
     reply,
     reply_error,
     sse_event,
@@ -131,18 +129,8 @@ class SseTransport:
     async def post(self, scope: Scope, receive: Receive, send: Send,
                    headers: dict[bytes, bytes], sid: str) -> None:
         """POST ``<path>?session_id=<id>``: hand the messages to the stream's session."""
-        if not headers.get(b"content-type", b"").startswith(b"application/json"):
-            await reply_error(send, 415, InvalidRequest(
-                "Unsupported Media Type: Content-Type must be application/json"))
-            return
-        try:
-            body = await read_body(receive, self.config.max_body_bytes,
-                                   headers.get(b"content-length"))
-        except BodyTooLarge:
-            await reply_error(send, 413, InvalidRequest(
-                f"Request body larger than {self.config.max_body_bytes} bytes"))
-            return
-        except Disconnected:
+        body = await read_json_body(receive, send, headers, self.config.max_body_bytes)
+        if body is None:
             return
         channel = self.channels.get(sid)
         if channel is None:

@@ -10,7 +10,9 @@ server stream and DELETE ends the session. Everything protocol-shaped happens in
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
+from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from .._auth import Verdict, judge
@@ -27,21 +29,23 @@ from ..protocol.versions import (
 from ._http import (
     JSON_HEADERS,
     SSE_HEADERS,
-    BodyTooLarge,
-    Disconnected,
     Receive,
     Scope,
     Send,
     accepts,
     host_name,
     origin_base,
-    read_body,
+    read_json_body,
     reply,
     reply_error,
     sse_event,
+    trace_headers,
+    until_disconnect,
 )
 from ._modern import ModernHTTP
+from ._responder import Responder
 from .sse import SseTransport, query_session_id
+from .subscribe import subscription_app
 from .websocket import WebSocketTransport
 
 if TYPE_CHECKING:
@@ -65,95 +69,6 @@ class AuthRequired(ProtocolError):
     http_status = 401
 
 
-class Responder:
-    """Answers one POST: JSON by default, an SSE stream once the call talks early.
-
-    A streamed answer is also written to a ``StreamLog`` of the session, so that a client
-    whose stream dropped (or was closed by the tool) resumes it with ``Last-Event-ID``.
-    """
-
-    __slots__ = ("closed", "extra_headers", "log", "retry_ms", "send", "session", "sse_allowed",
-                 "started", "store", "streaming")
-
-    def __init__(self, send: Send, session: Session, *, sse_allowed: bool, streaming: bool,
-                 extra_headers: list[tuple[bytes, bytes]], retry_ms: int,
-                 store: tuple[int, int]) -> None:
-        self.send = send
-        self.session = session
-        self.sse_allowed = sse_allowed
-        self.streaming = streaming and sse_allowed
-        self.started = False
-        self.closed = False
-        self.extra_headers = extra_headers
-        self.retry_ms = retry_ms
-        self.store = store
-        self.log: StreamLog | None = None
-
-    async def emit(self, message: Message) -> None:
-        """A message about the request, sent before its result (progress, logs, requests)."""
-        if not self.sse_allowed:
-            return  # a JSON-only client cannot hear anything before the result
-        self.streaming = True
-        await self._event(dumps(message), more=True)
-
-    async def close_stream(self) -> None:
-        """The tool ends the HTTP stream early; what follows waits in the event store."""
-        if not self.sse_allowed or self.session.id is None:
-            return
-        self.streaming = True
-        await self._start()
-        await self._raw(b"", more=False)
-        self.closed = True
-
-    async def _start(self) -> None:
-        if self.started:
-            return
-        self.started = True
-        headers = [*SSE_HEADERS, *self.extra_headers]
-        priming = b""
-        if self.session.id is not None:
-            size, keep = self.store
-            self.log = self.session.new_stream(size, keep)
-            # The priming event gives the client an id to resume from before any data.
-            priming = (b"id: " + self.log.event_id(0).encode() + b"\nretry: "
-                       + str(self.retry_ms).encode() + b"\ndata: \n\n")
-        await self._raw_start(headers)
-        if priming:
-            await self._raw(priming, more=True)
-
-    async def _event(self, data: bytes, more: bool) -> None:
-        await self._start()
-        event_id = None
-        if self.log is not None:
-            event_id = self.log.event_id(self.log.append(data))
-            if not more:
-                self.log.finish()
-        if not self.closed:
-            await self._raw(sse_event(data, event_id), more)
-
-    async def _raw_start(self, headers: list[tuple[bytes, bytes]]) -> None:
-        try:
-            await self.send({"type": "http.response.start", "status": 200, "headers": headers})
-        except OSError:
-            self.closed = True
-
-    async def _raw(self, data: bytes, more: bool) -> None:
-        if self.closed:
-            return
-        try:
-            await self.send({"type": "http.response.body", "body": data, "more_body": more})
-        except OSError:
-            self.closed = True  # the client went away; the log still records the rest
-
-    async def finish(self, responses: list[Message], batch: bool) -> None:
-        if self.streaming:
-            for i, response in enumerate(responses):
-                await self._event(dumps(response), more=i < len(responses) - 1)
-            return
-        body = dumps(responses if batch else responses[0])
-        await reply(self.send, 200, body, [*JSON_HEADERS, *self.extra_headers])
-
-
 class StreamableHTTP:
     """The ASGI app for one server at its path."""
 
@@ -170,6 +85,9 @@ class StreamableHTTP:
         self.modern = ModernHTTP(self)
         self.websocket = WebSocketTransport(self)
         self.sse = SseTransport(self)
+        self.topics = subscription_app(server.broadcasters, authorize=server.authorize_topic,
+                                       heartbeat=self.config.heartbeat_interval,
+                                       max_connections=self.config.max_streams)
 
     # ------------------------------------------------------------------ ASGI entry
 
@@ -177,6 +95,8 @@ class StreamableHTTP:
         kind = scope["type"]
         if kind == "lifespan":
             await self._lifespan(receive, send)
+            return
+        if await self._extras(scope, receive, send):
             return
         if kind != "http":
             if kind == "websocket":
@@ -202,6 +122,35 @@ class StreamableHTTP:
             allow = b"POST" if self.config.stateless else b"GET, POST, DELETE"
             await reply_error(send, 405, InvalidRequest("Method not allowed"),
                               headers=[(b"allow", allow)])
+
+    async def _extras(self, scope: Scope, receive: Receive, send: Send) -> bool:
+        """Browser topics at ``<path>/topics/<topic>`` and the client at ``<path>/mcpcast.js``."""
+        path: str = scope["path"]
+        prefix: str = scope.get("root_path") or self.path
+        if not path.startswith(prefix + "/"):
+            return False
+        rest = path[len(prefix):]
+        if rest.startswith("/topics/"):
+            refusal = self._check_host_origin(dict(scope["headers"]))
+            if refusal is not None:
+                await self._refuse_extra(scope, send, refusal)
+                return True
+            topic_scope = scope | {"root_path": prefix + "/topics"}
+            await self.topics(topic_scope, receive, send)  # type: ignore[arg-type]
+            return True
+        if rest == "/mcpcast.js" and scope["type"] == "http":
+            await reply(send, 200, _browser_client(), [
+                (b"content-type", b"text/javascript; charset=utf-8"),
+                (b"cache-control", b"public, max-age=300"),
+                (b"x-content-type-options", b"nosniff")])
+            return True
+        return False
+
+    async def _refuse_extra(self, scope: Scope, send: Send, refusal: tuple[int, str]) -> None:
+        if scope["type"] == "websocket":
+            await send({"type": "websocket.close", "code": 1008})
+        else:
+            await reply_error(send, refusal[0], InvalidRequest(refusal[1]))
 
     def _ours(self, scope: Scope) -> bool:
         path: str = scope["path"]
@@ -243,6 +192,7 @@ class StreamableHTTP:
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
                 await self.websocket.shutdown()  # close 1001 with a reason, then end sessions
+                await self.topics.close(grace=1.0)
                 self.server.end_streams()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
@@ -267,14 +217,9 @@ class StreamableHTTP:
             await reply_error(send, 406, InvalidRequest(
                 "Not Acceptable: Accept must include application/json and text/event-stream"))
             return
-        try:
-            body = await read_body(receive, self.config.max_body_bytes,
-                                   headers.get(b"content-length"))
-        except BodyTooLarge:
-            await reply_error(send, 413, InvalidRequest(
-                f"Request body larger than {self.config.max_body_bytes} bytes"))
-            return
-        except Disconnected:
+        body = await read_json_body(receive, send, headers, self.config.max_body_bytes,
+                                    checked_type=True)
+        if body is None:
             return
         try:
             payload = loads(body)
@@ -304,6 +249,47 @@ class StreamableHTTP:
 
     async def _post_legacy(self, scope: Scope, send: Send, headers: dict[bytes, bytes],
                            payload: Any, json_ok: bool, sse_ok: bool) -> None:
+        """One request (the common case, kept short: it is the hot path), else the rest."""
+        if not isinstance(payload, dict):
+            await self._post_many(scope, send, headers, payload, json_ok, sse_ok)
+            return
+        try:
+            kind = classify(payload)
+        except ProtocolError as exc:
+            await reply_error(send, 400, exc, id_of(payload))
+            return
+        if kind is not Kind.REQUEST or payload["method"] == "initialize":
+            await self._post_many(scope, send, headers, payload, json_ok, sse_ok)
+            return
+        principal = None
+        if self.server.authenticate is not None:
+            verdict = await self.authorize(scope, send, [payload])
+            if verdict is None:
+                return
+            principal = verdict.principal
+        found = self._session_for(headers)
+        if isinstance(found, ProtocolError):
+            await reply_error(send, found.http_status, found, payload["id"])
+            return
+        mode = self.config.response_mode
+        responder = Responder(
+            send, found, sse_allowed=sse_ok and mode != "json",
+            streaming=mode == "sse" or not json_ok, extra_headers=[],
+            retry_ms=self.config.sse_retry_ms,
+            store=(self.config.event_store_size, self.config.event_store_streams))
+        carrier = trace_headers(headers)
+        if self.config.stateless:  # no session to cancel through: run inline, no task
+            response = await self.legacy.handle_request(
+                payload, found, principal=principal, send=responder.emit, http_headers=carrier)
+        else:
+            response = await self.legacy.run_cancellable(
+                payload, found, principal=principal, send=responder.emit, http_headers=carrier,
+                close_stream=responder.close_stream)
+        await responder.finish([response], False)
+
+    async def _post_many(self, scope: Scope, send: Send, headers: dict[bytes, bytes],
+                         payload: Any, json_ok: bool, sse_ok: bool) -> None:
+        """Batches, notifications, responses and initialize."""
         batch = isinstance(payload, list)
         messages: list[Any] = payload if batch else [payload]
         if batch and not messages:
@@ -482,7 +468,7 @@ class StreamableHTTP:
         if is_server_stream:
             session.get_open = True
         self.open_streams += 1
-        gone = asyncio.ensure_future(_until_disconnect(receive))
+        gone = asyncio.ensure_future(until_disconnect(receive))
         try:
             await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
             await send({"type": "http.response.body", "more_body": True, "body":
@@ -528,11 +514,6 @@ class StreamableHTTP:
         await reply(send, 200)
 
 
-async def _until_disconnect(receive: Receive) -> None:
-    while (await receive())["type"] != "http.disconnect":
-        pass
-
-
 def _current_era(headers: dict[bytes, bytes]) -> bool:
     """GET/DELETE from a 2026-07-28 client: that era has no GET stream and no sessions."""
     version = headers.get(b"mcp-protocol-version")
@@ -547,12 +528,6 @@ def _has_modern_envelope(payload: Any) -> bool:
     return isinstance(meta, dict) and META_VERSION in meta
 
 
-def trace_headers(headers: dict[bytes, bytes]) -> dict[str, str] | None:
-    parent = headers.get(b"traceparent")
-    if parent is None:
-        return None
-    carrier = {"traceparent": parent.decode("latin-1")}
-    state = headers.get(b"tracestate")
-    if state is not None:
-        carrier["tracestate"] = state.decode("latin-1")
-    return carrier
+@functools.cache
+def _browser_client() -> bytes:
+    return (resources.files("mcpcast") / "static" / "mcpcast.js").read_bytes()

@@ -1,0 +1,1 @@
+"""Benchmarks of mcpcast against its peers; run them with ``bench/run NAME``."""

@@ -1,0 +1,88 @@
+"""The servers under test: one ASGI factory each, all serving the same ``add`` tool at ``/mcp``.
+
+uvicorn loads them with ``--factory`` (``bench.mcp_throughput._apps:fastmcp_app``), so each
+library is imported only in the process that serves it, never in the driver.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+MCP_PATH = "/mcp"
+
+
+def mcpcast_app() -> Any:
+    """mcpcast, legacy stateless JSON mode (the current era is picked per request)."""
+    from mcpcast import Server, ServerConfig, mcp_server, tool
+
+    @mcp_server(name="bench", path=MCP_PATH, version="1.0.0")
+    class Bench:
+        @tool(description="Add two integers.")
+        async def add(self, a: int, b: int) -> int:
+            return a + b
+
+    return Server(Bench(), config=ServerConfig(stateless=True)).asgi_app()
+
+
+def fastmcp_app() -> Any:
+    """FastMCP (the standalone package), stateless HTTP with JSON responses."""
+    from fastmcp import FastMCP
+
+    mcp = FastMCP("bench")
+
+    @mcp.tool
+    async def add(a: int, b: int) -> int:
+        """Add two integers."""
+        return a + b
+
+    return mcp.http_app(path=MCP_PATH, stateless_http=True, json_response=True)
+
+
+def sdk_app() -> Any:
+    """The official MCP Python SDK (``MCPServer``), stateless HTTP with JSON responses."""
+    from mcp.server.mcpserver import MCPServer
+
+    # Its default INFO level logs a line per legacy stateless request ("Terminating
+    # session"); every server here runs at WARNING, as uvicorn does.
+    mcp = MCPServer("bench", log_level="WARNING")
+
+    @mcp.tool()
+    async def add(a: int, b: int) -> int:
+        """Add two integers."""
+        return a + b
+
+    return mcp.streamable_http_app(
+        streamable_http_path=MCP_PATH, stateless_http=True, json_response=True
+    )
+
+
+# The ceiling: what any of them answers, pre-encoded. The extra modern-era keys are harmless
+# on a legacy request and let the same endpoint pass the current-era check.
+_FIXED_RESULT = orjson.dumps(
+    {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "result": {
+            "content": [{"type": "text", "text": "5"}],
+            "structuredContent": {"result": 5},
+            "isError": False,
+            "resultType": "complete",
+        },
+    }
+)
+
+
+def starlette_app() -> Any:
+    """A bare Starlette route that reads the body and returns a fixed JSON-RPC result."""
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import Response
+    from starlette.routing import Route
+
+    async def endpoint(request: Request) -> Response:
+        await request.body()  # every real server must at least read the request
+        return Response(_FIXED_RESULT, media_type="application/json")
+
+    return Starlette(routes=[Route(MCP_PATH, endpoint, methods=["POST"])])

@@ -1,0 +1,140 @@
+"""Present a run: a text table, mcpcast's throughput ratios, and a JSON record."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import json
+import os
+import platform
+import subprocess
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from ._requests import Era
+from ._runner import Row, Settings
+
+# mcpcast over each peer, by req/s.
+RATIO_PEERS = (
+    ("fastmcp", "mcpcast / FastMCP"),
+    ("starlette", "mcpcast / bare Starlette"),
+    ("sdk", "mcpcast / official SDK"),
+)
+
+
+def ratios(rows: list[Row]) -> dict[Era, dict[str, float | None]]:
+    """Per era, mcpcast's req/s divided by each peer's (``None`` where a side has no figure)."""
+    rate = {(r.server, r.era): r.wrk.req_per_s for r in rows if r.status == "ok" and r.wrk}
+    out: dict[Era, dict[str, float | None]] = {}
+    for era in dict.fromkeys(r.era for r in rows):
+        mine = rate.get(("mcpcast", era))
+        out[era] = {
+            name: (mine / rate[(peer, era)] if mine and rate.get((peer, era)) else None)
+            for peer, name in RATIO_PEERS
+        }
+    return out
+
+
+def table(rows: list[Row]) -> str:
+    header = (
+        f"{'server':<26} {'era':<8} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8}"
+        f" {'rounds req/s':>15}  status"
+    )
+    lines = [header, "-" * len(header)]
+    for r in rows:
+        name = f"{r.label} {r.version}" if r.version != "?" else r.label
+        if r.wrk is not None and r.status == "ok":
+            w = r.wrk
+            figures = f"{w.req_per_s:>9,.0f} {w.p50_ms:>8.2f} {w.p99_ms:>8.2f}"
+        else:
+            figures = f"{'-':>9} {'-':>8} {'-':>8}"
+        spread = r.rounds_req_per_s
+        figures += f" {_range(spread) if len(spread) > 1 else '':>15}"
+        status = r.status if not r.reason else f"{r.status}: {r.reason.splitlines()[0][:90]}"
+        lines.append(f"{name:<26} {r.era:<8} {figures}  {status}")
+    for era, values in ratios(rows).items():
+        shown = ", ".join(
+            f"{name} = {value:.2f}" if value is not None else f"{name} = n/a"
+            for name, value in values.items()
+        )
+        lines.append(f"ratios ({era}): {shown}")
+    return "\n".join(lines)
+
+
+def _range(rates: list[float]) -> str:
+    return f"{min(rates):,.0f}-{max(rates):,.0f}"
+
+
+def _versions() -> dict[str, str]:
+    found = {}
+    for dist in ("pacekeeper", "fastmcp", "mcp", "starlette", "uvicorn", "uvloop", "httptools"):
+        try:
+            found[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            found[dist] = "absent"
+    return found
+
+
+def _git_head() -> str:
+    proc = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
+    )
+    return proc.stdout.strip() or "?"
+
+
+def _wrk_version() -> str:
+    proc = subprocess.run(["wrk", "--version"], capture_output=True, text=True, check=False)
+    return (proc.stdout or proc.stderr).splitlines()[0] if (proc.stdout or proc.stderr) else "?"
+
+
+def record(rows: list[Row], settings: Settings, started: dt.datetime) -> dict[str, Any]:
+    """Everything needed to compare runs later, as plain JSON data."""
+    return {
+        "benchmark": "mcp_throughput",
+        "started": started.isoformat(timespec="seconds"),
+        "git_head": _git_head(),
+        "settings": {
+            "servers": [s.key for s in settings.servers],
+            "eras": list(settings.eras),
+            "duration_s": settings.duration_s,
+            "warmup_s": settings.warmup_s,
+            "connections": settings.connections,
+            "rounds": settings.rounds,
+            "server_cpu": settings.server_cpu,
+            "load_cpu": settings.load_cpu,
+            "uvicorn": "--loop uvloop --http httptools, one worker, no access log",
+        },
+        "environment": {
+            "python": platform.python_version(),
+            "cpus": os.cpu_count(),
+            "loadavg_at_start": os.getloadavg(),
+            "wrk": _wrk_version(),
+            "versions": _versions(),
+        },
+        "rows": [
+            {
+                "server": r.server,
+                "label": r.label,
+                "version": r.version,
+                "era": r.era,
+                "status": r.status,
+                "reason": r.reason,
+                "wrk": None
+                if r.wrk is None
+                else {k: v for k, v in dataclasses.asdict(r.wrk).items() if k != "raw_output"},
+                "rounds_req_per_s": r.rounds_req_per_s,
+                "wrk_output": None if r.wrk is None else r.wrk.raw_output,
+            }
+            for r in rows
+        ],
+        "ratios": ratios(rows),
+    }
+
+
+def write_json(data: dict[str, Any], out_dir: Path, started: dt.datetime) -> Path:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / f"mcp_throughput-{started.strftime('%Y%m%dT%H%M%SZ')}.json"
+    path.write_text(json.dumps(data, indent=2) + "\n")
+    (out_dir / "mcp_throughput-latest.json").write_text(json.dumps(data, indent=2) + "\n")
+    return path

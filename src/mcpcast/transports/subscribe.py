@@ -1,0 +1,362 @@
+"""Browser subscriptions to broadcaster topics: WebSocket and SSE at ``/<topic>``.
+
+A plain ASGI app (mount it under e.g. ``/mcp/topics``). Both transports send the same
+JSON frames (DECL-6, MCP-6)::
+
+    {"type":"subscribed","topic":"t","seq":41,"heartbeat":15.0}   # first; seq = resume point
+    {"type":"message","topic":"t","seq":42,"data":<message>}
+    {"type":"heartbeat","seq":42}                                  # WebSocket only
+    {"type":"close","reason":"shutdown"}                           # last, then the close
+
+SSE frames carry ``id: <seq>``, so ``Last-Event-ID`` resumes; heartbeats there are
+comment lines. ``?after=<seq>`` resumes either transport from the topic's history.
+
+Credentials: browsers cannot set headers on a WebSocket, and a token in the query string
+ends up in access logs. So a WebSocket client may offer the subprotocols
+``["mcpcast", "bearer.<token>"]``; the server answers ``mcpcast`` and ``authorize`` sees
+``Authorization: Bearer <token>`` exactly as it does for SSE.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import logging
+from collections.abc import Awaitable, Callable, MutableMapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import parse_qsl
+
+import orjson
+
+from mcpcast.broadcast import (
+    BroadcasterFactory,
+    CloseReason,
+    Subscription,
+    TopicLimitError,
+    validate_topic,
+)
+
+__all__ = ["SUBPROTOCOL", "Authorize", "SubscriberInfo", "SubscriptionApp", "subscription_app"]
+
+log = logging.getLogger("mcpcast.transports.subscribe")
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+
+SUBPROTOCOL = "mcpcast"
+_TOKEN_PREFIX = "bearer."  # noqa: S105 - a prefix, not a secret
+
+# WebSocket close codes per end reason (RFC 6455 section 7.4.1).
+_WS_CODES = {CloseReason.OVERFLOW: 1013, CloseReason.SHUTDOWN: 1001}
+
+
+@dataclass(frozen=True, slots=True)
+class SubscriberInfo:
+    """What ``authorize`` sees (the fields of mcpcast's ``RequestInfo`` plus the query)."""
+
+    headers: dict[str, str]
+    method: str  # "GET" for SSE, "WEBSOCKET" for WebSocket
+    path: str
+    client: tuple[str, int] | None
+    query: dict[str, str]
+    query_string: str = ""
+
+
+Authorize = Callable[[SubscriberInfo, str], bool | Awaitable[bool]]
+
+
+class _Refused(Exception):
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def _route_path(scope: Scope) -> str:
+    # Starlette's Mount keeps the full path and sets root_path: strip it (as it does).
+    path: str = scope.get("path", "/")
+    root: str = scope.get("root_path", "")
+    return path[len(root) :] if root and path.startswith(root) else path
+
+
+def _info(scope: Scope, method: str) -> SubscriberInfo:
+    headers: dict[str, str] = {}
+    for raw_name, raw_value in scope.get("headers", ()):
+        name, value = raw_name.decode("latin-1").lower(), raw_value.decode("latin-1")
+        headers[name] = f"{headers[name]}, {value}" if name in headers else value
+    if method == "WEBSOCKET" and "authorization" not in headers:
+        token = _subprotocol_token(scope)
+        if token:
+            headers["authorization"] = f"Bearer {token}"
+    query_string = scope.get("query_string", b"").decode("latin-1")
+    client = scope.get("client")
+    return SubscriberInfo(
+        headers,
+        method,
+        _route_path(scope),
+        tuple(client) if client else None,
+        dict(parse_qsl(query_string)),
+        query_string,
+    )
+
+
+def _subprotocol_token(scope: Scope) -> str | None:
+    for offered in scope.get("subprotocols", ()):
+        if offered.startswith(_TOKEN_PREFIX):
+            return str(offered[len(_TOKEN_PREFIX) :])
+    return None
+
+
+def _resume_point(info: SubscriberInfo) -> int | None:
+    raw = info.query.get("after") or info.headers.get("last-event-id")
+    if raw is None or raw == "":
+        return None
+    if not raw.isdigit() or len(raw) > 18:
+        raise _Refused(400, "after / Last-Event-ID must be a non-negative integer")
+    return int(raw)
+
+
+class SubscriptionApp:
+    """The ASGI app; ``await app.close()`` ends every stream with a close reason."""
+
+    def __init__(
+        self,
+        factory: BroadcasterFactory,
+        *,
+        authorize: Authorize | None = None,
+        heartbeat: float | None = 15.0,
+        max_connections: int = 10_000,
+    ) -> None:
+        self.factory = factory
+        self.authorize = authorize
+        self.heartbeat = heartbeat if heartbeat and heartbeat > 0 else None
+        self.max_connections = max_connections
+        self._active: set[Subscription] = set()
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self._closing = False
+
+    @property
+    def connection_count(self) -> int:
+        return len(self._active)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        kind = scope["type"]
+        if kind == "http":
+            await self._serve_sse(scope, receive, send)
+        elif kind == "websocket":
+            await self._serve_websocket(scope, receive, send)
+        elif kind == "lifespan":
+            await self._lifespan(receive, send)
+
+    async def _lifespan(self, receive: Receive, send: Send) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                await self.close()
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+
+    async def _open(self, info: SubscriberInfo) -> tuple[str, Subscription, int]:
+        """Check the request and subscribe; raises ``_Refused`` with an HTTP status."""
+        topic = info.path.removeprefix("/")
+        try:
+            validate_topic(topic)
+        except ValueError:
+            raise _Refused(404, "no such topic") from None
+        after = _resume_point(info)
+        if self._closing or len(self._active) >= self.max_connections:
+            raise _Refused(503, "too many subscribers" if not self._closing else "shutting down")
+        if self.authorize is not None:
+            try:
+                verdict = self.authorize(info, topic)
+                if inspect.isawaitable(verdict):
+                    verdict = await verdict
+            except Exception as exc:  # a failing hook denies (fail closed), without details
+                log.warning("authorize hook failed for %r: %s", topic, type(exc).__name__)
+                verdict = False
+            if verdict is not True:
+                raise _Refused(403, "forbidden")
+        try:
+            broadcaster = self.factory.lookup(topic)
+        except TopicLimitError:
+            raise _Refused(503, "too many topics") from None
+        try:
+            # Without a resume point, start from "now" so a reconnect can resume from it.
+            start = after if after is not None else await broadcaster.last_seq()
+            sub = await broadcaster.subscribe(after_seq=start)
+        except Exception as exc:
+            # A backend outage (e.g. Redis down) is the server's trouble: 503, no details.
+            log.warning("cannot subscribe to %r: %s", topic, type(exc).__name__)
+            raise _Refused(503, "broadcast backend unavailable") from None
+        self._active.add(sub)
+        self._idle.clear()
+        if self._closing:  # close() ran while we were subscribing
+            sub.close(CloseReason.SHUTDOWN)
+        return topic, sub, start
+
+    def _done(self, sub: Subscription) -> None:
+        sub.close()
+        self._active.discard(sub)
+        if not self._active:
+            self._idle.set()
+
+    def _hello(self, topic: str, seq: int) -> bytes:
+        return orjson.dumps(
+            {"type": "subscribed", "topic": topic, "seq": seq, "heartbeat": self.heartbeat}
+        )
+
+    async def _serve_sse(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope.get("method") != "GET":
+            await _plain(send, 405, "use GET (SSE) or a WebSocket", [(b"allow", b"GET")])
+            return
+        try:
+            topic, sub, start = await self._open(_info(scope, "GET"))
+        except _Refused as refused:
+            await _plain(send, refused.status, refused.message)
+            return
+        watcher = asyncio.get_running_loop().create_task(_until_disconnect(receive, sub))
+        try:
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 200,
+                    "headers": [
+                        (b"content-type", b"text/event-stream; charset=utf-8"),
+                        (b"cache-control", b"no-cache, no-transform"),
+                        (b"x-accel-buffering", b"no"),
+                    ],
+                }
+            )
+            hello = b"retry: 2000\nevent: subscribed\ndata: " + self._hello(topic, start)
+            await _chunk(send, hello + b"\n\n")
+            while True:
+                try:
+                    frame = await sub.next(self.heartbeat)
+                except StopAsyncIteration:
+                    break
+                if frame is None:
+                    await _chunk(send, b": heartbeat\n\n")
+                else:
+                    data = frame.to_json(topic).encode()
+                    await _chunk(send, b"id: %d\nevent: message\ndata: %s\n\n" % (frame.seq, data))
+            if sub.reason != CloseReason.CLOSED:  # not the client leaving: tell it why
+                reason = orjson.dumps({"type": "close", "reason": sub.reason})
+                await _chunk(send, b"event: close\ndata: " + reason + b"\n\n")
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+        except OSError:  # the client went away while we were writing
+            pass
+        finally:
+            watcher.cancel()
+            self._done(sub)
+
+    async def _serve_websocket(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if (await receive())["type"] != "websocket.connect":
+            return
+        try:
+            topic, sub, start = await self._open(_info(scope, "WEBSOCKET"))
+        except _Refused as refused:
+            await _deny_websocket(scope, send, refused)
+            return
+        watcher = asyncio.get_running_loop().create_task(_until_disconnect(receive, sub))
+        try:
+            accept: dict[str, Any] = {"type": "websocket.accept"}
+            if SUBPROTOCOL in scope.get("subprotocols", ()):
+                # A browser that offered subprotocols fails unless one is chosen.
+                accept["subprotocol"] = SUBPROTOCOL
+            await send(accept)
+            await send({"type": "websocket.send", "text": self._hello(topic, start).decode()})
+            while True:
+                try:
+                    frame = await sub.next(self.heartbeat)
+                except StopAsyncIteration:
+                    break
+                text = (
+                    f'{{"type":"heartbeat","seq":{sub.last_seq}}}'
+                    if frame is None
+                    else frame.to_json(topic)
+                )
+                await send({"type": "websocket.send", "text": text})
+            reason = sub.reason or CloseReason.CLOSED
+            if reason != CloseReason.CLOSED:
+                close_text = orjson.dumps({"type": "close", "reason": reason}).decode()
+                await send({"type": "websocket.send", "text": close_text})
+                code = _WS_CODES.get(reason, 1000)
+                await send({"type": "websocket.close", "code": code, "reason": reason})
+        except OSError:
+            pass
+        finally:
+            watcher.cancel()
+            self._done(sub)
+
+    async def close(self, reason: str = CloseReason.SHUTDOWN, grace: float = 5.0) -> None:
+        """Refuse new subscribers, end every stream with ``reason``, wait up to ``grace``."""
+        self._closing = True
+        for sub in list(self._active):
+            sub.close(reason)
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(grace):
+                await self._idle.wait()
+
+
+async def _until_disconnect(receive: Receive, sub: Subscription) -> None:
+    # Client messages carry nothing we need: only watch for the peer leaving.
+    with contextlib.suppress(OSError):
+        while True:
+            message = await receive()
+            if message["type"] in ("http.disconnect", "websocket.disconnect"):
+                break
+    sub.close(CloseReason.CLOSED)
+
+
+async def _chunk(send: Send, body: bytes) -> None:
+    await send({"type": "http.response.body", "body": body, "more_body": True})
+
+
+async def _plain(
+    send: Send, status: int, message: str, extra: list[tuple[bytes, bytes]] | None = None
+) -> None:
+    body = orjson.dumps({"error": message})
+    headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))]
+    await send(
+        {"type": "http.response.start", "status": status, "headers": headers + (extra or [])}
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+async def _deny_websocket(scope: Scope, send: Send, refused: _Refused) -> None:
+    if "websocket.http.response" in scope.get("extensions", {}):
+        body = orjson.dumps({"error": refused.message})
+        await send(
+            {
+                "type": "websocket.http.response.start",
+                "status": refused.status,
+                "headers": [(b"content-type", b"application/json")],
+            }
+        )
+        await send({"type": "websocket.http.response.body", "body": body})
+    else:  # closing before accept makes the server answer 403
+        await send({"type": "websocket.close", "code": 1008})
+
+
+def subscription_app(
+    factory: BroadcasterFactory,
+    *,
+    authorize: Authorize | None = None,
+    heartbeat: float | None = 15.0,
+    max_connections: int = 10_000,
+) -> SubscriptionApp:
+    """Serve ``factory``'s topics to browsers: WebSocket and SSE at ``/<topic>``.
+
+    ``authorize(info, topic)`` (sync or async) returning anything but ``True`` gives 403.
+    ``heartbeat`` seconds of silence produce a heartbeat (``None`` turns them off).
+    """
+    return SubscriptionApp(
+        factory, authorize=authorize, heartbeat=heartbeat, max_connections=max_connections
+    )
