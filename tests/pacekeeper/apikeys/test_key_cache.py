@@ -64,7 +64,7 @@ class CountingStore:
 
 def _service(h: Harness, signal: RevocationSignal) -> tuple[ApiKeyService, CountingStore]:
     store = CountingStore(h.services.api_keys.store)
-    service = ApiKeyService(store, MemoryUsageCounter(store, h.clock),  # type: ignore[arg-type]
+    service = ApiKeyService(store, MemoryUsageCounter(store, h.clock),
                             MemoryRateLimiter(), h.clock, signal)
     return service, store
 
