@@ -66,6 +66,13 @@ def a2a_routes(server: Server) -> list[Route]:
 
     async def execute(request: Request) -> Response:
         caller = await _caller(request)
+        try:
+            return await _run(request, caller)
+        except ApiError as exc:  # errors after a good key still carry the limits
+            exc.headers = {**caller.headers(), **exc.headers}
+            raise
+
+    async def _run(request: Request, caller: KeyCaller) -> Response:
         data = await read_json_object(request)
         name = data.get("tool")
         if not isinstance(name, str) or not name:
@@ -76,7 +83,7 @@ def a2a_routes(server: Server) -> list[Route]:
         if not isinstance(arguments, dict):
             raise ValidationFailed("arguments must be a JSON object")
         if name not in server.registry.tools:
-            raise ToolNotFound(f"unknown tool: {name}", headers=caller.headers())
+            raise ToolNotFound(f"unknown tool: {name}")
         exchange = Exchange(
             Session(None, LATEST_LEGACY), f"a2a-{secrets.token_hex(6)}", caller.principal
         )

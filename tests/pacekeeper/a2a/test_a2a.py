@@ -85,10 +85,12 @@ async def test_execute_errors(harness: Harness) -> None:
     assert bad_key.status_code == 401
     unknown = await harness.client.post("/a2a/execute", json={"tool": "nope"}, headers=headers)
     assert unknown.status_code == 404 and unknown.json()["error"] == "not_found"
+    assert "X-Quota-Used" in unknown.headers
     for body in ({}, {"tool": 3}, {"tool": "whoami", "arguments": [1]}):
         response = await harness.client.post("/a2a/execute", json=body, headers=headers)
         assert response.status_code == 400, body
         assert response.json()["error"] == "validation_error"
+        assert "X-RateLimit-Remaining" in response.headers  # the key was good
     not_json = await harness.client.post("/a2a/execute", content=b"{", headers={
         **headers, "Content-Type": "application/json"})
     assert not_json.status_code == 400
