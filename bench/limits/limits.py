@@ -164,14 +164,16 @@ def _wrk(env: dict[str, str], seconds: int, rounds: int) -> dict[str, dict[str, 
     import httpx
 
     ports = {"bare": 18100 + os.getpid() % 500, "full": 18700 + os.getpid() % 500}
-    procs = {mode: _start(mode, env, port) for mode, port in ports.items()}
     bases = {mode: f"http://127.0.0.1:{port}" for mode, port in ports.items()}
     runs: dict[str, dict[str, list[float]]] = {r: {"bare": [], "full": []} for r in REQUESTS}
+    procs: dict[str, subprocess.Popen[bytes]] = {}
     try:
-        for base in bases.values():
+        # One after the other: the first creates the schema and the signing key.
+        for mode in ("full", "bare"):
+            procs[mode] = _start(mode, env, ports[mode])
             for _ in range(300):
                 try:
-                    httpx.get(f"{base}/health", timeout=1)
+                    httpx.get(f"{bases[mode]}/health", timeout=1)
                     break
                 except httpx.TransportError:
                     time.sleep(0.1)
