@@ -111,3 +111,14 @@ async def test_unknown_ids_are_not_cached(harness: Harness, signals: Any) -> Non
         with pytest.raises(Unauthenticated):
             await service.authenticate(fake)
     assert store.lookups == 3
+
+
+async def test_file_signal_versions_never_repeat(tmp_path: Path) -> None:
+    """Bumps in quick succession (one clock tick) still give new versions every time."""
+    a = FileRevocationSignal(tmp_path / "sig")
+    b = FileRevocationSignal(tmp_path / "sig")  # another process on the same file
+    seen = [await a.version()]
+    for signal in (a, b, a, b, a):
+        await signal.bump()
+        seen.append(await b.version())
+    assert len(set(seen)) == len(seen)
