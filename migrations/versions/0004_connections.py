@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0004_connections"
-down_revision = "0002_oauth2"
+down_revision = "0003_apikeys"
 branch_labels = None
 depends_on = None
 

@@ -20,7 +20,9 @@ from starlette.middleware import Middleware
 from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 
 from pacekeeper import api
+from pacekeeper.a2a import a2a_routes
 from pacekeeper.api import BodyLimitMiddleware
+from pacekeeper.apikeys.routes import delete_key, keys_collection
 from pacekeeper.auth import KeyGenerator, generate_rsa_key
 from pacekeeper.config import Settings
 from pacekeeper.connections import SANDBOX_PATH, provider_setup
@@ -97,6 +99,9 @@ def create_app(
         Route("/api/auth/logout", api.logout, methods=["POST"]),
         Route("/oauth2/jwks", api.jwks, methods=["GET"]),
         Route("/admin/jwks", api.jwks, methods=["GET"]),
+        Route("/api/keys", keys_collection, methods=["GET", "POST"]),
+        Route("/api/keys/{key_id}", delete_key, methods=["DELETE"]),
+        *a2a_routes(mcp_server),
         Route("/mcp", mcp_app),
         WebSocketRoute("/mcp", mcp_app),
         *oauth2_routes(),

@@ -53,6 +53,12 @@ class Settings(BaseSettings):
     admin_password: SecretStr = SecretStr("")
     tenant_rate_limit_per_minute: int = Field(default=600, ge=1)
     max_body_bytes: int = Field(default=1_048_576, ge=1024)
+    # Redis shared by all processes (rate limits, API key usage); empty: in memory.
+    redis_url: str = ""
+    # How often each process adds its API key usage counts to the database.
+    apikey_usage_flush_seconds: float = Field(default=5.0, gt=0)
+    # Per-tier burst overrides as JSON, e.g. {"trial": 120}; unnamed tiers keep defaults.
+    apikey_burst_per_minute: dict[str, int] = Field(default_factory=dict)
 
     master_encryption_key: SecretStr = Field(
         default=SecretStr(""),

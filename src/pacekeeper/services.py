@@ -9,8 +9,21 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 import httpx
+from redis.asyncio import Redis
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from pacekeeper.apikeys import (
+    ApiKeyService,
+    FileRevocationSignal,
+    MemoryUsageCounter,
+    RedisKeyMeter,
+    RedisRevocationSignal,
+    RedisUsageCounter,
+    RevocationSignal,
+    SignallingUserRepository,
+    SqlApiKeyRepository,
+    UsageCounter,
+)
 from pacekeeper.auth import (
     Accounts,
     ConfiguredHasher,
@@ -32,7 +45,6 @@ from pacekeeper.crypto import retired_master_keys
 from pacekeeper.db import (
     SqlCsrfTokenRepository,
     SqlSigningKeyRepository,
-    SqlUserRepository,
     UserRepository,
     create_engine,
     session_factory,
@@ -41,7 +53,7 @@ from pacekeeper.db import (
 from pacekeeper.masterkey import resolve_master_key
 from pacekeeper.oauth2 import OAuth2Components, build_oauth2
 from pacekeeper.providers import GarminWebhook
-from pacekeeper.ratelimit import MemoryRateLimiter, RateLimiter
+from pacekeeper.ratelimit import MemoryRateLimiter, RateLimiter, RedisRateLimiter
 
 log = logging.getLogger("pacekeeper")
 Clock = Callable[[], datetime]
@@ -67,6 +79,7 @@ class Services:
     limiter: RateLimiter
     resolver: PrincipalResolver
     clock: Clock
+    api_keys: ApiKeyService
     # The resolved master key (env, or the development file): build the provider-token
     # keyring from it (`MasterKeyring.single(...)`) so both uses agree. Never logged.
     master_key: bytes = field(repr=False, default=b"")
@@ -74,6 +87,7 @@ class Services:
     oauth: OAuth2Components | None = None
     # Provider connections (pacekeeper.connections); None only in hand-built Services.
     connection_layer: ConnectionLayer | None = None
+    redis: Redis | None = None
 
     @property
     def connections(self) -> ConnectionService | None:
@@ -85,8 +99,11 @@ class Services:
         return None if layer is None else layer.garmin_webhook
 
     async def close(self) -> None:
+        await self.api_keys.close()  # flushes the last usage counts
         if self.connection_layer is not None:
             await self.connection_layer.close()
+        if self.redis is not None:
+            await self.redis.aclose()
         await self.engine.dispose()
 
 
@@ -107,11 +124,19 @@ async def build_services(
         data_dir=settings.data_dir,
     )
     engine = create_engine(settings.effective_database_url)
+    # One Redis for every process-shared counter (rate limits, key usage) when configured.
+    redis = Redis.from_url(settings.redis_url) if settings.redis_url else None
     try:
         if migrate:
             await upgrade(engine)
         sessions = session_factory(engine)
-        users = SqlUserRepository(sessions)
+        # Revocations (key deleted, user disabled) reach every process's key cache.
+        revocations: RevocationSignal = (
+            RedisRevocationSignal(redis)
+            if redis is not None
+            else FileRevocationSignal(settings.data_dir / "apikey-revocations")
+        )
+        users = SignallingUserRepository(sessions, revocations)
         retired = list(retired_master_keys(os.environ).values())
         keys = KeyStore(SqlSigningKeyRepository(sessions), settings, master_key, clock, keygen,
                         retired_master_keys=retired)
@@ -119,7 +144,20 @@ async def build_services(
         tokens = TokenService(keys, settings, clock)
         csrf = CsrfService(SqlCsrfTokenRepository(sessions), clock)
         accounts = Accounts(users, ConfiguredHasher(settings), clock)
-        limiter = limiter or MemoryRateLimiter()
+        if limiter is None:
+            limiter = RedisRateLimiter(redis) if redis is not None else MemoryRateLimiter()
+        key_store = SqlApiKeyRepository(sessions)
+        usage: UsageCounter
+        meter = None
+        if redis is not None:
+            usage = RedisUsageCounter(redis, key_store, clock)
+            meter = RedisKeyMeter(redis, usage)  # one round trip per key request
+        else:
+            usage = MemoryUsageCounter(key_store, clock)
+        api_keys = ApiKeyService(
+            key_store, usage, limiter, clock, revocations, settings.apikey_usage_flush_seconds,
+            burst_overrides=settings.apikey_burst_per_minute, meter=meter,
+        )
         resolver = PrincipalResolver(
             tokens,
             users,
@@ -140,11 +178,14 @@ async def build_services(
         )  # fmt: skip
     except BaseException:
         await engine.dispose()
+        if redis is not None:
+            await redis.aclose()
         raise
     oauth = build_oauth2(settings, sessions, tokens, users, limiter, clock)
+    await api_keys.start()
     return Services(
         settings, engine, users, keys, tokens, csrf, accounts, limiter, resolver, clock,
-        master_key=master_key, oauth=oauth, connection_layer=layer,
+        api_keys, master_key=master_key, oauth=oauth, connection_layer=layer, redis=redis,
     )
 
 

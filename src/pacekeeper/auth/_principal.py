@@ -39,7 +39,7 @@ class Principal:
     tenant_id: uuid.UUID
     email: str
     role: Role
-    via: Literal["cookie", "bearer"]
+    via: Literal["cookie", "bearer", "api_key"]
     claims: Claims
     token: str
     rate: RateDecision | None = None

@@ -1,0 +1,58 @@
+"""Key material: `pk_live_<id>_<secret>`, shown once, stored as SHA-256 only (KEY-3).
+
+The id (16 hex digits, 64 random bits) is not secret: it is the primary key the lookup
+uses and the prefix the listing shows. The secret is 256 random bits (43 base64url
+characters). SHA-256 is the right hash here, unlike for passwords: a slow, salted hash
+protects low-entropy input from guessing, but nobody can enumerate 2^256 secrets, so one
+fast hash already makes a leaked table useless and keeps the check in microseconds on
+every request. The stored digest covers the whole key text and is compared with
+`hmac.compare_digest`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+from dataclasses import dataclass
+
+KEY_PREFIX = "pk_live_"
+_ID_HEX = 16
+_SECRET_BYTES = 32
+# id: lower-case hex; secret: base64url without padding (43 characters for 32 bytes).
+_KEY_SHAPE = re.compile(rf"^{KEY_PREFIX}([0-9a-f]{{{_ID_HEX}}})_([A-Za-z0-9_-]{{43}})$")
+
+
+@dataclass(frozen=True, slots=True)
+class NewKey:
+    key_id: str
+    plaintext: str
+    digest: str
+
+
+def new_key() -> NewKey:
+    key_id = secrets.token_hex(_ID_HEX // 2)
+    plaintext = f"{KEY_PREFIX}{key_id}_{secrets.token_urlsafe(_SECRET_BYTES)}"
+    return NewKey(key_id, plaintext, digest(plaintext))
+
+
+def digest(plaintext: str) -> str:
+    return hashlib.sha256(plaintext.encode()).hexdigest()
+
+
+def key_id_of(plaintext: str) -> str | None:
+    """The public id inside a well-formed key, or None (malformed keys never hit the DB)."""
+    found = _KEY_SHAPE.match(plaintext)
+    return found.group(1) if found else None
+
+
+def matches(plaintext: str, stored_digest: str) -> bool:
+    return hmac.compare_digest(digest(plaintext), stored_digest)
+
+
+def display_prefix(key_id: str) -> str:
+    return f"{KEY_PREFIX}{key_id}"
+
+
+__all__ = ["KEY_PREFIX", "NewKey", "digest", "display_prefix", "key_id_of", "matches", "new_key"]

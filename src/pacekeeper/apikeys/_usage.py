@@ -1,0 +1,137 @@
+"""Usage counting without a database write per request (KEY-6).
+
+Each process counts in memory (or in Redis, shared: `_usage_redis.py`) and remembers
+its own increments; a background task adds them to `api_key_usage` in one batch every
+few seconds (and at shutdown), together with `last_used_at`. A crash loses at most the
+increments of the last flush interval. A failed flush keeps its deltas for the next one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Collection
+from datetime import datetime
+from typing import Protocol
+
+from pacekeeper.apikeys._store import ApiKeyRepository
+from pacekeeper.apikeys._tiers import QUOTA_WINDOW_DAYS
+from pacekeeper.apikeys._window import (
+    DAY_SECONDS,
+    QuotaDecision,
+    day_of,
+    decide,
+    first_day,
+    window_total,
+)
+
+log = logging.getLogger("pacekeeper.apikeys")
+
+
+class UsageCounter(Protocol):
+    """Counts requests per key per day; `consume` checks the quota and counts atomically."""
+
+    async def consume(self, key_id: str, quota: int | None, now: datetime) -> QuotaDecision: ...
+    async def used(self, key_ids: Collection[str], now: datetime) -> dict[str, int]: ...
+    async def flush(self) -> None: ...
+
+
+class PendingUsage:
+    """This process's increments not yet in the database, and the flush loop."""
+
+    def __init__(self, store: ApiKeyRepository) -> None:
+        self.store = store
+        self._deltas: dict[tuple[str, int], int] = {}
+        self._last_used: dict[str, datetime] = {}
+        self._lock = asyncio.Lock()
+
+    def record(self, key_id: str, now: datetime, today: int | None = None) -> None:
+        slot = (key_id, day_of(now) if today is None else today)
+        self._deltas[slot] = self._deltas.get(slot, 0) + 1
+        self._last_used[key_id] = now
+
+    def pending(self, key_id: str) -> dict[int, int]:
+        return {day: n for (kid, day), n in self._deltas.items() if kid == key_id}
+
+    async def flush(self) -> None:
+        async with self._lock:  # one flush at a time; new hits go to fresh dicts
+            deltas, self._deltas = self._deltas, {}
+            last_used, self._last_used = self._last_used, {}
+            try:
+                await self.store.add_usage(deltas, last_used)
+            except Exception:
+                # Put them back (adding to what came meanwhile): nothing is lost.
+                for slot, n in deltas.items():
+                    self._deltas[slot] = self._deltas.get(slot, 0) + n
+                for key_id, at in last_used.items():
+                    self._last_used[key_id] = max(at, self._last_used.get(key_id, at))
+                raise
+
+    async def run(self, interval: float) -> None:
+        while True:
+            await asyncio.sleep(interval)
+            try:
+                await self.flush()
+            except Exception as exc:  # the next round retries with the same deltas
+                log.error("usage flush failed: %s", type(exc).__name__)
+
+
+class _Window:
+    """One key's day buckets and their total for `today` (kept, not re-summed per hit)."""
+
+    __slots__ = ("buckets", "today", "total")
+
+    def __init__(self, buckets: dict[int, int]) -> None:
+        self.buckets = buckets
+        self.today = -1
+        self.total = 0
+
+    def roll(self, today: int) -> None:
+        if today == self.today:
+            return
+        start = first_day(today)
+        for day in [d for d in self.buckets if d < start]:
+            del self.buckets[day]
+        self.total = window_total(self.buckets, today)
+        self.today = today
+
+
+class MemoryUsageCounter:
+    """Buckets in this process, seeded from the database the first time a key is seen."""
+
+    def __init__(self, store: ApiKeyRepository, clock: Callable[[], datetime]) -> None:
+        self.pending = PendingUsage(store)
+        self._store = store
+        self._clock = clock
+        self._windows: dict[str, _Window] = {}
+
+    async def _load(self, key_id: str, today: int) -> _Window:
+        window = self._windows.get(key_id)
+        if window is None:
+            loaded = (await self._store.usage_since([key_id], first_day(today)))[key_id]
+            # Another request may have loaded it during the await: keep the first copy.
+            window = self._windows.setdefault(key_id, _Window(loaded))
+        window.roll(today)
+        return window
+
+    async def consume(self, key_id: str, quota: int | None, now: datetime) -> QuotaDecision:
+        today = day_of(now)
+        window = await self._load(key_id, today)
+        # From here on no await: check and count are atomic within the event loop.
+        if quota is not None and window.total >= quota:
+            return decide(window.buckets, quota, now, counted=False)
+        window.buckets[today] = window.buckets.get(today, 0) + 1
+        window.total += 1
+        self.pending.record(key_id, now, today)
+        reset_at = (min(window.buckets) + QUOTA_WINDOW_DAYS) * DAY_SECONDS
+        return QuotaDecision(True, quota, window.total, reset_at, 0)
+
+    async def used(self, key_ids: Collection[str], now: datetime) -> dict[str, int]:
+        today = day_of(now)
+        return {key_id: (await self._load(key_id, today)).total for key_id in key_ids}
+
+    async def flush(self) -> None:
+        await self.pending.flush()
+
+
+__all__ = ["MemoryUsageCounter", "PendingUsage", "UsageCounter"]
