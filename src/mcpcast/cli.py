@@ -17,6 +17,7 @@ from ._config import ServerConfig
 from ._errors import McpcastError
 from ._server import Server
 from .broadcast import BroadcasterFactory
+from .transports.subscribe import SubscriptionApp
 
 STATE_SECRET_ENV = "MCPCAST_STATE_SECRET"  # noqa: S105 (a variable name, not a secret)
 BROADCAST_URL_ENV = "MCPCAST_BROADCAST_URL"
@@ -56,12 +57,18 @@ def state_secret_from_env() -> bytes | None:
 
 class GracefulUvicorn(uvicorn.Server):
     """uvicorn waits for open responses before the lifespan shutdown, so long-lived streams
-    (listen, session GET) would hold it forever: end them first, gracefully."""
+    (listen, session GET, browser topic subscriptions) would hold it forever: end them
+    first, gracefully."""
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         server = getattr(self.config.app, "server", None)
         if isinstance(server, Server):
             server.end_streams()
+            # Topic subscribers get a "shutdown" close frame and reconnect elsewhere
+            # (MCP-6); the lifespan shutdown would do it, but only after they are gone.
+            topics = getattr(server.asgi_app(), "topics", None)
+            if isinstance(topics, SubscriptionApp):
+                await topics.close(grace=1.0)
         await super().shutdown(sockets)
 
 
