@@ -9,9 +9,15 @@ with the CLI's graceful shutdown.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Annotated, Any
 
+import httpx
 import uvicorn
 
 from mcpcast import Broadcaster, BroadcasterFactory, Param, Server, mcp_server, tool
@@ -34,13 +40,16 @@ PAGE = b"""<!doctype html>
  h1 { font-size: 1.3em; } #state { color: #555; }
  #log { list-style: none; padding: 0; } #log li { padding: .3em .6em; margin: .2em 0;
    background: #eef4ff; border-left: 4px solid #3b6fd8; border-radius: 3px; }
- #log li b { color: #3b6fd8; margin-right: .6em; }
+ #log li b { color: #3b6fd8; margin-right: .3em; }
+ #events { color: #666; font-size: .85em; }
 </style>
 <script src="/mcp/mcpcast.js"></script></head>
 <body>
 <h1>Topic <code id="topic"></code></h1>
 <p id="state">connecting</p>
 <ul id="log"></ul>
+<h2 style="font-size:1em">Connection</h2>
+<ol id="events"></ol>
 <script>
   // The topic comes from ?topic=; the last seq seen survives a reload (sessionStorage),
   // so a reloaded page resumes where it left off.
@@ -53,7 +62,7 @@ PAGE = b"""<!doctype html>
     afterSeq: saved === null ? undefined : Number(saved),
     onMessage: (data, frame) => {
       const li = document.createElement("li");
-      li.innerHTML = "<b></b><span></span>";
+      li.innerHTML = "<b></b> <span></span>";
       li.querySelector("b").textContent = "#" + frame.seq;
       li.querySelector("span").textContent = data.text;
       document.getElementById("log").appendChild(li);
@@ -61,6 +70,10 @@ PAGE = b"""<!doctype html>
     },
     onState: (state, detail) => {
       window.states.push([state, detail.transport, detail.reason || null]);
+      const item = document.createElement("li");
+      item.textContent = state + " (" + detail.transport + ")" +
+        (detail.reason ? ": " + detail.reason : "");
+      document.getElementById("events").appendChild(item);
       document.getElementById("state").textContent =
         state + (detail.transport ? " over " + detail.transport : "");
     },
@@ -85,6 +98,50 @@ class PageSite:
             await send({"type": "http.response.body", "body": PAGE})
             return
         await self.app(scope, receive, send)
+
+
+# ---------------------------------------------------------------- for the tests
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@contextlib.contextmanager
+def running(argv: list[str], port: int, env: dict[str, str] | None = None,
+            ) -> Iterator[subprocess.Popen[bytes]]:
+    """Run ``argv`` (a server on ``port``) from the repository root; stop it at the end.
+
+    ``MCPCAST_BROADCAST_URL`` is only passed on when ``env`` sets it.
+    """
+    base = {k: v for k, v in os.environ.items() if k != "MCPCAST_BROADCAST_URL"}
+    proc = subprocess.Popen(argv, cwd=ROOT, env={**base, **(env or {})})
+    try:
+        wait_until_serving(proc, port)
+        yield proc
+    finally:
+        stop(proc)
+
+
+def wait_until_serving(proc: subprocess.Popen[bytes], port: int) -> None:
+    deadline = time.monotonic() + 30
+    while True:
+        assert proc.poll() is None, "the server process exited"
+        assert time.monotonic() < deadline, "the server process did not start"
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/mcp/mcpcast.js", timeout=1).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.1)
+
+
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 def main() -> None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import signal
 import subprocess
 import sys
@@ -27,9 +26,11 @@ from websockets.asyncio.client import ClientConnection, connect
 
 from tests._services import free_port
 
+from ._broadcast_app import running
+
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[2]  # cwd of the subprocess.run calls
 TARGET = "tests.e2e._broadcast_app:Announcer"
 
 
@@ -38,41 +39,9 @@ def mcpcast_run(*extra: str, env: dict[str, str] | None = None,
                 ) -> Iterator[tuple[subprocess.Popen[bytes], int]]:
     """``python -m mcpcast run TARGET --port P *extra``; yields once it answers."""
     port = free_port()
-    env = {**{k: v for k, v in os.environ.items() if k != "MCPCAST_BROADCAST_URL"},
-           **(env or {})}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "mcpcast", "run", TARGET, "--port", str(port),
-         "--log-level", "warning", *extra],
-        cwd=ROOT, env=env,
-    )
-    try:
-        wait_until_serving(proc, port)
+    with running([sys.executable, "-m", "mcpcast", "run", TARGET, "--port", str(port),
+                  "--log-level", "warning", *extra], port, env) as proc:
         yield proc, port
-    finally:
-        stop(proc)
-
-
-def wait_until_serving(proc: subprocess.Popen[bytes], port: int) -> None:
-    deadline = time.monotonic() + 30
-    while True:
-        assert proc.poll() is None, "the server process exited"
-        assert time.monotonic() < deadline, "the server process did not start"
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/mcp/mcpcast.js", timeout=1).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(0.1)
-
-
-def stop(proc: subprocess.Popen[bytes]) -> None:
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 def new_topic() -> str:

@@ -1,0 +1,128 @@
+"""A browser page, a server process and a tool call, all real (DECL-6, MCP-6).
+
+One server process (``python -m tests.e2e._broadcast_app``: the ``Announcer`` tool plus a
+test page at ``/``, on Redis) serves the page, ``<path>/mcpcast.js`` and the topic; headless
+Chromium loads the page; the official MCP SDK client calls the tool from Python and the
+test reads the page's DOM. Then the process is restarted on the same port (the page
+resumes after its last seq), and then WebSockets are dropped on the way (the client falls
+back to SSE). Set ``UPDATE_SCREENSHOTS=1`` to refresh docs/screenshots/browser-topic.png.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import sys
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+from playwright.async_api import Page, WebSocketRoute, async_playwright, expect
+
+from mcpcast import BroadcasterFactory
+from tests._services import free_port
+
+from ._broadcast_app import ROOT, running
+
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run",
+]  # fmt: skip
+SCREENSHOT = ROOT / "docs" / "screenshots" / "browser-topic.png"
+
+
+@contextlib.contextmanager
+def site_process(port: int, redis_url: str) -> Iterator[None]:
+    argv = [sys.executable, "-m", "tests.e2e._broadcast_app", "--port", str(port),
+            "--broadcast-url", redis_url]
+    with running(argv, port):
+        yield
+
+
+@pytest.fixture
+async def page() -> AsyncIterator[Page]:
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        try:
+            yield await browser.new_page(viewport={"width": 760, "height": 300})
+        finally:
+            await browser.close()
+
+
+async def announce(port: int, topic: str, *texts: str) -> list[int]:
+    async with Client(f"http://127.0.0.1:{port}/mcp") as client:
+        result = await client.call_tool("announce", {"topic": topic, "texts": list(texts)})
+    assert not result.is_error, result
+    seqs: list[int] = result.structured_content["result"]
+    return seqs
+
+
+async def wait_open(page: Page, transport: str) -> None:
+    await page.wait_for_function("window.sub && window.sub.state === 'open'", timeout=20_000)
+    assert await page.evaluate("window.sub.transport") == transport
+    await expect(page.locator("#state")).to_have_text(f"open over {transport}")
+
+
+async def drop_websockets(route: WebSocketRoute) -> None:
+    """Like a proxy that kills upgrades: the socket closes before it ever opens a topic."""
+    await route.close(code=1008, reason="blocked by test proxy")
+
+
+async def test_tool_call_appears_in_the_page_across_restart_and_sse_fallback(
+    page: Page, redis_url: str, tmp_path: Path
+) -> None:
+    """DECL-6: a tool call from Python makes text appear in the browser page.
+    MCP-6: after a server restart the page reconnects and resumes after its last seq (no
+    loss, no duplicates); with WebSockets dropped it falls back to SSE and still receives."""
+    topic = f"news-{uuid.uuid4().hex[:10]}"
+    port = free_port()
+    items = page.locator("#log li")
+    url = f"http://127.0.0.1:{port}/?topic={topic}"
+
+    # 1. The page subscribes over WebSocket; a tool call shows up in the DOM.
+    with site_process(port, redis_url):
+        await page.goto(url)
+        await wait_open(page, "websocket")
+        assert await announce(port, topic, "first", "second") == [1, 2]
+        await expect(items).to_have_text(["#1 first", "#2 second"])
+
+    # 2. The process is gone; another process on the same Redis broadcasts meanwhile.
+    await page.wait_for_function("window.sub.state === 'reconnecting'", timeout=10_000)
+    factory = BroadcasterFactory.from_url(redis_url)
+    try:
+        assert await factory.lookup(topic).broadcast({"text": "while down"}) == 3
+    finally:
+        await factory.close()
+    with site_process(port, redis_url):  # restarted on the same port
+        await wait_open(page, "websocket")
+        assert await announce(port, topic, "after restart") == [4]
+        await expect(items).to_have_text(
+            ["#1 first", "#2 second", "#3 while down", "#4 after restart"])
+        states: list[list[Any]] = await page.evaluate("window.states")
+        assert ["reconnecting", "websocket", "shutdown"] in states  # told why, by the server
+        assert await page.evaluate("window.sub.reconnects") >= 1
+
+        # 3. WebSockets are dropped on the way: a fresh page falls back to SSE, resumes
+        # after the last seq it saw (kept in sessionStorage) and receives live messages.
+        await page.evaluate("window.sub.close()")
+        assert await announce(port, topic, "while away") == [5]
+        await page.route_web_socket(re.compile(".*"), drop_websockets)
+        await page.reload()
+        await wait_open(page, "sse")
+        assert await announce(port, topic, "over sse") == [6]
+        await expect(items).to_have_text(["#5 while away", "#6 over sse"])
+        states = await page.evaluate("window.states")
+        assert states[0][:2] == ["reconnecting", "websocket"]  # tried first, then fell back
+        assert states[-1][:2] == ["open", "sse"]
+        await asyncio.sleep(0.2)  # let the page paint the last item
+        shot = SCREENSHOT if os.environ.get("UPDATE_SCREENSHOTS") else tmp_path / "shot.png"
+        shot.parent.mkdir(parents=True, exist_ok=True)
+        await page.screenshot(path=str(shot))
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
