@@ -39,9 +39,10 @@ SCREENSHOT = ROOT / "docs" / "screenshots" / "browser-topic.png"
 
 
 @contextlib.contextmanager
-def site_process(port: int, redis_url: str) -> Iterator[None]:
-    argv = [sys.executable, "-m", "tests.e2e._broadcast_app", "--port", str(port),
-            "--broadcast-url", redis_url]
+def site_process(port: int, redis_url: str | None) -> Iterator[None]:
+    argv = [sys.executable, "-m", "tests.e2e._broadcast_app", "--port", str(port)]
+    if redis_url is not None:
+        argv += ["--broadcast-url", redis_url]
     with running(argv, port):
         yield
 
@@ -126,3 +127,22 @@ async def test_tool_call_appears_in_the_page_across_restart_and_sse_fallback(
         shot.parent.mkdir(parents=True, exist_ok=True)
         await page.screenshot(path=str(shot))
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+async def test_a_restart_that_loses_the_topic_still_delivers_new_messages(page: Page) -> None:
+    """MCP-6: on the in-memory backend a restarted process counts the topic from 1 again.
+    The page saw seq 2; it must show the new seq-1 message, not drop it as "seen"."""
+    topic = f"memory-{uuid.uuid4().hex[:10]}"
+    port = free_port()
+    items = page.locator("#log li")
+    with site_process(port, None):
+        await page.goto(f"http://127.0.0.1:{port}/?topic={topic}")
+        await wait_open(page, "websocket")
+        assert await announce(port, topic, "a", "b") == [1, 2]
+        await expect(items).to_have_text(["#1 a", "#2 b"])
+    with site_process(port, None):
+        await page.wait_for_function("window.sub.reconnects >= 1 && window.sub.state === 'open'",
+                                     timeout=20_000)
+        assert await announce(port, topic, "after restart") == [1]
+        await expect(items).to_have_text(["#1 a", "#2 b", "#1 after restart"])
+        assert await page.evaluate("window.sub.lastSeq") == 1

@@ -191,6 +191,10 @@ class SubscriptionApp:
             # Without a resume point, start from "now" so a reconnect can resume from it.
             start = after if after is not None else await broadcaster.last_seq()
             sub = await broadcaster.subscribe(after_seq=start)
+            # The effective resume point: lower than ``after`` when the topic lost its
+            # count (a restart on the memory backend), so clients stop deduplicating by
+            # their old seq and accept the new numbers.
+            start = sub.last_seq
         except Exception as exc:
             # A backend outage (e.g. Redis down) is the server's trouble: 503, no details.
             log.warning("cannot subscribe to %r: %s", topic, type(exc).__name__)
