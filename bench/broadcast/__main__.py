@@ -60,9 +60,11 @@ def rss_kib(pid: int) -> int:
 
 
 @contextlib.contextmanager
-def server(kind: str, cpu: int | None) -> Iterator[tuple[subprocess.Popen[bytes], int]]:
+def server(kind: str, cpu: int | None, no_gc: bool = False,
+           ) -> Iterator[tuple[subprocess.Popen[bytes], int]]:
     port = free_port()
     argv = [sys.executable, "-m", "bench.broadcast.servers", kind, "--port", str(port)]
+    argv += ["--no-gc"] if no_gc else []
     proc = subprocess.Popen(argv + (["--cpu", str(cpu)] if cpu is not None else []), cwd=ROOT)
     try:
         deadline = time.monotonic() + 30
@@ -141,7 +143,7 @@ def measure(kind: str, args: argparse.Namespace, cpus: tuple[int | None, int | N
     transports = ["ws", "sse"] if kind == "mcpcast" else ["ws"]
     prefix = "/mcp/topics" if kind == "mcpcast" else "/ws"
     result: dict[str, Any] = {"server": kind, "memory_kib": {}, "errors": []}
-    with server(kind, cpus[0]) as (proc, port), httpx.Client(timeout=30) as http:
+    with server(kind, cpus[0], args.no_gc) as (proc, port), httpx.Client(timeout=30) as http:
         clients = Clients(args.clients, cpus[1])
         try:
             def trigger(run: int) -> None:
@@ -176,17 +178,20 @@ def measure(kind: str, args: argparse.Namespace, cpus: tuple[int | None, int | N
                 per_process = [a + b for a, b in zip(split(halves[0], args.clients),
                                                       split(halves[1], args.clients),
                                                       strict=True)]
-            times, missing = [], 0
+            times, trips, missing = [], [], 0
             for run in range(args.runs + 1):
                 time.sleep(0.2)
                 t0 = time.monotonic()
                 trigger(run)
+                trip = (time.monotonic() - t0) * 1000  # the trigger's own round trip
                 answers = clients.ask([("wait", run, n, 10.0) for n in per_process])
                 missing += sum(max(n - got, 0) for n, (got, _) in zip(per_process, answers,
                                                                         strict=True))
                 if run > 0:  # run 0 warms the fan-out path up
                     times.append((max(last for _, last in answers) - t0) * 1000)
+                    trips.append(trip)
             result["fanout_ms"] = times
+            result["trigger_ms"] = trips
             result["missing"] = missing
         finally:
             clients.close()
@@ -209,12 +214,15 @@ def table(results: dict[str, dict[str, Any]], args: argparse.Namespace) -> str:
          s["memory_kib"]["all"], f"< {TARGET_KIB:.0f}"),
         (f"fan-out to {args.fanout:,}: last receiver, p50 (ms)", p50["mcpcast"],
          p50["starlette"], f"< {TARGET_MS:.0f}"),
+        ("trigger request round trip, p50 (ms)", statistics.median(m["trigger_ms"]),
+         statistics.median(s["trigger_ms"]), ""),
         ("fan-out, fastest run (ms)", min(m["fanout_ms"]), min(s["fanout_ms"]), ""),
         ("fan-out, slowest run (ms)", max(m["fanout_ms"]), max(s["fanout_ms"]), ""),
     ]
     out = [f"Broadcast: {args.subscribers:,} idle subscribers (mcpcast: half WebSocket, "
            f"half SSE; Starlette: WebSocket), fan-out to {args.fanout:,}, "
-           f"{args.runs} runs, {args.clients} client processes",
+           f"{args.runs} runs, {args.clients} client processes"
+           + (", servers without cyclic GC" if args.no_gc else ""),
            "",
            "| measure | mcpcast | plain Starlette | mcpcast / Starlette | target |",
            "|---|---:|---:|---:|---|"]
@@ -240,6 +248,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fanout", type=int, default=None, help="default 1,000")
     parser.add_argument("--runs", type=int, default=None, help="default 7")
     parser.add_argument("--clients", type=int, default=2, help="subscriber processes")
+    parser.add_argument("--no-gc", action="store_true",
+                        help="servers run with the cyclic GC off (to see its pauses)")
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
     args = parser.parse_args(argv)
     quick = (1_000, 500, 3) if args.quick else (10_000, 1_000, 7)

@@ -6,12 +6,13 @@ uvicorn's default WebSocket engine):
 - ``starlette``: the plain baseline, a list of WebSockets per path and a POST endpoint
   that sends the message to each of them in a loop.
 
-``python -m bench.broadcast.servers mcpcast|starlette --port P [--cpu N]``
+``python -m bench.broadcast.servers mcpcast|starlette --port P [--cpu N] [--no-gc]``
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import resource
 from collections import defaultdict
@@ -86,9 +87,12 @@ def main() -> None:
     parser.add_argument("kind", choices=["mcpcast", "starlette"])
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--cpu", type=int, default=None)
+    parser.add_argument("--no-gc", action="store_true", help="turn the cyclic GC off")
     args = parser.parse_args()
     raise_nofile()
     pin(args.cpu)
+    if args.no_gc:  # an experiment: how much of the fan-out time is GC pauses?
+        gc.disable()
     app = mcpcast_app() if args.kind == "mcpcast" else starlette_app()
     uvicorn.run(app, host="127.0.0.1", port=args.port, loop="uvloop", http="httptools",
                 log_level="warning", backlog=4096, lifespan="on" if args.kind == "mcpcast"
