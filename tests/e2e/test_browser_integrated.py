@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hmac
 import os
 import re
 import sys
@@ -24,10 +25,12 @@ import pytest
 from mcp import Client
 from playwright.async_api import Page, WebSocketRoute, async_playwright, expect
 
-from mcpcast import BroadcasterFactory
+from mcpcast import BroadcasterFactory, Server, ServerConfig
+from mcpcast.transports.subscribe import SubscriberInfo
 from tests._services import free_port
 
-from ._broadcast_app import ROOT, running
+from ._asgi_server import serving
+from ._broadcast_app import ROOT, Announcer, running
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -65,10 +68,11 @@ async def announce(port: int, topic: str, *texts: str) -> list[int]:
     return seqs
 
 
-async def wait_open(page: Page, transport: str) -> None:
+async def wait_open(page: Page, transport: str, *, test_page: bool = True) -> None:
     await page.wait_for_function("window.sub && window.sub.state === 'open'", timeout=20_000)
     assert await page.evaluate("window.sub.transport") == transport
-    await expect(page.locator("#state")).to_have_text(f"open over {transport}")
+    if test_page:  # the page shows its state too
+        await expect(page.locator("#state")).to_have_text(f"open over {transport}")
 
 
 async def drop_websockets(route: WebSocketRoute) -> None:
@@ -146,3 +150,64 @@ async def test_a_restart_that_loses_the_topic_still_delivers_new_messages(page: 
         assert await announce(port, topic, "after restart") == [1]
         await expect(items).to_have_text(["#1 a", "#2 b", "#1 after restart"])
         assert await page.evaluate("window.sub.lastSeq") == 1
+
+
+# ------------------------------------------------------------------ a page on another origin
+
+TOKEN = "page-token-1"  # noqa: S105 - a test value
+SUBSCRIBE = """([base, topic, token]) => {
+  window.got = []; window.states = [];
+  window.sub = mcpcast.subscribe(topic, {
+    baseUrl: base + "/mcp/topics", token, minDelay: 200, maxDelay: 500,
+    onMessage: (data, frame) => window.got.push([frame.seq, data.text]),
+    onState: (state, d) => window.states.push([state, d.transport, d.reason || null]),
+  });
+}"""
+
+
+def with_token(info: SubscriberInfo, topic: str) -> bool:
+    return hmac.compare_digest(info.headers.get("authorization", ""), f"Bearer {TOKEN}")
+
+
+async def blank_page(scope: Any, receive: Any, send: Any) -> None:
+    if scope["type"] == "http":
+        await send({"type": "http.response.start", "status": 200,
+                    "headers": [(b"content-type", b"text/html")]})
+        await send({"type": "http.response.body", "body": b"<!doctype html><title>app</title>"})
+
+
+@contextlib.asynccontextmanager
+async def cross_origin(page: Page, page_host: str) -> AsyncIterator[str]:
+    """The MCP server (only http://localhost pages allowed) and a page from ``page_host``
+    on another port, which loads mcpcast.js from the server; WebSockets are dropped."""
+    server = Server(Announcer(), config=ServerConfig(allowed_origins=("http://localhost",)),
+                    authorize_topic=with_token)
+    async with serving(server.asgi_app()) as api, serving(blank_page) as site:
+        await page.route_web_socket(re.compile(".*"), drop_websockets)
+        await page.goto(site.replace("127.0.0.1", page_host) + "/")
+        await page.add_script_tag(url=api + "/mcp/mcpcast.js")
+        yield api
+
+
+async def test_a_page_on_an_allowed_origin_falls_back_to_sse_across_origins(page: Page) -> None:
+    """MCP-6, MCP-8: a page on an allowed origin (another port) whose WebSockets are
+    dropped reads the topic over SSE: CORS headers and the token's preflight are answered."""
+    async with cross_origin(page, "localhost") as api:
+        await page.evaluate(SUBSCRIBE, [api, "cors", TOKEN])
+        await wait_open(page, "sse", test_page=False)
+        port = int(api.rsplit(":", 1)[1])
+        assert await announce(port, "cors", "across origins") == [1]
+        await page.wait_for_function("window.got.length >= 1", timeout=10_000)
+        assert await page.evaluate("window.got") == [[1, "across origins"]]
+
+
+async def test_a_page_on_another_origin_cannot_read_the_topic(page: Page) -> None:
+    """MCP-8: a page whose origin is not allowed gets neither a WebSocket nor SSE."""
+    async with cross_origin(page, "127.0.0.1") as api:
+        await page.evaluate(SUBSCRIBE, [api, "cors", TOKEN])
+        await page.wait_for_function("window.states.length >= 3", timeout=10_000)
+        port = int(api.rsplit(":", 1)[1])
+        await announce(port, "cors", "not for you")
+        await asyncio.sleep(0.5)
+        assert await page.evaluate("window.sub.state") != "open"
+        assert await page.evaluate("window.got") == []
