@@ -30,7 +30,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
@@ -138,6 +138,43 @@ def trigger_request(kind: str, port: int, run: int) -> tuple[str, dict[str, str]
     return f"http://127.0.0.1:{port}/mcp", headers, json.dumps(body).encode()
 
 
+def open_and_weigh(clients: Clients, pid: int, port: int, transports: list[str],
+                   prefix: str, args: argparse.Namespace, result: dict[str, Any]) -> None:
+    """Open the subscribers one transport at a time; RSS delta per subscriber of each."""
+    before = start = rss_kib(pid)
+    opened_total = 0
+    for transport, fanout, total in zip(transports, split(args.fanout, len(transports)),
+                                        split(args.subscribers, len(transports)), strict=True):
+        opened, errors = clients.open([(transport, port, f"{prefix}/fanout", fanout),
+                                       (transport, port, f"{prefix}/idle", total - fanout)])
+        time.sleep(1.0)  # let the server settle
+        after = rss_kib(pid)
+        result["memory_kib"][transport] = (after - before) / max(opened, 1)
+        result["errors"] += errors
+        opened_total += opened
+        before = after
+    result["opened"] = opened_total
+    result["rss_kib"] = before
+    result["memory_kib"]["all"] = (before - start) / max(opened_total, 1)
+
+
+def fan_out(clients: Clients, trigger: Callable[[int], None], per_process: list[int],
+            runs: int, result: dict[str, Any]) -> None:
+    """Broadcast ``runs`` + 1 times (the first warms up); time until the last arrival."""
+    times, trips, missing = [], [], 0
+    for run in range(runs + 1):
+        time.sleep(0.2)
+        t0 = time.monotonic()
+        trigger(run)
+        trip = (time.monotonic() - t0) * 1000  # the trigger's own round trip
+        answers = clients.ask([("wait", run, n, 10.0) for n in per_process])
+        missing += sum(max(n - got, 0) for n, (got, _) in zip(per_process, answers, strict=True))
+        if run > 0:
+            times.append((max(last for _, last in answers) - t0) * 1000)
+            trips.append(trip)
+    result.update(fanout_ms=times, trigger_ms=trips, missing=missing)
+
+
 def measure(kind: str, args: argparse.Namespace, cpus: tuple[int | None, int | None],
             ) -> dict[str, Any]:
     transports = ["ws", "sse"] if kind == "mcpcast" else ["ws"]
@@ -148,51 +185,17 @@ def measure(kind: str, args: argparse.Namespace, cpus: tuple[int | None, int | N
         try:
             def trigger(run: int) -> None:
                 url, headers, body = trigger_request(kind, port, run)
-                response = http.post(url, headers=headers, content=body)
-                response.raise_for_status()
+                http.post(url, headers=headers, content=body).raise_for_status()
 
             # Warm-up: the code paths run once before the baseline RSS is read.
             trigger(-1)
             clients.open([(t, port, f"{prefix}/warm", 1) for t in transports])
             time.sleep(1.0)
-            before = start = rss_kib(proc.pid)
-            opened_total = 0
-            for transport, fanout, total in zip(
-                transports, split(args.fanout, len(transports)),
-                split(args.subscribers, len(transports)), strict=True):
-                opened, errors = clients.open([
-                    (transport, port, f"{prefix}/fanout", fanout),
-                    (transport, port, f"{prefix}/idle", total - fanout)])
-                time.sleep(1.0)  # let the server settle
-                after = rss_kib(proc.pid)
-                result["memory_kib"][transport] = (after - before) / max(opened, 1)
-                result["errors"] += errors
-                opened_total += opened
-                before = after
-            result["opened"] = opened_total
-            result["rss_kib"] = before
-            result["memory_kib"]["all"] = (before - start) / max(opened_total, 1)
-            per_process = split(args.fanout, args.clients)  # shares as Clients.open made
-            if kind == "mcpcast":  # ws half then sse half, each spread the same way
-                halves = split(args.fanout, 2)
-                per_process = [a + b for a, b in zip(split(halves[0], args.clients),
-                                                      split(halves[1], args.clients),
-                                                      strict=True)]
-            times, trips, missing = [], [], 0
-            for run in range(args.runs + 1):
-                time.sleep(0.2)
-                t0 = time.monotonic()
-                trigger(run)
-                trip = (time.monotonic() - t0) * 1000  # the trigger's own round trip
-                answers = clients.ask([("wait", run, n, 10.0) for n in per_process])
-                missing += sum(max(n - got, 0) for n, (got, _) in zip(per_process, answers,
-                                                                        strict=True))
-                if run > 0:  # run 0 warms the fan-out path up
-                    times.append((max(last for _, last in answers) - t0) * 1000)
-                    trips.append(trip)
-            result["fanout_ms"] = times
-            result["trigger_ms"] = trips
-            result["missing"] = missing
+            open_and_weigh(clients, proc.pid, port, transports, prefix, args, result)
+            # Fan-out subscribers per process, as Clients.open spread each transport's share.
+            shares = [split(part, args.clients) for part in split(args.fanout, len(transports))]
+            fan_out(clients, trigger, [sum(col) for col in zip(*shares, strict=True)],
+                    args.runs, result)
         finally:
             clients.close()
     return result
