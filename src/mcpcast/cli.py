@@ -16,12 +16,19 @@ import uvicorn
 from ._config import ServerConfig
 from ._errors import McpcastError
 from ._server import Server
+from .broadcast import BroadcasterFactory
+from .transports.subscribe import SubscriptionApp
 
 STATE_SECRET_ENV = "MCPCAST_STATE_SECRET"  # noqa: S105 (a variable name, not a secret)
+BROADCAST_URL_ENV = "MCPCAST_BROADCAST_URL"
 
 
-def load(target: str, config: ServerConfig) -> Any:
-    """Resolve ``module:attr`` to an ASGI app: a decorated class, an instance, or a Server."""
+def load(target: str, config: ServerConfig,
+         broadcasters: BroadcasterFactory | None = None) -> Any:
+    """Resolve ``module:attr`` to an ASGI app: a decorated class, an instance, or a Server.
+
+    ``broadcasters`` applies to a class or an instance; a ready ``Server`` keeps its own.
+    """
     module_name, _, attr = target.partition(":")
     if not module_name or not attr:
         raise McpcastError(f"expected module:Class, got {target!r}")
@@ -34,7 +41,7 @@ def load(target: str, config: ServerConfig) -> Any:
         return obj.asgi_app()
     if isinstance(obj, type):
         obj = obj()
-    return Server(obj, config=config).asgi_app()
+    return Server(obj, config=config, broadcasters=broadcasters).asgi_app()
 
 
 def state_secret_from_env() -> bytes | None:
@@ -50,12 +57,18 @@ def state_secret_from_env() -> bytes | None:
 
 class GracefulUvicorn(uvicorn.Server):
     """uvicorn waits for open responses before the lifespan shutdown, so long-lived streams
-    (listen, session GET) would hold it forever: end them first, gracefully."""
+    (listen, session GET, browser topic subscriptions) would hold it forever: end them
+    first, gracefully."""
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         server = getattr(self.config.app, "server", None)
         if isinstance(server, Server):
             server.end_streams()
+            # Topic subscribers get a "shutdown" close frame and reconnect elsewhere
+            # (MCP-6); the lifespan shutdown would do it, but only after they are gone.
+            topics = getattr(server.asgi_app(), "topics", None)
+            if isinstance(topics, SubscriptionApp):
+                await topics.close(grace=1.0)
         await super().shutdown(sockets)
 
 
@@ -70,13 +83,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     run.add_argument("--stateless", action="store_true", help="no sessions (handshake era)")
     run.add_argument("--allow-host", action="append", default=None,
                      help="accept this Host header too (repeatable); '*' turns the check off")
+    run.add_argument("--broadcast-url", default=os.environ.get(BROADCAST_URL_ENV) or None,
+                     help="broadcast backend shared by processes, e.g. redis://host:6379/0 "
+                          f"(default: ${BROADCAST_URL_ENV}, else in memory)")
     run.add_argument("--log-level", default="info")
     args = parser.parse_args(argv)
 
     hosts = ServerConfig.allowed_hosts + tuple(args.allow_host or ())
     config = ServerConfig(path=args.path, stateless=args.stateless, allowed_hosts=hosts,
                           state_secret=state_secret_from_env())
-    app = load(args.target, config)
+    try:
+        # Processes on one Redis see each other's broadcasts and sequence numbers (DECL-6).
+        broadcasters = BroadcasterFactory.from_url(args.broadcast_url)
+    except ValueError as exc:
+        parser.error(f"--broadcast-url: {exc}")
+    app = load(args.target, config, broadcasters)
     loop = "uvloop" if importlib.util.find_spec("uvloop") else "asyncio"
     http = "httptools" if importlib.util.find_spec("httptools") else "h11"
     GracefulUvicorn(uvicorn.Config(app, host=args.host, port=args.port, loop=loop, http=http,

@@ -73,7 +73,9 @@ class Broadcaster:
         """A new subscription; with ``after_seq``, kept frames after it come first.
 
         An ``after_seq`` beyond the topic's last sequence number (say, the server
-        restarted) is treated as a fresh start rather than skipping future frames.
+        restarted without shared history) is treated as a fresh start from that last
+        number rather than skipping future frames. Either way ``sub.last_seq`` is the
+        effective resume point, which subscribers are told.
         """
         if self._closed:
             raise RuntimeError(f"broadcaster {self.name!r} is closed")
@@ -89,6 +91,8 @@ class Broadcaster:
                 last, frames = await self._backend.replay(self.name, after_seq)
                 if after_seq <= last:
                     sub.replay(frames, after_seq)
+                else:
+                    sub.replay((), last)
         except BaseException:
             sub.close()
             raise

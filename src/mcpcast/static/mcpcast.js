@@ -140,7 +140,9 @@
       this._alive();
       if (frame.type === "subscribed") {
         this._serverHeartbeat = frame.heartbeat || null;
-        if (this.lastSeq === null && typeof frame.seq === "number") this.lastSeq = frame.seq;
+        // The server's resume point: our last seq, or lower if the topic's count was
+        // lost (server restarted without shared history), so new numbers are not dropped.
+        if (typeof frame.seq === "number") this.lastSeq = frame.seq;
         this._attempt = 0;
         this._opened = true;
         this._worked = true;

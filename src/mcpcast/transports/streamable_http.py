@@ -87,7 +87,8 @@ class StreamableHTTP:
         self.sse = SseTransport(self)
         self.topics = subscription_app(server.broadcasters, authorize=server.authorize_topic,
                                        heartbeat=self.config.heartbeat_interval,
-                                       max_connections=self.config.max_streams)
+                                       max_connections=self.config.max_streams,
+                                       allow_origin=lambda o: True)  # _extras checked it
 
     # ------------------------------------------------------------------ ASGI entry
 

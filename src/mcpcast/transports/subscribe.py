@@ -15,6 +15,10 @@ Credentials: browsers cannot set headers on a WebSocket, and a token in the quer
 ends up in access logs. So a WebSocket client may offer the subprotocols
 ``["mcpcast", "bearer.<token>"]``; the server answers ``mcpcast`` and ``authorize`` sees
 ``Authorization: Bearer <token>`` exactly as it does for SSE.
+
+Pages on another origin: WebSockets need nothing, but the SSE fallback is a ``fetch`` and
+needs CORS. With ``allow_origin`` an allowed ``Origin`` is echoed in
+``Access-Control-Allow-Origin`` and preflights (a token header) are answered.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import asyncio
 import contextlib
 import inspect
 import logging
+import re
 from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
 from typing import Any
@@ -38,7 +43,14 @@ from mcpcast.broadcast import (
     validate_topic,
 )
 
-__all__ = ["SUBPROTOCOL", "Authorize", "SubscriberInfo", "SubscriptionApp", "subscription_app"]
+__all__ = [
+    "SUBPROTOCOL",
+    "AllowOrigin",
+    "Authorize",
+    "SubscriberInfo",
+    "SubscriptionApp",
+    "subscription_app",
+]
 
 log = logging.getLogger("mcpcast.transports.subscribe")
 
@@ -49,6 +61,10 @@ Send = Callable[[Message], Awaitable[None]]
 
 SUBPROTOCOL = "mcpcast"
 _TOKEN_PREFIX = "bearer."  # noqa: S105 - a prefix, not a secret
+
+# Preflights may ask for these request headers (mcpcast.js sends the first two).
+_CORS_HEADERS = b"authorization, last-event-id"
+_HEADER_LIST_RE = re.compile(r"[A-Za-z0-9-]+(\s*,\s*[A-Za-z0-9-]+)*")
 
 # WebSocket close codes per end reason (RFC 6455 section 7.4.1).
 _WS_CODES = {CloseReason.OVERFLOW: 1013, CloseReason.SHUTDOWN: 1001}
@@ -67,6 +83,8 @@ class SubscriberInfo:
 
 
 Authorize = Callable[[SubscriberInfo, str], bool | Awaitable[bool]]
+#: Whether a page on this ``Origin`` (e.g. ``"http://localhost:3000"``) may read SSE.
+AllowOrigin = Callable[[str], bool]
 
 
 class _Refused(Exception):
@@ -130,9 +148,11 @@ class SubscriptionApp:
         authorize: Authorize | None = None,
         heartbeat: float | None = 15.0,
         max_connections: int = 10_000,
+        allow_origin: AllowOrigin | None = None,
     ) -> None:
         self.factory = factory
         self.authorize = authorize
+        self.allow_origin = allow_origin
         self.heartbeat = heartbeat if heartbeat and heartbeat > 0 else None
         self.max_connections = max_connections
         self._active: set[Subscription] = set()
@@ -191,6 +211,10 @@ class SubscriptionApp:
             # Without a resume point, start from "now" so a reconnect can resume from it.
             start = after if after is not None else await broadcaster.last_seq()
             sub = await broadcaster.subscribe(after_seq=start)
+            # The effective resume point: lower than ``after`` when the topic lost its
+            # count (a restart on the memory backend), so clients stop deduplicating by
+            # their old seq and accept the new numbers.
+            start = sub.last_seq
         except Exception as exc:
             # A backend outage (e.g. Redis down) is the server's trouble: 503, no details.
             log.warning("cannot subscribe to %r: %s", topic, type(exc).__name__)
@@ -212,14 +236,27 @@ class SubscriptionApp:
             {"type": "subscribed", "topic": topic, "seq": seq, "heartbeat": self.heartbeat}
         )
 
+    def _cors(self, scope: Scope) -> list[tuple[bytes, bytes]]:
+        """CORS response headers for an allowed page origin, else none."""
+        if self.allow_origin is None:
+            return []
+        origin = next((v for k, v in scope.get("headers", ()) if k == b"origin"), None)
+        if origin is None or not self.allow_origin(origin.decode("latin-1")):
+            return []
+        return [(b"access-control-allow-origin", origin), (b"vary", b"origin")]
+
     async def _serve_sse(self, scope: Scope, receive: Receive, send: Send) -> None:
+        cors = self._cors(scope)
+        if scope.get("method") == "OPTIONS" and cors:
+            await _preflight(scope, send, cors)
+            return
         if scope.get("method") != "GET":
-            await _plain(send, 405, "use GET (SSE) or a WebSocket", [(b"allow", b"GET")])
+            await _plain(send, 405, "use GET (SSE) or a WebSocket", [(b"allow", b"GET"), *cors])
             return
         try:
             topic, sub, start = await self._open(_info(scope, "GET"))
         except _Refused as refused:
-            await _plain(send, refused.status, refused.message)
+            await _plain(send, refused.status, refused.message, cors)
             return
         watcher = asyncio.get_running_loop().create_task(_until_disconnect(receive, sub))
         try:
@@ -231,6 +268,7 @@ class SubscriptionApp:
                         (b"content-type", b"text/event-stream; charset=utf-8"),
                         (b"cache-control", b"no-cache, no-transform"),
                         (b"x-accel-buffering", b"no"),
+                        *cors,
                     ],
                 }
             )
@@ -330,6 +368,18 @@ async def _plain(
     await send({"type": "http.response.body", "body": body})
 
 
+async def _preflight(scope: Scope, send: Send, cors: list[tuple[bytes, bytes]]) -> None:
+    asked = next((v for k, v in scope.get("headers", ())
+                  if k == b"access-control-request-headers"), b"")
+    # Echo a well-formed list (mcpcast.js's `headers` option may add any); else the default.
+    allowed = asked if _HEADER_LIST_RE.fullmatch(asked.decode("latin-1")) else _CORS_HEADERS
+    headers = [*cors, (b"access-control-allow-methods", b"GET"),
+               (b"access-control-allow-headers", allowed),
+               (b"access-control-max-age", b"600"), (b"content-length", b"0")]
+    await send({"type": "http.response.start", "status": 204, "headers": headers})
+    await send({"type": "http.response.body", "body": b""})
+
+
 async def _deny_websocket(scope: Scope, send: Send, refused: _Refused) -> None:
     if "websocket.http.response" in scope.get("extensions", {}):
         body = orjson.dumps({"error": refused.message})
@@ -351,12 +401,18 @@ def subscription_app(
     authorize: Authorize | None = None,
     heartbeat: float | None = 15.0,
     max_connections: int = 10_000,
+    allow_origin: AllowOrigin | None = None,
 ) -> SubscriptionApp:
     """Serve ``factory``'s topics to browsers: WebSocket and SSE at ``/<topic>``.
 
     ``authorize(info, topic)`` (sync or async) returning anything but ``True`` gives 403.
     ``heartbeat`` seconds of silence produce a heartbeat (``None`` turns them off).
+    ``allow_origin(origin)`` returning true lets pages on that origin read SSE (CORS).
     """
     return SubscriptionApp(
-        factory, authorize=authorize, heartbeat=heartbeat, max_connections=max_connections
+        factory,
+        authorize=authorize,
+        heartbeat=heartbeat,
+        max_connections=max_connections,
+        allow_origin=allow_origin,
     )

@@ -91,6 +91,7 @@ async def test_resume_after_a_seq_the_topic_never_reached_starts_fresh() -> None
     topic = factory.lookup("restarted")
     await topic.broadcast("one")
     sub = await topic.subscribe(after_seq=500)
+    assert sub.last_seq == 1  # the effective resume point, told to browser clients
     await topic.broadcast("two")
     frame = await asyncio.wait_for(sub.next(), 2)
     assert (frame.seq, frame.message) == (2, "two")
