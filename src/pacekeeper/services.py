@@ -26,6 +26,7 @@ from pacekeeper.apikeys import (
 )
 from pacekeeper.auth import (
     Accounts,
+    CachedAuthStates,
     ConfiguredHasher,
     CsrfService,
     KeyGenerator,
@@ -34,6 +35,7 @@ from pacekeeper.auth import (
     TokenService,
     generate_rsa_key,
 )
+from pacekeeper.auth._state_cache import AuthStateSource
 from pacekeeper.config import Settings
 from pacekeeper.connections import (
     ConnectionLayer,
@@ -61,6 +63,16 @@ Clock = Callable[[], datetime]
 
 def utc_now() -> datetime:
     return datetime.now(UTC)
+
+
+def _auth_states(settings: Settings, users: UserRepository, signal: RevocationSignal,
+                 redis: Redis | None) -> AuthStateSource:
+    """Cache the per-request user-status read where every process sees every revocation:
+    with Redis, or with SQLite (one host, and the signal file is in its data dir). With
+    PostgreSQL and no Redis, processes may run on several hosts: read on every request."""
+    if redis is not None or settings.effective_database_url.startswith("sqlite"):
+        return CachedAuthStates(users, signal)
+    return users
 
 
 def resource_metadata_url(settings: Settings) -> str:
@@ -166,6 +178,7 @@ async def build_services(
             settings.tenant_rate_limit_per_minute,
             resource_metadata_url(settings),
             audiences=(settings.public_base_url, f"{settings.public_base_url}/mcp"),
+            states=_auth_states(settings, users, revocations, redis),
         )
         admin = await accounts.ensure_first_admin(
             settings.admin_email, settings.admin_password.get_secret_value()

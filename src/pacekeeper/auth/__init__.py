@@ -20,6 +20,7 @@ from pacekeeper.auth._keystore import KeyGenerator, KeyStore, LoadedKey, generat
 from pacekeeper.auth._passwords import ConfiguredHasher, PasswordHasher
 from pacekeeper.auth._principal import Principal, PrincipalResolver
 from pacekeeper.auth._sealing import Sealer, derive_key
+from pacekeeper.auth._state_cache import CachedAuthStates
 from pacekeeper.auth._tokens import Claims, IssuedToken, TokenInvalid, TokenService
 
 __all__ = [
@@ -31,6 +32,7 @@ __all__ = [
     "MAX_PASSWORD_CHARS",
     "MIN_PASSWORD_CHARS",
     "Accounts",
+    "CachedAuthStates",
     "Claims",
     "ConfiguredHasher",
     "CsrfService",

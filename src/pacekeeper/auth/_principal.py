@@ -22,6 +22,7 @@ from starlette.requests import cookie_parser
 
 from pacekeeper.auth._cookies import AUTH_COOKIE, CSRF_COOKIE
 from pacekeeper.auth._csrf import CSRF_HEADER, CsrfService
+from pacekeeper.auth._state_cache import AuthStateSource
 from pacekeeper.auth._tokens import Claims, TokenInvalid, TokenService
 from pacekeeper.db import Role, UserRepository, UserStatus
 from pacekeeper.errors import (
@@ -59,9 +60,11 @@ class PrincipalResolver:
         default_tenant_limit: int,
         resource_metadata_url: str,
         audiences: Collection[str] = (),
+        states: AuthStateSource | None = None,
     ) -> None:
         self._tokens = tokens
         self._users = users
+        self._states: AuthStateSource = states or users
         self._csrf = csrf
         self._limiter = limiter
         self._default_limit = default_tenant_limit
@@ -113,7 +116,7 @@ class PrincipalResolver:
             raise self.unauthenticated(invalid=True) from None
         if claims.scope is not None and not delegated:
             raise self.unauthenticated(invalid=True)
-        state = await self._users.auth_state(claims.sub)
+        state = await self._states.auth_state(claims.sub)
         if (
             state is None
             or state.status is not UserStatus.ACTIVE

@@ -1,0 +1,63 @@
+"""The cached per-request user-status read (ACC-8 stays immediate)."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+
+from pacekeeper.auth import CachedAuthStates
+from pacekeeper.db import AuthState, UserStatus
+
+ACTIVE = AuthState(UserStatus.ACTIVE, 0, None)
+DISABLED = AuthState(UserStatus.DISABLED, 1, None)
+
+
+class Signal:
+    def __init__(self) -> None:
+        self.value = 0
+
+    async def version(self) -> str:
+        return str(self.value)
+
+
+class Source:
+    def __init__(self) -> None:
+        self.state = ACTIVE
+        self.reads = 0
+        self.gate: asyncio.Event | None = None
+
+    async def auth_state(self, user_id: uuid.UUID) -> AuthState | None:
+        self.reads += 1
+        state, gate = self.state, self.gate
+        if gate is not None:
+            await gate.wait()
+        return state
+
+
+async def test_reads_once_until_the_signal_moves() -> None:
+    """ACC-8: a disable (which moves the signal) is seen by the very next request."""
+    source, signal = Source(), Signal()
+    cache = CachedAuthStates(source, signal)
+    user = uuid.uuid4()
+    assert await cache.auth_state(user) == ACTIVE
+    assert await cache.auth_state(user) == ACTIVE
+    assert source.reads == 1
+    source.state, signal.value = DISABLED, 1  # the disable: database first, then the signal
+    assert await cache.auth_state(user) == DISABLED
+    assert source.reads == 2
+
+
+async def test_a_read_that_straddles_a_revocation_is_not_kept() -> None:
+    """ACC-8 under concurrency: a read started before a disable never lands in the cache."""
+    source, signal = Source(), Signal()
+    cache = CachedAuthStates(source, signal)
+    user = uuid.uuid4()
+    gate = source.gate = asyncio.Event()
+    slow = asyncio.create_task(cache.auth_state(user))  # reads ACTIVE, then waits
+    await asyncio.sleep(0)
+    source.state, signal.value, source.gate = DISABLED, 1, None
+    assert await cache.auth_state(user) == DISABLED  # a newer request sees the disable
+    gate.set()
+    assert await slow == ACTIVE  # the stale read answers what it read...
+    assert await cache.auth_state(user) == DISABLED  # ...but did not replace the cache
+    assert source.reads == 2
