@@ -6,12 +6,14 @@ allocation shows up in requests per second.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 from urllib.parse import urlsplit
 
 from .._errors import InvalidRequest, ProtocolError
 from .._jsonrpc import dumps, error
+from ..protocol.session import StreamLog
 
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
@@ -142,3 +144,27 @@ async def read_json_body(receive: Receive, send: Send, headers: dict[bytes, byte
     except Disconnected:
         pass
     return None
+
+
+async def chunk(send: Send, data: bytes) -> None:
+    await send({"type": "http.response.body", "body": data, "more_body": True})
+
+
+async def pump(send: Send, stream: StreamLog, after: int, gone: asyncio.Future[None],
+               heartbeat: float, *, ids: bool = True,
+               comment: bytes = b": ping\n\n") -> bool:
+    """Write ``stream``'s events after ``after`` as SSE until it ends (True) or the client
+    leaves (False); a comment line goes out whenever ``heartbeat`` seconds pass quietly."""
+    while not gone.done():
+        for seq, payload in stream.after(after):
+            await chunk(send, sse_event(payload, stream.event_id(seq) if ids else None))
+            after = seq
+        if stream.done:
+            return True
+        waiter = asyncio.ensure_future(stream.wait(heartbeat))
+        await asyncio.wait((waiter, gone), return_when=asyncio.FIRST_COMPLETED)
+        if not waiter.done():
+            waiter.cancel()
+        elif waiter.exception() is not None:  # the wait timed out: a heartbeat is due
+            await chunk(send, comment)
+    return False

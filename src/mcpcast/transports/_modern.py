@@ -22,6 +22,8 @@ from ._http import (
     Receive,
     Scope,
     Send,
+    chunk,
+    pump,
     reply,
     reply_error,
     sse_event,
@@ -196,28 +198,16 @@ class ModernHTTP:
         ack = notification("notifications/subscriptions/acknowledged",
                            listener.tag({"notifications": honoured}))
         gone = asyncio.ensure_future(until_disconnect(receive))
-        seen = 0
         try:
             await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
-            await _chunk(send, sse_event(dumps(ack)))
-            while not gone.done():
-                for seq, payload in listener.log.after(seen):
-                    await _chunk(send, sse_event(payload))
-                    seen = seq
-                if listener.log.done:
-                    end = result(message["id"], {
-                        "resultType": "complete",
-                        "_meta": {META_SUBSCRIPTION: message["id"],
-                                  **self.protocol.server_meta()}})
-                    await send({"type": "http.response.body", "body": sse_event(dumps(end)),
-                                "more_body": False})
-                    return
-                waiter = asyncio.ensure_future(listener.log.wait(self.config.heartbeat_interval))
-                await asyncio.wait((waiter, gone), return_when=asyncio.FIRST_COMPLETED)
-                if not waiter.done():
-                    waiter.cancel()
-                elif waiter.exception() is not None:
-                    await _chunk(send, b": heartbeat\n\n")
+            await chunk(send, sse_event(dumps(ack)))
+            if await pump(send, listener.log, 0, gone, self.config.heartbeat_interval,
+                          ids=False, comment=b": heartbeat\n\n"):
+                end = result(message["id"], {
+                    "resultType": "complete",
+                    "_meta": {META_SUBSCRIPTION: message["id"], **self.protocol.server_meta()}})
+                await send({"type": "http.response.body", "body": sse_event(dumps(end)),
+                            "more_body": False})
         except OSError:
             pass
         finally:
@@ -226,7 +216,3 @@ class ModernHTTP:
             gone.cancel()
             with contextlib.suppress(BaseException):
                 await gone
-
-
-async def _chunk(send: Send, data: bytes) -> None:
-    await send({"type": "http.response.body", "body": data, "more_body": True})

@@ -10,9 +10,7 @@ server stream and DELETE ends the session. Everything protocol-shaped happens in
 from __future__ import annotations
 
 import asyncio
-import functools
 import logging
-from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from .._auth import Verdict, judge
@@ -26,6 +24,7 @@ from ..protocol.versions import (
     DEFAULT_HEADERLESS_VERSION,
     LEGACY_VERSIONS,
 )
+from ._extras import serve_extras
 from ._http import (
     JSON_HEADERS,
     SSE_HEADERS,
@@ -35,10 +34,10 @@ from ._http import (
     accepts,
     host_name,
     origin_base,
+    pump,
     read_json_body,
     reply,
     reply_error,
-    sse_event,
     trace_headers,
     until_disconnect,
 )
@@ -97,7 +96,7 @@ class StreamableHTTP:
         if kind == "lifespan":
             await self._lifespan(receive, send)
             return
-        if await self._extras(scope, receive, send):
+        if await serve_extras(self, scope, receive, send):
             return
         if kind != "http":
             if kind == "websocket":
@@ -107,7 +106,7 @@ class StreamableHTTP:
             await reply(send, 404, b"Not Found", [(b"content-type", b"text/plain")])
             return
         headers = dict(scope["headers"])
-        refusal = self._check_host_origin(headers)
+        refusal = self.check_host_origin(headers)
         if refusal is not None:
             status, text = refusal
             await reply_error(send, status, InvalidRequest(text))
@@ -124,35 +123,6 @@ class StreamableHTTP:
             await reply_error(send, 405, InvalidRequest("Method not allowed"),
                               headers=[(b"allow", allow)])
 
-    async def _extras(self, scope: Scope, receive: Receive, send: Send) -> bool:
-        """Browser topics at ``<path>/topics/<topic>`` and the client at ``<path>/mcpcast.js``."""
-        path: str = scope["path"]
-        prefix: str = scope.get("root_path") or self.path
-        if not path.startswith(prefix + "/"):
-            return False
-        rest = path[len(prefix):]
-        if rest.startswith("/topics/"):
-            refusal = self._check_host_origin(dict(scope["headers"]))
-            if refusal is not None:
-                await self._refuse_extra(scope, send, refusal)
-                return True
-            topic_scope = scope | {"root_path": prefix + "/topics"}
-            await self.topics(topic_scope, receive, send)  # type: ignore[arg-type]
-            return True
-        if rest == "/mcpcast.js" and scope["type"] == "http":
-            await reply(send, 200, _browser_client(), [
-                (b"content-type", b"text/javascript; charset=utf-8"),
-                (b"cache-control", b"public, max-age=300"),
-                (b"x-content-type-options", b"nosniff")])
-            return True
-        return False
-
-    async def _refuse_extra(self, scope: Scope, send: Send, refusal: tuple[int, str]) -> None:
-        if scope["type"] == "websocket":
-            await send({"type": "websocket.close", "code": 1008})
-        else:
-            await reply_error(send, refusal[0], InvalidRequest(refusal[1]))
-
     def _ours(self, scope: Scope) -> bool:
         path: str = scope["path"]
         if path == self.path or path == self.path + "/":
@@ -161,7 +131,7 @@ class StreamableHTTP:
         # Mounted inside another app (Starlette Mount): the mount point is our path.
         return bool(root) and path in (root, root + "/")
 
-    def _check_host_origin(self, headers: dict[bytes, bytes]) -> tuple[int, str] | None:
+    def check_host_origin(self, headers: dict[bytes, bytes]) -> tuple[int, str] | None:
         """DNS-rebinding protection: a browser page on another origin must not reach us."""
         key = (headers.get(b"host"), headers.get(b"origin"))
         try:
@@ -474,20 +444,7 @@ class StreamableHTTP:
             await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
             await send({"type": "http.response.body", "more_body": True, "body":
                         b"retry: " + str(self.config.sse_retry_ms).encode() + b"\n\n"})
-            while not gone.done():
-                for seq, payload in stream.after(after):
-                    await send({"type": "http.response.body", "more_body": True,
-                                "body": sse_event(payload, stream.event_id(seq))})
-                    after = seq
-                if stream.done:
-                    break
-                waiter = asyncio.ensure_future(stream.wait(self.config.heartbeat_interval))
-                await asyncio.wait((waiter, gone), return_when=asyncio.FIRST_COMPLETED)
-                if not waiter.done():
-                    waiter.cancel()
-                elif waiter.exception() is not None:  # heartbeat: the wait timed out
-                    await send({"type": "http.response.body", "body": b": ping\n\n",
-                                "more_body": True})
+            await pump(send, stream, after, gone, self.config.heartbeat_interval)
             if not gone.done():
                 await send({"type": "http.response.body", "body": b"", "more_body": False})
         except OSError:
@@ -527,8 +484,3 @@ def _has_modern_envelope(payload: Any) -> bool:
     params = payload.get("params")
     meta = params.get("_meta") if isinstance(params, dict) else None
     return isinstance(meta, dict) and META_VERSION in meta
-
-
-@functools.cache
-def _browser_client() -> bytes:
-    return (resources.files("mcpcast") / "static" / "mcpcast.js").read_bytes()

@@ -64,7 +64,7 @@ class WebSocketTransport:
         if not self.http._ours(scope):
             await refuse(scope, send, 404, Refused("Not Found"))
             return
-        problem = self.http._check_host_origin(dict(scope["headers"]))
+        problem = self.http.check_host_origin(dict(scope["headers"]))
         if problem is not None:
             await refuse(scope, send, problem[0], Refused(problem[1]))
             return
