@@ -91,6 +91,10 @@ def create_app(
             await services.close()
 
     routes: list[BaseRoute] = [
+        # /mcp first: it is the hot path and Starlette tries routes in order (no other
+        # route matches this exact path, so the order changes nothing else).
+        Route("/mcp", mcp_app),
+        WebSocketRoute("/mcp", mcp_app),
         Route("/health", api.health, methods=["GET"]),
         Route("/openapi.json", api.openapi, methods=["GET"]),
         Route("/api/auth/register", api.register, methods=["POST"]),
@@ -102,8 +106,6 @@ def create_app(
         Route("/api/keys", keys_collection, methods=["GET", "POST"]),
         Route("/api/keys/{key_id}", delete_key, methods=["DELETE"]),
         *a2a_routes(mcp_server),
-        Route("/mcp", mcp_app),
-        WebSocketRoute("/mcp", mcp_app),
         *oauth2_routes(),
         *connection_routes(),
         *dashboard_routes(),
