@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 import os
 from collections.abc import AsyncIterator
@@ -53,6 +54,21 @@ async def _housekeeping(services: Services) -> None:
             log.error("housekeeping failed: %s", type(exc).__name__)
 
 
+_heap_frozen = False
+
+
+def _freeze_startup_heap() -> None:
+    """Move what start-up built (modules, classes, settings, keys) out of the collector's
+    view, once per process: a full collection otherwise walks all of it and stalls the
+    event loop for 50-80 ms every few seconds under load (the p99 of /mcp). The objects
+    live as long as the process anyway; garbage from start-up is collected first."""
+    global _heap_frozen
+    if not _heap_frozen:
+        _heap_frozen = True
+        gc.collect()
+        gc.freeze()
+
+
 def create_app(
     settings: Settings | None = None,
     *,
@@ -80,6 +96,7 @@ def create_app(
         )  # fmt: skip
         app.state.services = services
         state["services"] = services
+        _freeze_startup_heap()
         task = asyncio.create_task(_housekeeping(services))
         try:
             yield
