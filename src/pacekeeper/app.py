@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 import os
 from collections.abc import AsyncIterator
@@ -53,6 +54,21 @@ async def _housekeeping(services: Services) -> None:
             log.error("housekeeping failed: %s", type(exc).__name__)
 
 
+_heap_frozen = False
+
+
+def _freeze_startup_heap() -> None:
+    """Move what start-up built (modules, classes, settings, keys) out of the collector's
+    view, once per process: a full collection otherwise walks all of it and stalls the
+    event loop for 50-80 ms every few seconds under load (the p99 of /mcp). The objects
+    live as long as the process anyway; garbage from start-up is collected first."""
+    global _heap_frozen
+    if not _heap_frozen:
+        _heap_frozen = True
+        gc.collect()
+        gc.freeze()
+
+
 def create_app(
     settings: Settings | None = None,
     *,
@@ -80,6 +96,7 @@ def create_app(
         )  # fmt: skip
         app.state.services = services
         state["services"] = services
+        _freeze_startup_heap()
         task = asyncio.create_task(_housekeeping(services))
         try:
             yield
@@ -91,6 +108,10 @@ def create_app(
             await services.close()
 
     routes: list[BaseRoute] = [
+        # /mcp first: it is the hot path and Starlette tries routes in order (no other
+        # route matches this exact path, so the order changes nothing else).
+        Route("/mcp", mcp_app),
+        WebSocketRoute("/mcp", mcp_app),
         Route("/health", api.health, methods=["GET"]),
         Route("/openapi.json", api.openapi, methods=["GET"]),
         Route("/api/auth/register", api.register, methods=["POST"]),
@@ -102,8 +123,6 @@ def create_app(
         Route("/api/keys", keys_collection, methods=["GET", "POST"]),
         Route("/api/keys/{key_id}", delete_key, methods=["DELETE"]),
         *a2a_routes(mcp_server),
-        Route("/mcp", mcp_app),
-        WebSocketRoute("/mcp", mcp_app),
         *oauth2_routes(),
         *connection_routes(),
         *dashboard_routes(),

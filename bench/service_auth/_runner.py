@@ -1,0 +1,165 @@
+"""One run: FastMCP and mcpcast without authentication (the reference rows, served exactly
+as in mcp_throughput), then the Pacekeeper service per RSA key size with a logged-in user
+calling ``whoami`` under a bearer JWT. Each row: verify one real request, warm up, measure
+with wrk; a row fails on a wrong answer or any non-2xx response."""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bench.mcp_throughput import SERVERS, BenchRequest, Era, build_request
+from bench.mcp_throughput._runner import Row
+from bench.mcp_throughput._servers import ServerFailed, ServerSpec, serve
+from bench.mcp_throughput._wrk import WrkResult, lua_script, run_wrk
+
+from ._service import pacekeeper_spec, serve_service
+
+PEERS = ("fastmcp", "mcpcast")
+
+
+@dataclass(frozen=True)
+class Settings:
+    eras: tuple[Era, ...]
+    key_bits: tuple[int, ...]
+    duration_s: float
+    warmup_s: float
+    connections: int
+    logins: int
+    server_cpu: str | None
+    load_cpu: str | None
+    log_dir: Path
+    peers: tuple[str, ...] = PEERS
+
+
+@dataclass
+class Login:
+    """Login latency for one service start: every sample and the parameters in force."""
+
+    key_bits: int
+    argon2: str
+    samples_ms: list[float] = field(default_factory=list)
+
+
+@dataclass
+class Outcome:
+    rows: list[Row]
+    logins: list[Login]
+
+
+def _say(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def _measure(url: str, request: BenchRequest, settings: Settings, script: Path) -> WrkResult:
+    script.write_text(lua_script(request))
+    if settings.warmup_s > 0:
+        warm = run_wrk(
+            url,
+            script,
+            duration_s=settings.warmup_s,
+            connections=settings.connections,
+            cpu=settings.load_cpu,
+            latency=False,
+        )
+        if warm.non_2xx:
+            raise ServerFailed(f"{warm.non_2xx} non-2xx responses during warm-up")
+    return run_wrk(
+        url,
+        script,
+        duration_s=settings.duration_s,
+        connections=settings.connections,
+        cpu=settings.load_cpu,
+    )
+
+
+def _judge(spec: ServerSpec, era: Era, result: WrkResult, alive: bool) -> Row:
+    version = spec.version()
+    _say(
+        f"   {result.req_per_s:,.0f} req/s, p50 {result.p50_ms:.2f} ms, "
+        f"p99 {result.p99_ms:.2f} ms, non-2xx {result.non_2xx}"
+    )
+    if not alive:
+        return Row(spec.key, spec.label, version, era, "failed", "server died under load", result)
+    if result.non_2xx:
+        why = f"{result.non_2xx} non-2xx responses"
+        return Row(spec.key, spec.label, version, era, "failed", why, result)
+    return Row(spec.key, spec.label, version, era, "ok", "", result)
+
+
+def _peer_rows(spec: ServerSpec, settings: Settings, scripts: Path) -> list[Row]:
+    missing = spec.unavailable_reason()
+    if missing is not None:
+        return [
+            Row(spec.key, spec.label, spec.version(), e, "skipped", missing) for e in settings.eras
+        ]
+    rows: list[Row] = []
+    try:
+        with serve(spec, cpu=settings.server_cpu, log_dir=settings.log_dir) as server:
+            for era in settings.eras:
+                _say(f"-- {spec.label} ({era}, no auth): verifying, warming up, measuring")
+                request = build_request(era)
+                try:
+                    server.verify(request, era)
+                    result = _measure(server.url, request, settings, scripts / f"{spec.key}.lua")
+                except (ServerFailed, RuntimeError) as exc:
+                    rows.append(Row(spec.key, spec.label, spec.version(), era, "failed", str(exc)))
+                    continue
+                rows.append(_judge(spec, era, result, server.alive()))
+    except ServerFailed as exc:
+        done = {r.era for r in rows}
+        rows += [
+            Row(spec.key, spec.label, spec.version(), e, "failed", f"server: {exc}")
+            for e in settings.eras
+            if e not in done
+        ]
+    return rows
+
+
+def _service_rows(bits: int, settings: Settings, scripts: Path) -> tuple[list[Row], Login | None]:
+    spec = pacekeeper_spec(bits)
+    rows: list[Row] = []
+    login: Login | None = None
+    try:
+        with serve_service(bits, cpu=settings.server_cpu, log_dir=settings.log_dir) as service:
+            _say(f"-- {spec.label}: register, {settings.logins} timed logins, MCP session")
+            service.sign_in(settings.logins)
+            login = Login(bits, service.argon2, service.login_ms)
+            _say(f"   login p50 {service.login_p50_ms:.1f} ms ({service.argon2})")
+            for era in settings.eras:
+                _say(f"-- {spec.label} ({era}, bearer JWT): verifying, warming up, measuring")
+                try:
+                    service.verify(era)
+                    request = service.request(era)
+                    result = _measure(service.url, request, settings, scripts / f"{bits}.lua")
+                except (ServerFailed, RuntimeError) as exc:
+                    _say(f"   failed: {exc}")
+                    rows.append(Row(spec.key, spec.label, spec.version(), era, "failed", str(exc)))
+                    continue
+                rows.append(_judge(spec, era, result, service.alive()))
+    except ServerFailed as exc:
+        _say(f"-- {spec.label}: failed: {exc}")
+        done = {r.era for r in rows}
+        rows += [
+            Row(spec.key, spec.label, spec.version(), e, "failed", f"service: {exc}")
+            for e in settings.eras
+            if e not in done
+        ]
+    return rows, login
+
+
+def run_benchmark(settings: Settings) -> Outcome:
+    """Reference rows first, then each key size, all in one run (same machine state)."""
+    outcome = Outcome([], [])
+    with tempfile.TemporaryDirectory(prefix="service-auth-") as tmp:
+        for key in settings.peers:
+            spec = next(s for s in SERVERS if s.key == key)
+            outcome.rows += _peer_rows(spec, settings, Path(tmp))
+        for bits in settings.key_bits:
+            rows, login = _service_rows(bits, settings, Path(tmp))
+            outcome.rows += rows
+            if login is not None:
+                outcome.logins.append(login)
+    return outcome

@@ -1,0 +1,131 @@
+"""The service_auth benchmark: its request and answer check, the service settings, ratios
+and verdicts, and (slow) the whole module in --quick mode against real servers and wrk.
+
+Run with ``./scripts/test bench/tests/test_service_auth.py`` (the slow one needs wrk:
+run ``bench/run service_auth --help`` once to install it)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+
+import orjson
+import pytest
+
+from bench.mcp_throughput import WrkResult
+from bench.mcp_throughput._runner import Row
+from bench.service_auth import (
+    check_whoami,
+    service_env,
+    stored_hash_parameters,
+    whoami_request,
+)
+from bench.service_auth._report import ratios, verdicts
+
+EMAIL = "bench@example.com"
+
+
+def _answer(email: str = EMAIL, *, current: bool = True) -> bytes:
+    result: dict[str, object] = {
+        "content": [{"type": "text", "text": "{}"}],
+        "structuredContent": {"user_id": "u", "email": email, "tenant_id": "t", "role": "user"},
+        "isError": False,
+    }
+    if current:
+        result["resultType"] = "complete"
+    return orjson.dumps({"jsonrpc": "2.0", "id": 1, "result": result})
+
+
+def test_current_request_carries_bearer_envelope_and_routing_headers() -> None:
+    req = whoami_request("current", "tok")
+    body = orjson.loads(req.body)
+    assert req.headers["Authorization"] == "Bearer tok"
+    assert body["params"]["name"] == req.headers["Mcp-Name"] == "whoami"
+    assert req.headers["Mcp-Method"] == body["method"] == "tools/call"
+    assert body["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] == "2026-07-28"
+    assert "Mcp-Session-Id" not in req.headers
+
+
+def test_legacy_request_uses_the_session_and_no_envelope() -> None:
+    req = whoami_request("legacy", "tok", "sid-1")
+    assert req.headers["Mcp-Session-Id"] == "sid-1"
+    assert req.headers["MCP-Protocol-Version"] == "2025-11-25"
+    assert "_meta" not in orjson.loads(req.body)["params"]
+
+
+def test_check_accepts_the_user_and_rejects_anything_else() -> None:
+    assert check_whoami("current", 200, "application/json", _answer(), EMAIL) is None
+    assert check_whoami("legacy", 200, "application/json", _answer(current=False), EMAIL) is None
+    other = check_whoami("current", 200, "application/json", _answer("x@example.com"), EMAIL)
+    assert other is not None
+    assert "x@example.com" in other
+    assert "HTTP 401" in (check_whoami("current", 401, "application/json", b"{}", EMAIL) or "")
+    no_type = check_whoami("current", 200, "application/json", _answer(current=False), EMAIL)
+    assert no_type is not None
+    assert "resultType" in no_type
+
+
+def test_service_env_sets_what_the_load_needs(tmp_path: Path) -> None:
+    env = service_env(tmp_path, 4321, 4096)
+    assert env["PACEKEEPER_BASE_URL"] == "http://127.0.0.1:4321"
+    assert env["PACEKEEPER_JWT_RSA_KEY_BITS"] == "4096"
+    assert env["PACEKEEPER_REGISTRATION"] == "open"
+    assert int(env["PACEKEEPER_TENANT_RATE_LIMIT_PER_MINUTE"]) >= 10**6
+    assert env["PACEKEEPER_DATA_DIR"] == str(tmp_path)
+
+
+def test_hash_parameters_are_read_from_the_stored_hash(tmp_path: Path) -> None:
+    db = tmp_path / "pacekeeper.db"
+    with sqlite3.connect(db) as conn:
+        conn.execute("CREATE TABLE users (email TEXT, password_hash TEXT)")
+        conn.execute(
+            "INSERT INTO users VALUES (?, ?)",
+            (EMAIL, "$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA"),
+        )
+    assert stored_hash_parameters(db, EMAIL) == "argon2id m=19456,t=2,p=1"
+    assert stored_hash_parameters(db, "nobody@example.com") == "?"
+
+
+def _row(server: str, rate: float, p99: float, era: str = "current") -> Row:
+    wrk = WrkResult(int(rate), 1.0, rate, 1.0, 1.0, p99, 1.0, p99, 0, 0, "")
+    return Row(server, server, "1", era, "ok", "", wrk)  # type: ignore[arg-type]
+
+
+def test_ratios_and_target_verdicts() -> None:
+    rows = [_row("fastmcp", 1000, 50), _row("pacekeeper-2048", 12000, 4)]
+    rows.append(_row("pacekeeper-4096", 9000, 4))
+    assert ratios(rows) == {
+        "pacekeeper-2048 current": pytest.approx(12.0),
+        "pacekeeper-4096 current": pytest.approx(9.0),
+    }
+    met, missed = verdicts(rows)
+    assert met.endswith("met")
+    assert missed.endswith("MISSED")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("wrk") is None, reason="wrk not installed")
+def test_quick_run_every_row_succeeds(tmp_path: Path) -> None:
+    """SMCP-4: the whole module in --quick mode: every row answers correctly under load
+    with no non-2xx, whoami names the user from the JWT, and logins are timed (speed is
+    not checked)."""
+    from bench.service_auth.__main__ import main
+
+    assert main(["--quick", "--no-pin", "--out", str(tmp_path)]) == 0
+    data = json.loads((tmp_path / "service_auth-latest.json").read_text())
+    rows = {(r["server"], r["era"]): r for r in data["rows"]}
+    for key in ("fastmcp", "mcpcast", "pacekeeper-2048"):
+        for era in ("legacy", "current"):
+            row = rows[(key, era)]
+            assert row["status"] == "ok", row["reason"]
+            assert row["wrk"]["requests"] > 0
+            assert row["wrk"]["non_2xx"] == 0
+    assert set(data["ratios_over_fastmcp"]) == {
+        "pacekeeper RS256-2048 legacy",
+        "pacekeeper RS256-2048 current",
+    }
+    (login,) = data["logins"]
+    assert login["argon2"].startswith("argon2id m=")
+    assert len(login["samples_ms"]) == 5
