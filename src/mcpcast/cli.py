@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import importlib.util
 import os
@@ -100,6 +101,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     app = load(args.target, config, broadcasters)
     loop = "uvloop" if importlib.util.find_spec("uvloop") else "asyncio"
     http = "httptools" if importlib.util.find_spec("httptools") else "h11"
+    # What start-up built lives as long as the process: keep it out of the cyclic
+    # collector's full passes, which otherwise stall the loop for tens of ms under load.
+    gc.collect()
+    gc.freeze()
     GracefulUvicorn(uvicorn.Config(app, host=args.host, port=args.port, loop=loop, http=http,
                                    log_level=args.log_level, lifespan="on")).run()
     return 0
