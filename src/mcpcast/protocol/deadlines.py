@@ -9,8 +9,11 @@ insertion per call instead; a call may run up to ``resolution`` seconds past its
 from __future__ import annotations
 
 import asyncio
+import types
 from collections.abc import Awaitable
 from typing import Any, TypeVar
+
+from ._eager import first_step, resume
 
 T = TypeVar("T")
 
@@ -33,7 +36,15 @@ class Watchdog:
         self._loop: asyncio.AbstractEventLoop | None = None
 
     async def run(self, work: Awaitable[T]) -> T:
-        """Await ``work``; raise TimeoutError if it is still running after ``timeout``."""
+        """Await ``work``; raise TimeoutError if it is still running after ``timeout``.
+
+        A coroutine that finishes without suspending (most tools) never meets the guard.
+        """
+        if type(work) is types.CoroutineType:
+            done, outcome = first_step(work)
+            if done:
+                return outcome  # type: ignore[no-any-return]
+            work = resume(outcome)
         task = asyncio.current_task()
         loop = asyncio.get_running_loop()
         if task is None:  # not inside a task: nothing to cancel, fall back

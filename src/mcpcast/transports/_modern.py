@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._errors import InvalidRequest, ProtocolError
 from .._jsonrpc import Kind, Message, classify, dumps, id_of, notification, result
+from ..protocol._eager import first_step, resume
 from ..protocol.current import META_SUBSCRIPTION, Routing
 from ..protocol.listeners import Listener
 from ._http import (
@@ -164,11 +165,14 @@ class ModernHTTP:
 
     async def _cancellable(self, receive: Receive, work: Any) -> Any:
         """Run ``work``; if the client disconnects meanwhile, cancel it and return None."""
+        done, outcome = first_step(work)
+        if done:
+            return outcome  # finished without waiting: no watcher was ever needed
         task = asyncio.current_task()
         assert task is not None
         call = self.watch.add(task, receive)
         try:
-            return await work
+            return await resume(outcome)
         except asyncio.CancelledError:
             if call.gone:
                 task.uncancel()
