@@ -15,6 +15,7 @@ import secrets
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,7 +29,11 @@ from tests._services import free_port
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 EXE = str(Path(sys.executable).parent / "pacekeeper")
-SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+# The pages are photographed on every run; UPDATE_SCREENSHOTS=1 refreshes the copies in
+# docs/screenshots/ (looked at by a person), otherwise they go to a temporary folder.
+SHOTS = (Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+         if os.environ.get("UPDATE_SCREENSHOTS")
+         else Path(tempfile.gettempdir()) / "pacekeeper-screenshots")
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",

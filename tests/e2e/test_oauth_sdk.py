@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import os
 import secrets
+import tempfile
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
@@ -36,7 +38,11 @@ from tests.e2e.test_oauth_races import PASSWORD, serve, service_env
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
-SHOTS = ROOT / "docs" / "screenshots"
+# The pages are photographed on every run; UPDATE_SCREENSHOTS=1 refreshes the copies in
+# docs/screenshots/ (looked at by a person), otherwise they go to a temporary folder.
+SHOTS = (Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+         if os.environ.get("UPDATE_SCREENSHOTS")
+         else Path(tempfile.gettempdir()) / "pacekeeper-screenshots")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu",
                  "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run"]
