@@ -135,6 +135,15 @@ def _wait_listening(process: subprocess.Popen[bytes], port: int, log: Path, time
     raise ServerFailed(f"not listening after {timeout:.0f}s:\n{_tail(log)}")
 
 
+def uvicorn_command(factory: str, port: int, *, cpu: str | None, lifespan: str) -> list[str]:
+    """The one way every benchmark starts a server: uvicorn, uvloop, httptools, one worker,
+    no access log, pinned to ``cpu`` when given."""
+    cmd = [sys.executable, "-m", "uvicorn", factory, "--factory", "--host", "127.0.0.1",
+           "--port", str(port), "--loop", "uvloop", "--http", "httptools",
+           "--lifespan", lifespan, "--no-access-log", "--log-level", "warning"]
+    return ["taskset", "-c", cpu, *cmd] if cpu is not None else cmd
+
+
 @contextlib.contextmanager
 def serve(spec: ServerSpec, *, cpu: str | None, log_dir: Path) -> Iterator[RunningServer]:
     """Run ``spec`` under uvicorn (uvloop, httptools, one worker, no access log), pinned to
@@ -142,28 +151,7 @@ def serve(spec: ServerSpec, *, cpu: str | None, log_dir: Path) -> Iterator[Runni
     port = free_port()
     log_dir.mkdir(parents=True, exist_ok=True)
     log_path = log_dir / f"{spec.key}.log"
-    cmd = [
-        sys.executable,
-        "-m",
-        "uvicorn",
-        spec.factory,
-        "--factory",
-        "--host",
-        "127.0.0.1",
-        "--port",
-        str(port),
-        "--loop",
-        "uvloop",
-        "--http",
-        "httptools",
-        "--lifespan",
-        "auto",
-        "--no-access-log",
-        "--log-level",
-        "warning",
-    ]
-    if cpu is not None:
-        cmd = ["taskset", "-c", cpu, *cmd]
+    cmd = uvicorn_command(spec.factory, port, cpu=cpu, lifespan="auto")
     with log_path.open("wb") as log:
         process = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
     try:

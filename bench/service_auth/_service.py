@@ -13,7 +13,6 @@ import secrets
 import sqlite3
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -23,7 +22,7 @@ from pathlib import Path
 import httpx
 
 from bench.mcp_throughput import BenchRequest, Era, ServerSpec
-from bench.mcp_throughput._servers import ServerFailed, _wait_listening, free_port
+from bench.mcp_throughput._servers import ServerFailed, _wait_listening, free_port, uvicorn_command
 
 from ._requests import MCP_PATH, check_whoami, initialize_body, whoami_request
 
@@ -145,28 +144,7 @@ def serve_service(bits: int, *, cpu: str | None, log_dir: Path) -> Iterator[Runn
     port = free_port()
     log_dir.mkdir(parents=True, exist_ok=True)
     log_path = log_dir / f"pacekeeper-{bits}.log"
-    cmd = [
-        sys.executable,
-        "-m",
-        "uvicorn",
-        FACTORY,
-        "--factory",
-        "--host",
-        "127.0.0.1",
-        "--port",
-        str(port),
-        "--loop",
-        "uvloop",
-        "--http",
-        "httptools",
-        "--lifespan",
-        "on",
-        "--no-access-log",
-        "--log-level",
-        "warning",
-    ]
-    if cpu is not None:
-        cmd = ["taskset", "-c", cpu, *cmd]
+    cmd = uvicorn_command(FACTORY, port, cpu=cpu, lifespan="on")
     with tempfile.TemporaryDirectory(prefix="service-auth-") as tmp:
         data_dir = Path(tmp)
         env = {**os.environ, **service_env(data_dir, port, bits)}
