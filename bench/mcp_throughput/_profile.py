@@ -85,13 +85,19 @@ async def _profiled_run(
         problem = check_response(era, status, content_type, body)
         if problem is not None:
             raise RuntimeError(f"wrong answer before profiling: {problem}")
-        await _request_loop(app, request, state, min(1000, requests), concurrency)  # warm-up
-        profiler = cProfile.Profile()
-        started = time.perf_counter()
-        profiler.enable()
-        failures = await _request_loop(app, request, state, requests, concurrency)
-        profiler.disable()
-        return profiler, time.perf_counter() - started, failures
+        return await profile_loop(app, request, state, requests, concurrency)
+
+
+async def profile_loop(app: ASGIApp, request: BenchRequest, state: dict[str, Any],
+                       requests: int, concurrency: int) -> tuple[cProfile.Profile, float, int]:
+    """Warm up, then profile ``requests`` requests: (profile, seconds, failures)."""
+    await _request_loop(app, request, state, min(1000, requests), concurrency)
+    profiler = cProfile.Profile()
+    started = time.perf_counter()
+    profiler.enable()
+    failures = await _request_loop(app, request, state, requests, concurrency)
+    profiler.disable()
+    return profiler, time.perf_counter() - started, failures
 
 
 def profile_server(

@@ -105,36 +105,35 @@ def record(rows: list[Row], settings: Settings, started: dt.datetime) -> dict[st
             "load_cpu": settings.load_cpu,
             "uvicorn": "--loop uvloop --http httptools, one worker, no access log",
         },
-        "environment": {
-            "python": platform.python_version(),
-            "cpus": os.cpu_count(),
-            "loadavg_at_start": os.getloadavg(),
-            "wrk": _wrk_version(),
-            "versions": _versions(),
-        },
+        "environment": environment(),
         "rows": [
-            {
-                "server": r.server,
-                "label": r.label,
-                "version": r.version,
-                "era": r.era,
-                "status": r.status,
-                "reason": r.reason,
-                "wrk": None
-                if r.wrk is None
-                else {k: v for k, v in dataclasses.asdict(r.wrk).items() if k != "raw_output"},
-                "rounds_req_per_s": r.rounds_req_per_s,
-                "wrk_output": None if r.wrk is None else r.wrk.raw_output,
-            }
+            {**row_record(r), "rounds_req_per_s": r.rounds_req_per_s,
+             "wrk_output": None if r.wrk is None else r.wrk.raw_output}
             for r in rows
         ],
         "ratios": ratios(rows),
     }
 
 
-def write_json(data: dict[str, Any], out_dir: Path, started: dt.datetime) -> Path:
+def environment() -> dict[str, Any]:
+    """Where a run happened: the same block in every benchmark's JSON record."""
+    return {"python": platform.python_version(), "cpus": os.cpu_count(),
+            "loadavg_at_start": os.getloadavg(), "wrk": _wrk_version(), "versions": _versions()}
+
+
+def row_record(r: Row) -> dict[str, Any]:
+    wrk = None if r.wrk is None else {
+        k: v for k, v in dataclasses.asdict(r.wrk).items() if k != "raw_output"}
+    return {"server": r.server, "label": r.label, "version": r.version, "era": r.era,
+            "status": r.status, "reason": r.reason, "wrk": wrk}
+
+
+def write_json(data: dict[str, Any], out_dir: Path, started: dt.datetime,
+               name: str = "mcp_throughput") -> Path:
+    """``<name>-<UTC time>.json`` and ``<name>-latest.json`` in ``out_dir``."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    path = out_dir / f"mcp_throughput-{started.strftime('%Y%m%dT%H%M%SZ')}.json"
-    path.write_text(json.dumps(data, indent=2) + "\n")
-    (out_dir / "mcp_throughput-latest.json").write_text(json.dumps(data, indent=2) + "\n")
+    text = json.dumps(data, indent=2) + "\n"
+    path = out_dir / f"{name}-{started.strftime('%Y%m%dT%H%M%SZ')}.json"
+    path.write_text(text)
+    (out_dir / f"{name}-latest.json").write_text(text)
     return path

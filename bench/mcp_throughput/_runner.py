@@ -9,8 +9,9 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
-from ._requests import Era, build_request
+from ._requests import BenchRequest, Era, build_request
 from ._servers import ServerFailed, ServerSpec, serve
 from ._wrk import WrkResult, lua_script, run_wrk
 
@@ -42,31 +43,31 @@ class Row:
     rounds_req_per_s: list[float] = field(default_factory=list)
 
 
-def _say(message: str) -> None:
+def say(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-def _measure(url: str, era: Era, settings: Settings, scripts: Path) -> WrkResult:
-    script = scripts / f"{era}.lua"
-    script.write_text(lua_script(build_request(era)))
+class LoadSettings(Protocol):
+    @property
+    def duration_s(self) -> float: ...
+    @property
+    def warmup_s(self) -> float: ...
+    @property
+    def connections(self) -> int: ...
+    @property
+    def load_cpu(self) -> str | None: ...
+
+
+def measure(url: str, request: BenchRequest, settings: LoadSettings, script: Path) -> WrkResult:
+    """Warm up (any non-2xx fails the row), then one measured wrk run of ``request``."""
+    script.write_text(lua_script(request))
     if settings.warmup_s > 0:
-        warm = run_wrk(
-            url,
-            script,
-            duration_s=settings.warmup_s,
-            connections=settings.connections,
-            cpu=settings.load_cpu,
-            latency=False,
-        )
+        warm = run_wrk(url, script, duration_s=settings.warmup_s,
+                       connections=settings.connections, cpu=settings.load_cpu, latency=False)
         if warm.non_2xx:
             raise ServerFailed(f"{warm.non_2xx} non-2xx responses during warm-up")
-    return run_wrk(
-        url,
-        script,
-        duration_s=settings.duration_s,
-        connections=settings.connections,
-        cpu=settings.load_cpu,
-    )
+    return run_wrk(url, script, duration_s=settings.duration_s,
+                   connections=settings.connections, cpu=settings.load_cpu)
 
 
 def _run_server(spec: ServerSpec, settings: Settings, scripts: Path) -> list[Row]:
@@ -78,20 +79,21 @@ def _run_server(spec: ServerSpec, settings: Settings, scripts: Path) -> list[Row
 
     missing = spec.unavailable_reason()
     if missing is not None:
-        _say(f"-- {spec.label}: skipped: {missing}")
+        say(f"-- {spec.label}: skipped: {missing}")
         return [row(era, "skipped", missing) for era in settings.eras]
     try:
         with serve(spec, cpu=settings.server_cpu, log_dir=settings.log_dir) as server:
             for era in settings.eras:
-                _say(
+                say(
                     f"-- {spec.label} ({era}): verifying, warming up, measuring "
                     f"{settings.duration_s:g}s x {settings.connections} connections"
                 )
                 try:
                     server.verify(build_request(era), era)
-                    result = _measure(server.url, era, settings, scripts)
+                    script = scripts / f"{era}.lua"
+                    result = measure(server.url, build_request(era), settings, script)
                 except (ServerFailed, RuntimeError) as exc:
-                    _say(f"   failed: {exc}")
+                    say(f"   failed: {exc}")
                     rows.append(row(era, "failed", str(exc)))
                     continue
                 if not server.alive():
@@ -100,12 +102,12 @@ def _run_server(spec: ServerSpec, settings: Settings, scripts: Path) -> list[Row
                     rows.append(row(era, "failed", f"{result.non_2xx} non-2xx responses", result))
                 else:
                     rows.append(row(era, "ok", "", result))
-                _say(
+                say(
                     f"   {result.req_per_s:,.0f} req/s, p50 {result.p50_ms:.2f} ms, "
                     f"p99 {result.p99_ms:.2f} ms, non-2xx {result.non_2xx}"
                 )
     except ServerFailed as exc:
-        _say(f"-- {spec.label}: failed to start: {exc}")
+        say(f"-- {spec.label}: failed to start: {exc}")
         done = {r.era for r in rows}
         rows += [row(era, "failed", f"server: {exc}") for era in settings.eras if era not in done]
     return rows
@@ -137,7 +139,7 @@ def run_benchmark(settings: Settings) -> list[Row]:
     with tempfile.TemporaryDirectory(prefix="mcp-throughput-") as tmp:
         for number in range(1, max(1, settings.rounds) + 1):
             if settings.rounds > 1:
-                _say(f"== round {number} of {settings.rounds}")
+                say(f"== round {number} of {settings.rounds}")
             rows: list[Row] = []
             for spec in settings.servers:
                 rows += _run_server(spec, settings, Path(tmp))

@@ -9,11 +9,9 @@ current-era request with that user's JWT. Only the event-loop thread is profiled
 from __future__ import annotations
 
 import asyncio
-import cProfile
 import os
 import pstats
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +20,7 @@ import uvloop
 
 from bench.mcp_throughput import Era
 from bench.mcp_throughput._asgi_driver import ASGIApp, Lifespan, post
-from bench.mcp_throughput._profile import _request_loop, _top
+from bench.mcp_throughput._profile import _top, profile_loop
 
 from ._requests import MCP_PATH, check_whoami, whoami_request
 from ._service import PASSWORD, service_env
@@ -42,13 +40,7 @@ async def _profiled(app: ASGIApp, era: Era, requests: int, concurrency: int) -> 
         problem = check_whoami(era, status, ctype, raw, email)
         if problem is not None:
             raise RuntimeError(f"wrong answer before profiling: {problem}")
-        await _request_loop(app, request, state, min(1000, requests), concurrency)  # warm-up
-        profiler = cProfile.Profile()
-        started = time.perf_counter()
-        profiler.enable()
-        failures = await _request_loop(app, request, state, requests, concurrency)
-        profiler.disable()
-        return profiler, time.perf_counter() - started, failures
+        return await profile_loop(app, request, state, requests, concurrency)
 
 
 def profile_service(era: Era, *, requests: int, concurrency: int, top: int, out_dir: Path) -> int:

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import json
-import os
-import platform
 import statistics
 from pathlib import Path
 from typing import Any
 
-from bench.mcp_throughput._report import _git_head, _versions, _wrk_version
+from bench.mcp_throughput._report import _git_head, environment, row_record
+from bench.mcp_throughput._report import write_json as shared_write_json
 from bench.mcp_throughput._runner import Row
 
 from ._runner import Login, Outcome, Settings
@@ -100,26 +98,9 @@ def record(outcome: Outcome, settings: Settings, started: dt.datetime) -> dict[s
             "uvicorn": "--loop uvloop --http httptools, one worker, no access log",
             "service": "SQLite in a temp dir, registration open, no Redis",
         },
-        "environment": {
-            "python": platform.python_version(),
-            "cpus": os.cpu_count(),
-            "loadavg_at_start": os.getloadavg(),
-            "wrk": _wrk_version(),
-            "versions": _versions(),
-        },
+        "environment": environment(),
         "rows": [
-            {
-                "server": r.server,
-                "label": r.label,
-                "version": r.version,
-                "era": r.era,
-                "status": r.status,
-                "reason": r.reason,
-                "wrk": None
-                if r.wrk is None
-                else {k: v for k, v in dataclasses.asdict(r.wrk).items() if k != "raw_output"},
-            }
-            for r in outcome.rows
+            row_record(r) for r in outcome.rows
         ],
         "ratios_over_fastmcp": ratios(outcome.rows),
         "logins": [dataclasses.asdict(login) for login in outcome.logins],
@@ -127,9 +108,4 @@ def record(outcome: Outcome, settings: Settings, started: dt.datetime) -> dict[s
 
 
 def write_json(data: dict[str, Any], out_dir: Path, started: dt.datetime) -> Path:
-    out_dir.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(data, indent=2) + "\n"
-    path = out_dir / f"service_auth-{started.strftime('%Y%m%dT%H%M%SZ')}.json"
-    path.write_text(text)
-    (out_dir / "service_auth-latest.json").write_text(text)
-    return path
+    return shared_write_json(data, out_dir, started, "service_auth")

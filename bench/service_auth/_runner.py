@@ -5,15 +5,14 @@ with wrk; a row fails on a wrong answer or any non-2xx response."""
 
 from __future__ import annotations
 
-import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bench.mcp_throughput import SERVERS, BenchRequest, Era, build_request
-from bench.mcp_throughput._runner import Row
+from bench.mcp_throughput import SERVERS, Era, build_request
+from bench.mcp_throughput._runner import Row, measure, say
 from bench.mcp_throughput._servers import ServerFailed, ServerSpec, serve
-from bench.mcp_throughput._wrk import WrkResult, lua_script, run_wrk
+from bench.mcp_throughput._wrk import WrkResult
 
 from ._service import pacekeeper_spec, serve_service
 
@@ -49,35 +48,9 @@ class Outcome:
     logins: list[Login]
 
 
-def _say(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
-
-
-def _measure(url: str, request: BenchRequest, settings: Settings, script: Path) -> WrkResult:
-    script.write_text(lua_script(request))
-    if settings.warmup_s > 0:
-        warm = run_wrk(
-            url,
-            script,
-            duration_s=settings.warmup_s,
-            connections=settings.connections,
-            cpu=settings.load_cpu,
-            latency=False,
-        )
-        if warm.non_2xx:
-            raise ServerFailed(f"{warm.non_2xx} non-2xx responses during warm-up")
-    return run_wrk(
-        url,
-        script,
-        duration_s=settings.duration_s,
-        connections=settings.connections,
-        cpu=settings.load_cpu,
-    )
-
-
 def _judge(spec: ServerSpec, era: Era, result: WrkResult, alive: bool) -> Row:
     version = spec.version()
-    _say(
+    say(
         f"   {result.req_per_s:,.0f} req/s, p50 {result.p50_ms:.2f} ms, "
         f"p99 {result.p99_ms:.2f} ms, non-2xx {result.non_2xx}"
     )
@@ -99,11 +72,11 @@ def _peer_rows(spec: ServerSpec, settings: Settings, scripts: Path) -> list[Row]
     try:
         with serve(spec, cpu=settings.server_cpu, log_dir=settings.log_dir) as server:
             for era in settings.eras:
-                _say(f"-- {spec.label} ({era}, no auth): verifying, warming up, measuring")
+                say(f"-- {spec.label} ({era}, no auth): verifying, warming up, measuring")
                 request = build_request(era)
                 try:
                     server.verify(request, era)
-                    result = _measure(server.url, request, settings, scripts / f"{spec.key}.lua")
+                    result = measure(server.url, request, settings, scripts / f"{spec.key}.lua")
                 except (ServerFailed, RuntimeError) as exc:
                     rows.append(Row(spec.key, spec.label, spec.version(), era, "failed", str(exc)))
                     continue
@@ -124,23 +97,23 @@ def _service_rows(bits: int, settings: Settings, scripts: Path) -> tuple[list[Ro
     login: Login | None = None
     try:
         with serve_service(bits, cpu=settings.server_cpu, log_dir=settings.log_dir) as service:
-            _say(f"-- {spec.label}: register, {settings.logins} timed logins, MCP session")
+            say(f"-- {spec.label}: register, {settings.logins} timed logins, MCP session")
             service.sign_in(settings.logins)
             login = Login(bits, service.argon2, service.login_ms)
-            _say(f"   login p50 {service.login_p50_ms:.1f} ms ({service.argon2})")
+            say(f"   login p50 {service.login_p50_ms:.1f} ms ({service.argon2})")
             for era in settings.eras:
-                _say(f"-- {spec.label} ({era}, bearer JWT): verifying, warming up, measuring")
+                say(f"-- {spec.label} ({era}, bearer JWT): verifying, warming up, measuring")
                 try:
                     service.verify(era)
                     request = service.request(era)
-                    result = _measure(service.url, request, settings, scripts / f"{bits}.lua")
+                    result = measure(service.url, request, settings, scripts / f"{bits}.lua")
                 except (ServerFailed, RuntimeError) as exc:
-                    _say(f"   failed: {exc}")
+                    say(f"   failed: {exc}")
                     rows.append(Row(spec.key, spec.label, spec.version(), era, "failed", str(exc)))
                     continue
                 rows.append(_judge(spec, era, result, service.alive()))
     except ServerFailed as exc:
-        _say(f"-- {spec.label}: failed: {exc}")
+        say(f"-- {spec.label}: failed: {exc}")
         done = {r.era for r in rows}
         rows += [
             Row(spec.key, spec.label, spec.version(), e, "failed", f"service: {exc}")
