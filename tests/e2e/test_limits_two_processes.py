@@ -20,30 +20,17 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import asyncpg  # type: ignore[import-untyped]
 import httpx
 import pytest
-from sqlalchemy.engine import make_url
 
 from tests._services import free_port
+from tests.e2e._service_process import new_database
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
 PASSWORD = "s3cret-Passw0rd"
 ADMIN = "root@example.com"
-
-
-async def _new_database(admin_url: str) -> str:
-    url = make_url(admin_url)
-    name = "pk_limits_" + secrets.token_hex(4)
-    conn = await asyncpg.connect(host=url.host, port=url.port, user=url.username,
-                                 database=url.database)
-    try:
-        await conn.execute(f'CREATE DATABASE "{name}"')
-    finally:
-        await conn.close()
-    return url.set(database=name).render_as_string(hide_password=False)
 
 
 @contextlib.contextmanager
@@ -79,7 +66,7 @@ def _process(env: dict[str, str], data_dir: Path) -> Iterator[str]:
 def two_servers(
     redis_url: str, postgres_url: str, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[list[str]]:
-    database = asyncio.run(_new_database(postgres_url))
+    database = new_database(postgres_url, "pk_limits_")
     env = {
         "PACEKEEPER_DATABASE_URL": database,
         "PACEKEEPER_REDIS_URL": redis_url,

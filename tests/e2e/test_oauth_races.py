@@ -10,97 +10,27 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import contextlib
 import html
-import os
 import re
 import secrets
-import signal
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
-import asyncpg  # type: ignore[import-untyped]
 import httpx
 import pytest
-from sqlalchemy.engine import make_url
 
 from pacekeeper.oauth2.rfc7636 import s256
 from tests._services import free_port
+from tests.e2e._service_process import new_database, serve, service_env
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
-EXE = str(Path(sys.executable).parent / "pacekeeper")
 PASSWORD = "e2e-Passw0rd!"
 REDIRECT = "http://127.0.0.1:5999/callback"
 ROUNDS = 20
 CONCURRENCY = 32
 _HIDDEN = re.compile(r'<input type="hidden" name="([^"]+)" value="([^"]*)">')
-
-
-def service_env(data_dir: Path, port: int, master_key: str, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith("PACEKEEPER_") and k != "SERVICE_MASTER_ENCRYPTION_KEY"}
-    env.update({
-        "PACEKEEPER_DATA_DIR": str(data_dir),
-        "PACEKEEPER_PORT": str(port),
-        "PACEKEEPER_BASE_URL": f"http://127.0.0.1:{port}",
-        "PACEKEEPER_REGISTRATION": "open",
-        "PACEKEEPER_JWT_RSA_KEY_BITS": "2048",
-        "PACEKEEPER_ARGON2_MEMORY_KIB": "1024",
-        "PACEKEEPER_ARGON2_TIME_COST": "1",
-        "SERVICE_MASTER_ENCRYPTION_KEY": master_key,
-        **extra,
-    })
-    return env
-
-
-@contextlib.contextmanager
-def serve(env: dict[str, str]) -> Iterator[str]:
-    """`pacekeeper serve` until healthy; on exit its log must be free of secrets (ERR-3)."""
-    url = env["PACEKEEPER_BASE_URL"]
-    proc = subprocess.Popen([EXE, "serve"], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT)
-    try:
-        deadline = time.monotonic() + 40
-        while True:
-            if proc.poll() is not None:
-                raise RuntimeError(f"server exited with {proc.returncode}")
-            if time.monotonic() > deadline:
-                raise RuntimeError("server did not become healthy")
-            with contextlib.suppress(httpx.TransportError):
-                if httpx.get(f"{url}/health", timeout=1.0).status_code == 200:
-                    break
-            time.sleep(0.1)
-        yield url
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            output = proc.communicate(timeout=15)[0].decode(errors="replace")
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            output = proc.communicate()[0].decode(errors="replace")
-        assert PASSWORD not in output
-        assert "Traceback" not in output, output[-3000:]
-
-
-def _database(postgres_url: str) -> str:
-    admin = make_url(postgres_url)
-    name = "oauth_" + secrets.token_hex(6)
-
-    async def create() -> None:
-        conn = await asyncpg.connect(host=admin.host, port=admin.port, user=admin.username,
-                                     database=admin.database)
-        try:
-            await conn.execute(f'CREATE DATABASE "{name}"')
-        finally:
-            await conn.close()
-
-    asyncio.run(create())
-    return admin.set(database=name).render_as_string(hide_password=False)
 
 
 def _ip() -> str:
@@ -159,13 +89,13 @@ async def _race(urls: list[str], form: dict[str, str], auth: tuple[str, str]) ->
 
 @pytest.fixture
 def two_processes(postgres_url: str, tmp_path: Path) -> Iterator[list[str]]:
-    database = _database(postgres_url)
+    database = new_database(postgres_url, "oauth_")
     key = base64.b64encode(secrets.token_bytes(32)).decode()
     extra = {"PACEKEEPER_DATABASE_URL": database, "PACEKEEPER_TRUSTED_PROXIES": "127.0.0.1"}
     port_a, port_b = free_port(), free_port()
     # One after the other: the first applies the migrations.
-    with serve(service_env(tmp_path / "a", port_a, key, **extra)) as a, \
-            serve(service_env(tmp_path / "b", port_b, key, **extra)) as b:
+    with serve(service_env(tmp_path / "a", port_a, key, **extra), [PASSWORD]) as a, \
+            serve(service_env(tmp_path / "b", port_b, key, **extra), [PASSWORD]) as b:
         yield [a, b]
 
 

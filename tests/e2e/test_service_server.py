@@ -2,95 +2,32 @@
 
 from __future__ import annotations
 
-import asyncio
-import base64
-import os
-import secrets
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import asyncpg  # type: ignore[import-untyped]
 import httpx
 import pytest
-from sqlalchemy.engine import make_url
 
 from tests._services import free_port
+from tests.e2e._service_process import EXE, new_database, serve, service_env, wait_healthy
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
-EXE = str(Path(sys.executable).parent / "pacekeeper")
 PASSWORD = "e2e-Passw0rd!"
 ACCEPT = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
 
 
-def _base_env(data_dir: Path, port: int) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith("PACEKEEPER_") and k != "SERVICE_MASTER_ENCRYPTION_KEY"}
-    env.update({
-        "PACEKEEPER_DATA_DIR": str(data_dir),
-        "PACEKEEPER_PORT": str(port),
-        "PACEKEEPER_BASE_URL": f"http://127.0.0.1:{port}",
-        "PACEKEEPER_REGISTRATION": "open",
-        "PACEKEEPER_JWT_RSA_KEY_BITS": "2048",
-        "PACEKEEPER_ARGON2_MEMORY_KIB": "1024",
-        "PACEKEEPER_ARGON2_TIME_COST": "1",
-        "SERVICE_MASTER_ENCRYPTION_KEY": base64.b64encode(secrets.token_bytes(32)).decode(),
-    })
-    return env
-
-
-def _wait_healthy(url: str, proc: subprocess.Popen[bytes], timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"server exited with {proc.returncode}")
-        try:
-            if httpx.get(f"{url}/health", timeout=1.0).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(0.1)
-    raise RuntimeError("server did not become healthy")
-
-
 @pytest.fixture(params=["sqlite", "postgres"])
 def server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    port = free_port()
-    env = _base_env(tmp_path / "data", port)
+    env = service_env(tmp_path / "data", free_port())
     if request.param == "postgres":
-        admin_url = make_url(request.getfixturevalue("postgres_url"))
-        name = "e2e_" + secrets.token_hex(6)
-
-        async def create() -> None:
-            conn = await asyncpg.connect(host=admin_url.host, port=admin_url.port,
-                                         user=admin_url.username, database=admin_url.database)
-            try:
-                await conn.execute(f'CREATE DATABASE "{name}"')
-            finally:
-                await conn.close()
-
-        asyncio.run(create())
-        env["PACEKEEPER_DATABASE_URL"] = admin_url.set(database=name).render_as_string(False)
-    proc = subprocess.Popen([EXE, "serve"], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_healthy(url, proc)
+        env["PACEKEEPER_DATABASE_URL"] = new_database(request.getfixturevalue("postgres_url"))
+    # ERR-3: nothing secret in the server log.
+    with serve(env, secrets_to_hide=[PASSWORD]) as url:
         yield url
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            output = proc.communicate(timeout=15)[0].decode(errors="replace")
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            output = proc.communicate()[0].decode(errors="replace")
-        # ERR-3: nothing secret in the server log.
-        assert PASSWORD not in output
-        assert "Traceback" not in output
 
 
 def test_register_login_refresh_logout_and_mcp(server: str) -> None:
@@ -143,7 +80,7 @@ def test_register_login_refresh_logout_and_mcp(server: str) -> None:
 
 
 def test_production_without_master_key_refuses_to_start(tmp_path: Path) -> None:
-    env = _base_env(tmp_path / "data", free_port())
+    env = service_env(tmp_path / "data", free_port())
     env["PACEKEEPER_ENV"] = "production"
     del env["SERVICE_MASTER_ENCRYPTION_KEY"]
     del env["PACEKEEPER_JWT_RSA_KEY_BITS"]
@@ -156,13 +93,13 @@ def test_production_without_master_key_refuses_to_start(tmp_path: Path) -> None:
 def test_wrong_password_and_unknown_email_take_similar_time(tmp_path: Path) -> None:
     """ACC-6: with the default Argon2id cost, both failures take about the same time."""
     port = free_port()
-    env = _base_env(tmp_path / "data", port)
+    env = service_env(tmp_path / "data", port)
     del env["PACEKEEPER_ARGON2_MEMORY_KIB"], env["PACEKEEPER_ARGON2_TIME_COST"]
     proc = subprocess.Popen([EXE, "serve"], env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
     try:
-        _wait_healthy(url, proc)
+        wait_healthy(url, proc)
         with httpx.Client(base_url=url, timeout=30.0) as http:
             assert http.post("/api/auth/register", json={
                 "email": "timing@example.com", "password": PASSWORD}).status_code == 201

@@ -1,0 +1,94 @@
+"""The real service as a separate process: its environment, a fresh PostgreSQL database,
+starting it until `/health` answers, and stopping it with its log checked for secrets."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+import asyncpg  # type: ignore[import-untyped]
+import httpx
+from sqlalchemy.engine import make_url
+
+EXE = str(Path(sys.executable).parent / "pacekeeper")
+
+
+def service_env(data_dir: Path, port: int, master_key: str | None = None,
+                **extra: str) -> dict[str, str]:
+    """This process's environment without any PACEKEEPER_* of its own, plus test settings
+    (open registration, 2048-bit keys, cheap Argon2id) and a master key (random if None)."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("PACEKEEPER_") and k != "SERVICE_MASTER_ENCRYPTION_KEY"}
+    env.update({
+        "PACEKEEPER_DATA_DIR": str(data_dir),
+        "PACEKEEPER_PORT": str(port),
+        "PACEKEEPER_BASE_URL": f"http://127.0.0.1:{port}",
+        "PACEKEEPER_REGISTRATION": "open",
+        "PACEKEEPER_JWT_RSA_KEY_BITS": "2048",
+        "PACEKEEPER_ARGON2_MEMORY_KIB": "1024",
+        "PACEKEEPER_ARGON2_TIME_COST": "1",
+        "SERVICE_MASTER_ENCRYPTION_KEY":
+            master_key or base64.b64encode(secrets.token_bytes(32)).decode(),
+        **extra,
+    })
+    return env
+
+
+def new_database(postgres_url: str, prefix: str = "e2e_") -> str:
+    """Create an empty database on the test cluster; its SQLAlchemy URL."""
+    admin = make_url(postgres_url)
+    name = prefix + secrets.token_hex(6)
+
+    async def create() -> None:
+        conn = await asyncpg.connect(host=admin.host, port=admin.port, user=admin.username,
+                                     database=admin.database)
+        try:
+            await conn.execute(f'CREATE DATABASE "{name}"')
+        finally:
+            await conn.close()
+
+    asyncio.run(create())
+    return admin.set(database=name).render_as_string(hide_password=False)
+
+
+def wait_healthy(url: str, proc: subprocess.Popen[bytes], timeout: float = 40.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"server exited with {proc.returncode}")
+        with contextlib.suppress(httpx.TransportError):
+            if httpx.get(f"{url}/health", timeout=1.0).status_code == 200:
+                return
+        time.sleep(0.1)
+    raise RuntimeError("server did not become healthy")
+
+
+@contextlib.contextmanager
+def serve(env: dict[str, str], secrets_to_hide: Iterable[str] = ()) -> Iterator[str]:
+    """`pacekeeper serve` until healthy; on exit its log must hold no given secret and no
+    traceback (ERR-3)."""
+    url = env["PACEKEEPER_BASE_URL"]
+    proc = subprocess.Popen([EXE, "serve"], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT)
+    try:
+        wait_healthy(url, proc)
+        yield url
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            output = proc.communicate(timeout=15)[0].decode(errors="replace")
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            output = proc.communicate()[0].decode(errors="replace")
+        for secret in secrets_to_hide:
+            assert secret not in output
+        assert "Traceback" not in output, output[-3000:]
