@@ -27,10 +27,17 @@ class BenchRequest:
 def build_request(era: Era) -> BenchRequest:
     """The tools/call request for ``era``: legacy 2025-11-25 (no session, stateless) or the
     2026-07-28 current era (``_meta`` envelope plus the routing headers)."""
-    params: dict[str, Any] = {"name": "add", "arguments": {"a": 2, "b": 3}}
+    return tool_call(era, "add", {"a": 2, "b": 3}, client="mcp-throughput")
+
+
+def tool_call(era: Era, tool: str, arguments: dict[str, Any], *, client: str,
+              extra_headers: dict[str, str] | None = None) -> BenchRequest:
+    """A ``tools/call`` of ``tool`` as ``era`` sends it; ``extra_headers`` are added as is."""
+    params: dict[str, Any] = {"name": tool, "arguments": arguments}
     headers = {
         "Content-Type": "application/json",
         "Accept": "application/json, text/event-stream",
+        **(extra_headers or {}),
     }
     if era == "legacy":
         headers["MCP-Protocol-Version"] = LEGACY_VERSION
@@ -38,11 +45,11 @@ def build_request(era: Era) -> BenchRequest:
         params["_meta"] = {
             "io.modelcontextprotocol/protocolVersion": CURRENT_VERSION,
             "io.modelcontextprotocol/clientCapabilities": {},
-            "io.modelcontextprotocol/clientInfo": {"name": "mcp-throughput", "version": "1"},
+            "io.modelcontextprotocol/clientInfo": {"name": client, "version": "1"},
         }
         headers["MCP-Protocol-Version"] = CURRENT_VERSION
         headers["Mcp-Method"] = "tools/call"
-        headers["Mcp-Name"] = "add"
+        headers["Mcp-Name"] = tool
     body = orjson.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})
     return BenchRequest(era=era, body=body, headers=headers)
 

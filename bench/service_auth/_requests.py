@@ -3,12 +3,10 @@ and the check that the answer names the user who logged in."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import orjson
 
 from bench.mcp_throughput import BenchRequest, Era
-from bench.mcp_throughput._requests import CURRENT_VERSION, LEGACY_VERSION, _json_payload
+from bench.mcp_throughput._requests import LEGACY_VERSION, _json_payload, tool_call
 
 TOOL = "whoami"
 MCP_PATH = "/mcp"
@@ -28,27 +26,10 @@ def initialize_body() -> bytes:
 def whoami_request(era: Era, token: str, session_id: str | None = None) -> BenchRequest:
     """``tools/call whoami`` with ``Authorization: Bearer <token>``: legacy 2025-11-25 (on a
     session when one is given) or 2026-07-28 (``_meta`` envelope and routing headers)."""
-    params: dict[str, Any] = {"name": TOOL, "arguments": {}}
-    headers = {
-        "Content-Type": "application/json",
-        "Accept": "application/json, text/event-stream",
-        "Authorization": f"Bearer {token}",
-    }
-    if era == "legacy":
-        headers["MCP-Protocol-Version"] = LEGACY_VERSION
-        if session_id is not None:
-            headers["Mcp-Session-Id"] = session_id
-    else:
-        params["_meta"] = {
-            "io.modelcontextprotocol/protocolVersion": CURRENT_VERSION,
-            "io.modelcontextprotocol/clientCapabilities": {},
-            "io.modelcontextprotocol/clientInfo": {"name": "service-auth-bench", "version": "1"},
-        }
-        headers["MCP-Protocol-Version"] = CURRENT_VERSION
-        headers["Mcp-Method"] = "tools/call"
-        headers["Mcp-Name"] = TOOL
-    body = orjson.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})
-    return BenchRequest(era=era, body=body, headers=headers)
+    extra = {"Authorization": f"Bearer {token}"}
+    if era == "legacy" and session_id is not None:
+        extra["Mcp-Session-Id"] = session_id
+    return tool_call(era, TOOL, {}, client="service-auth-bench", extra_headers=extra)
 
 
 def check_whoami(era: Era, status: int, content_type: str, raw: bytes, email: str) -> str | None:
