@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import secrets
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
@@ -152,6 +153,15 @@ class Harness:
         )
 
 
+@contextlib.asynccontextmanager
+async def _harness(app: Starlette, wrap: Callable[[httpx.AsyncClient], Any]) -> AsyncIterator[Any]:
+    """Run ``app``'s lifespan; yield ``wrap`` of an in-process client (https://pk.test)."""
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
+        async with httpx.AsyncClient(transport=transport, base_url="https://pk.test") as client:
+            yield wrap(client)
+
+
 @pytest.fixture
 def harness_factory(
     db_url: str,
@@ -164,20 +174,7 @@ def harness_factory(
     def make(**overrides: Any) -> Any:
         settings = make_settings(db_url, tmp_path, **overrides)
         app = create_app(settings, clock=clock, keygen=keygen, limiter=MemoryRateLimiter())
-
-        class _Ctx:
-            async def __aenter__(self) -> Harness:
-                self._lifespan = app.router.lifespan_context(app)
-                await self._lifespan.__aenter__()
-                transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
-                self._client = httpx.AsyncClient(transport=transport, base_url="https://pk.test")
-                return Harness(app, self._client, clock)
-
-            async def __aexit__(self, *exc: object) -> None:
-                await self._client.aclose()
-                await self._lifespan.__aexit__(None, None, None)
-
-        return _Ctx()
+        return _harness(app, lambda client: Harness(app, client, clock))
 
     return make
 

@@ -15,7 +15,7 @@ from starlette.types import Receive, Scope, Send
 
 from pacekeeper.app import create_app
 from pacekeeper.ratelimit import MemoryRateLimiter
-from tests.pacekeeper.conftest import FakeClock, Harness, make_settings
+from tests.pacekeeper.conftest import FakeClock, Harness, _harness, make_settings
 
 PROVIDERS = ("strava", "fitbit", "garmin")
 TOKEN_PATHS = ("/oauth/token", "/oauth2/token", "/oauth/access_token")
@@ -99,19 +99,7 @@ def conn_factory(
         )  # fmt: skip
         holder["app"] = app
 
-        class _Ctx:
-            async def __aenter__(self) -> ConnHarness:
-                self._lifespan = app.router.lifespan_context(app)
-                await self._lifespan.__aenter__()
-                asgi = httpx.ASGITransport(app=app, raise_app_exceptions=False)
-                self._client = httpx.AsyncClient(transport=asgi, base_url="https://pk.test")
-                return ConnHarness(app, self._client, clock, transport)
-
-            async def __aexit__(self, *exc: object) -> None:
-                await self._client.aclose()
-                await self._lifespan.__aexit__(None, None, None)
-
-        return _Ctx()
+        return _harness(app, lambda client: ConnHarness(app, client, clock, transport))
 
     return make
 
