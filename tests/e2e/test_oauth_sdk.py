@@ -33,7 +33,8 @@ from playwright.async_api import Browser, Route, async_playwright
 from pydantic import AnyUrl
 
 from tests._services import free_port
-from tests.e2e.test_oauth_races import PASSWORD, serve, service_env
+from tests.e2e._service_process import serve, service_env
+from tests.e2e.test_oauth_races import PASSWORD
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 

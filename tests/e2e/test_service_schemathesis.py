@@ -13,7 +13,8 @@ import httpx
 import pytest
 
 from tests._services import free_port
-from tests.e2e.test_service_server import EXE, PASSWORD, _base_env, _wait_healthy
+from tests.e2e._service_process import EXE, service_env, wait_healthy
+from tests.e2e.test_service_server import PASSWORD
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 ST = str(Path(sys.executable).parent / "schemathesis")
@@ -22,11 +23,11 @@ ST = str(Path(sys.executable).parent / "schemathesis")
 @pytest.fixture
 def live(tmp_path: Path) -> Iterator[str]:
     port = free_port()
-    proc = subprocess.Popen([EXE, "serve"], env=_base_env(tmp_path / "data", port),
+    proc = subprocess.Popen([EXE, "serve"], env=service_env(tmp_path / "data", port),
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
     try:
-        _wait_healthy(url, proc)
+        wait_healthy(url, proc)
         yield url
     finally:
         proc.send_signal(signal.SIGTERM)
