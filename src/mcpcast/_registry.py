@@ -140,6 +140,11 @@ class Entry:
     signature: Signature
     is_async: bool
     title: str | None = None
+    # Async and nothing injected: the dispatcher may start it without an Exchange.
+    plain: bool = field(init=False, default=False)
+
+    def __post_init__(self) -> None:
+        self.plain = self.is_async and not self.signature.injected
 
 
 @dataclass(slots=True)

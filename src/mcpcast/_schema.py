@@ -69,6 +69,7 @@ class Signature:
     _adapter: TypeAdapter[Any] | None = field(repr=False, default=None)
     _none_ok: bool = field(repr=False, default=False)
     _unions: frozenset[str] = field(repr=False, default=frozenset())  # wire names
+    _scalar: type | None = field(repr=False, default=None)  # a result type of int or bool
 
     def bind(self, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
         """Validate and coerce wire arguments; keyword arguments keyed by Python names.
@@ -107,6 +108,9 @@ class Signature:
         kind = self._output
         if kind is _Output.TEXT and isinstance(value, str):
             return [{"type": "text", "text": value}], None
+        if type(value) is self._scalar:  # int or bool as declared: no serializer round trip
+            text = str(value) if type(value) is int else ("true" if value else "false")
+            return [{"type": "text", "text": text}], {"result": value}
         if value is None and not (kind is _Output.WRAPPED and self._none_ok):
             return [], None
         blocks = _content_blocks(value, allow_empty=kind is _Output.CONTENT)
@@ -178,7 +182,9 @@ def analyse(func: Callable[..., Any], *, injectables: tuple[type, ...],
     return Signature(input_schema=input_schema, output_schema=output_schema, injected=injected,
                      wire_names=wire_names, _validate=model.__pydantic_validator__.validate_python,
                      _fields=tuple(fields), _output=output, _adapter=adapter, _none_ok=none_ok,
-                     _unions=frozenset(unions))
+                     _unions=frozenset(unions),
+                     _scalar=_strip(hints["return"]) if output is _Output.WRAPPED
+                     and _strip(hints["return"]) in (int, bool) else None)
 
 
 def _model_field(base: Any, default: Any, param: Param, wire: str) -> tuple[Any, Any]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import binascii
 import logging
+from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
 from .._errors import (
@@ -32,6 +33,7 @@ from .versions import CURRENT_VERSIONS, LOG_LEVELS
 
 if TYPE_CHECKING:
     from .._config import ServerConfig
+    from .._registry import ToolEntry
     from .dispatch import Methods
 
 log = logging.getLogger("mcpcast")
@@ -113,7 +115,12 @@ class CurrentProtocol:
     # ------------------------------------------------------------------ envelope
 
     def envelope(self, message: Message, routing: Routing) -> Session:
-        """Validate ``_meta`` and the routing headers, in the order the SDK checks them."""
+        """Validate the envelope (``check_envelope``) and make the request's session."""
+        return self.session_for(self.check_envelope(message, routing))
+
+    def check_envelope(self, message: Message, routing: Routing) -> dict[str, Any]:
+        """Validate ``_meta`` and the routing headers, in the order the SDK checks them;
+        returns ``_meta``."""
         params = message.get("params") or {}
         meta = params.get("_meta")
         if not isinstance(meta, dict) or not isinstance(meta.get(META_VERSION), str) \
@@ -126,18 +133,21 @@ class CurrentProtocol:
         if version not in CURRENT_VERSIONS:
             raise UnsupportedVersion("Unsupported protocol version",
                                      {"supported": list(CURRENT_VERSIONS), "requested": version})
-        session = Session(None, version)
+        level = meta.get(META_LOG)
+        if level is not None and level not in LOG_LEVELS:
+            raise InvalidParams(f"Invalid log level: {level!r}", {"argument": META_LOG},
+                                http_status=400)
+        return meta
+
+    @staticmethod
+    def session_for(meta: dict[str, Any]) -> Session:
+        """The one-request session of a checked envelope."""
+        session = Session(None, meta[META_VERSION])
         session.client_capabilities = meta[META_CAPS]
         info = meta.get(META_INFO)
         session.client_info = info if isinstance(info, dict) else {}
         level = meta.get(META_LOG)
-        if level is None:
-            session.log_level = _NO_LOGS
-        elif level in LOG_LEVELS:
-            session.log_level = LOG_LEVELS[level]
-        else:
-            raise InvalidParams(f"Invalid log level: {level!r}", {"argument": META_LOG},
-                                http_status=400)
+        session.log_level = _NO_LOGS if level is None else LOG_LEVELS[level]
         return session
 
     def _check_headers(self, message: Message, params: dict[str, Any], version: str,
@@ -189,8 +199,31 @@ class CurrentProtocol:
                              send: Send, http_headers: dict[str, str] | None = None,
                              ) -> tuple[Message, int]:
         """Answer one request; also says which HTTP status the answer implies."""
+        return await self._answer(message, self._handle(message, session, principal, send,
+                                                        http_headers))
+
+    def plain_tool(self, message: Message) -> ToolEntry | None:
+        """The tool when ``message`` calls one needing no session or exchange (see
+        ``Methods.plain_tool``) and carries no round-trip state; else None."""
+        params = message.get("params") or {}
+        if message["method"] != "tools/call" or "requestState" in params:
+            return None
+        return self.methods.plain_tool(params)
+
+    async def answer_plain(self, message: Message, entry: ToolEntry) -> tuple[Message, int]:
+        """``handle_request`` for a ``plain_tool`` (after ``check_envelope``)."""
+        return await self._answer(message, self._plain(message, entry))
+
+    async def _plain(self, message: Message, entry: ToolEntry) -> Message:
+        params = message["params"]
+        body = await self.methods.call_plain(entry, params.get("arguments"))
+        return result(message["id"], self._decorate("tools/call", params, body))
+
+    @staticmethod
+    async def _answer(message: Message, work: Coroutine[Any, Any, Message]
+                      ) -> tuple[Message, int]:
         try:
-            return await self._handle(message, session, principal, send, http_headers), 200
+            return await work, 200
         except ProtocolError as exc:
             # This era maps error codes to HTTP statuses (invalid params 400, unknown 404).
             return error(message["id"], exc), _STATUS.get(exc.code, exc.http_status)

@@ -23,6 +23,7 @@ from .._content import EmbeddedResource, Message
 from .._errors import InvalidParams, McpcastError, ProtocolError, ToolError
 from .._registry import Entry, Registry, ToolEntry
 from ..tracing import NO_SPAN
+from ._eager import first_step, resume
 from .deadlines import Watchdog
 from .exchange import Exchange
 from .roundtrip import InputRequired
@@ -156,30 +157,56 @@ class Methods:
         with self._span("tool", name, arguments, ex) as span:
             return await self._call_tool(entry, arguments, ex, span)
 
+    def plain_tool(self, params: dict[str, Any]) -> ToolEntry | None:
+        """The tool of a ``tools/call`` that needs no ``Exchange``, else None.
+
+        Plain: an async tool with nothing injected, called while tracing is off. It can
+        say nothing before its result, so the transports may answer it without a
+        session, an exchange or a streaming responder (the hot path of a stateless call).
+        """
+        name = params.get("name")
+        entry = self.registry.tools.get(name) if type(name) is str else None
+        if entry is None or not entry.plain or self.tracing.tracer() is not None:
+            return None
+        return entry
+
+    async def call_plain(self, entry: ToolEntry, arguments: Any) -> dict[str, Any]:
+        """``tools/call`` of a ``plain_tool``: what ``call_tool`` answers, minus the exchange."""
+        kwargs = entry.signature.bind(arguments)
+        try:
+            done, value = first_step(entry.func(**kwargs))
+            if not done:  # only a tool that waits meets the deadline
+                value = await self.watchdog.run(resume(value))
+        except Exception as exc:
+            return self._tool_failed(entry, exc, NO_SPAN)
+        return _tool_result(entry, value)
+
     async def _call_tool(self, entry: ToolEntry, arguments: Any, ex: Exchange,
                          span: SpanHandle) -> dict[str, Any]:
-        name = entry.name
         kwargs = entry.signature.bind(arguments)
         try:
             value = await self.invoke(entry, kwargs, ex)
-        except ToolError as exc:
+        except Exception as exc:
+            return self._tool_failed(entry, exc, span)
+        return _tool_result(entry, value)
+
+    def _tool_failed(self, entry: ToolEntry, exc: Exception, span: SpanHandle
+                     ) -> dict[str, Any]:
+        """A tool's failure as the ``isError`` result the model reads (protocol errors and
+        input requests go on up)."""
+        name = entry.name
+        if isinstance(exc, ToolError):
             span.failed("tool_error")
             return {"content": [{"type": "text", "text": exc.message}], "isError": True}
-        except TimeoutError:
+        if isinstance(exc, TimeoutError):
             span.failed("timeout")
             limit = self.config.tool_timeout
             return _tool_failure(f"Tool {name!r} timed out after {limit:g} s")
-        except (asyncio.CancelledError, ProtocolError, InputRequired):
-            raise
-        except Exception:
-            span.failed("exception")
-            log.exception("tool %r raised", name)
-            return _tool_failure(f"Tool {name!r} failed with an internal error")
-        content, structured = entry.signature.render(value)
-        result: dict[str, Any] = {"content": content, "isError": False}
-        if structured is not None:
-            result["structuredContent"] = structured
-        return result
+        if isinstance(exc, ProtocolError | InputRequired):
+            raise exc
+        span.failed("exception")
+        log.error("tool %r raised", name, exc_info=exc)
+        return _tool_failure(f"Tool {name!r} failed with an internal error")
 
     async def read_resource(self, params: dict[str, Any], ex: Exchange) -> dict[str, Any]:
         uri = _name(params, "uri", "resource")
@@ -254,6 +281,14 @@ class Methods:
         schema = target.signature.input_schema.get("properties", {}).get(arg_name, {})
         choices = schema.get("enum", [])
         return [str(c) for c in choices if str(c).startswith(value)]
+
+
+def _tool_result(entry: ToolEntry, value: Any) -> dict[str, Any]:
+    content, structured = entry.signature.render(value)
+    result: dict[str, Any] = {"content": content, "isError": False}
+    if structured is not None:
+        result["structuredContent"] = structured
+    return result
 
 
 def _tool_failure(message: str) -> dict[str, Any]:

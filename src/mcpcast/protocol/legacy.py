@@ -10,17 +10,18 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any
 
 from .._errors import InternalError, InvalidParams, MethodNotFound, ProtocolError
-from .._jsonrpc import Message, error, result
+from .._jsonrpc import Message, RequestId, error, result
 from .dispatch import Handler, Methods
 from .exchange import Exchange, PendingRequests, Send
 from .session import Session, id_key
 from .versions import LOG_LEVELS, negotiate
 
 if TYPE_CHECKING:
-    from .._registry import Registry
+    from .._registry import Registry, ToolEntry
 
 log = logging.getLogger("mcpcast")
 
@@ -102,8 +103,25 @@ class LegacyProtocol:
         meta = params.get("_meta")
         exchange = Exchange(session, rid, principal, meta if isinstance(meta, dict) else {},
                             send, self.pending, self.request_timeout, http_headers, close_stream)
+        return await self._answer(rid, method, handler(params, exchange))
+
+    def plain_tool(self, message: Message) -> ToolEntry | None:
+        """The tool when ``message`` calls one needing no session or exchange (see
+        ``Methods.plain_tool``); answer it with ``answer_plain``."""
+        if message["method"] != "tools/call":
+            return None
+        return self.methods.plain_tool(message.get("params") or {})
+
+    async def answer_plain(self, message: Message, entry: ToolEntry) -> Message:
+        params = message.get("params") or {}
+        return await self._answer(message["id"], "tools/call",
+                                  self.methods.call_plain(entry, params.get("arguments")))
+
+    @staticmethod
+    async def _answer(rid: RequestId, method: str,
+                      work: Awaitable[dict[str, Any]]) -> Message:
         try:
-            return result(rid, await handler(params, exchange))
+            return result(rid, await work)
         except ProtocolError as exc:
             return error(rid, exc)
         except Exception:

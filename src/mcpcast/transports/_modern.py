@@ -136,24 +136,36 @@ class ModernHTTP:
             return
         message: Message = payload
         try:
-            session = self.protocol.envelope(message, routing_headers(scope["headers"], headers))
+            meta = self.protocol.check_envelope(message,
+                                                routing_headers(scope["headers"], headers))
         except ProtocolError as exc:
             await reply_error(send, exc.http_status, exc, message["id"])
             return
-        verdict = await self.transport.authorize(scope, send, [message])
-        if verdict is None:
-            return
+        principal = None
+        if self.server.authenticate is not None:
+            verdict = await self.transport.authorize(scope, send, [message])
+            if verdict is None:
+                return
+            principal = verdict.principal
         if message["method"] == "subscriptions/listen":
             await self._listen(receive, send, message, sse_ok)
             return
 
+        mode = self.config.response_mode
+        entry = self.protocol.plain_tool(message) if json_ok and mode != "sse" else None
+        if entry is not None:  # says nothing before its result: no session, plain JSON
+            outcome = await self._cancellable(receive, self.protocol.answer_plain(message, entry))
+            if outcome is not None:
+                await reply(send, outcome[1], dumps(outcome[0]), JSON_HEADERS)
+            return
+        session = self.protocol.session_for(meta)
         responder = Responder(send, session, sse_allowed=sse_ok and
                               self.config.response_mode != "json",
                               streaming=self.config.response_mode == "sse" or not json_ok,
                               extra_headers=[], retry_ms=self.config.sse_retry_ms,
                               store=(self.config.event_store_size, self.config.event_store_streams))
         outcome = await self._cancellable(receive, self.protocol.handle_request(
-            message, session, principal=verdict.principal, send=responder.emit,
+            message, session, principal=principal, send=responder.emit,
             http_headers=trace_headers(headers)))
         if outcome is None:
             return  # the client closed the stream: the request is cancelled, nothing is sent

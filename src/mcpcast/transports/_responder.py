@@ -93,4 +93,5 @@ class Responder:
                 await self._event(dumps(response), more=i < len(responses) - 1)
             return
         body = dumps(responses if batch else responses[0])
-        await reply(self.send, 200, body, [*JSON_HEADERS, *self.extra_headers])
+        await reply(self.send, 200, body,
+                    [*JSON_HEADERS, *self.extra_headers] if self.extra_headers else JSON_HEADERS)

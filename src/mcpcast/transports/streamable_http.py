@@ -81,6 +81,7 @@ class StreamableHTTP:
         self._origins = {o.lower().rstrip("/") for o in self.config.allowed_origins}
         self.open_streams = 0
         self._verdicts: dict[tuple[bytes | None, bytes | None], tuple[int, str] | None] = {}
+        self._accepts: dict[bytes | None, tuple[bool, bool]] = {}
         self.modern = ModernHTTP(self)
         self.websocket = WebSocketTransport(self)
         self.sse = SseTransport(self)
@@ -96,13 +97,15 @@ class StreamableHTTP:
         if kind == "lifespan":
             await self._lifespan(receive, send)
             return
-        if await serve_extras(self, scope, receive, send):
+        # The exact path (the hot path) is never one of the extras below it.
+        ours = scope["path"] == self.path
+        if not ours and await serve_extras(self, scope, receive, send):
             return
         if kind != "http":
             if kind == "websocket":
                 await self.websocket(scope, receive, send)
             return
-        if not self._ours(scope):
+        if not ours and not self._ours(scope):
             await reply(send, 404, b"Not Found", [(b"content-type", b"text/plain")])
             return
         headers = dict(scope["headers"])
@@ -130,6 +133,18 @@ class StreamableHTTP:
         root = scope.get("root_path", "")
         # Mounted inside another app (Starlette Mount): the mount point is our path.
         return bool(root) and path in (root, root + "/")
+
+    def _accepted(self, accept: bytes | None) -> tuple[bool, bool]:
+        """(JSON acceptable, SSE acceptable); clients send the same few Accept values."""
+        try:
+            return self._accepts[accept]
+        except KeyError:
+            pass
+        verdict = (accepts(accept, b"application/json"), accepts(accept, b"text/event-stream"))
+        if len(self._accepts) >= 256:  # bounded: hostile clients can vary the header
+            self._accepts.clear()
+        self._accepts[accept] = verdict
+        return verdict
 
     def check_host_origin(self, headers: dict[bytes, bytes]) -> tuple[int, str] | None:
         """DNS-rebinding protection: a browser page on another origin must not reach us."""
@@ -172,18 +187,17 @@ class StreamableHTTP:
 
     async def _post(self, scope: Scope, receive: Receive, send: Send,
                     headers: dict[bytes, bytes]) -> None:
-        sse_session = query_session_id(scope)
-        if sse_session is not None:  # a message for an HTTP+SSE stream (older transport)
-            await self.sse.post(scope, receive, send, headers, sse_session)
-            return
+        if scope.get("query_string"):
+            sse_session = query_session_id(scope)
+            if sse_session is not None:  # a message for an HTTP+SSE stream (older transport)
+                await self.sse.post(scope, receive, send, headers, sse_session)
+                return
         ctype = headers.get(b"content-type", b"")
         if not ctype.startswith(b"application/json"):
             await reply_error(send, 415, InvalidRequest(
                 "Unsupported Media Type: Content-Type must be application/json"))
             return
-        accept = headers.get(b"accept")
-        json_ok = accepts(accept, b"application/json")
-        sse_ok = accepts(accept, b"text/event-stream")
+        json_ok, sse_ok = self._accepted(headers.get(b"accept"))
         if not (json_ok or sse_ok) or (self.config.response_mode == "sse" and not sse_ok):
             await reply_error(send, 406, InvalidRequest(
                 "Not Acceptable: Accept must include application/json and text/event-stream"))
@@ -238,11 +252,17 @@ class StreamableHTTP:
             if verdict is None:
                 return
             principal = verdict.principal
+        mode = self.config.response_mode
+        if self.config.stateless and json_ok and mode != "sse":
+            entry = self.legacy.plain_tool(payload)
+            if entry is not None:  # says nothing before its result: no session, plain JSON
+                response = await self.legacy.answer_plain(payload, entry)
+                await reply(send, 200, dumps(response), JSON_HEADERS)
+                return
         found = self._session_for(headers)
         if isinstance(found, ProtocolError):
             await reply_error(send, found.http_status, found, payload["id"])
             return
-        mode = self.config.response_mode
         responder = Responder(
             send, found, sse_allowed=sse_ok and mode != "json",
             streaming=mode == "sse" or not json_ok, extra_headers=[],
