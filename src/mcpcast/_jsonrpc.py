@@ -41,6 +41,16 @@ def classify(message: Any) -> Kind:
     Ids may be strings or integers (JSON-RPC also allows null, which MCP forbids for
     requests); a float id or a boolean is rejected.
     """
+    if type(message) is dict and message.get("jsonrpc") == "2.0":
+        method = message.get("method")
+        params = message.get("params")
+        # The common case first: a well-formed request or notification.
+        if type(method) is str and method and (params is None or type(params) is dict):
+            if "id" not in message:
+                return Kind.NOTIFICATION
+            rid = message["id"]
+            if type(rid) is int or type(rid) is str:
+                return Kind.REQUEST
     if not isinstance(message, dict):
         raise InvalidRequest("Invalid Request: a message must be a JSON object")
     if message.get("jsonrpc") != "2.0":

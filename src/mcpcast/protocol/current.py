@@ -99,6 +99,15 @@ def decode_header(value: str) -> str:
     return value
 
 
+def _header_matches(sent: str | None, expected: Any) -> bool:
+    """A routing header names the body's value, as sent or ``=?base64?...?=`` encoded."""
+    if sent is None:
+        return False
+    if sent == expected and not sent.startswith("=?"):  # the common case: no decoding
+        return True
+    return bool(decode_header(sent) == expected)
+
+
 class CurrentProtocol:
     def __init__(self, methods: Methods, config: ServerConfig, codec: StateCodec) -> None:
         self.methods = methods
@@ -156,15 +165,20 @@ class CurrentProtocol:
             raise HeaderMismatch("A routing header appears more than once")
         if routing.version is None or routing.version != version:
             raise HeaderMismatch("MCP-Protocol-Version header does not match params._meta")
-        if routing.method is None or decode_header(routing.method) != message["method"]:
+        method: str = message["method"]
+        if not _header_matches(routing.method, method):
             raise HeaderMismatch("Mcp-Method header does not match the request method")
-        key = _NAME_PARAM.get(message["method"])
+        key = _NAME_PARAM.get(method)
         # Without a name in the body the request is invalid params, reported as such later.
-        if key is not None and params.get(key) is not None and (
-                routing.name is None or decode_header(routing.name) != params[key]):
+        target = params.get(key) if key is not None else None
+        if target is not None and not _header_matches(routing.name, target):
             raise HeaderMismatch(f"Mcp-Name header does not match params.{key}")
-        if message["method"] == "tools/call":
-            self._check_param_headers(params, routing)
+        if method == "tools/call":
+            specs = self._param_specs.get(target)
+            if specs is None:
+                specs = self._param_headers(target)
+            if specs:
+                self._check_param_headers(params, routing, specs)
 
     def _param_headers(self, name: Any) -> tuple[tuple[str, str], ...]:
         """The (argument, header) pairs a tool mirrors in ``Mcp-Param-*`` headers (cached)."""
@@ -178,10 +192,8 @@ class CurrentProtocol:
                 self._param_specs[name] = found
         return found
 
-    def _check_param_headers(self, params: dict[str, Any], routing: Routing) -> None:
-        specs = self._param_headers(params.get("name"))
-        if not specs:
-            return
+    def _check_param_headers(self, params: dict[str, Any], routing: Routing,
+                             specs: tuple[tuple[str, str], ...]) -> None:
         arguments = params.get("arguments") or {}
         for arg, header in specs:
             sent = routing.params.get(str(header).lower())
@@ -210,9 +222,10 @@ class CurrentProtocol:
             return None
         return self.methods.plain_tool(params)
 
-    async def answer_plain(self, message: Message, entry: ToolEntry) -> tuple[Message, int]:
+    def answer_plain(self, message: Message, entry: ToolEntry
+                     ) -> Coroutine[Any, Any, tuple[Message, int]]:
         """``handle_request`` for a ``plain_tool`` (after ``check_envelope``)."""
-        return await self._answer(message, self._plain(message, entry))
+        return self._answer(message, self._plain(message, entry))
 
     async def _plain(self, message: Message, entry: ToolEntry) -> Message:
         params = message["params"]

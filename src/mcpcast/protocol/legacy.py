@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 from .._errors import InternalError, InvalidParams, MethodNotFound, ProtocolError
@@ -112,10 +112,11 @@ class LegacyProtocol:
             return None
         return self.methods.plain_tool(message.get("params") or {})
 
-    async def answer_plain(self, message: Message, entry: ToolEntry) -> Message:
+    def answer_plain(self, message: Message, entry: ToolEntry
+                     ) -> Coroutine[Any, Any, Message]:
         params = message.get("params") or {}
-        return await self._answer(message["id"], "tools/call",
-                                  self.methods.call_plain(entry, params.get("arguments")))
+        return self._answer(message["id"], "tools/call",
+                            self.methods.call_plain(entry, params.get("arguments")))
 
     @staticmethod
     async def _answer(rid: RequestId, method: str,
