@@ -65,6 +65,7 @@ class Signature:
     wire_names: dict[str, str]
     _validate: Callable[[Any], BaseModel] = field(repr=False)
     _fields: tuple[tuple[str, str], ...] = field(repr=False)  # (model field, python name)
+    _renamed: bool = field(repr=False, default=True)  # model fields are not python names
     _output: _Output = field(repr=False, default=_Output.DYNAMIC)
     _adapter: TypeAdapter[Any] | None = field(repr=False, default=None)
     _none_ok: bool = field(repr=False, default=False)
@@ -86,10 +87,12 @@ class Signature:
                 raise InvalidParams("Arguments must be an object")
             arguments = dict(arguments)
         try:
-            values = self._validate(arguments).__dict__
+            values: dict[str, Any] = self._validate(arguments).__dict__
         except ValidationError as exc:
             raise _invalid_params(exc, self._unions) from None
-        return {python: values[name] for name, python in self._fields}
+        if self._renamed:
+            return {python: values[name] for name, python in self._fields}
+        return values  # the model's own dict: the model itself is thrown away
 
     def prompt_arguments(self) -> list[dict[str, Any]]:
         """The ``arguments`` of a ``prompts/list`` entry: name, description, required."""
@@ -165,9 +168,13 @@ def analyse(func: Callable[..., Any], *, injectables: tuple[type, ...],
         wire_names[wire] = name
         if _is_union(_strip(base)):
             unions.add(wire)
-        field_name = f"f{len(fields)}"
-        fields.append((field_name, name))
-        model_fields[field_name] = _model_field(base, parameter.default, param, wire)
+        fields.append((f"f{len(fields)}", name))
+        model_fields[name] = _model_field(base, parameter.default, param, wire)
+    if not all(_plain_field_name(python) for _, python in fields):
+        # Model fields by position, so no argument name can clash with BaseModel's own.
+        model_fields = {f: model_fields[python] for f, python in fields}
+    else:
+        fields = [(python, python) for _, python in fields]  # bind() maps nothing
 
     try:
         model = create_model("Arguments", __config__=ConfigDict(extra="forbid"), **model_fields)
@@ -181,10 +188,16 @@ def analyse(func: Callable[..., Any], *, injectables: tuple[type, ...],
     output, adapter, output_schema, none_ok = _output_of(hints.get("return", _EMPTY), where)
     return Signature(input_schema=input_schema, output_schema=output_schema, injected=injected,
                      wire_names=wire_names, _validate=model.__pydantic_validator__.validate_python,
-                     _fields=tuple(fields), _output=output, _adapter=adapter, _none_ok=none_ok,
+                     _fields=tuple(fields), _renamed=any(f != p for f, p in fields),
+                     _output=output, _adapter=adapter, _none_ok=none_ok,
                      _unions=frozenset(unions),
                      _scalar=_strip(hints["return"]) if output is _Output.WRAPPED
                      and _strip(hints["return"]) in (int, bool) else None)
+
+
+def _plain_field_name(name: str) -> bool:
+    """Can a model field carry this argument's own name (nothing of BaseModel's)?"""
+    return not name.startswith(("_", "model_")) and not hasattr(BaseModel, name)
 
 
 def _model_field(base: Any, default: Any, param: Param, wire: str) -> tuple[Any, Any]:

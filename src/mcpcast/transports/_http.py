@@ -34,23 +34,19 @@ class Disconnected(Exception):
     pass
 
 
-async def read_body(receive: Receive, limit: int, declared: bytes | None) -> bytes:
-    if declared is not None:
-        try:
-            if int(declared) > limit:
-                raise BodyTooLarge
-        except ValueError:
-            pass
-    message = await receive()
-    if message["type"] == "http.disconnect":
-        raise Disconnected
-    body: bytes = message.get("body", b"")
-    if not message.get("more_body"):
-        if len(body) > limit:
-            raise BodyTooLarge
-        return body
-    chunks = [body]
-    size = len(body)
+def _declared_size(declared: bytes | None) -> int:
+    """Content-Length as a number; 0 when absent or unreadable (the real size is checked
+    as the body arrives)."""
+    try:
+        return int(declared) if declared is not None else 0
+    except ValueError:
+        return 0
+
+
+async def _rest_of_body(receive: Receive, first: bytes, limit: int) -> bytes:
+    """The remaining chunks of a body that came in several messages."""
+    chunks = [first]
+    size = len(first)
     while True:
         message = await receive()
         if message["type"] == "http.disconnect":
@@ -138,7 +134,17 @@ async def read_json_body(receive: Receive, send: Send, headers: dict[bytes, byte
             "Unsupported Media Type: Content-Type must be application/json"))
         return None
     try:
-        return await read_body(receive, limit, headers.get(b"content-length"))
+        if _declared_size(headers.get(b"content-length")) > limit:
+            raise BodyTooLarge  # refused before reading a byte of it
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return None
+        body: bytes = message.get("body", b"")
+        if message.get("more_body"):
+            body = await _rest_of_body(receive, body, limit)
+        if len(body) > limit:
+            raise BodyTooLarge
+        return body
     except BodyTooLarge:
         await reply_error(send, 413, InvalidRequest(f"Request body larger than {limit} bytes"))
     except Disconnected:
