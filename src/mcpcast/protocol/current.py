@@ -13,7 +13,6 @@ from __future__ import annotations
 import base64
 import binascii
 import logging
-from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
 from .._errors import (
@@ -56,24 +55,34 @@ _STATUS = {-32700: 400, -32600: 400, -32602: 400, -32601: 404, -32020: 400, -320
            -32022: 400}
 
 
+_ROUTING = frozenset({b"mcp-protocol-version", b"mcp-method", b"mcp-name"})
+
+
+def _repeats_routing(raw: list[tuple[bytes, bytes]]) -> bool:
+    names = [name for name, _ in raw if name in _ROUTING]
+    return len(names) != len(set(names))
+
+
 class Routing:
     """The routing headers of one HTTP request (None: absent).
 
-    ``params`` (the ``Mcp-Param-*`` headers) is read from the raw header list only when a
-    tool mirrors arguments in headers; most requests never pay for that scan.
+    ``headers`` is the request's header dict (last value wins), ``raw`` its header list;
+    ``params`` (the ``Mcp-Param-*`` headers) is read from the raw list only when a tool
+    mirrors arguments in headers, so most requests never pay for that scan.
     """
 
     __slots__ = ("_params", "_raw", "duplicated", "method", "name", "version")
 
-    def __init__(self, version: str | None, method: str | None, name: str | None,
-                 raw: list[tuple[bytes, bytes]] | None = None, duplicated: bool = False,
-                 params: dict[str, str] | None = None) -> None:
-        self.version = version
-        self.method = method
-        self.name = name
-        self.duplicated = duplicated
-        self._raw = raw or []
-        self._params = params
+    def __init__(self, headers: dict[bytes, bytes], raw: list[tuple[bytes, bytes]]) -> None:
+        version, method, name = (headers.get(b"mcp-protocol-version"),
+                                 headers.get(b"mcp-method"), headers.get(b"mcp-name"))
+        self.version = version.decode("latin-1") if version is not None else None
+        self.method = method.decode("latin-1") if method is not None else None
+        self.name = name.decode("latin-1") if name is not None else None
+        # A repeated routing header is refused (-32020); most requests repeat no name at all.
+        self.duplicated = len(raw) != len(headers) and _repeats_routing(raw)
+        self._raw = raw
+        self._params: dict[str, str] | None = None
 
     @property
     def params(self) -> dict[str, str]:
@@ -103,8 +112,6 @@ def _header_matches(sent: str | None, expected: Any) -> bool:
     """A routing header names the body's value, as sent or ``=?base64?...?=`` encoded."""
     if sent is None:
         return False
-    if sent == expected and not sent.startswith("=?"):  # the common case: no decoding
-        return True
     return bool(decode_header(sent) == expected)
 
 
@@ -163,15 +170,19 @@ class CurrentProtocol:
                        routing: Routing) -> None:
         if routing.duplicated:
             raise HeaderMismatch("A routing header appears more than once")
-        if routing.version is None or routing.version != version:
+        if routing.version != version:
             raise HeaderMismatch("MCP-Protocol-Version header does not match params._meta")
         method: str = message["method"]
-        if not _header_matches(routing.method, method):
+        sent = routing.method
+        # Equal as sent settles it, unless the value may be =?base64?...?= encoded.
+        if (sent != method or method[:1] == "=") and not _header_matches(sent, method):
             raise HeaderMismatch("Mcp-Method header does not match the request method")
         key = _NAME_PARAM.get(method)
         # Without a name in the body the request is invalid params, reported as such later.
         target = params.get(key) if key is not None else None
-        if target is not None and not _header_matches(routing.name, target):
+        sent = routing.name
+        if target is not None and (sent != target or target[:1] == "=") \
+                and not _header_matches(sent, target):
             raise HeaderMismatch(f"Mcp-Name header does not match params.{key}")
         if method == "tools/call":
             specs = self._param_specs.get(target)
@@ -211,8 +222,10 @@ class CurrentProtocol:
                              send: Send, http_headers: dict[str, str] | None = None,
                              ) -> tuple[Message, int]:
         """Answer one request; also says which HTTP status the answer implies."""
-        return await self._answer(message, self._handle(message, session, principal, send,
-                                                        http_headers))
+        try:
+            return await self._handle(message, session, principal, send, http_headers), 200
+        except Exception as exc:
+            return self._failed(message, exc)
 
     def plain_tool(self, message: Message) -> ToolEntry | None:
         """The tool when ``message`` calls one needing no session or exchange (see
@@ -222,28 +235,23 @@ class CurrentProtocol:
             return None
         return self.methods.plain_tool(params)
 
-    def answer_plain(self, message: Message, entry: ToolEntry
-                     ) -> Coroutine[Any, Any, tuple[Message, int]]:
+    async def answer_plain(self, message: Message, entry: ToolEntry) -> tuple[Message, int]:
         """``handle_request`` for a ``plain_tool`` (after ``check_envelope``)."""
-        return self._answer(message, self._plain(message, entry))
-
-    async def _plain(self, message: Message, entry: ToolEntry) -> Message:
         params = message["params"]
-        body = await self.methods.call_plain(entry, params.get("arguments"))
-        return result(message["id"], self._decorate("tools/call", params, body))
+        try:
+            body = await self.methods.call_plain(entry, params.get("arguments"))
+            return result(message["id"], self._decorate("tools/call", params, body)), 200
+        except Exception as exc:
+            return self._failed(message, exc)
 
     @staticmethod
-    async def _answer(message: Message, work: Coroutine[Any, Any, Message]
-                      ) -> tuple[Message, int]:
-        try:
-            return await work, 200
-        except ProtocolError as exc:
+    def _failed(message: Message, exc: Exception) -> tuple[Message, int]:
+        if isinstance(exc, ProtocolError):
             # This era maps error codes to HTTP statuses (invalid params 400, unknown 404).
             return error(message["id"], exc), _STATUS.get(exc.code, exc.http_status)
-        except Exception:
-            log.exception("%s failed", message["method"])
-            return error(message["id"], InternalError(
-                f"Internal error while handling {message['method']}")), 500
+        log.error("%s failed", message["method"], exc_info=exc)
+        return error(message["id"], InternalError(
+            f"Internal error while handling {message['method']}")), 500
 
     async def _handle(self, message: Message, session: Session, principal: Any,
                       send: Send, http_headers: dict[str, str] | None) -> Message:
@@ -301,8 +309,8 @@ class CurrentProtocol:
                   body: dict[str, Any]) -> dict[str, Any]:
         body["resultType"] = "complete"
         meta = body.get("_meta")
-        body["_meta"] = {**meta, **self.server_meta()} if isinstance(meta, dict) \
-            else self.server_meta()
+        body["_meta"] = {**meta, META_SERVER: self._server_info} if isinstance(meta, dict) \
+            else {META_SERVER: self._server_info}
         if method in CACHED:
             ttl, scope = self.config.cache_ttl_ms, self.config.cache_scope
             if method == "resources/read":

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 from .._errors import InternalError, InvalidParams, MethodNotFound, ProtocolError
@@ -103,7 +102,10 @@ class LegacyProtocol:
         meta = params.get("_meta")
         exchange = Exchange(session, rid, principal, meta if isinstance(meta, dict) else {},
                             send, self.pending, self.request_timeout, http_headers, close_stream)
-        return await self._answer(rid, method, handler(params, exchange))
+        try:
+            return result(rid, await handler(params, exchange))
+        except Exception as exc:
+            return _failed(rid, method, exc)
 
     def plain_tool(self, message: Message) -> ToolEntry | None:
         """The tool when ``message`` calls one needing no session or exchange (see
@@ -112,22 +114,13 @@ class LegacyProtocol:
             return None
         return self.methods.plain_tool(message.get("params") or {})
 
-    def answer_plain(self, message: Message, entry: ToolEntry
-                     ) -> Coroutine[Any, Any, Message]:
+    async def answer_plain(self, message: Message, entry: ToolEntry) -> Message:
         params = message.get("params") or {}
-        return self._answer(message["id"], "tools/call",
-                            self.methods.call_plain(entry, params.get("arguments")))
-
-    @staticmethod
-    async def _answer(rid: RequestId, method: str,
-                      work: Awaitable[dict[str, Any]]) -> Message:
         try:
-            return result(rid, await work)
-        except ProtocolError as exc:
-            return error(rid, exc)
-        except Exception:
-            log.exception("%s failed", method)
-            return error(rid, InternalError(f"Internal error while handling {method}"))
+            return result(message["id"],
+                          await self.methods.call_plain(entry, params.get("arguments")))
+        except Exception as exc:
+            return _failed(message["id"], "tools/call", exc)
 
     async def run_cancellable(self, message: Message, session: Session, *, principal: Any,
                               send: Send, http_headers: dict[str, str] | None = None,
@@ -189,6 +182,14 @@ class LegacyProtocol:
             raise InvalidParams("Missing resource 'uri'", {"argument": "uri"})
         ex.session.subscriptions.discard(uri)
         return {}
+
+
+def _failed(rid: RequestId, method: str, exc: Exception) -> Message:
+    """The error answer to a request whose handler raised."""
+    if isinstance(exc, ProtocolError):
+        return error(rid, exc)
+    log.error("%s failed", method, exc_info=exc)
+    return error(rid, InternalError(f"Internal error while handling {method}"))
 
 
 class RequestCancelled(ProtocolError):

@@ -36,22 +36,8 @@ from ._responder import Responder
 if TYPE_CHECKING:
     from .streamable_http import StreamableHTTP
 
-_ROUTING = {b"mcp-protocol-version", b"mcp-method", b"mcp-name"}
 # A fast call never pays for a disconnect watcher; a slower one gets one after this long.
 _WATCH_AFTER = 0.05
-
-
-def routing_headers(raw: list[tuple[bytes, bytes]], headers: dict[bytes, bytes]) -> Routing:
-    """The routing headers; a name that appears twice is refused (-32020) later."""
-    duplicated = False
-    if len(raw) != len(headers):  # some header name repeats: find out whether it matters
-        names = [name for name, _ in raw if name in _ROUTING]
-        duplicated = len(names) != len(set(names))
-    version, method, name = (headers.get(b"mcp-protocol-version"), headers.get(b"mcp-method"),
-                             headers.get(b"mcp-name"))
-    return Routing(version.decode("latin-1") if version is not None else None,
-                   method.decode("latin-1") if method is not None else None,
-                   name.decode("latin-1") if name is not None else None, raw, duplicated)
 
 
 class _Call:
@@ -137,7 +123,7 @@ class ModernHTTP:
         message: Message = payload
         try:
             meta = self.protocol.check_envelope(message,
-                                                routing_headers(scope["headers"], headers))
+                                                Routing(headers, scope["headers"]))
         except ProtocolError as exc:
             await reply_error(send, exc.http_status, exc, message["id"])
             return
