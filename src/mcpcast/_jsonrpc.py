@@ -10,6 +10,7 @@ from enum import Enum
 from typing import Any
 
 import orjson
+from pydantic_core import to_json
 
 from ._errors import InvalidRequest, ParseError, ProtocolError
 
@@ -32,7 +33,12 @@ def loads(body: bytes) -> Any:
 
 
 def dumps(value: Any) -> bytes:
-    return orjson.dumps(value)
+    try:
+        return orjson.dumps(value)
+    except TypeError:
+        # orjson refuses integers wider than 64 bits, which tools may return (and JSON
+        # allows); pydantic-core writes them exactly, NaN and infinities as null like orjson.
+        return to_json(value, inf_nan_mode="null")
 
 
 def classify(message: Any) -> Kind:

@@ -14,6 +14,9 @@ from typing import Any, TypeVar
 
 T = TypeVar("T")
 
+# What a synchronous-first call returns when it could not finish at once: the rest.
+Later = Coroutine[Any, Any, T]
+
 
 class Suspended:
     """A coroutine stopped at its first suspension point, and what it waits on."""

@@ -24,6 +24,7 @@ from .._errors import (
     UnsupportedVersion,
 )
 from .._jsonrpc import Message, error, result
+from ._eager import Later
 from .exchange import Exchange, Send
 from .legacy import capabilities
 from .roundtrip import ROUND_TRIP_METHODS, InputRequired, RoundTrip, StateCodec
@@ -235,14 +236,29 @@ class CurrentProtocol:
             return None
         return self.methods.plain_tool(params)
 
-    async def answer_plain(self, message: Message, entry: ToolEntry) -> tuple[Message, int]:
-        """``handle_request`` for a ``plain_tool`` (after ``check_envelope``)."""
+    def answer_plain(self, message: Message, entry: ToolEntry
+                     ) -> tuple[Message, int] | Later[tuple[Message, int]]:
+        """``handle_request`` for a ``plain_tool`` (after ``check_envelope``); synchronous
+        first, like ``Methods.call_plain``: the answer now, or a coroutine for it."""
         params = message["params"]
         try:
-            body = await self.methods.call_plain(entry, params.get("arguments"))
-            return result(message["id"], self._decorate("tools/call", params, body)), 200
+            body = self.methods.call_plain(entry, params.get("arguments"))
+            if isinstance(body, dict):
+                return self._plain_answer(message, params, body)
         except Exception as exc:
             return self._failed(message, exc)
+        return self._answer_later(message, params, body)
+
+    async def _answer_later(self, message: Message, params: dict[str, Any],
+                            body: Later[dict[str, Any]]) -> tuple[Message, int]:
+        try:
+            return self._plain_answer(message, params, await body)
+        except Exception as exc:
+            return self._failed(message, exc)
+
+    def _plain_answer(self, message: Message, params: dict[str, Any],
+                      body: dict[str, Any]) -> tuple[Message, int]:
+        return result(message["id"], self._decorate("tools/call", params, body)), 200
 
     @staticmethod
     def _failed(message: Message, exc: Exception) -> tuple[Message, int]:

@@ -23,7 +23,7 @@ from .._content import EmbeddedResource, Message
 from .._errors import InvalidParams, McpcastError, ProtocolError, ToolError
 from .._registry import Entry, Registry, ToolEntry
 from ..tracing import NO_SPAN
-from ._eager import first_step, resume
+from ._eager import Later, Suspended, first_step, resume
 from .deadlines import Watchdog
 from .exchange import Exchange
 from .roundtrip import InputRequired
@@ -170,13 +170,26 @@ class Methods:
             return None
         return entry
 
-    async def call_plain(self, entry: ToolEntry, arguments: Any) -> dict[str, Any]:
-        """``tools/call`` of a ``plain_tool``: what ``call_tool`` answers, minus the exchange."""
+    def call_plain(self, entry: ToolEntry, arguments: Any
+                   ) -> dict[str, Any] | Later[dict[str, Any]]:
+        """``tools/call`` of a ``plain_tool``: what ``call_tool`` answers, minus the exchange.
+
+        Synchronous first: a tool that finishes without waiting (most do) gives its result
+        at once, with no coroutine around it; one that waits gives a coroutine that ends
+        the call under the tool deadline. Invalid arguments raise ``InvalidParams``.
+        """
         kwargs = entry.signature.bind(arguments)
         try:
             done, value = first_step(entry.func(**kwargs))
-            if not done:  # only a tool that waits meets the deadline
-                value = await self.watchdog.run(resume(value))
+        except Exception as exc:
+            return self._tool_failed(entry, exc, NO_SPAN)
+        if done:
+            return _tool_result(entry, value)
+        return self._finish_plain(entry, value)
+
+    async def _finish_plain(self, entry: ToolEntry, suspended: Suspended) -> dict[str, Any]:
+        try:
+            value = await self.watchdog.run(resume(suspended))
         except Exception as exc:
             return self._tool_failed(entry, exc, NO_SPAN)
         return _tool_result(entry, value)

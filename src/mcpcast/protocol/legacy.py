@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._errors import InternalError, InvalidParams, MethodNotFound, ProtocolError
 from .._jsonrpc import Message, RequestId, error, result
+from ._eager import Later
 from .dispatch import Handler, Methods
 from .exchange import Exchange, PendingRequests, Send
 from .session import Session, id_key
@@ -114,13 +115,25 @@ class LegacyProtocol:
             return None
         return self.methods.plain_tool(message.get("params") or {})
 
-    async def answer_plain(self, message: Message, entry: ToolEntry) -> Message:
+    def answer_plain(self, message: Message, entry: ToolEntry) -> Message | Later[Message]:
+        """The response to a ``plain_tool`` call; synchronous first, like
+        ``Methods.call_plain``: the response now, or a coroutine for it."""
+        rid = message["id"]
         params = message.get("params") or {}
         try:
-            return result(message["id"],
-                          await self.methods.call_plain(entry, params.get("arguments")))
+            body = self.methods.call_plain(entry, params.get("arguments"))
+            if isinstance(body, dict):
+                return result(rid, body)
         except Exception as exc:
-            return _failed(message["id"], "tools/call", exc)
+            return _failed(rid, "tools/call", exc)
+        return self._answer_later(rid, body)
+
+    @staticmethod
+    async def _answer_later(rid: RequestId, body: Later[dict[str, Any]]) -> Message:
+        try:
+            return result(rid, await body)
+        except Exception as exc:
+            return _failed(rid, "tools/call", exc)
 
     async def run_cancellable(self, message: Message, session: Session, *, principal: Any,
                               send: Send, http_headers: dict[str, str] | None = None,

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._errors import InvalidRequest, ProtocolError
 from .._jsonrpc import Kind, Message, classify, dumps, id_of, notification, result
-from ..protocol._eager import Suspended, first_step, resume
+from ..protocol._eager import first_step, resume
 from ..protocol.current import META_SUBSCRIPTION, Routing
 from ..protocol.listeners import Listener
 from ._http import (
@@ -140,9 +140,9 @@ class ModernHTTP:
         mode = self.config.response_mode
         entry = self.protocol.plain_tool(message) if json_ok and mode != "sse" else None
         if entry is not None:  # says nothing before its result: no session, plain JSON
-            done, outcome = first_step(self.protocol.answer_plain(message, entry))
-            if not done:
-                outcome = await self._watched(receive, outcome)
+            outcome = self.protocol.answer_plain(message, entry)
+            if not isinstance(outcome, tuple):  # the tool waits: watch for a disconnect
+                outcome = await self._cancellable(receive, outcome)
             if outcome is not None:
                 await reply(send, outcome[1], dumps(outcome[0]), JSON_HEADERS)
             return
@@ -168,15 +168,11 @@ class ModernHTTP:
         done, outcome = first_step(work)
         if done:
             return outcome  # finished without waiting: no watcher was ever needed
-        return await self._watched(receive, outcome)
-
-    async def _watched(self, receive: Receive, suspended: Suspended) -> Any:
-        """Finish a suspended call, cancelling it if the client disconnects (then None)."""
         task = asyncio.current_task()
         assert task is not None
         call = self.watch.add(task, receive)
         try:
-            return await resume(suspended)
+            return await resume(outcome)
         except asyncio.CancelledError:
             if call.gone:
                 task.uncancel()

@@ -256,7 +256,9 @@ class StreamableHTTP:
         if self.config.stateless and json_ok and mode != "sse":
             entry = self.legacy.plain_tool(payload)
             if entry is not None:  # says nothing before its result: no session, plain JSON
-                response = await self.legacy.answer_plain(payload, entry)
+                response = self.legacy.answer_plain(payload, entry)
+                if not isinstance(response, dict):
+                    response = await response  # the tool waits for something
                 await reply(send, 200, dumps(response), JSON_HEADERS)
                 return
         found = self._session_for(headers)
