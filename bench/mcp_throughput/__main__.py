@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from ._requests import ERAS, Era
-from ._servers import SERVER_KEYS, SERVERS
+from ._servers import SERVER_KEYS, SERVERS, ServerSpec
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 
@@ -49,6 +49,18 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--load-cpu", default="1", help="core wrk is pinned to")
     p.add_argument("--no-pin", action="store_true", help="do not use taskset")
     p.add_argument("--out", type=Path, default=RESULTS, help="directory for the JSON record")
+    instr = p.add_argument_group("instruction counts (in-process, valgrind; steady figures)")
+    instr.add_argument(
+        "--instructions",
+        action="store_true",
+        help="count CPU instructions per request for each server instead of loading them",
+    )
+    instr.add_argument(
+        "--instructions-requests",
+        type=int,
+        default=2000,
+        help="requests counted per server and era (default 2000)",
+    )
     prof = p.add_argument_group("profiling (in-process, no sockets, no wrk)")
     prof.add_argument(
         "--profile",
@@ -92,6 +104,8 @@ def main(argv: list[str] | None = None) -> int:
             f"unknown server(s): {', '.join(unknown)}; choose from {SERVER_KEYS}", file=sys.stderr
         )
         return 2
+    if args.instructions:
+        return _instructions(args, tuple(s for s in SERVERS if s.key in wanted), eras)
     pin = not args.no_pin and (os.cpu_count() or 1) >= 2
     settings = Settings(
         servers=tuple(s for s in SERVERS if s.key in wanted),
@@ -111,6 +125,23 @@ def main(argv: list[str] | None = None) -> int:
     print(f"JSON: {path}")
     # Skipped rows (a server not there yet) are not failures; wrong answers and errors are.
     return 1 if any(r.status == "failed" for r in rows) else 0
+
+
+def _instructions(args: argparse.Namespace, servers: tuple[ServerSpec, ...],
+                  eras: tuple[Era, ...]) -> int:
+    from dataclasses import asdict
+
+    from ._instructions import measure, table
+    from ._report import write_json
+
+    started = dt.datetime.now(dt.UTC)
+    count = args.instructions_requests
+    rows = measure(servers, eras, small=count // 4, large=count // 4 + count)
+    print(table(rows))
+    data = {"benchmark": "mcp_instructions", "started": started.isoformat(timespec="seconds"),
+            "requests": count, "rows": [asdict(r) for r in rows]}
+    print(f"JSON: {write_json(data, args.out, started, name='mcp_instructions')}")
+    return 0
 
 
 if __name__ == "__main__":

@@ -65,31 +65,24 @@ def _repeats_routing(raw: list[tuple[bytes, bytes]]) -> bool:
 
 
 class Routing:
-    """The routing headers of one HTTP request (None: absent).
+    """The routing headers of one HTTP request: its header dict (last value wins) and list.
 
-    ``headers`` is the request's header dict (last value wins), ``raw`` its header list;
-    ``params`` (the ``Mcp-Param-*`` headers) is read from the raw list only when a tool
-    mirrors arguments in headers, so most requests never pay for that scan.
+    ``params`` (the ``Mcp-Param-*`` headers) is read from the list only when a tool
+    mirrors arguments in headers; most requests never pay for that scan.
     """
 
-    __slots__ = ("_params", "_raw", "duplicated", "method", "name", "version")
+    __slots__ = ("_params", "headers", "raw")
 
     def __init__(self, headers: dict[bytes, bytes], raw: list[tuple[bytes, bytes]]) -> None:
-        version, method, name = (headers.get(b"mcp-protocol-version"),
-                                 headers.get(b"mcp-method"), headers.get(b"mcp-name"))
-        self.version = version.decode("latin-1") if version is not None else None
-        self.method = method.decode("latin-1") if method is not None else None
-        self.name = name.decode("latin-1") if name is not None else None
-        # A repeated routing header is refused (-32020); most requests repeat no name at all.
-        self.duplicated = len(raw) != len(headers) and _repeats_routing(raw)
-        self._raw = raw
+        self.headers = headers
+        self.raw = raw
         self._params: dict[str, str] | None = None
 
     @property
     def params(self) -> dict[str, str]:
         if self._params is None:
             params: dict[str, str] = {}
-            for key, value in self._raw:
+            for key, value in self.raw:
                 if key.startswith(b"mcp-param-"):
                     name = key[10:].decode("latin-1")
                     if name in params:  # readers of either copy would disagree
@@ -169,23 +162,31 @@ class CurrentProtocol:
 
     def _check_headers(self, message: Message, params: dict[str, Any], version: str,
                        routing: Routing) -> None:
-        if routing.duplicated:
+        # Inline and allocation-free: this runs on every request of the era.
+        headers, raw = routing.headers, routing.raw
+        if len(raw) != len(headers) and _repeats_routing(raw):
             raise HeaderMismatch("A routing header appears more than once")
-        if routing.version != version:
+        value = headers.get(b"mcp-protocol-version")
+        if value is None or value.decode("latin-1") != version:
             raise HeaderMismatch("MCP-Protocol-Version header does not match params._meta")
         method: str = message["method"]
-        sent = routing.method
+        value = headers.get(b"mcp-method")
+        sent = None if value is None else value.decode("latin-1")
         # Equal as sent settles it, unless the value may be =?base64?...?= encoded.
         if (sent != method or method[:1] == "=") and not _header_matches(sent, method):
             raise HeaderMismatch("Mcp-Method header does not match the request method")
         key = _NAME_PARAM.get(method)
+        if key is None:
+            return
         # Without a name in the body the request is invalid params, reported as such later.
-        target = params.get(key) if key is not None else None
-        sent = routing.name
-        if target is not None and (sent != target or target[:1] == "=") \
-                and not _header_matches(sent, target):
+        target = params.get(key)
+        if target is None:
+            return
+        value = headers.get(b"mcp-name")
+        sent = None if value is None else value.decode("latin-1")
+        if (sent != target or target[:1] == "=") and not _header_matches(sent, target):
             raise HeaderMismatch(f"Mcp-Name header does not match params.{key}")
-        if method == "tools/call":
+        if key == "name" and method == "tools/call":
             specs = self._param_specs.get(target)
             if specs is None:
                 specs = self._param_headers(target)
