@@ -15,7 +15,6 @@ which is taken off to give each server's own cost.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import re
 import shutil

@@ -190,3 +190,20 @@ def test_rounds_keep_the_median_and_any_failure_wins() -> None:
     assert merged["mcpcast"].wrk.req_per_s == 1000
     assert merged["mcpcast"].rounds_req_per_s == [900, 1000, 1200]
     assert merged["fastmcp"].status == "failed"
+
+
+@pytest.mark.slow
+def test_instruction_counts_repeat_and_order_servers() -> None:
+    """--instructions: the same server counts the same twice; the null app (the driver's
+    floor) costs fewer instructions per request than bare Starlette."""
+    from bench.mcp_throughput._instructions import NULL_FACTORY, per_request, table
+    from bench.mcp_throughput._instructions import InstructionRow as IRow
+
+    first = per_request(NULL_FACTORY, "legacy", 50, 250)
+    again = per_request(NULL_FACTORY, "legacy", 50, 250)
+    starlette = per_request("bench.mcp_throughput._apps:starlette_app", "legacy", 50, 250)
+    assert first > 1000
+    assert abs(first - again) / first < 0.02
+    assert starlette > first * 1.5
+    text = table([IRow("starlette", "bare Starlette", "legacy", starlette, starlette - first)])
+    assert "1.00" in text
