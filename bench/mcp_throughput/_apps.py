@@ -86,3 +86,58 @@ def starlette_app() -> Any:
         return Response(_FIXED_RESULT, media_type="application/json")
 
     return Starlette(routes=[Route(MCP_PATH, endpoint, methods=["POST"])])
+
+
+def minimal_app() -> Any:
+    """A lower bound: raw ASGI doing only what each era requires of this one call.
+
+    Not a framework: one tool, hard-wired. It checks the media type, parses the body,
+    checks the era's headers against the body (current: the ``_meta`` envelope, version,
+    ``Mcp-Method`` and ``Mcp-Name``), validates the arguments with a compiled pydantic
+    model, calls the tool and encodes the result. What an MCP server cannot skip, so the
+    gap between eras here is the protocol's, not any implementation's.
+    """
+    from pydantic import ConfigDict, create_model
+
+    validate = create_model(
+        "Arguments", __config__=ConfigDict(extra="forbid"), a=(int, ...), b=(int, ...)
+    ).__pydantic_validator__.validate_python
+    server_meta = {"io.modelcontextprotocol/serverInfo": {"name": "bench", "version": "1.0.0"}}
+    json_type = (b"content-type", b"application/json")
+
+    async def add(a: int, b: int) -> int:
+        return a + b
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            raise RuntimeError("no lifespan")
+        headers = dict(scope["headers"])
+        if not headers.get(b"content-type", b"").startswith(b"application/json"):
+            raise RuntimeError("415")
+        message = await receive()
+        request = orjson.loads(message["body"])
+        params = request["params"]
+        meta = params.get("_meta")
+        current = meta is not None
+        if current and (
+            meta.get("io.modelcontextprotocol/protocolVersion")
+            != headers[b"mcp-protocol-version"].decode()
+            or headers[b"mcp-method"].decode() != request["method"]
+            or headers[b"mcp-name"].decode() != params["name"]
+        ):
+            raise RuntimeError("-32020")
+        value = await add(**validate(params["arguments"]).__dict__)
+        result: dict[str, Any] = {
+            "content": [{"type": "text", "text": str(value)}],
+            "isError": False,
+            "structuredContent": {"result": value},
+        }
+        if current:
+            result["resultType"] = "complete"
+            result["_meta"] = server_meta
+        body = orjson.dumps({"jsonrpc": "2.0", "id": request["id"], "result": result})
+        await send({"type": "http.response.start", "status": 200,
+                    "headers": [(b"content-length", str(len(body)).encode()), json_type]})
+        await send({"type": "http.response.body", "body": body})
+
+    return app

@@ -20,6 +20,7 @@ RATIO_PEERS = (
     ("fastmcp", "mcpcast / FastMCP"),
     ("starlette", "mcpcast / bare Starlette"),
     ("sdk", "mcpcast / official SDK"),
+    ("minimal", "mcpcast / hand-written minimum"),
 )
 
 
@@ -59,7 +60,17 @@ def table(rows: list[Row]) -> str:
             for name, value in values.items()
         )
         lines.append(f"ratios ({era}): {shown}")
+    for server, value in era_ratios(rows).items():
+        lines.append(f"current era / legacy era ({server}) = {value:.2f}")
     return "\n".join(lines)
+
+
+def era_ratios(rows: list[Row]) -> dict[str, float]:
+    """Per server measured in both eras, its current-era req/s over its legacy-era req/s."""
+    rate = {(r.server, r.era): r.wrk.req_per_s for r in rows if r.status == "ok" and r.wrk}
+    return {server: rate[(server, "current")] / rate[(server, "legacy")]
+            for server in dict.fromkeys(r.server for r in rows)
+            if rate.get((server, "current")) and rate.get((server, "legacy"))}
 
 
 def _range(rates: list[float]) -> str:
@@ -112,6 +123,7 @@ def record(rows: list[Row], settings: Settings, started: dt.datetime) -> dict[st
             for r in rows
         ],
         "ratios": ratios(rows),
+        "current_over_legacy": era_ratios(rows),
     }
 
 

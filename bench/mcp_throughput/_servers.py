@@ -73,6 +73,13 @@ SERVERS: tuple[ServerSpec, ...] = (
         "starlette.applications:Starlette",
         "starlette",
     ),
+    ServerSpec(
+        "minimal",
+        "hand-written minimum",
+        "bench.mcp_throughput._apps:minimal_app",
+        "orjson:dumps",
+        "orjson",
+    ),
 )
 SERVER_KEYS = tuple(spec.key for spec in SERVERS)
 

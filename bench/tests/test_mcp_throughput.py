@@ -13,9 +13,15 @@ import orjson
 import pytest
 
 from bench.mcp_throughput import build_request, check_response, lua_script, parse_output
-from bench.mcp_throughput._apps import MCP_PATH, fastmcp_app, sdk_app, starlette_app
+from bench.mcp_throughput._apps import (
+    MCP_PATH,
+    fastmcp_app,
+    minimal_app,
+    sdk_app,
+    starlette_app,
+)
 from bench.mcp_throughput._asgi_driver import ASGIApp, Lifespan, post
-from bench.mcp_throughput._report import ratios, table
+from bench.mcp_throughput._report import era_ratios, ratios, table
 from bench.mcp_throughput._runner import Row
 from bench.mcp_throughput._servers import SERVERS, serve
 from bench.mcp_throughput._wrk import WrkResult, _lua_string, run_wrk
@@ -117,7 +123,15 @@ def test_ratios_divide_mcpcast_by_each_peer_and_skip_failed_rows() -> None:
     assert "mcpcast / official SDK = n/a" in table(rows)
 
 
-@pytest.mark.parametrize("factory", [starlette_app, fastmcp_app, sdk_app])
+def test_era_ratios_pair_each_servers_two_eras() -> None:
+    current = _row("mcpcast", 1500)
+    current = Row("mcpcast", "mcpcast", "1", "current", "ok", "", current.wrk)
+    rows = [_row("mcpcast", 3000), current, _row("starlette", 30000)]
+    assert era_ratios(rows) == {"mcpcast": pytest.approx(0.5)}
+    assert "current era / legacy era (mcpcast) = 0.50" in table(rows)
+
+
+@pytest.mark.parametrize("factory", [starlette_app, fastmcp_app, sdk_app, minimal_app])
 @pytest.mark.parametrize("era", ["legacy", "current"])
 async def test_in_process_driver_gets_correct_answers(factory: object, era: str) -> None:
     """The profiler's ASGI driver runs lifespans and real requests (no sockets)."""
