@@ -114,9 +114,10 @@ def table(rows: list[InstructionRow]) -> str:
         lines.append(f"{row.label:26} {row.era:8} {row.total:14,.0f} {row.own:10,.0f} "
                      f"{ratio:>16}")
     own = {(r.key, r.era): r.own for r in rows}
-    if ("mcpcast", "legacy") in own and ("mcpcast", "current") in own:
-        lines.append("mcpcast current / legacy (own instructions): "
-                     f"{own[('mcpcast', 'current')] / own[('mcpcast', 'legacy')]:.2f}")
+    for key in dict.fromkeys(r.key for r in rows):
+        if (key, "legacy") in own and (key, "current") in own:
+            lines.append(f"current era / legacy era ({key}, own instructions) = "
+                         f"{own[(key, 'current')] / own[(key, 'legacy')]:.2f}")
     lines.append("(fewer is faster; 'own' is the server's share, the driver's taken off)")
     return "\n".join(lines)
 
