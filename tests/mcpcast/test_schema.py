@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import enum
 import inspect
@@ -14,6 +15,8 @@ from typing import Annotated, Any, Generic, Literal, Optional, Protocol, TypeVar
 import jsonschema  # type: ignore[import-untyped]
 import mcp.types as sdk
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pydantic import BaseModel, Field
 from typing_extensions import TypedDict
 
@@ -667,3 +670,53 @@ def test_input_schemas_are_valid_tool_definitions_for_the_sdk() -> None:
         tool = sdk.Tool.model_validate({"name": "t", "inputSchema": sig.input_schema,
                                         "outputSchema": sig.output_schema})
         assert tool.input_schema["type"] == "object"
+
+
+# ---------------------------------------------------------------- the exact-type fast path
+
+def _plain_args(a: int, s: str, f: float, flag: bool) -> None: ...
+
+
+def _renamed_args(n: Annotated[int, Param(name="count")], json: str) -> None: ...
+
+
+_JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=2) | st.dictionaries(st.text(), inner, max_size=2),
+    max_leaves=4)
+
+
+def _outcome(sig: Signature, arguments: Any) -> tuple[str, Any]:
+    try:
+        return "ok", sig.bind(arguments)
+    except InvalidParams as exc:
+        return "invalid", exc.message
+
+
+@pytest.mark.parametrize("func", [_plain_args, _renamed_args])
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_exact_types_bind_as_pydantic_would(func: Callable[..., Any], data: Any) -> None:
+    """Arguments taken as they are (exact int/str/float/bool) bind exactly as the pydantic
+    model binds them, for well-typed, coercible, missing, extra and wrong values alike."""
+    sig = analyse(func, injectables=(), skip_self=False)
+    assert sig._exact is not None
+    names = [wire for wire, _, _ in sig._exact]
+    arguments = data.draw(st.dictionaries(
+        st.sampled_from([*names, "extra"]), _JSON_VALUES, max_size=len(names) + 1))
+    if data.draw(st.booleans()):  # half the time: every argument, with its own type
+        arguments = {wire: data.draw(st.from_type(typ)) for wire, _, typ in sig._exact}
+    reference = dataclasses.replace(sig, _exact=None)
+    assert _outcome(sig, arguments) == _outcome(reference, arguments)
+
+
+def test_exact_path_only_for_required_plain_types() -> None:
+    def optional(a: int, b: int = 2) -> None: ...
+    def constrained(a: Annotated[int, Field(gt=0)]) -> None: ...
+    def model_arg(a: int, p: Point) -> None: ...
+
+    for func in (optional, constrained, model_arg):
+        assert analyse(func, injectables=(), skip_self=False)._exact is None
+    sig = analyse(_renamed_args, injectables=(), skip_self=False)
+    assert sig.bind({"count": 3, "json": "x"}) == {"n": 3, "json": "x"}
+    assert sig.bind({"count": True, "json": "x"}) == {"n": 1, "json": "x"}  # pydantic's lax int
