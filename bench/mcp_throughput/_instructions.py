@@ -101,8 +101,9 @@ def measure(servers: tuple[ServerSpec, ...], eras: tuple[Era, ...], small: int,
             if spec.unavailable_reason() is not None:
                 continue
             total = per_request(spec.factory, era, small, large)
-            rows.append(InstructionRow(spec.key, f"{spec.label} {spec.version()}", era, total,
-                                       total - floor))
+            version = spec.version()
+            label = spec.label if version == "?" else f"{spec.label} {version}"
+            rows.append(InstructionRow(spec.key, label, era, total, total - floor))
     return rows
 
 

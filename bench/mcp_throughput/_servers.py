@@ -31,6 +31,8 @@ class ServerSpec:
     dist: str
 
     def version(self) -> str:
+        if not self.dist:
+            return "?"
         try:
             return importlib.metadata.version(self.dist)
         except importlib.metadata.PackageNotFoundError:
@@ -78,7 +80,7 @@ SERVERS: tuple[ServerSpec, ...] = (
         "hand-written minimum",
         "bench.mcp_throughput._apps:minimal_app",
         "orjson:dumps",
-        "orjson",
+        "",  # ours: no version to show
     ),
 )
 SERVER_KEYS = tuple(spec.key for spec in SERVERS)
