@@ -77,14 +77,16 @@ class PendingUsage:
 
 
 class _Window:
-    """One key's day buckets and their total for `today` (kept, not re-summed per hit)."""
+    """One key's day buckets, their total for `today` and the oldest day with a count
+    (all kept, not re-computed per hit)."""
 
-    __slots__ = ("buckets", "today", "total")
+    __slots__ = ("buckets", "oldest", "today", "total")
 
     def __init__(self, buckets: dict[int, int]) -> None:
         self.buckets = buckets
         self.today = -1
         self.total = 0
+        self.oldest = -1  # -1: no day has a count
 
     def roll(self, today: int) -> None:
         if today == self.today:
@@ -93,6 +95,7 @@ class _Window:
         for day in [d for d in self.buckets if d < start]:
             del self.buckets[day]
         self.total = window_total(self.buckets, today)
+        self.oldest = min(self.buckets, default=-1)
         self.today = today
 
 
@@ -116,15 +119,32 @@ class MemoryUsageCounter:
 
     async def consume(self, key_id: str, quota: int | None, now: datetime) -> QuotaDecision:
         today = day_of(now)
-        window = await self._load(key_id, today)
-        # From here on no await: check and count are atomic within the event loop.
+        await self._load(key_id, today)
+        return self.consume_now(key_id, quota, now, today)
+
+    def loaded(self, key_id: str) -> bool:
+        """True once `key_id`'s buckets are in memory (they stay): `consume_now` may run."""
+        return key_id in self._windows
+
+    def consume_now(self, key_id: str, quota: int | None, now: datetime, today: int
+                    ) -> QuotaDecision:
+        """`consume` for a loaded key, as a plain function (`today` is `day_of(now)`).
+
+        No await: check and count are atomic within the event loop.
+        """
+        window = self._windows[key_id]
+        if window.today != today:
+            window.roll(today)
         if quota is not None and window.total >= quota:
             return decide(window.buckets, quota, now, counted=False)
-        window.buckets[today] = window.buckets.get(today, 0) + 1
+        buckets = window.buckets
+        buckets[today] = buckets.get(today, 0) + 1
         window.total += 1
+        if window.oldest < 0 or today < window.oldest:
+            window.oldest = today
         self.pending.record(key_id, now, today)
-        reset_at = (min(window.buckets) + QUOTA_WINDOW_DAYS) * DAY_SECONDS
-        return QuotaDecision(True, quota, window.total, reset_at, 0)
+        return QuotaDecision(True, quota, window.total,
+                             (window.oldest + QUOTA_WINDOW_DAYS) * DAY_SECONDS, 0)
 
     async def used(self, key_ids: Collection[str], now: datetime) -> dict[str, int]:
         today = day_of(now)
