@@ -7,6 +7,7 @@ file left by the older format (one byte appended per revocation).
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import sys
@@ -83,9 +84,11 @@ async def test_cli_disable_refuses_the_servers_cached_key_at_once(
            "PACEKEEPER_DATABASE_URL": db_url, "SERVICE_MASTER_ENCRYPTION_KEY": MASTER_KEY,
            "PACEKEEPER_JWT_RSA_KEY_BITS": "2048", "PACEKEEPER_LOG_LEVEL": "warning"}
     cli = Path(sys.executable).parent / "pacekeeper"
-    done = subprocess.run([str(cli), "user", "disable", "cli-gone@example.com"], env=env,
-                          capture_output=True, text=True, timeout=90, check=False)
-    assert done.returncode == 0, done.stderr
+    done = await asyncio.create_subprocess_exec(
+        str(cli), "user", "disable", "cli-gone@example.com", env=env,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    _, errors = await asyncio.wait_for(done.communicate(), 90)
+    assert done.returncode == 0, errors.decode()
     refused = await harness.client.get("/a2a/tools", headers=headers)
     assert refused.status_code == 401
     assert refused.json()["message"] == "invalid token: the key's user is disabled"
