@@ -155,7 +155,7 @@ def _start(mode: str, env: dict[str, str], port: int, cpu: str | None
     )
 
 
-def _wrk_once(base: str, path: str, method: str, body: bytes, key: str, seconds: float,
+def _wrk_once(base: str, path: str, method: str, body: bytes, key: str, seconds: int,
               connections: int, cpu: str | None) -> float:
     fd, name = tempfile.mkstemp(suffix=".lua")
     os.close(fd)
@@ -190,7 +190,7 @@ def _wait_healthy(base: str, proc: subprocess.Popen[bytes]) -> None:
     raise RuntimeError(f"{base} did not answer /health")
 
 
-def over_http(env: dict[str, str], seconds: float, rounds: int, connections: int = 8,
+def over_http(env: dict[str, str], seconds: int, rounds: int, connections: int = 8,
               server_cpu: str | None = None, load_cpu: str | None = None) -> Figures:
     """Microseconds per request (1 / req/s) with wrk, both servers up on one database."""
     import httpx

@@ -66,7 +66,7 @@ class CachedKey:
 
     __slots__ = (
         "bucket", "burst", "claims", "digest", "expires_at", "found", "key", "principal",
-        "quota", "usable", "version",
+        "quota", "usable", "version", "warm",
     )
 
     def __init__(self, version: str | bytes, found: KeyLookup, burst: int,
@@ -89,6 +89,9 @@ class CachedKey:
         self.burst = burst
         self.quota = quota
         self.bucket = f"apikey:{key.id}"
+        # True once the in-memory quota window of this key is loaded: the synchronous
+        # path may run (it cannot await the database read that loads it).
+        self.warm = False
 
     def check(self, plaintext: str, now: datetime) -> None:
         """401 unless the secret matches and key and owner are usable (KEY-3/5/7, ACC-8).

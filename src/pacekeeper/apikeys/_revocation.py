@@ -74,6 +74,11 @@ class FileRevocationSignal:
         """The version now, as raw bytes: the per-request check (no system call)."""
         return self._map[:8]
 
+    @property
+    def mapping(self) -> mmap.mmap:
+        """The shared mapping itself: `mapping[:8]` is `peek()` without a call."""
+        return self._map
+
     async def version(self) -> str:
         return self._map[:8].hex()
 

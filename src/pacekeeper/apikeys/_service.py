@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import mmap
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -113,12 +114,11 @@ class ApiKeyService:
         # The synchronous hot path needs a version readable without I/O and in-memory
         # limits; with anything else every request takes the general path.
         self._peek: Callable[[], bytes] | None = None
-        self._fast: tuple[Callable[[], bytes], MemoryRateLimiter, MemoryUsageCounter] | None
-        self._fast = None
+        self._fast: tuple[mmap.mmap, MemoryRateLimiter, MemoryUsageCounter] | None = None
         if isinstance(revocations, FileRevocationSignal) and meter is None:
             self._peek = revocations.peek
             if isinstance(limiter, MemoryRateLimiter) and isinstance(usage, MemoryUsageCounter):
-                self._fast = (revocations.peek, limiter, usage)
+                self._fast = (revocations.mapping, limiter, usage)
         self._day = (-1, _NEVER, _NEVER)  # today's number, its first instant, the next day's
 
     def burst(self, tier: Tier) -> int:
@@ -214,7 +214,7 @@ class ApiKeyService:
         entry = self._cache.get(text[_ID])
         if entry is not None:
             fast = self._fast
-            if fast is not None and entry.version == fast[0]() and fast[2].loaded(entry.key.id):
+            if fast is not None and entry.warm and entry.version == fast[0][:8]:
                 return self._admit(entry, text, fast[1], fast[2])
             key_id = entry.key.id
         else:
@@ -237,6 +237,7 @@ class ApiKeyService:
             raise _rate_limited(key, rate)
         if quota is None:
             quota = await self.usage.consume(key.id, entry.quota, now)
+            entry.warm = self._fast is not None  # the window is loaded now, and stays
         if not quota.allowed:
             raise _quota_exceeded(key, rate, quota)
         return KeyCaller(key, entry.principal, rate, quota)

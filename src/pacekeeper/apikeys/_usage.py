@@ -122,13 +122,10 @@ class MemoryUsageCounter:
         await self._load(key_id, today)
         return self.consume_now(key_id, quota, now, today)
 
-    def loaded(self, key_id: str) -> bool:
-        """True once `key_id`'s buckets are in memory (they stay): `consume_now` may run."""
-        return key_id in self._windows
-
     def consume_now(self, key_id: str, quota: int | None, now: datetime, today: int
                     ) -> QuotaDecision:
-        """`consume` for a loaded key, as a plain function (`today` is `day_of(now)`).
+        """`consume` for a key already seen by `consume` (its window stays in memory), as
+        a plain function (`today` is `day_of(now)`).
 
         No await: check and count are atomic within the event loop.
         """
