@@ -42,10 +42,10 @@ class MemoryRateLimiter:
         bucket = self._buckets.get(key)
         if bucket is None:
             bucket = self._buckets[key] = _Bucket(capacity, now, capacity)
-        tokens = bucket.tokens
-        if bucket.capacity != capacity:  # limit changed: keep the used share, not the count
-            tokens = tokens * capacity / bucket.capacity
+        elif bucket.capacity != capacity:  # limit changed: keep the used share, not the count
+            bucket.tokens = bucket.tokens * capacity / bucket.capacity
             bucket.capacity = capacity
+        tokens = bucket.tokens
         if now > bucket.updated:
             tokens += (now - bucket.updated) * rate
             if tokens > capacity:
@@ -56,18 +56,19 @@ class MemoryRateLimiter:
         bucket.tokens = tokens
         bucket.updated = now
         self._hits += 1
-        if not self._hits % _SWEEP_EVERY:
+        if self._hits >= _SWEEP_EVERY:
             self._sweep(now)
-        return RateDecision(
-            allowed,
-            capacity,
-            math.floor(tokens) if tokens > 0 else 0,
-            math.ceil(now + (capacity - tokens) / rate),
-            0 if allowed else max(1, math.ceil((cost - tokens) / rate)),
-        )
+        # tokens >= 0 here, so int() is floor().
+        if allowed:
+            return RateDecision(True, capacity, int(tokens),
+                                math.ceil(now + (capacity - tokens) / rate), 0)
+        return RateDecision(False, capacity, int(tokens),
+                            math.ceil(now + (capacity - tokens) / rate),
+                            max(1, math.ceil((cost - tokens) / rate)))
 
     def _sweep(self, now: float) -> None:
         # Forget buckets that have refilled completely: they carry no information.
+        self._hits = 0
         full = [
             key
             for key, b in self._buckets.items()
