@@ -72,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
                 env = make_env(Path(tmp), args.database_url, redis_url)
                 http = over_http(env, args.seconds, args.rounds, args.connections,
                                  args.server_cpu if pin else None,
-                                 args.load_cpu if pin else None)
+                                 args.load_cpu if pin else None, args.out / "logs")
             print()
             print(table(f"uvicorn + wrk -t1 -c{args.connections}, {where}, median of "
                         f"{args.rounds} x {args.seconds:g} s (us = 1/rps)", http))

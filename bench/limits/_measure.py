@@ -142,17 +142,21 @@ def _pinned(cpu: str | None, argv: list[str]) -> list[str]:
     return ["taskset", "-c", cpu, *argv] if cpu is not None else argv
 
 
-def _start(mode: str, env: dict[str, str], port: int, cpu: str | None
+def _start(mode: str, env: dict[str, str], port: int, cpu: str | None, log: Path
            ) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(
-        _pinned(cpu, [
-            sys.executable, "-m", "uvicorn", "bench.limits.app:bench_app", "--factory",
-            "--port", str(port), "--loop", "uvloop", "--http", "httptools",
-            "--no-access-log", "--log-level", "warning"]),
-        cwd=ROOT,
-        env={**os.environ, **env, "PK_BENCH_MODE": mode,
-             "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "src")])},
-    )
+    # The server's output goes to a log: wrk ending a run mid-request makes uvicorn print
+    # a ClientDisconnect traceback per open connection, which is noise here.
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with log.open("ab") as out:
+        return subprocess.Popen(
+            _pinned(cpu, [
+                sys.executable, "-m", "uvicorn", "bench.limits.app:bench_app", "--factory",
+                "--port", str(port), "--loop", "uvloop", "--http", "httptools",
+                "--no-access-log", "--log-level", "warning"]),
+            cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
+            env={**os.environ, **env, "PK_BENCH_MODE": mode,
+                 "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "src")])},
+        )
 
 
 def _wrk_once(base: str, path: str, method: str, body: bytes, key: str, seconds: int,
@@ -191,8 +195,12 @@ def _wait_healthy(base: str, proc: subprocess.Popen[bytes]) -> None:
 
 
 def over_http(env: dict[str, str], seconds: int, rounds: int, connections: int = 8,
-              server_cpu: str | None = None, load_cpu: str | None = None) -> Figures:
-    """Microseconds per request (1 / req/s) with wrk, both servers up on one database."""
+              server_cpu: str | None = None, load_cpu: str | None = None,
+              log_dir: Path = ROOT / "bench" / "results" / "logs") -> Figures:
+    """Microseconds per request (1 / req/s) with wrk, both servers up on one database.
+
+    Each server's output is appended to `log_dir/limits-<mode>.log`.
+    """
     import httpx
 
     ports = {"bare": 18100 + os.getpid() % 500, "full": 18700 + os.getpid() % 500}
@@ -202,7 +210,8 @@ def over_http(env: dict[str, str], seconds: int, rounds: int, connections: int =
     try:
         # One after the other: the first creates the schema and the signing key.
         for mode in ("full", "bare"):
-            procs[mode] = _start(mode, env, ports[mode], server_cpu)
+            procs[mode] = _start(mode, env, ports[mode], server_cpu,
+                                 log_dir / f"limits-{mode}.log")
             _wait_healthy(bases[mode], procs[mode])
         login = httpx.post(f"{bases['full']}/oauth/token", data={
             "grant_type": "password", "username": ADMIN, "password": PASSWORD})
