@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import math
 from datetime import datetime
 
 from pacekeeper.apikeys._store import ApiKey, KeyLookup
@@ -65,7 +66,8 @@ class CachedKey:
     """One key's entry in a process's cache (see the module docstring)."""
 
     __slots__ = (
-        "bucket", "burst", "claims", "digest", "expires_at", "found", "key", "principal",
+        "bucket", "burst", "claims", "digest", "expires", "expires_at", "found", "key",
+        "principal",
         "quota", "usable", "version", "warm",
     )
 
@@ -79,6 +81,8 @@ class CachedKey:
         # Deleted or disabled: refused for as long as this entry is current.
         self.usable = key.deleted_at is None and found.owner_status is UserStatus.ACTIVE
         self.expires_at: datetime | None = key.expires_at
+        # The same in Unix seconds for the hot path (inf: never).
+        self.expires = key.expires_at.timestamp() if key.expires_at else math.inf
         self.claims = _claims(found)
         # One Principal for all of this key's requests: the per-request limits are on
         # the `KeyCaller` (its `rate`), so this one carries none.

@@ -22,7 +22,7 @@ import mmap
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from hashlib import sha256
 
 from pacekeeper.apikeys._cached import CHALLENGE, CachedKey, rejected
@@ -97,7 +97,10 @@ class ApiKeyService:
         burst_overrides: Mapping[str, int] | None = None,
         cache_size: int = 10_000,
         meter: RedisKeyMeter | None = None,
+        seconds: Callable[[], float] | None = None,
     ) -> None:
+        """`seconds`: the same time as `clock`, in Unix seconds (e.g. `time.time` for the
+        real clock): the hot path then makes no datetime. Default: `clock().timestamp()`."""
         self._meter = meter
         self.store = store
         self.revocations = revocations
@@ -106,6 +109,7 @@ class ApiKeyService:
         self.usage = usage
         self._limiter = limiter
         self._clock = clock
+        self._seconds = seconds or (lambda: clock().timestamp())
         self._flush_seconds = flush_seconds
         self._flusher: asyncio.Task[None] | None = None
         overrides = dict(burst_overrides or {})
@@ -121,7 +125,7 @@ class ApiKeyService:
             self._peek = revocations.peek
             if isinstance(limiter, MemoryRateLimiter) and isinstance(usage, MemoryUsageCounter):
                 self._fast = (revocations.mapping, limiter, usage)
-        self._day = (-1, _NEVER, _NEVER)  # today's number, its first instant, the next day's
+        self._day = (-1, 0.0, 0.0)  # today's number, its first second, the next day's
 
     def burst(self, tier: Tier) -> int:
         """Token-bucket capacity per minute for keys of `tier` (configurable per tier)."""
@@ -185,13 +189,9 @@ class ApiKeyService:
         return entry
 
     def _today(self, now: datetime) -> int:
-        """`day_of(now)`, without a float conversion while the day lasts."""
-        today, start, end = self._day
-        if start <= now < end:
-            return today
+        """`day_of(now)`; remembers the day's bounds for the hot path."""
         today = day_of(now)
-        start = datetime.fromtimestamp(today * DAY_SECONDS, UTC)
-        self._day = (today, start, start + timedelta(days=1))
+        self._day = (today, float(today * DAY_SECONDS), float((today + 1) * DAY_SECONDS))
         return today
 
     async def authenticate(self, plaintext: str | None) -> KeyCaller:
@@ -208,17 +208,16 @@ class ApiKeyService:
                 # quota; no await, so check and count are atomic. Anything unusual
                 # (a refusal, a new day) falls through to the general path below,
                 # which checks everything again and counts nothing twice.
-                now = self._clock()
+                seconds = self._seconds()
                 if (hmac.compare_digest(sha256(text.encode()).digest(), entry.digest)
-                        and entry.usable
-                        and (entry.expires_at is None or now < entry.expires_at)):
+                        and entry.usable and seconds < entry.expires):
                     today, start, end = self._day
-                    if start <= now < end:
+                    if start <= seconds < end:
                         rate = fast[1].hit_now(entry.bucket, entry.burst)
                         key = entry.key
                         if not rate.allowed:
                             raise _rate_limited(key, rate)
-                        counted = fast[2].consume_now(key.id, entry.quota, now, today)
+                        counted = fast[2].consume_now(key.id, entry.quota, seconds, today)
                         if not counted.allowed:
                             raise _quota_exceeded(key, rate, counted)
                         return KeyCaller(key, entry.principal, rate, counted)
@@ -269,7 +268,6 @@ class ApiKeyService:
         return entry, metered.rate, metered.quota
 
 
-_NEVER = datetime.min.replace(tzinfo=UTC)
 
 __all__ = [
     "API_KEY_HEADER",
