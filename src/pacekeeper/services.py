@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -169,6 +170,7 @@ async def build_services(
         api_keys = ApiKeyService(
             key_store, usage, limiter, clock, revocations, settings.apikey_usage_flush_seconds,
             burst_overrides=settings.apikey_burst_per_minute, meter=meter,
+            seconds=time.time if clock is utc_now else None,  # the real clock, as a float
         )
         resolver = PrincipalResolver(
             tokens,

@@ -5,15 +5,20 @@ version read *before* the database read. Deleting a key or disabling a user bump
 version; the next request in any process sees a new version and re-reads the database.
 So revocation stays immediate (KEY-7, ACC-8) while a request costs no database read.
 
-Backends: a file in the data directory (one host: every process and the CLI share it;
-reading it is one `stat`), or a Redis counter (several hosts; one GET per request).
+Backends: a counter in a file in the data directory (one host: every process and the
+CLI map it; reading it is a memory read), or a Redis counter (several hosts; it rides
+in the one round trip the key meter makes per request anyway).
 A change made behind the service's back (hand-written SQL) is not signalled.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import mmap
 import os
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Protocol
 
@@ -29,31 +34,58 @@ class RevocationSignal(Protocol):
 
 
 class FileRevocationSignal:
-    """A file that grows by one byte per revocation: its size is the version.
+    """An 8-byte counter at the start of a shared file, read through a shared mapping.
 
-    Appends (O_APPEND) from any number of processes each add exactly one byte, so the
-    size only ever grows and no two versions look alike (timestamps can repeat within
-    a clock tick, and inode numbers get reused, so neither is used alone).
+    Every process (servers and the CLI) maps the same file: reading the version is a
+    memory read, no system call, and a bump in one process is visible to every other at
+    once (one page cache). Writers add one under an exclusive `flock`, so concurrent
+    bumps never lose an increment; the counter only grows, so no version repeats. A
+    read racing with a write can only give a value never seen before: a cache miss,
+    harmless. The file must stay in place while the service runs (replacing it by hand
+    is a change behind the service's back, like hand-written SQL).
     """
+
+    SIZE = 8
 
     def __init__(self, path: Path) -> None:
         self._path = path
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.touch(exist_ok=True)
-
-    async def version(self) -> str:
+        with self._locked() as fd:
+            if os.fstat(fd).st_size < self.SIZE:  # a new file (or one of an older format)
+                os.ftruncate(fd, self.SIZE)
+        # MAP_SHARED: one copy per host. The mapping keeps a duplicate of its descriptor,
+        # so it gets one of its own: a duplicate of the locked one would keep the lock.
+        fd = os.open(path, os.O_RDWR)
         try:
-            found = os.stat(self._path)
-        except FileNotFoundError:
-            return "missing"
-        return f"{found.st_ino}:{found.st_size}"
-
-    async def bump(self) -> None:
-        fd = os.open(self._path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-        try:
-            os.write(fd, b".")
+            self._map = mmap.mmap(fd, self.SIZE)
         finally:
             os.close(fd)
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[int]:
+        fd = os.open(self._path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield fd
+        finally:
+            os.close(fd)  # releases the lock
+
+    def peek(self) -> bytes:
+        """The version now, as raw bytes: the per-request check (no system call)."""
+        return self._map[:8]
+
+    @property
+    def mapping(self) -> mmap.mmap:
+        """The shared mapping itself: `mapping[:8]` is `peek()` without a call."""
+        return self._map
+
+    async def version(self) -> str:
+        return self._map[:8].hex()
+
+    async def bump(self) -> None:
+        with self._locked():
+            count = int.from_bytes(self._map[:8], "little")
+            self._map[:8] = ((count + 1) % 2**64).to_bytes(8, "little")
 
 
 class RedisRevocationSignal:

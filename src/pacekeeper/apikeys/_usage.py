@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Collection
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Protocol
 
 from pacekeeper.apikeys._store import ApiKeyRepository
@@ -42,13 +42,17 @@ class PendingUsage:
     def __init__(self, store: ApiKeyRepository) -> None:
         self.store = store
         self._deltas: dict[tuple[str, int], int] = {}
-        self._last_used: dict[str, datetime] = {}
+        self._last_used: dict[str, float] = {}  # Unix seconds; datetimes at flush time
         self._lock = asyncio.Lock()
 
-    def record(self, key_id: str, now: datetime, today: int | None = None) -> None:
-        slot = (key_id, day_of(now) if today is None else today)
+    def record(self, key_id: str, now: datetime) -> None:
+        self.record_at(key_id, now.timestamp(), day_of(now))
+
+    def record_at(self, key_id: str, seconds: float, today: int) -> None:
+        """`record` in Unix seconds, `today` its day: the per-request path (no datetime)."""
+        slot = (key_id, today)
         self._deltas[slot] = self._deltas.get(slot, 0) + 1
-        self._last_used[key_id] = now
+        self._last_used[key_id] = seconds
 
     def pending(self, key_id: str) -> dict[int, int]:
         return {day: n for (kid, day), n in self._deltas.items() if kid == key_id}
@@ -58,7 +62,8 @@ class PendingUsage:
             deltas, self._deltas = self._deltas, {}
             last_used, self._last_used = self._last_used, {}
             try:
-                await self.store.add_usage(deltas, last_used)
+                await self.store.add_usage(deltas, {
+                    key_id: datetime.fromtimestamp(at, UTC) for key_id, at in last_used.items()})
             except Exception:
                 # Put them back (adding to what came meanwhile): nothing is lost.
                 for slot, n in deltas.items():
@@ -77,14 +82,16 @@ class PendingUsage:
 
 
 class _Window:
-    """One key's day buckets and their total for `today` (kept, not re-summed per hit)."""
+    """One key's day buckets, their total for `today` and the oldest day with a count
+    (all kept, not re-computed per hit)."""
 
-    __slots__ = ("buckets", "today", "total")
+    __slots__ = ("buckets", "oldest", "today", "total")
 
     def __init__(self, buckets: dict[int, int]) -> None:
         self.buckets = buckets
         self.today = -1
         self.total = 0
+        self.oldest = -1  # -1: no day has a count
 
     def roll(self, today: int) -> None:
         if today == self.today:
@@ -93,6 +100,7 @@ class _Window:
         for day in [d for d in self.buckets if d < start]:
             del self.buckets[day]
         self.total = window_total(self.buckets, today)
+        self.oldest = min(self.buckets, default=-1)
         self.today = today
 
 
@@ -116,15 +124,30 @@ class MemoryUsageCounter:
 
     async def consume(self, key_id: str, quota: int | None, now: datetime) -> QuotaDecision:
         today = day_of(now)
-        window = await self._load(key_id, today)
-        # From here on no await: check and count are atomic within the event loop.
+        await self._load(key_id, today)
+        return self.consume_now(key_id, quota, now.timestamp(), today)
+
+    def consume_now(self, key_id: str, quota: int | None, now: float, today: int
+                    ) -> QuotaDecision:
+        """`consume` for a key already seen by `consume` (its window stays in memory), as
+        a plain function; `now` in Unix seconds, `today` its day.
+
+        No await: check and count are atomic within the event loop.
+        """
+        window = self._windows[key_id]
+        if window.today != today:
+            window.roll(today)
         if quota is not None and window.total >= quota:
-            return decide(window.buckets, quota, now, counted=False)
-        window.buckets[today] = window.buckets.get(today, 0) + 1
+            return decide(window.buckets, quota, datetime.fromtimestamp(now, UTC),
+                          counted=False)
+        buckets = window.buckets
+        buckets[today] = buckets.get(today, 0) + 1
         window.total += 1
-        self.pending.record(key_id, now, today)
-        reset_at = (min(window.buckets) + QUOTA_WINDOW_DAYS) * DAY_SECONDS
-        return QuotaDecision(True, quota, window.total, reset_at, 0)
+        if window.oldest < 0 or today < window.oldest:
+            window.oldest = today
+        self.pending.record_at(key_id, now, today)
+        return QuotaDecision(True, quota, window.total,
+                             (window.oldest + QUOTA_WINDOW_DAYS) * DAY_SECONDS, 0)
 
     async def used(self, key_ids: Collection[str], now: datetime) -> dict[str, int]:
         today = day_of(now)

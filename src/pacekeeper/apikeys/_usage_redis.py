@@ -8,6 +8,7 @@ each process keeps up to date with its own increments in batches (`PendingUsage`
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Collection
 from datetime import datetime
 from typing import Any
@@ -17,31 +18,65 @@ from redis.asyncio import Redis
 from pacekeeper.apikeys._store import ApiKeyRepository
 from pacekeeper.apikeys._tiers import QUOTA_WINDOW_DAYS
 from pacekeeper.apikeys._usage import PendingUsage
-from pacekeeper.apikeys._window import DAY_SECONDS, QuotaDecision, day_of, decide, first_day
+from pacekeeper.apikeys._window import DAY_SECONDS, QuotaDecision, day_of, first_day
 
 _TTL_SECONDS = (QUOTA_WINDOW_DAYS + 1) * DAY_SECONDS
 
-# A Lua function (the key gate runs it in the same script as the burst bucket).
-# Returns {-1} when unseeded, else {allowed 0/1, count of day first, ..., of today}.
+# A Lua function (the key gate runs it in the same script as the burst bucket). It also
+# makes the decision (`_window.decide`'s arithmetic), so a reply is four numbers, not a
+# month of buckets to parse. Returns {-1} when unseeded, else {allowed 0/1, used in the
+# window (this request included when allowed), oldest day with a count (today if none),
+# day whose end-of-window lets the next request pass (refused only; else 0)}.
+# The window's sum and oldest day are kept in the hash (fields `sum`, `oldest`, valid
+# for the day in `sum_day`): within a day a request reads three fields, not thirty.
 QUOTA_LUA_FUNCTION = """
-local function quota_consume(key, first, today, quota, ttl)
-  if redis.call('EXISTS', key) == 0 then return {-1} end
+local function quota_days(key, first, today)
   local fields = {}
   for d = first, today do fields[#fields + 1] = tostring(d) end
   local values = redis.call('HMGET', key, unpack(fields))
   local total = 0
+  local oldest = -1
   for i = 1, #values do
-    values[i] = tonumber(values[i]) or 0
-    total = total + values[i]
+    local n = tonumber(values[i]) or 0
+    values[i] = n
+    total = total + n
+    if n ~= 0 and oldest < 0 then oldest = first + i - 1 end
   end
-  local allowed = 0
+  return values, total, oldest
+end
+
+local function quota_consume(key, first, today, quota, ttl)
+  local kept = redis.call('HMGET', key, 'sum_day', 'sum', 'oldest', 'seeded')
+  if not kept[4] and redis.call('EXISTS', key) == 0 then return {-1} end
+  local total, oldest
+  if tonumber(kept[1]) == today then
+    total = tonumber(kept[2])
+    oldest = tonumber(kept[3])
+  else
+    local values
+    values, total, oldest = quota_days(key, first, today)
+  end
   if quota < 0 or total < quota then
-    allowed = 1
-    values[#values] = redis.call('HINCRBY', key, tostring(today), 1)
+    redis.call('HINCRBY', key, tostring(today), 1)
+    if oldest < 0 then oldest = today end
+    redis.call('HSET', key, 'sum_day', today, 'sum', total + 1, 'oldest', oldest)
     redis.call('EXPIRE', key, ttl)
+    return {1, total + 1, oldest, 0}
   end
-  table.insert(values, 1, allowed)
-  return values
+  redis.call('HSET', key, 'sum_day', today, 'sum', total, 'oldest', oldest)
+  if oldest < 0 then oldest = today end
+  -- Drop days from the oldest on until the rest leaves room for one more request.
+  local values = quota_days(key, first, today)
+  local left = total
+  local pass = today
+  for i = 1, #values do
+    left = left - values[i]
+    if values[i] ~= 0 and left < quota then
+      pass = first + i - 1
+      break
+    end
+  end
+  return {0, total, oldest, pass}
 end
 """
 
@@ -97,13 +132,15 @@ class RedisUsageCounter:
 
     def decision(self, key_id: str, reply: list[Any], quota: int | None, now: datetime
                  ) -> QuotaDecision:
-        """The decision for a seeded `quota_consume` reply; counts it when allowed."""
-        start = first_day(day_of(now))
-        allowed = int(reply[0]) == 1
-        buckets = {start + i: int(v) for i, v in enumerate(reply[1:]) if int(v)}
-        if allowed:
+        """The decision of a seeded `quota_consume` reply; counts it when allowed."""
+        used = int(reply[1])
+        reset_at = (int(reply[2]) + QUOTA_WINDOW_DAYS) * DAY_SECONDS
+        if int(reply[0]) == 1:
             self.pending.record(key_id, now)
-        return decide(buckets, quota, now, counted=allowed)
+            return QuotaDecision(True, quota, used, reset_at, 0)
+        pass_at = (int(reply[3]) + QUOTA_WINDOW_DAYS) * DAY_SECONDS
+        retry = max(1, math.ceil(pass_at - now.timestamp()))
+        return QuotaDecision(False, quota, used, reset_at, retry)
 
     async def used(self, key_ids: Collection[str], now: datetime) -> dict[str, int]:
         today = day_of(now)

@@ -17,7 +17,9 @@ from pacekeeper.apikeys._tiers import QUOTA_WINDOW_DAYS
 DAY_SECONDS = 86_400
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen: one is built per key request, and a frozen dataclass's __init__ costs
+# about four times as much (an object.__setattr__ call per field). Treat it as a value.
+@dataclass(slots=True)
 class QuotaDecision:
     allowed: bool
     limit: int | None  # None: unlimited (enterprise)

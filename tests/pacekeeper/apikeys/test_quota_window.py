@@ -121,3 +121,24 @@ async def test_two_counters_share_one_quota_only_with_redis(harness: Harness,
         counter = a if i % 2 else b
         results.append((await counter.consume(key_id, 6, harness.clock())).allowed)
     assert results.count(True) == 6
+
+
+async def test_window_sum_follows_the_clock_back_and_forth(harness: Harness,
+                                                            counters: Factory) -> None:
+    """KEY-6: the kept window sum (Redis: per day in the hash) is recounted when the day
+    moves either way, as two processes a few ms apart around midnight would see it."""
+    key_id = await _key_id(harness)
+    counter = counters()
+    clock = harness.clock
+    assert (await _spend(counter, key_id, 5, clock))[-1].used == 5
+    clock.advance(days=1)
+    assert (await _spend(counter, key_id, 3, clock))[-1].used == 8
+    clock.advance(days=-1)  # the other process is still on yesterday
+    assert (await _spend(counter, key_id, 2, clock))[-1].used == 7  # today's 3 not in it
+    clock.advance(days=1)
+    last = (await _spend(counter, key_id, 1, clock))[-1]
+    assert last.used == 11
+    assert last.reset_at == (day_of(clock()) - 1 + 30) * 86400
+    assert (await counter.used([key_id], clock()))[key_id] == 11
+    clock.advance(days=29)  # the first day (7) has left the window; the second (4) not
+    assert (await counter.consume(key_id, 1000, clock())).used == 5

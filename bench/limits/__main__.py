@@ -1,0 +1,94 @@
+"""``python -m bench.limits``: API key authentication + rate limiting, added latency.
+
+Run it through ``bench/run limits``, which installs what it needs first (wrk).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import datetime as dt
+import os
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+from bench.mcp_throughput._report import write_json
+
+from ._measure import ROOT, in_process, over_http
+from ._measure import bench_env as make_env
+from ._report import record, table
+
+RESULTS = ROOT / "bench" / "results"
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="bench/run limits", description=__doc__)
+    p.add_argument("-n", type=int, default=2000, help="requests per measured in-process run")
+    p.add_argument("--rounds", type=int, default=5, help="alternating bare/full rounds")
+    p.add_argument("--database-url", default="", help="default: SQLite in a temporary dir")
+    p.add_argument("--redis-url", default="", help="a Redis to use (PACEKEEPER_REDIS_URL)")
+    p.add_argument("--redis", action="store_true",
+                   help="start a private redis-server on loopback and use it")
+    p.add_argument("--wrk", action="store_true", help="also measure over HTTP with wrk")
+    p.add_argument("--seconds", type=int, default=5, help="wrk duration per run (whole s)")
+    p.add_argument("--connections", type=int, default=8, help="wrk connections")
+    p.add_argument("--pin", action="store_true",
+                   help="taskset: servers on --server-cpu, wrk on --load-cpu (off by default:"
+                        " on this shared 2-core machine pinning doubled both sides' times)")
+    p.add_argument("--server-cpu", default="0")
+    p.add_argument("--load-cpu", default="1")
+    p.add_argument("--out", type=Path, default=RESULTS)
+    return p
+
+
+@contextlib.contextmanager
+def _redis(args: argparse.Namespace) -> Iterator[str]:
+    if not args.redis:
+        yield args.redis_url
+        return
+    sys.path.insert(0, str(ROOT))
+    from tests._services import redis_server
+
+    with redis_server() as url:
+        yield url
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    pin = args.pin and (os.cpu_count() or 1) >= 2
+    started = dt.datetime.now(dt.UTC)
+    with _redis(args) as redis_url:
+        where = (args.database_url.split(":")[0] or "sqlite") + (
+            " + redis" if redis_url else " + memory limiter")
+        with tempfile.TemporaryDirectory() as tmp:
+            env = make_env(Path(tmp), args.database_url, redis_url)
+            local = in_process(env, args.n, args.rounds)
+        print(table(f"in-process ASGI, {where}, median of {args.rounds} x {args.n}", local))
+        http = None
+        if args.wrk:
+            with tempfile.TemporaryDirectory() as tmp:
+                env = make_env(Path(tmp), args.database_url, redis_url)
+                http = over_http(env, args.seconds, args.rounds, args.connections,
+                                 args.server_cpu if pin else None,
+                                 args.load_cpu if pin else None, args.out / "logs")
+            print()
+            print(table(f"uvicorn + wrk -t1 -c{args.connections}, {where}, median of "
+                        f"{args.rounds} x {args.seconds:g} s (us = 1/rps)", http))
+    settings = {
+        "n": args.n, "rounds": args.rounds, "backend": where, "wrk": args.wrk,
+        "wrk_seconds": args.seconds, "wrk_connections": args.connections,
+        "server_cpu": args.server_cpu if pin else None,
+        "load_cpu": args.load_cpu if pin else None,
+        "uvicorn": "--loop uvloop --http httptools, one worker, no access log",
+    }
+    data = record(settings, started, local, http)
+    path = write_json(data, args.out, started, name="limits")
+    print(f"\nadded latency under 10 %: {'yes' if data['meets_target'] else 'no'}"
+          f" ({'HTTP' if http else 'in process'})\nJSON: {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,235 @@
+"""The two measurements: raw ASGI calls in this process, and uvicorn + wrk over HTTP.
+
+Both run `bare` and `full` alternately (round after round) so that both see the same
+machine load, and keep each side's median round. Every measured request must answer 200.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+ADMIN, PASSWORD = "bench@example.com", "s3cret-Passw0rd"
+MODES = ("bare", "full")
+# label -> (method, path, body)
+REQUESTS: dict[str, tuple[str, str, bytes]] = {
+    "GET /a2a/tools": ("GET", "/a2a/tools", b""),
+    "POST /a2a/execute whoami": ("POST", "/a2a/execute", b'{"tool": "whoami"}'),
+}
+# label -> mode -> the rounds' microseconds per request
+Figures = dict[str, dict[str, list[float]]]
+
+
+def bench_env(data_dir: Path, database_url: str = "", redis_url: str = "") -> dict[str, str]:
+    """The service's settings: its own data directory, an admin, an unlimited burst."""
+    env = {
+        "PACEKEEPER_DATA_DIR": str(data_dir),
+        "SERVICE_MASTER_ENCRYPTION_KEY": base64.b64encode(bytes(range(32))).decode(),
+        "PACEKEEPER_JWT_RSA_KEY_BITS": "2048",
+        "PACEKEEPER_ADMIN_EMAIL": ADMIN,
+        "PACEKEEPER_ADMIN_PASSWORD": PASSWORD,
+        # Enterprise: no quota; the burst raised so that no measured request is refused.
+        "PACEKEEPER_APIKEY_BURST_PER_MINUTE": json.dumps({"enterprise": 10**9}),
+        "PACEKEEPER_LOG_LEVEL": "warning",
+    }
+    if database_url:
+        env["PACEKEEPER_DATABASE_URL"] = database_url
+    if redis_url:
+        env["PACEKEEPER_REDIS_URL"] = redis_url
+    return env
+
+
+async def call(app: Any, method: str, path: str, headers: dict[str, str],
+               body: bytes = b"") -> tuple[int, bytes]:
+    """One request as a raw ASGI call (no sockets, no HTTP parsing)."""
+    scope = {
+        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": method,
+        "scheme": "http", "path": path, "raw_path": path.encode(), "query_string": b"",
+        "root_path": "", "server": ("127.0.0.1", 8080), "client": ("127.0.0.1", 50000),
+        "headers": [(k.lower().encode(), v.encode()) for k, v in headers.items()],
+    }
+    sent = False
+    status = 0
+    chunks: list[bytes] = []
+
+    async def receive() -> dict[str, Any]:
+        nonlocal sent
+        if sent:
+            await asyncio.sleep(3600)
+        sent = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    async def send(message: dict[str, Any]) -> None:
+        nonlocal status
+        if message["type"] == "http.response.start":
+            status = message["status"]
+        elif message["type"] == "http.response.body":
+            chunks.append(message.get("body", b""))
+
+    await app(scope, receive, send)
+    return status, b"".join(chunks)
+
+
+async def _make_key(app: Any) -> str:
+    form = f"grant_type=password&username={ADMIN}&password={PASSWORD}".encode()
+    status, body = await call(app, "POST", "/oauth/token", {
+        "content-type": "application/x-www-form-urlencoded", "host": "127.0.0.1:8080"}, form)
+    assert status == 200, body
+    token = json.loads(body)["jwt_token"]
+    status, body = await call(app, "POST", "/api/keys", {
+        "authorization": f"Bearer {token}", "content-type": "application/json",
+        "host": "127.0.0.1:8080"}, json.dumps({"name": "bench", "tier": "enterprise"}).encode())
+    assert status == 201, body
+    return str(json.loads(body)["api_key"])
+
+
+async def _in_process(env: dict[str, str], n: int, rounds: int, warmup: int) -> Figures:
+    from pacekeeper.app import create_app
+    from pacekeeper.config import Settings
+
+    from .app import make_bare
+
+    os.environ.update(env)
+    apps = {mode: create_app(Settings()) for mode in MODES}
+    contexts = [a.router.lifespan_context(a) for a in apps.values()]
+    for ctx in contexts:
+        await ctx.__aenter__()
+    figures: Figures = {label: {m: [] for m in MODES} for label in REQUESTS}
+    try:
+        make_bare(apps["bare"].state.services.api_keys)
+        key = await _make_key(apps["full"])
+        headers = {"x-api-key": key, "content-type": "application/json",
+                   "host": "127.0.0.1:8080"}
+        for _ in range(rounds):
+            for label, (method, path, body) in REQUESTS.items():
+                for mode in MODES:  # alternate: both see the same machine load
+                    app = apps[mode]
+                    for _ in range(warmup):
+                        await call(app, method, path, headers, body)
+                    start = time.perf_counter()
+                    for _ in range(n):
+                        status, answer = await call(app, method, path, headers, body)
+                        assert status == 200, answer
+                    figures[label][mode].append((time.perf_counter() - start) / n * 1e6)
+    finally:
+        for ctx in contexts:
+            await ctx.__aexit__(None, None, None)
+    return figures
+
+
+def in_process(env: dict[str, str], n: int, rounds: int, warmup: int = 50) -> Figures:
+    """Microseconds per request, raw ASGI calls, `rounds` rounds of `n` per side."""
+    saved = dict(os.environ)
+    try:
+        return asyncio.run(_in_process(env, n, rounds, warmup))
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+def _pinned(cpu: str | None, argv: list[str]) -> list[str]:
+    return ["taskset", "-c", cpu, *argv] if cpu is not None else argv
+
+
+def _start(mode: str, env: dict[str, str], port: int, cpu: str | None, log: Path
+           ) -> subprocess.Popen[bytes]:
+    # The server's output goes to a log: wrk ending a run mid-request makes uvicorn print
+    # a ClientDisconnect traceback per open connection, which is noise here.
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with log.open("ab") as out:
+        return subprocess.Popen(
+            _pinned(cpu, [
+                sys.executable, "-m", "uvicorn", "bench.limits.app:bench_app", "--factory",
+                "--port", str(port), "--loop", "uvloop", "--http", "httptools",
+                "--no-access-log", "--log-level", "warning"]),
+            cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
+            env={**os.environ, **env, "PK_BENCH_MODE": mode,
+                 "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "src")])},
+        )
+
+
+def _wrk_once(base: str, path: str, method: str, body: bytes, key: str, seconds: int,
+              connections: int, cpu: str | None) -> float:
+    fd, name = tempfile.mkstemp(suffix=".lua")
+    os.close(fd)
+    script = Path(name)
+    script.write_text(
+        f'wrk.method = "{method}"\nwrk.body = {json.dumps(body.decode())}\n'
+        f'wrk.headers["X-API-Key"] = "{key}"\n'
+        'wrk.headers["Content-Type"] = "application/json"\n')
+    try:
+        run = subprocess.run(
+            _pinned(cpu, ["wrk", "-t1", f"-c{connections}", f"-d{seconds}s", "-s", str(script),
+                          f"{base}{path}"]), capture_output=True, text=True, check=True)
+    finally:
+        script.unlink()
+    assert "Non-2xx" not in run.stdout, run.stdout
+    found = re.search(r"Requests/sec:\s+([\d.]+)", run.stdout)
+    assert found is not None, run.stdout
+    return 1e6 / float(found.group(1))  # mean service time per request, in us
+
+
+def _wait_healthy(base: str, proc: subprocess.Popen[bytes]) -> None:
+    import httpx
+
+    for _ in range(300):
+        if proc.poll() is not None:
+            raise RuntimeError(f"the {base} server exited with {proc.returncode}")
+        try:
+            httpx.get(f"{base}/health", timeout=1)
+            return
+        except httpx.TransportError:
+            time.sleep(0.1)
+    raise RuntimeError(f"{base} did not answer /health")
+
+
+def over_http(env: dict[str, str], seconds: int, rounds: int, connections: int = 8,
+              server_cpu: str | None = None, load_cpu: str | None = None,
+              log_dir: Path = ROOT / "bench" / "results" / "logs") -> Figures:
+    """Microseconds per request (1 / req/s) with wrk, both servers up on one database.
+
+    Each server's output is appended to `log_dir/limits-<mode>.log`.
+    """
+    import httpx
+
+    ports = {"bare": 18100 + os.getpid() % 500, "full": 18700 + os.getpid() % 500}
+    bases = {mode: f"http://127.0.0.1:{port}" for mode, port in ports.items()}
+    figures: Figures = {label: {m: [] for m in MODES} for label in REQUESTS}
+    procs: dict[str, subprocess.Popen[bytes]] = {}
+    try:
+        # One after the other: the first creates the schema and the signing key.
+        for mode in ("full", "bare"):
+            procs[mode] = _start(mode, env, ports[mode], server_cpu,
+                                 log_dir / f"limits-{mode}.log")
+            _wait_healthy(bases[mode], procs[mode])
+        login = httpx.post(f"{bases['full']}/oauth/token", data={
+            "grant_type": "password", "username": ADMIN, "password": PASSWORD})
+        made = httpx.post(f"{bases['full']}/api/keys", json={"name": "b", "tier": "enterprise"},
+                          headers={"authorization": f"Bearer {login.json()['jwt_token']}"})
+        key = made.json()["api_key"]
+        for _ in range(rounds):
+            for label, (method, path, body) in REQUESTS.items():
+                for mode in MODES:
+                    figures[label][mode].append(_wrk_once(
+                        bases[mode], path, method, body, key, seconds, connections, load_cpu))
+    finally:
+        for proc in procs.values():
+            proc.terminate()
+            proc.wait(15)
+    return figures
+
+
+def medians(figures: Figures) -> dict[str, dict[str, float]]:
+    return {label: {m: statistics.median(v) for m, v in modes.items()}
+            for label, modes in figures.items()}

@@ -1,0 +1,47 @@
+"""The limits benchmark's text table and JSON record."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from bench.mcp_throughput._report import environment
+
+from ._measure import Figures, medians
+
+
+def table(title: str, figures: Figures) -> str:
+    lines = [title, f"{'request':28} {'bare us':>9} {'full us':>9} {'added us':>9} {'ratio':>7}"]
+    for label, modes in medians(figures).items():
+        bare, full = modes["bare"], modes["full"]
+        lines.append(f"{label:28} {bare:9.1f} {full:9.1f} {full - bare:9.1f} "
+                     f"{(full - bare) / bare * 100:6.1f}%")
+    return "\n".join(lines)
+
+
+def _rows(figures: Figures) -> list[dict[str, Any]]:
+    rows = []
+    for label, (bare, full) in ((k, (v["bare"], v["full"])) for k, v in medians(figures).items()):
+        rows.append({
+            "request": label, "bare_us": round(bare, 2), "full_us": round(full, 2),
+            "added_us": round(full - bare, 2), "added_pct": round((full - bare) / bare * 100, 1),
+            "rounds_us": {m: [round(x, 2) for x in v] for m, v in figures[label].items()},
+        })
+    return rows
+
+
+def record(settings: dict[str, Any], started: dt.datetime, in_process: Figures,
+           http: Figures | None, target_pct: float = 10.0) -> dict[str, Any]:
+    """Everything needed to compare runs later, as plain JSON data."""
+    data: dict[str, Any] = {
+        "benchmark": "limits",
+        "started": started.isoformat(timespec="seconds"),
+        "settings": settings,
+        "environment": environment(),
+        "target_added_pct": target_pct,
+        "in_process": _rows(in_process),
+        "http": None if http is None else _rows(http),
+    }
+    judged = data["http"] if http is not None else data["in_process"]
+    data["meets_target"] = all(row["added_pct"] < target_pct for row in judged)
+    return data

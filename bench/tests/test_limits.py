@@ -1,0 +1,48 @@
+"""The limits benchmark (issue 7's `bench/limits`): a quick in-process run and its report.
+
+Shape only, never speed: the figures of a 50-request run on a shared machine mean nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bench.limits import REQUESTS, record, table
+from bench.limits.__main__ import main
+
+
+def test_quick_in_process_run_writes_the_json_record(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every request answered 200 on both sides (asserted inside), one row each, saved."""
+    assert main(["-n", "50", "--rounds", "1", "--out", str(tmp_path)]) == 0
+    written = sorted(p.name for p in tmp_path.iterdir())
+    assert "limits-latest.json" in written
+    assert len(written) == 2
+    data = json.loads((tmp_path / "limits-latest.json").read_text())
+    assert data["benchmark"] == "limits"
+    assert data["http"] is None
+    assert data["settings"]["backend"] == "sqlite + memory limiter"
+    assert [row["request"] for row in data["in_process"]] == list(REQUESTS)
+    for row in data["in_process"]:
+        assert row["bare_us"] > 0
+        assert row["full_us"] > 0
+        assert row["added_us"] == pytest.approx(row["full_us"] - row["bare_us"], abs=0.02)
+        assert len(row["rounds_us"]["bare"]) == len(row["rounds_us"]["full"]) == 1
+    assert isinstance(data["meets_target"], bool)
+    assert "added latency under 10 %" in capsys.readouterr().out
+
+
+def test_target_is_judged_over_http_when_measured() -> None:
+    import datetime as dt
+
+    fast = {label: {"bare": [50.0], "full": [52.0]} for label in REQUESTS}
+    slow = {label: {"bare": [10.0], "full": [20.0]} for label in REQUESTS}
+    now = dt.datetime.now(dt.UTC)
+    assert record({}, now, slow, fast)["meets_target"] is True
+    assert record({}, now, fast, slow)["meets_target"] is False
+    assert record({}, now, slow, None)["meets_target"] is False
+    assert "4.0%" in table("t", fast)
