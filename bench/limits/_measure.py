@@ -159,8 +159,19 @@ def _start(mode: str, env: dict[str, str], port: int, cpu: str | None, log: Path
         )
 
 
+_UNITS = {"us": 1.0, "ms": 1e3, "s": 1e6}
+
+
+def _p50_us(output: str) -> float:
+    """The median latency of wrk's --latency distribution, in microseconds."""
+    found = re.search(r"^\s*50%\s+([\d.]+)(us|ms|s)\s*$", output, re.MULTILINE)
+    assert found is not None, output
+    return float(found.group(1)) * _UNITS[found.group(2)]
+
+
 def _wrk_once(base: str, path: str, method: str, body: bytes, key: str, seconds: int,
-              connections: int, cpu: str | None) -> float:
+              connections: int, cpu: str | None, latency: bool = False) -> float:
+    """Microseconds per request: 1 / req/s, or with ``latency`` wrk's median latency."""
     fd, name = tempfile.mkstemp(suffix=".lua")
     os.close(fd)
     script = Path(name)
@@ -171,10 +182,13 @@ def _wrk_once(base: str, path: str, method: str, body: bytes, key: str, seconds:
     try:
         run = subprocess.run(
             _pinned(cpu, ["wrk", "-t1", f"-c{connections}", f"-d{seconds}s", "-s", str(script),
-                          f"{base}{path}"]), capture_output=True, text=True, check=True)
+                          *(["--latency"] if latency else []), f"{base}{path}"]),
+            capture_output=True, text=True, check=True)
     finally:
         script.unlink()
     assert "Non-2xx" not in run.stdout, run.stdout
+    if latency:
+        return _p50_us(run.stdout)
     found = re.search(r"Requests/sec:\s+([\d.]+)", run.stdout)
     assert found is not None, run.stdout
     return 1e6 / float(found.group(1))  # mean service time per request, in us
@@ -196,8 +210,10 @@ def _wait_healthy(base: str, proc: subprocess.Popen[bytes]) -> None:
 
 def over_http(env: dict[str, str], seconds: int, rounds: int, connections: int = 8,
               server_cpu: str | None = None, load_cpu: str | None = None,
-              log_dir: Path = ROOT / "bench" / "results" / "logs") -> Figures:
-    """Microseconds per request (1 / req/s) with wrk, both servers up on one database.
+              log_dir: Path = ROOT / "bench" / "results" / "logs",
+              latency: bool = False) -> Figures:
+    """Microseconds per request (1 / req/s) with wrk, both servers up on one database;
+    with ``latency``, the median latency a client sees on one connection instead.
 
     Each server's output is appended to `log_dir/limits-<mode>.log`.
     """
@@ -222,7 +238,8 @@ def over_http(env: dict[str, str], seconds: int, rounds: int, connections: int =
             for label, (method, path, body) in REQUESTS.items():
                 for mode in MODES:
                     figures[label][mode].append(_wrk_once(
-                        bases[mode], path, method, body, key, seconds, connections, load_cpu))
+                        bases[mode], path, method, body, key, seconds,
+                        1 if latency else connections, load_cpu, latency))
     finally:
         for proc in procs.values():
             proc.terminate()

@@ -31,7 +31,8 @@ def _rows(figures: Figures) -> list[dict[str, Any]]:
 
 
 def record(settings: dict[str, Any], started: dt.datetime, in_process: Figures,
-           http: Figures | None, target_pct: float = 10.0) -> dict[str, Any]:
+           http: Figures | None, latency: Figures | None = None,
+           target_pct: float = 10.0) -> dict[str, Any]:
     """Everything needed to compare runs later, as plain JSON data."""
     data: dict[str, Any] = {
         "benchmark": "limits",
@@ -44,4 +45,8 @@ def record(settings: dict[str, Any], started: dt.datetime, in_process: Figures,
     }
     judged = data["http"] if http is not None else data["in_process"]
     data["meets_target"] = all(row["added_pct"] < target_pct for row in judged)
+    if latency is not None:
+        data["http_latency_p50"] = _rows(latency)
+        data["meets_target_latency"] = all(
+            row["added_pct"] < target_pct for row in data["http_latency_p50"])
     return data

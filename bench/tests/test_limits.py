@@ -5,6 +5,7 @@ Shape only, never speed: the figures of a 50-request run on a shared machine mea
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from pathlib import Path
 
@@ -33,11 +34,10 @@ def test_quick_in_process_run_writes_the_json_record(
         assert row["added_us"] == pytest.approx(row["full_us"] - row["bare_us"], abs=0.02)
         assert len(row["rounds_us"]["bare"]) == len(row["rounds_us"]["full"]) == 1
     assert isinstance(data["meets_target"], bool)
-    assert "added latency under 10 %" in capsys.readouterr().out
+    assert "added time under 10 %" in capsys.readouterr().out
 
 
 def test_target_is_judged_over_http_when_measured() -> None:
-    import datetime as dt
 
     fast = {label: {"bare": [50.0], "full": [52.0]} for label in REQUESTS}
     slow = {label: {"bare": [10.0], "full": [20.0]} for label in REQUESTS}
@@ -46,3 +46,24 @@ def test_target_is_judged_over_http_when_measured() -> None:
     assert record({}, now, fast, slow)["meets_target"] is False
     assert record({}, now, slow, None)["meets_target"] is False
     assert "4.0%" in table("t", fast)
+
+
+def test_wrk_median_latency_is_read_in_microseconds() -> None:
+    from bench.limits._measure import _p50_us
+
+    text = ("  Latency Distribution\n     50%   88.00us\n     75%  101.00us\n"
+            "     90%    1.20ms\n     99%    2.00ms\n")
+    assert _p50_us(text) == 88.0
+    assert _p50_us(text.replace("88.00us", "1.50ms")) == 1500.0
+    with pytest.raises(AssertionError):
+        _p50_us("no distribution here")
+
+
+def test_record_judges_client_latency_separately() -> None:
+    now = dt.datetime.now(dt.UTC)
+    fast = {"GET /x": {"bare": [100.0], "full": [105.0]}}
+    slow = {"GET /x": {"bare": [100.0], "full": [120.0]}}
+    data = record({}, now, fast, slow, fast)
+    assert data["meets_target"] is False
+    assert data["meets_target_latency"] is True
+    assert data["http_latency_p50"][0]["added_pct"] == 5.0
