@@ -10,29 +10,22 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.responses import Response
 
-from pacekeeper.oauth2._clients import authenticate, presented_credentials
-from pacekeeper.oauth2._components import components
-from pacekeeper.oauth2.errors import NO_STORE, InvalidRequest, OAuth2Error
-from pacekeeper.oauth2.rfc6749 import read_form
+from pacekeeper.oauth2._clients import Client
+from pacekeeper.oauth2._components import OAuth2Components
+from pacekeeper.oauth2.errors import NO_STORE, InvalidRequest
+from pacekeeper.oauth2.rfc6749 import client_endpoint
+
+
+async def _revoke(oauth: OAuth2Components, client: Client, form: dict[str, str]) -> Response:
+    value = form.get("token")
+    if not value:
+        raise InvalidRequest("token is required")
+    await oauth.server.revoke(client, value)
+    return Response(b"", 200, headers=NO_STORE)
 
 
 async def revoke(request: Request) -> Response:
-    oauth = components(request)
-    rate: dict[str, str] = {}
-    try:
-        rate = (await oauth.limits.check("revoke", request)).headers()
-        form = await read_form(request)
-        presented = presented_credentials(request.headers.get("authorization"), form)
-        client = authenticate(await oauth.server.client(presented.client_id), presented)
-        value = form.get("token")
-        if not value:
-            raise InvalidRequest("token is required")
-        await oauth.server.revoke(client, value)
-    except OAuth2Error as exc:
-        response = exc.response()
-        response.headers.update({k: v for k, v in rate.items() if k not in exc.headers})
-        return response
-    return Response(b"", 200, headers={**NO_STORE, **rate})
+    return await client_endpoint(request, "revoke", _revoke)
 
 
 __all__ = ["revoke"]
