@@ -6,12 +6,9 @@ mapper know Fitbit's URLs and shapes, so the move stays behind the provider inte
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, date, datetime, tzinfo
 from functools import partial
 from typing import Any, TypeVar
-
-import httpx
 
 from pacekeeper.fitness.models import (
     Activity,
@@ -24,11 +21,11 @@ from pacekeeper.fitness.models import (
 
 from . import _fitbit_map as m
 from ._config import ProviderSettings
-from ._errors import ProviderRequestError, ProviderResponseError
-from ._http import ProviderHTTP, RetryPolicy, Sleep, expect_dict, expect_list
+from ._errors import ProviderRequestError
+from ._http import ProviderHTTP, expect_dict, expect_list
 from ._oauth2 import OAuth2Flow
-from ._ratelimit import RateLimitTracker
-from ._tokens import AuthorizationStart, TokenSet
+from ._oauth2_client import OAuth2ProviderClient
+from ._tokens import TokenSet
 
 T = TypeVar("T")
 _PAGE = 100  # Fitbit's maximum for activities/list.json
@@ -39,59 +36,21 @@ def _user_id(body: dict[str, Any]) -> str | None:
     return str(value) if value else None
 
 
-class FitbitClient:
+class FitbitClient(OAuth2ProviderClient):
+    """Fitbit's quota is per user: pass one `tracker` per connected user."""
+
     provider = ProviderId.FITBIT
 
-    def __init__(
-        self,
-        settings: ProviderSettings,
-        client: httpx.AsyncClient,
-        *,
-        policy: RetryPolicy | None = None,
-        tracker: RateLimitTracker | None = None,
-        sleep: Sleep | None = None,
-    ) -> None:
-        self.settings = settings
-        # Fitbit's quota is per user: pass one tracker per connected user.
-        self.http = ProviderHTTP("fitbit", client, policy=policy, tracker=tracker, sleep=sleep)
-        self.oauth = OAuth2Flow(
+    def _flow(self, settings: ProviderSettings, http: ProviderHTTP) -> OAuth2Flow:
+        return OAuth2Flow(
             settings,
-            self.http,
+            http,
             pkce=True,
             basic_auth=True,
             scope_separator=" ",
             default_scopes=("activity", "heartrate", "sleep", "profile", "location"),
             user_id_of=_user_id,
         )
-        self.api = settings.endpoints.api
-
-    async def start_authorization(
-        self, state: str, *, scopes: Sequence[str] | None = None
-    ) -> AuthorizationStart:
-        return self.oauth.start(state, scopes)
-
-    async def complete_authorization(
-        self, start: AuthorizationStart, callback: Mapping[str, str]
-    ) -> TokenSet:
-        return await self.oauth.complete(start, callback)
-
-    async def refresh(self, token: TokenSet) -> TokenSet:
-        return await self.oauth.refresh(token)
-
-    async def deauthorize(self, token: TokenSet) -> None:
-        await self.oauth.revoke(token)
-
-    async def _get(self, token: TokenSet, path: str, **params: Any) -> Any:
-        return await self.http.json(
-            "GET", f"{self.api}{path}", bearer=token.access_token, params=params or None
-        )
-
-    @staticmethod
-    def _map(mapper: Callable[[], T]) -> T:
-        try:
-            return mapper()
-        except (KeyError, TypeError, ValueError) as exc:
-            raise ProviderResponseError("fitbit", "unexpected response shape") from exc
 
     async def fetch_athlete(self, token: TokenSet) -> Athlete:
         body = expect_dict("fitbit", await self._get(token, "/1/user/-/profile.json"))

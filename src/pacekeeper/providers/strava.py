@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
+from functools import partial
 from typing import Any, TypeVar
-
-import httpx
 
 from pacekeeper.fitness.models import (
     Activity,
@@ -19,11 +17,10 @@ from pacekeeper.fitness.models import (
 
 from . import _strava_map as m
 from ._config import ProviderSettings
-from ._errors import ProviderResponseError
-from ._http import ProviderHTTP, RetryPolicy, Sleep, expect_dict, expect_list
+from ._http import ProviderHTTP, expect_dict, expect_list
 from ._oauth2 import OAuth2Flow
-from ._ratelimit import RateLimitTracker
-from ._tokens import AuthorizationStart, TokenSet
+from ._oauth2_client import OAuth2ProviderClient
+from ._tokens import TokenSet
 
 STREAM_KEYS = (
     "time", "distance", "latlng", "altitude", "velocity_smooth",
@@ -38,23 +35,14 @@ def _athlete_id(body: dict[str, Any]) -> str | None:
     return str(athlete["id"]) if isinstance(athlete, dict) and "id" in athlete else None
 
 
-class StravaClient:
+class StravaClient(OAuth2ProviderClient):
     provider = ProviderId.STRAVA
+    revoke_field = "access_token"
 
-    def __init__(
-        self,
-        settings: ProviderSettings,
-        client: httpx.AsyncClient,
-        *,
-        policy: RetryPolicy | None = None,
-        tracker: RateLimitTracker | None = None,
-        sleep: Sleep | None = None,
-    ) -> None:
-        self.settings = settings
-        self.http = ProviderHTTP("strava", client, policy=policy, tracker=tracker, sleep=sleep)
-        self.oauth = OAuth2Flow(
+    def _flow(self, settings: ProviderSettings, http: ProviderHTTP) -> OAuth2Flow:
+        return OAuth2Flow(
             settings,
-            self.http,
+            http,
             pkce=False,
             basic_auth=False,
             scope_separator=",",
@@ -62,41 +50,13 @@ class StravaClient:
             extra_authorize_params={"approval_prompt": "auto"},
             user_id_of=_athlete_id,
         )
-        self.api = settings.endpoints.api
-
-    async def start_authorization(
-        self, state: str, *, scopes: Sequence[str] | None = None
-    ) -> AuthorizationStart:
-        return self.oauth.start(state, scopes)
-
-    async def complete_authorization(
-        self, start: AuthorizationStart, callback: Mapping[str, str]
-    ) -> TokenSet:
-        return await self.oauth.complete(start, callback)
 
     async def exchange_code(self, code: str) -> TokenSet:
         return await self.oauth.exchange_code(code)
 
-    async def refresh(self, token: TokenSet) -> TokenSet:
-        return await self.oauth.refresh(token)
-
-    async def deauthorize(self, token: TokenSet) -> None:
-        await self.oauth.revoke(token, field="access_token")
-
-    async def _get(self, token: TokenSet, path: str, **params: Any) -> Any:
-        return await self.http.json(
-            "GET", f"{self.api}{path}", bearer=token.access_token, params=params or None
-        )
-
-    def _map(self, mapper: Callable[[Any], T], value: Any) -> T:
-        try:
-            return mapper(value)
-        except (KeyError, TypeError, ValueError) as exc:
-            raise ProviderResponseError("strava", "unexpected response shape") from exc
-
     async def fetch_athlete(self, token: TokenSet) -> Athlete:
         body = expect_dict("strava", await self._get(token, "/athlete"))
-        return self._map(m.map_athlete, body)
+        return self._map(partial(m.map_athlete, body))
 
     async def fetch_activities(
         self,
@@ -118,7 +78,7 @@ class StravaClient:
             rows = expect_list(
                 "strava", await self._get(token, "/athlete/activities", page=page, **params)
             )
-            found.extend(self._map(m.map_activity, row) for row in rows)
+            found.extend(self._map(partial(m.map_activity, row)) for row in rows)
             if len(rows) < params["per_page"]:
                 break
             page += 1
@@ -126,7 +86,7 @@ class StravaClient:
 
     async def fetch_activity(self, token: TokenSet, activity_id: str) -> Activity:
         body = expect_dict("strava", await self._get(token, f"/activities/{int(activity_id)}"))
-        return self._map(m.map_activity, body)
+        return self._map(partial(m.map_activity, body))
 
     async def fetch_streams(self, token: TokenSet, activity_id: str) -> Streams:
         body = await self._get(
@@ -135,12 +95,12 @@ class StravaClient:
             keys=",".join(STREAM_KEYS),
             key_by_type="true",
         )
-        return self._map(lambda b: m.map_streams(activity_id, b), body)
+        return self._map(partial(m.map_streams, activity_id, body))
 
     async def fetch_stats(self, token: TokenSet, athlete_id: str) -> AthleteStats:
         body = expect_dict("strava", await self._get(token, f"/athletes/{int(athlete_id)}/stats"))
-        return self._map(m.map_stats, body)
+        return self._map(partial(m.map_stats, body))
 
     async def fetch_zones(self, token: TokenSet) -> AthleteZones:
         body = expect_dict("strava", await self._get(token, "/athlete/zones"))
-        return self._map(m.map_zones, body)
+        return self._map(partial(m.map_zones, body))
