@@ -12,7 +12,7 @@ from starlette.routing import Route
 
 from . import _generator as gen
 from . import _wellness as well
-from ._guard import Flavor, endpoint, fitbit_quota_headers
+from ._guard import Flavor, api_getter, fitbit_quota_headers
 from ._oauth2_routes import OAuth2Flavor, oauth2_routes
 from ._state import Grant, SandboxState
 
@@ -301,9 +301,7 @@ def _grant_error(code: str) -> dict[str, Any]:
 def fitbit_routes(state: SandboxState) -> list[Route]:
     flavor = Flavor("fitbit", error, fitbit_quota_headers)
     r = FitbitRoutes(state)
-
-    def get(path: str, handler: Any) -> Route:
-        return Route(path, endpoint(state, flavor, handler), methods=["GET"])
+    get = api_getter(state, flavor)
 
     oauth = OAuth2Flavor(
         label="Fitbit",

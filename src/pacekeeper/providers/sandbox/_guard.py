@@ -14,6 +14,7 @@ from authlib.oauth1.rfc5849.signature import verify_hmac_sha1  # type: ignore[im
 from authlib.oauth1.rfc5849.wrapper import OAuth1Request  # type: ignore[import-untyped]
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
 
 from ._state import Grant, SandboxState, Window
 
@@ -186,3 +187,13 @@ def endpoint(
         return JSONResponse(result, headers=request.state.quota_headers)
 
     return run
+
+
+def api_getter(state: SandboxState, flavor: Flavor) -> Callable[[str, Handler], Route]:
+    """`get(path, handler)`: a guarded GET route of one provider's emulated API."""
+
+    def get(path: str, handler: Handler) -> Route:
+        return Route(path, endpoint(state, flavor, handler), methods=["GET"])
+
+    return get
+

@@ -10,7 +10,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from . import _generator as gen
-from ._guard import Flavor, endpoint, strava_quota_headers
+from ._guard import Flavor, api_getter, strava_quota_headers
 from ._oauth2_routes import OAuth2Flavor, oauth2_routes
 from ._state import Grant, SandboxState
 
@@ -305,9 +305,7 @@ def _grant_error(code: str) -> dict[str, Any]:
 def strava_routes(state: SandboxState, history_days: int) -> list[Route]:
     flavor = Flavor("strava", fault, strava_quota_headers)
     r = StravaRoutes(state, history_days)
-
-    def get(path: str, handler: Any) -> Route:
-        return Route(path, endpoint(state, flavor, handler), methods=["GET"])
+    get = api_getter(state, flavor)
 
     oauth = OAuth2Flavor(
         label="Strava",
