@@ -34,6 +34,23 @@ async def test_register_returns_user_token_and_expiry(harness: Harness) -> None:
     assert claims["sub"] == body["user_id"]
 
 
+async def test_register_takes_null_optional_members_as_absent(harness: Harness) -> None:
+    """ACC-1: display_name and tenant_id may be null, as the OpenAPI schema says; wrong
+    types are still 400 naming the member."""
+    answer = await harness.client.post("/api/auth/register", json={
+        "email": "nulls@example.com", "password": PASSWORD,
+        "display_name": None, "tenant_id": None})
+    assert answer.status_code == 201, answer.text
+    schema = (await harness.client.get("/openapi.json")).json()
+    members = schema["components"]["schemas"]["RegisterRequest"]["properties"]
+    assert "null" in members["tenant_id"]["type"]
+    assert "null" in members["display_name"]["type"]
+    wrong = await harness.client.post("/api/auth/register", json={
+        "email": "wrong@example.com", "password": PASSWORD, "tenant_id": 5})
+    assert wrong.status_code == 400
+    assert "tenant_id" in wrong.json()["message"]
+
+
 async def test_admin_mode_requires_admin_token(harness_factory: Any) -> None:
     """ACC-2: registration=admin needs an admin bearer token; a user token is 403."""
     async with harness_factory(

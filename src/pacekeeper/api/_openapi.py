@@ -37,8 +37,10 @@ _SCHEMAS: dict[str, Any] = {
         "properties": {
             "email": {"type": "string", "maxLength": 254, "pattern": EMAIL_PATTERN},
             "password": {"type": "string", "minLength": 8, "maxLength": 1024},
-            "display_name": {"type": "string", "maxLength": 200},
-            "tenant_id": {"type": "string", "format": "uuid", "description": "admin only"},
+            # Optional members: null is the same as leaving them out.
+            "display_name": {"type": ["string", "null"], "maxLength": 200},
+            "tenant_id": {"type": ["string", "null"], "format": "uuid",
+                          "description": "admin only"},
         },
     },
     "RegisterResponse": {

@@ -43,7 +43,8 @@ KEY_PATHS: dict[str, dict[str, Any]] = {
                 "properties": {
                     "name": {"type": "string", "minLength": 1, "maxLength": 100},
                     "tier": _TIER,
-                    "user_id": {"type": "string", "format": "uuid", "description": "admin"},
+                    "user_id": {"type": ["string", "null"], "format": "uuid",
+                                "description": "admin; null is the same as leaving it out"},
                 },
             }}}},
             "responses": {
