@@ -26,7 +26,8 @@ RESULTS = ROOT / "bench" / "results"
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="bench/run limits", description=__doc__)
     p.add_argument("-n", type=int, default=2000, help="requests per measured in-process run")
-    p.add_argument("--rounds", type=int, default=5, help="alternating bare/full rounds")
+    p.add_argument("--rounds", type=int, default=7,
+                   help="rounds, each measuring bare and full back to back")
     p.add_argument("--database-url", default="", help="default: SQLite in a temporary dir")
     p.add_argument("--redis-url", default="", help="a Redis to use (PACEKEEPER_REDIS_URL)")
     p.add_argument("--redis", action="store_true",
@@ -67,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
         with tempfile.TemporaryDirectory() as tmp:
             env = make_env(Path(tmp), args.database_url, redis_url)
             local = in_process(env, args.n, args.rounds)
-        print(table(f"in-process ASGI, {where}, median of {args.rounds} x {args.n}", local))
+        print(table(f"in-process ASGI, {where}, paired median of {args.rounds} x {args.n}", local))
         http = latency = None
         if args.wrk:
             with tempfile.TemporaryDirectory() as tmp:
@@ -76,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
                                  args.server_cpu if pin else None,
                                  args.load_cpu if pin else None, args.out / "logs")
             print()
-            print(table(f"uvicorn + wrk -t1 -c{args.connections}, {where}, median of "
+            print(table(f"uvicorn + wrk -t1 -c{args.connections}, {where}, paired median of "
                         f"{args.rounds} x {args.seconds:g} s (us = 1/rps)", http))
             if args.latency:
                 with tempfile.TemporaryDirectory() as tmp:
@@ -87,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
                                         latency=True)
                 print()
                 print(table(f"client latency: uvicorn + wrk -t1 -c1 --latency, {where}, "
-                            f"median of {args.rounds} x {args.seconds:g} s (us = p50)",
+                            f"paired median of {args.rounds} x {args.seconds:g} s (us = p50)",
                             latency))
     settings = {
         "n": args.n, "rounds": args.rounds, "backend": where, "wrk": args.wrk,

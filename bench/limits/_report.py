@@ -7,24 +7,24 @@ from typing import Any
 
 from bench.mcp_throughput._report import environment
 
-from ._measure import Figures, medians
+from ._measure import Figures, paired
 
 
 def table(title: str, figures: Figures) -> str:
     lines = [title, f"{'request':28} {'bare us':>9} {'full us':>9} {'added us':>9} {'ratio':>7}"]
-    for label, modes in medians(figures).items():
-        bare, full = modes["bare"], modes["full"]
-        lines.append(f"{label:28} {bare:9.1f} {full:9.1f} {full - bare:9.1f} "
-                     f"{(full - bare) / bare * 100:6.1f}%")
+    for label, (bare, full, added) in paired(figures).items():
+        lines.append(f"{label:28} {bare:9.1f} {full:9.1f} {added:9.1f} "
+                     f"{added / bare * 100:6.1f}%")
     return "\n".join(lines)
 
 
 def _rows(figures: Figures) -> list[dict[str, Any]]:
     rows = []
-    for label, (bare, full) in ((k, (v["bare"], v["full"])) for k, v in medians(figures).items()):
+    for label, (bare, full, added) in paired(figures).items():
         rows.append({
             "request": label, "bare_us": round(bare, 2), "full_us": round(full, 2),
-            "added_us": round(full - bare, 2), "added_pct": round((full - bare) / bare * 100, 1),
+            # The median of the rounds' differences, not the difference of the medians.
+            "added_us": round(added, 2), "added_pct": round(added / bare * 100, 1),
             "rounds_us": {m: [round(x, 2) for x in v] for m, v in figures[label].items()},
         })
     return rows

@@ -67,3 +67,25 @@ def test_record_judges_client_latency_separately() -> None:
     assert data["meets_target"] is False
     assert data["meets_target_latency"] is True
     assert data["http_latency_p50"][0]["added_pct"] == 5.0
+
+
+def test_added_time_is_the_median_of_the_rounds_differences() -> None:
+    """A slow round on one side moves one difference, not the verdict: here the unpaired
+    medians (10 vs 30 us) would say 20 us added; each round says 2 us, except one."""
+    from bench.limits._measure import paired
+
+    figures = {"GET /x": {"bare": [10.0, 10.0, 30.0], "full": [30.0, 12.0, 32.0]}}
+    bare, full, added = paired(figures)["GET /x"]
+    assert (bare, full, added) == (10.0, 30.0, 2.0)
+    row = record({}, dt.datetime.now(dt.UTC), figures, None)["in_process"][0]
+    assert (row["added_us"], row["added_pct"]) == (2.0, 20.0)
+    text = table("t", figures)
+    assert "2.0" in text
+    assert "20.0%" in text
+
+
+def test_rounds_swap_which_side_runs_first() -> None:
+    from bench.limits._measure import order_of
+
+    assert [order_of(n) for n in range(4)] == [
+        ("bare", "full"), ("full", "bare"), ("bare", "full"), ("full", "bare")]
