@@ -16,9 +16,11 @@ import math
 from datetime import datetime
 
 from pacekeeper.apikeys._store import ApiKey, KeyLookup
+from pacekeeper.apikeys._usage import KeyWindow
 from pacekeeper.auth import Claims, Principal
 from pacekeeper.db import UserStatus
 from pacekeeper.errors import AUTHENTICATION_REQUIRED, INVALID_TOKEN, Unauthenticated
+from pacekeeper.ratelimit import Bucket
 
 CHALLENGE = 'ApiKey realm="pacekeeper", header="X-API-Key"'
 
@@ -67,8 +69,7 @@ class CachedKey:
 
     __slots__ = (
         "bucket", "burst", "claims", "digest", "expires", "expires_at", "found", "key",
-        "principal",
-        "quota", "usable", "version", "warm",
+        "meter", "principal", "quota", "usable", "version",
     )
 
     def __init__(self, version: str | bytes, found: KeyLookup, burst: int,
@@ -93,9 +94,10 @@ class CachedKey:
         self.burst = burst
         self.quota = quota
         self.bucket = f"apikey:{key.id}"
-        # True once the in-memory quota window of this key is loaded: the synchronous
-        # path may run (it cannot await the database read that loads it).
-        self.warm = False
+        # Set once the in-memory bucket and quota window of this key exist: the live
+        # handles the synchronous path counts on (it cannot await the database read
+        # that loads the window). None: take the general path.
+        self.meter: tuple[Bucket, KeyWindow] | None = None
 
     def check(self, plaintext: str, now: datetime) -> None:
         """401 unless the secret matches and key and owner are usable (KEY-3/5/7, ACC-8).

@@ -202,22 +202,25 @@ class ApiKeyService:
         entry = self._cache.get(text[_ID])
         if entry is not None:
             fast = self._fast
-            if fast is not None and entry.warm and entry.version == fast[0][:8]:
+            meter = entry.meter
+            if fast is not None and meter is not None and entry.version == fast[0][:8]:
                 # The hot path, inline on purpose (each call layer costs here): a current
-                # entry, the constant-time digest check, then the memory bucket and
-                # quota; no await, so check and count are atomic. Anything unusual
-                # (a refusal, a new day) falls through to the general path below,
-                # which checks everything again and counts nothing twice.
+                # entry, the constant-time digest check, then the entry's own bucket and
+                # quota window (live handles, no lookups); no await, so check and count
+                # are atomic. Anything unusual (a refusal, a new day, a swept bucket)
+                # falls through to the general path below, which checks everything
+                # again, counts nothing twice and renews the handles.
                 seconds = self._seconds()
                 if (hmac.compare_digest(sha256(text.encode()).digest(), entry.digest)
                         and entry.usable and seconds < entry.expires):
                     today, start, end = self._day
-                    if start <= seconds < end:
-                        rate = fast[1].hit_now(entry.bucket, entry.burst)
+                    bucket, window = meter
+                    if start <= seconds < end and bucket.live:
+                        rate = bucket.take(fast[1].clock())
                         key = entry.key
                         if not rate.allowed:
                             raise _rate_limited(key, rate)
-                        counted = fast[2].consume_now(key.id, entry.quota, seconds, today)
+                        counted = window.consume(entry.quota, seconds, today)
                         if not counted.allowed:
                             raise _quota_exceeded(key, rate, counted)
                         return KeyCaller(key, entry.principal, rate, counted)
@@ -243,7 +246,9 @@ class ApiKeyService:
         if quota is None:
             quota = await self.usage.consume(key.id, entry.quota, now)
             if self._fast is not None:
-                entry.warm = True  # its quota window is loaded now, and stays
+                # Its bucket and quota window exist now: the hot path may count on them.
+                entry.meter = (self._fast[1].bucket(entry.bucket, entry.burst),
+                               self._fast[2].window(key.id))
                 self._today(now)  # and the hot path knows today's bounds
         if not quota.allowed:
             raise _quota_exceeded(key, rate, quota)

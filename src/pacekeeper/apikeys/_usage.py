@@ -81,14 +81,17 @@ class PendingUsage:
                 log.error("usage flush failed: %s", type(exc).__name__)
 
 
-class _Window:
+class KeyWindow:
     """One key's day buckets, their total for `today` and the oldest day with a count
-    (all kept, not re-computed per hit)."""
+    (all kept, not re-computed per hit). The API key check keeps a handle on it
+    (`MemoryUsageCounter.window`): windows stay for the life of the counter."""
 
-    __slots__ = ("buckets", "oldest", "today", "total")
+    __slots__ = ("buckets", "key_id", "oldest", "pending", "today", "total")
 
-    def __init__(self, buckets: dict[int, int]) -> None:
+    def __init__(self, key_id: str, buckets: dict[int, int], pending: PendingUsage) -> None:
+        self.key_id = key_id
         self.buckets = buckets
+        self.pending = pending
         self.today = -1
         self.total = 0
         self.oldest = -1  # -1: no day has a count
@@ -103,6 +106,25 @@ class _Window:
         self.oldest = min(self.buckets, default=-1)
         self.today = today
 
+    def consume(self, quota: int | None, now: float, today: int) -> QuotaDecision:
+        """Check the quota and count one request; `now` in Unix seconds, `today` its day.
+
+        No await: check and count are atomic within the event loop.
+        """
+        if self.today != today:
+            self.roll(today)
+        if quota is not None and self.total >= quota:
+            return decide(self.buckets, quota, datetime.fromtimestamp(now, UTC),
+                          counted=False)
+        buckets = self.buckets
+        buckets[today] = buckets.get(today, 0) + 1
+        self.total += 1
+        if self.oldest < 0 or today < self.oldest:
+            self.oldest = today
+        self.pending.record_at(self.key_id, now, today)
+        return QuotaDecision(True, quota, self.total,
+                             (self.oldest + QUOTA_WINDOW_DAYS) * DAY_SECONDS, 0)
+
 
 class MemoryUsageCounter:
     """Buckets in this process, seeded from the database the first time a key is seen."""
@@ -111,14 +133,14 @@ class MemoryUsageCounter:
         self.pending = PendingUsage(store)
         self._store = store
         self._clock = clock
-        self._windows: dict[str, _Window] = {}
+        self._windows: dict[str, KeyWindow] = {}
 
-    async def _load(self, key_id: str, today: int) -> _Window:
+    async def _load(self, key_id: str, today: int) -> KeyWindow:
         window = self._windows.get(key_id)
         if window is None:
             loaded = (await self._store.usage_since([key_id], first_day(today)))[key_id]
             # Another request may have loaded it during the await: keep the first copy.
-            window = self._windows.setdefault(key_id, _Window(loaded))
+            window = self._windows.setdefault(key_id, KeyWindow(key_id, loaded, self.pending))
         window.roll(today)
         return window
 
@@ -130,24 +152,12 @@ class MemoryUsageCounter:
     def consume_now(self, key_id: str, quota: int | None, now: float, today: int
                     ) -> QuotaDecision:
         """`consume` for a key already seen by `consume` (its window stays in memory), as
-        a plain function; `now` in Unix seconds, `today` its day.
+        a plain function; `now` in Unix seconds, `today` its day."""
+        return self._windows[key_id].consume(quota, now, today)
 
-        No await: check and count are atomic within the event loop.
-        """
-        window = self._windows[key_id]
-        if window.today != today:
-            window.roll(today)
-        if quota is not None and window.total >= quota:
-            return decide(window.buckets, quota, datetime.fromtimestamp(now, UTC),
-                          counted=False)
-        buckets = window.buckets
-        buckets[today] = buckets.get(today, 0) + 1
-        window.total += 1
-        if window.oldest < 0 or today < window.oldest:
-            window.oldest = today
-        self.pending.record_at(key_id, now, today)
-        return QuotaDecision(True, quota, window.total,
-                             (window.oldest + QUOTA_WINDOW_DAYS) * DAY_SECONDS, 0)
+    def window(self, key_id: str) -> KeyWindow:
+        """The window of a key already seen by `consume`, to call `consume` on directly."""
+        return self._windows[key_id]
 
     async def used(self, key_ids: Collection[str], now: datetime) -> dict[str, int]:
         today = day_of(now)
@@ -157,4 +167,4 @@ class MemoryUsageCounter:
         await self.pending.flush()
 
 
-__all__ = ["MemoryUsageCounter", "PendingUsage", "UsageCounter"]
+__all__ = ["KeyWindow", "MemoryUsageCounter", "PendingUsage", "UsageCounter"]

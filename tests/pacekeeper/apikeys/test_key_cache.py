@@ -122,3 +122,39 @@ async def test_file_signal_versions_never_repeat(tmp_path: Path) -> None:
         await signal.bump()
         seen.append(await b.version())
     assert len(set(seen)) == len(seen)
+
+
+async def test_swept_bucket_is_not_counted_on_by_the_hot_path(
+    harness: Harness, tmp_path: Path
+) -> None:
+    """KEY-6 burst: the hot path keeps a handle on its key's bucket. When the limiter
+    sweeps that bucket (full again), the next request renews the handle, so the key
+    check and the limiter keep counting in one bucket: the burst stays exact."""
+    from pacekeeper.errors import ApiError
+
+    now = [1_000.0]
+    limiter = MemoryRateLimiter(clock=lambda: now[0])
+    user = await harness.services.accounts.register("s@example.com", PASSWORD)
+    store = harness.services.api_keys.store
+    service = ApiKeyService(store, MemoryUsageCounter(store, harness.clock), limiter,
+                            harness.clock, FileRevocationSignal(tmp_path / "rev"),
+                            burst_overrides={"trial": 3})
+    created = await service.create(user.id, "k", Tier.TRIAL)
+    name = f"apikey:{created.key.id}"
+    for _ in range(3):
+        await service.authenticate(created.plaintext)
+    with pytest.raises(ApiError) as refused:
+        await service.authenticate(created.plaintext)
+    assert refused.value.status == 429
+
+    now[0] += 60.0  # full again, so the next sweep forgets the bucket
+    for i in range(4096):
+        limiter.hit_now(f"other:{i}", 10)
+    assert name not in limiter._buckets
+
+    for _ in range(3):
+        await service.authenticate(created.plaintext)
+    with pytest.raises(ApiError):
+        await service.authenticate(created.plaintext)
+    # The limiter's own bucket for the key is the one the key check drained.
+    assert limiter.hit_now(name, 3).allowed is False
