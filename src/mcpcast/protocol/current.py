@@ -233,25 +233,21 @@ class CurrentProtocol:
                      ) -> tuple[Message, int] | Later[tuple[Message, int]]:
         """``handle_request`` for a ``plain_tool`` (after ``check_envelope``); synchronous
         first, like ``Methods.call_plain``: the answer now, or a coroutine for it."""
-        params = message["params"]
         try:
-            body = self.methods.call_plain(entry, params.get("arguments"))
+            body = self.methods.call_plain(entry, message["params"].get("arguments"))
             if isinstance(body, dict):
-                return self._plain_answer(message, params, body)
+                # A call's result has no cache hints: _complete is all _decorate would do.
+                return result(message["id"], self._complete(body)), 200
         except Exception as exc:
             return self._failed(message, exc)
-        return self._answer_later(message, params, body)
+        return self._answer_later(message, body)
 
-    async def _answer_later(self, message: Message, params: dict[str, Any],
-                            body: Later[dict[str, Any]]) -> tuple[Message, int]:
+    async def _answer_later(self, message: Message, body: Later[dict[str, Any]]
+                            ) -> tuple[Message, int]:
         try:
-            return self._plain_answer(message, params, await body)
+            return result(message["id"], self._complete(await body)), 200
         except Exception as exc:
             return self._failed(message, exc)
-
-    def _plain_answer(self, message: Message, params: dict[str, Any],
-                      body: dict[str, Any]) -> tuple[Message, int]:
-        return result(message["id"], self._decorate("tools/call", params, body)), 200
 
     @staticmethod
     def _failed(message: Message, exc: Exception) -> tuple[Message, int]:
@@ -314,12 +310,17 @@ class CurrentProtocol:
     def server_meta(self) -> dict[str, Any]:
         return {META_SERVER: self._server_info}
 
-    def _decorate(self, method: str, params: dict[str, Any],
-                  body: dict[str, Any]) -> dict[str, Any]:
+    def _complete(self, body: dict[str, Any]) -> dict[str, Any]:
+        """Mark a result complete and add the server's info to its ``_meta`` (kept)."""
         body["resultType"] = "complete"
         meta = body.get("_meta")
         body["_meta"] = {**meta, META_SERVER: self._server_info} if isinstance(meta, dict) \
             else {META_SERVER: self._server_info}
+        return body
+
+    def _decorate(self, method: str, params: dict[str, Any],
+                  body: dict[str, Any]) -> dict[str, Any]:
+        self._complete(body)
         if method in CACHED:
             ttl, scope = self.config.cache_ttl_ms, self.config.cache_scope
             if method == "resources/read":
