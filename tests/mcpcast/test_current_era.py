@@ -185,6 +185,17 @@ async def test_base64_header_values_are_decoded(wire: Wire) -> None:
     assert listed["tools"]
 
 
+async def test_equal_as_sent_is_decoded_when_it_could_be_encoded(wire: Wire) -> None:
+    """A name equal to its header matches, '=' inside or not, unless the header reads as
+    =?base64?...?=: then it is decoded first (and no longer equals the name)."""
+    result = await wire.result("resources/read", {"uri": "activity://a=b"})
+    assert orjson.loads(result["contents"][0]["text"]) == {"id": "a=b"}
+    looks_encoded = "=?base64?" + base64.b64encode(b"activity://x").decode() + "?="
+    response = await wire.post("resources/read", {"uri": looks_encoded})
+    assert response.status_code == 400
+    assert error_of(response)["code"] == -32020
+
+
 @pytest.mark.parametrize("header", [b"mcp-method", b"mcp-name", b"mcp-protocol-version"])
 async def test_duplicated_routing_header(wire: Wire, header: bytes) -> None:
     """A routing header sent twice (even with equal values) is a mismatch: 400/-32020."""

@@ -64,32 +64,16 @@ def _repeats_routing(raw: list[tuple[bytes, bytes]]) -> bool:
     return len(names) != len(set(names))
 
 
-class Routing:
-    """The routing headers of one HTTP request: its header dict (last value wins) and list.
-
-    ``params`` (the ``Mcp-Param-*`` headers) is read from the list only when a tool
-    mirrors arguments in headers; most requests never pay for that scan.
-    """
-
-    __slots__ = ("_params", "headers", "raw")
-
-    def __init__(self, headers: dict[bytes, bytes], raw: list[tuple[bytes, bytes]]) -> None:
-        self.headers = headers
-        self.raw = raw
-        self._params: dict[str, str] | None = None
-
-    @property
-    def params(self) -> dict[str, str]:
-        if self._params is None:
-            params: dict[str, str] = {}
-            for key, value in self.raw:
-                if key.startswith(b"mcp-param-"):
-                    name = key[10:].decode("latin-1")
-                    if name in params:  # readers of either copy would disagree
-                        raise HeaderMismatch(f"Mcp-Param-{name} appears more than once")
-                    params[name] = value.decode("latin-1")
-            self._params = params
-        return self._params
+def _param_values(raw: list[tuple[bytes, bytes]]) -> dict[str, str]:
+    """The ``Mcp-Param-*`` headers by name (read only for tools that mirror arguments)."""
+    params: dict[str, str] = {}
+    for key, value in raw:
+        if key.startswith(b"mcp-param-"):
+            name = key[10:].decode("latin-1")
+            if name in params:  # readers of either copy would disagree
+                raise HeaderMismatch(f"Mcp-Param-{name} appears more than once")
+            params[name] = value.decode("latin-1")
+    return params
 
 
 def decode_header(value: str) -> str:
@@ -124,13 +108,21 @@ class CurrentProtocol:
 
     # ------------------------------------------------------------------ envelope
 
-    def envelope(self, message: Message, routing: Routing) -> Session:
+    def envelope(self, message: Message, headers: dict[bytes, bytes],
+                 raw: list[tuple[bytes, bytes]], sent_version: str | None) -> Session:
         """Validate the envelope (``check_envelope``) and make the request's session."""
-        return self.session_for(self.check_envelope(message, routing))
+        return self.session_for(self.check_envelope(message, headers, raw, sent_version))
 
-    def check_envelope(self, message: Message, routing: Routing) -> dict[str, Any]:
+    def check_envelope(self, message: Message, headers: dict[bytes, bytes],
+                       raw: list[tuple[bytes, bytes]], sent_version: str | None
+                       ) -> dict[str, Any]:
         """Validate ``_meta`` and the routing headers, in the order the SDK checks them;
-        returns ``_meta``."""
+        returns ``_meta``.
+
+        ``headers`` is the request's header dict (last value wins), ``raw`` its list, and
+        ``sent_version`` the MCP-Protocol-Version header as latin-1 text (the transport
+        decoded it to pick the era), or None.
+        """
         params = message.get("params") or {}
         meta = params.get("_meta")
         if not isinstance(meta, dict) or not isinstance(meta.get(META_VERSION), str) \
@@ -139,7 +131,11 @@ class CurrentProtocol:
                 f"params._meta must carry {META_VERSION!r} and {META_CAPS!r}",
                 {"argument": "_meta"}, http_status=400)
         version: str = meta[META_VERSION]
-        self._check_headers(message, params, version, routing)
+        if len(raw) != len(headers) and _repeats_routing(raw):
+            raise HeaderMismatch("A routing header appears more than once")
+        if sent_version != version:
+            raise HeaderMismatch("MCP-Protocol-Version header does not match params._meta")
+        self._check_routing(message, params, headers, raw)
         if version not in CURRENT_VERSIONS:
             raise UnsupportedVersion("Unsupported protocol version",
                                      {"supported": list(CURRENT_VERSIONS), "requested": version})
@@ -160,20 +156,16 @@ class CurrentProtocol:
         session.log_level = _NO_LOGS if level is None else LOG_LEVELS[level]
         return session
 
-    def _check_headers(self, message: Message, params: dict[str, Any], version: str,
-                       routing: Routing) -> None:
+    def _check_routing(self, message: Message, params: dict[str, Any],
+                       headers: dict[bytes, bytes], raw: list[tuple[bytes, bytes]]) -> None:
+        """Mcp-Method, Mcp-Name and the Mcp-Param-* headers against the body."""
         # Inline and allocation-free: this runs on every request of the era.
-        headers, raw = routing.headers, routing.raw
-        if len(raw) != len(headers) and _repeats_routing(raw):
-            raise HeaderMismatch("A routing header appears more than once")
-        value = headers.get(b"mcp-protocol-version")
-        if value is None or value.decode("latin-1") != version:
-            raise HeaderMismatch("MCP-Protocol-Version header does not match params._meta")
         method: str = message["method"]
         value = headers.get(b"mcp-method")
         sent = None if value is None else value.decode("latin-1")
-        # Equal as sent settles it, unless the value may be =?base64?...?= encoded.
-        if (sent != method or method[:1] == "=") and not _header_matches(sent, method):
+        # Equal as sent settles it, unless the value may be =?base64?...?= encoded (a test
+        # for "=" anywhere is wider than needed and cheaper than slicing off the first).
+        if (sent != method or "=" in method) and not _header_matches(sent, method):
             raise HeaderMismatch("Mcp-Method header does not match the request method")
         key = _NAME_PARAM.get(method)
         if key is None:
@@ -184,14 +176,14 @@ class CurrentProtocol:
             return
         value = headers.get(b"mcp-name")
         sent = None if value is None else value.decode("latin-1")
-        if (sent != target or target[:1] == "=") and not _header_matches(sent, target):
+        if (sent != target or "=" in target) and not _header_matches(sent, target):
             raise HeaderMismatch(f"Mcp-Name header does not match params.{key}")
         if key == "name" and method == "tools/call":
             specs = self._param_specs.get(target)
             if specs is None:
                 specs = self._param_headers(target)
             if specs:
-                self._check_param_headers(params, routing, specs)
+                self._check_param_headers(params, _param_values(raw), specs)
 
     def _param_headers(self, name: Any) -> tuple[tuple[str, str], ...]:
         """The (argument, header) pairs a tool mirrors in ``Mcp-Param-*`` headers (cached)."""
@@ -205,11 +197,11 @@ class CurrentProtocol:
                 self._param_specs[name] = found
         return found
 
-    def _check_param_headers(self, params: dict[str, Any], routing: Routing,
+    def _check_param_headers(self, params: dict[str, Any], sent_params: dict[str, str],
                              specs: tuple[tuple[str, str], ...]) -> None:
         arguments = params.get("arguments") or {}
         for arg, header in specs:
-            sent = routing.params.get(str(header).lower())
+            sent = sent_params.get(str(header).lower())
             value = arguments.get(arg) if isinstance(arguments, dict) else None
             if value is None:
                 if sent is not None:
@@ -241,25 +233,21 @@ class CurrentProtocol:
                      ) -> tuple[Message, int] | Later[tuple[Message, int]]:
         """``handle_request`` for a ``plain_tool`` (after ``check_envelope``); synchronous
         first, like ``Methods.call_plain``: the answer now, or a coroutine for it."""
-        params = message["params"]
         try:
-            body = self.methods.call_plain(entry, params.get("arguments"))
+            body = self.methods.call_plain(entry, message["params"].get("arguments"))
             if isinstance(body, dict):
-                return self._plain_answer(message, params, body)
+                # A call's result has no cache hints: _complete is all _decorate would do.
+                return result(message["id"], self._complete(body)), 200
         except Exception as exc:
             return self._failed(message, exc)
-        return self._answer_later(message, params, body)
+        return self._answer_later(message, body)
 
-    async def _answer_later(self, message: Message, params: dict[str, Any],
-                            body: Later[dict[str, Any]]) -> tuple[Message, int]:
+    async def _answer_later(self, message: Message, body: Later[dict[str, Any]]
+                            ) -> tuple[Message, int]:
         try:
-            return self._plain_answer(message, params, await body)
+            return result(message["id"], self._complete(await body)), 200
         except Exception as exc:
             return self._failed(message, exc)
-
-    def _plain_answer(self, message: Message, params: dict[str, Any],
-                      body: dict[str, Any]) -> tuple[Message, int]:
-        return result(message["id"], self._decorate("tools/call", params, body)), 200
 
     @staticmethod
     def _failed(message: Message, exc: Exception) -> tuple[Message, int]:
@@ -322,12 +310,17 @@ class CurrentProtocol:
     def server_meta(self) -> dict[str, Any]:
         return {META_SERVER: self._server_info}
 
-    def _decorate(self, method: str, params: dict[str, Any],
-                  body: dict[str, Any]) -> dict[str, Any]:
+    def _complete(self, body: dict[str, Any]) -> dict[str, Any]:
+        """Mark a result complete and add the server's info to its ``_meta`` (kept)."""
         body["resultType"] = "complete"
         meta = body.get("_meta")
         body["_meta"] = {**meta, META_SERVER: self._server_info} if isinstance(meta, dict) \
             else {META_SERVER: self._server_info}
+        return body
+
+    def _decorate(self, method: str, params: dict[str, Any],
+                  body: dict[str, Any]) -> dict[str, Any]:
+        self._complete(body)
         if method in CACHED:
             ttl, scope = self.config.cache_ttl_ms, self.config.cache_scope
             if method == "resources/read":

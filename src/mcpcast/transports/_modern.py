@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from .._errors import InvalidRequest, ProtocolError
 from .._jsonrpc import Kind, Message, classify, dumps, id_of, notification, result
 from ..protocol._eager import first_step, resume
-from ..protocol.current import META_SUBSCRIPTION, Routing
+from ..protocol.current import META_SUBSCRIPTION
 from ..protocol.listeners import Listener
 from ._http import (
     JSON_HEADERS,
@@ -107,7 +107,9 @@ class ModernHTTP:
         self.watch = DisconnectWatch(_WATCH_AFTER)
 
     async def post(self, scope: Scope, receive: Receive, send: Send, payload: Any,
-                   headers: dict[bytes, bytes], json_ok: bool, sse_ok: bool) -> None:
+                   headers: dict[bytes, bytes], version: str | None, json_ok: bool,
+                   sse_ok: bool) -> None:
+        """One POST of this era; ``version`` is the MCP-Protocol-Version header, decoded."""
         if isinstance(payload, list):
             await reply_error(send, 400, InvalidRequest(
                 "Invalid Request: batches are not part of protocol 2026-07-28"))
@@ -122,8 +124,7 @@ class ModernHTTP:
             return
         message: Message = payload
         try:
-            meta = self.protocol.check_envelope(message,
-                                                Routing(headers, scope["headers"]))
+            meta = self.protocol.check_envelope(message, headers, scope["headers"], version)
         except ProtocolError as exc:
             await reply_error(send, exc.http_status, exc, message["id"])
             return

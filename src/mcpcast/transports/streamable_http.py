@@ -212,23 +212,25 @@ class StreamableHTTP:
             await reply_error(send, 400, exc)
             return
         version_header = headers.get(b"mcp-protocol-version")
-        version = version_header.decode("latin-1") if version_header is not None else None
-        if version is None:
-            modern = _has_modern_envelope(payload)
-        elif version in LEGACY_VERSIONS:
-            modern = False
-        elif version in CURRENT_VERSIONS or _has_modern_envelope(payload):
+        known = _KNOWN_VERSIONS.get(version_header)  # no decoding for the versions we speak
+        if known is not None:
+            version, modern = known
+        elif version_header is None:
+            version, modern = None, _has_modern_envelope(payload)
+        elif _has_modern_envelope(payload):
             # An unknown header version on an enveloped request goes to the current era,
             # which checks header against body first (-32020) and then the version (-32022).
-            modern = True
+            version, modern = version_header.decode("latin-1"), True
         else:
+            version = version_header.decode("latin-1")
             await reply_error(send, 400, UnsupportedVersion(
                 "Unsupported protocol version",
                 {"supported": [*CURRENT_VERSIONS, *LEGACY_VERSIONS], "requested": version}),
                 id_of(payload))
             return
         if modern:
-            await self.modern.post(scope, receive, send, payload, headers, json_ok, sse_ok)
+            await self.modern.post(scope, receive, send, payload, headers, version, json_ok,
+                                   sse_ok)
         else:
             await self._post_legacy(scope, send, headers, payload, json_ok, sse_ok)
 
@@ -492,6 +494,13 @@ class StreamableHTTP:
             await reply_error(send, 404, SessionNotFound("Session not found"))
             return
         await reply(send, 200)
+
+
+# The MCP-Protocol-Version header of each version spoken, as sent: (version, current era).
+_KNOWN_VERSIONS: dict[bytes | None, tuple[str, bool]] = {
+    **{v.encode("latin-1"): (v, False) for v in LEGACY_VERSIONS},
+    **{v.encode("latin-1"): (v, True) for v in CURRENT_VERSIONS},
+}
 
 
 def _current_era(headers: dict[bytes, bytes]) -> bool:
