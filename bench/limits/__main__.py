@@ -69,20 +69,23 @@ def main(argv: list[str] | None = None) -> int:
             env = make_env(Path(tmp), args.database_url, redis_url)
             local = in_process(env, args.n, args.rounds)
         print(table(f"in-process ASGI, {where}, paired median of {args.rounds} x {args.n}", local))
-        http = latency = None
+        http = latency = cpu = None
         if args.wrk:
             with tempfile.TemporaryDirectory() as tmp:
                 env = make_env(Path(tmp), args.database_url, redis_url)
-                http = over_http(env, args.seconds, args.rounds, args.connections,
+                http, cpu = over_http(env, args.seconds, args.rounds, args.connections,
                                  args.server_cpu if pin else None,
                                  args.load_cpu if pin else None, args.out / "logs")
             print()
             print(table(f"uvicorn + wrk -t1 -c{args.connections}, {where}, paired median of "
                         f"{args.rounds} x {args.seconds:g} s (us = 1/rps)", http))
+            print()
+            print(table(f"server CPU time per request (user + system), same rounds, {where}",
+                        cpu))
             if args.latency:
                 with tempfile.TemporaryDirectory() as tmp:
                     env = make_env(Path(tmp), args.database_url, redis_url)
-                    latency = over_http(env, args.seconds, args.rounds, args.connections,
+                    latency, _ = over_http(env, args.seconds, args.rounds, args.connections,
                                         args.server_cpu if pin else None,
                                         args.load_cpu if pin else None, args.out / "logs",
                                         latency=True)
@@ -97,10 +100,13 @@ def main(argv: list[str] | None = None) -> int:
         "load_cpu": args.load_cpu if pin else None,
         "uvicorn": "--loop uvloop --http httptools, one worker, no access log",
     }
-    data = record(settings, started, local, http, latency)
+    data = record(settings, started, local, http, latency, cpu)
     path = write_json(data, args.out, started, name="limits")
     print(f"\nadded time under 10 %: {'yes' if data['meets_target'] else 'no'}"
           f" ({'HTTP, 1/rps' if http else 'in process'})")
+    if cpu is not None:
+        print("added server CPU time under 10 %: "
+              f"{'yes' if data['meets_target_cpu'] else 'no'} (HTTP, per request)")
     if latency is not None:
         print("added client latency under 10 %: "
               f"{'yes' if data['meets_target_latency'] else 'no'} (HTTP, p50, one connection)")

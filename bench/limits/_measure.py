@@ -172,9 +172,17 @@ def _p50_us(output: str) -> float:
     return float(found.group(1)) * _UNITS[found.group(2)]
 
 
+def cpu_seconds(pid: int) -> float:
+    """CPU time (user + system) a process has used so far, from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def _wrk_once(base: str, path: str, method: str, body: bytes, key: str, seconds: int,
-              connections: int, cpu: str | None, latency: bool = False) -> float:
-    """Microseconds per request: 1 / req/s, or with ``latency`` wrk's median latency."""
+              connections: int, cpu: str | None, latency: bool = False,
+              server_pid: int | None = None) -> tuple[float, float]:
+    """Microseconds per request: 1 / req/s (or with ``latency`` wrk's median latency),
+    and the server's CPU time per request (0 without ``server_pid``)."""
     fd, name = tempfile.mkstemp(suffix=".lua")
     os.close(fd)
     script = Path(name)
@@ -182,6 +190,7 @@ def _wrk_once(base: str, path: str, method: str, body: bytes, key: str, seconds:
         f'wrk.method = "{method}"\nwrk.body = {json.dumps(body.decode())}\n'
         f'wrk.headers["X-API-Key"] = "{key}"\n'
         'wrk.headers["Content-Type"] = "application/json"\n')
+    used = cpu_seconds(server_pid) if server_pid else 0.0
     try:
         run = subprocess.run(
             _pinned(cpu, ["wrk", "-t1", f"-c{connections}", f"-d{seconds}s", "-s", str(script),
@@ -190,11 +199,17 @@ def _wrk_once(base: str, path: str, method: str, body: bytes, key: str, seconds:
     finally:
         script.unlink()
     assert "Non-2xx" not in run.stdout, run.stdout
+    cpu_us = 0.0
+    if server_pid:
+        used = cpu_seconds(server_pid) - used
+        done = re.search(r"(\d+) requests in", run.stdout)
+        assert done is not None, run.stdout
+        cpu_us = used / int(done.group(1)) * 1e6
     if latency:
-        return _p50_us(run.stdout)
+        return _p50_us(run.stdout), cpu_us
     found = re.search(r"Requests/sec:\s+([\d.]+)", run.stdout)
     assert found is not None, run.stdout
-    return 1e6 / float(found.group(1))  # mean service time per request, in us
+    return 1e6 / float(found.group(1)), cpu_us  # mean service time per request, in us
 
 
 def _wait_healthy(base: str, proc: subprocess.Popen[bytes]) -> None:
@@ -214,10 +229,17 @@ def _wait_healthy(base: str, proc: subprocess.Popen[bytes]) -> None:
 def over_http(env: dict[str, str], seconds: int, rounds: int, connections: int = 8,
               server_cpu: str | None = None, load_cpu: str | None = None,
               log_dir: Path = ROOT / "bench" / "results" / "logs",
-              latency: bool = False) -> Figures:
+              latency: bool = False) -> tuple[Figures, Figures]:
     """Microseconds per request (1 / req/s) with wrk, both servers up on one database;
-    with ``latency``, the median latency a client sees on one connection instead.
+    with ``latency``, the median latency a client sees on one connection instead. Also
+    the server process's CPU time per request (user + system, from /proc): wall-clock
+    rounds on this VM move by 15 % between two runs of one server, its CPU time by less.
 
+    A server process's history moves its speed: two identical bare servers differed by
+    9 % on the POST when one of them had also run the migrations, the Argon2 login and
+    the key creation. So a throwaway server does that set-up, and every round starts
+    both measured servers anew: each pair has the same history (start-up, /health, the
+    measured load), and what is left of one process's luck averages out over rounds.
     Each server's output is appended to `log_dir/limits-<mode>.log`.
     """
     import httpx
@@ -225,29 +247,41 @@ def over_http(env: dict[str, str], seconds: int, rounds: int, connections: int =
     ports = {"bare": 18100 + os.getpid() % 500, "full": 18700 + os.getpid() % 500}
     bases = {mode: f"http://127.0.0.1:{port}" for mode, port in ports.items()}
     figures: Figures = {label: {m: [] for m in MODES} for label in REQUESTS}
-    procs: dict[str, subprocess.Popen[bytes]] = {}
-    try:
-        # One after the other: the first creates the schema and the signing key.
-        for mode in ("full", "bare"):
-            procs[mode] = _start(mode, env, ports[mode], server_cpu,
-                                 log_dir / f"limits-{mode}.log")
-            _wait_healthy(bases[mode], procs[mode])
+    cpu: Figures = {label: {m: [] for m in MODES} for label in REQUESTS}
+    setup = _start("full", env, ports["full"], server_cpu, log_dir / "limits-setup.log")
+    try:  # creates the schema and the signing key, and makes the key
+        _wait_healthy(bases["full"], setup)
         login = httpx.post(f"{bases['full']}/oauth/token", data={
             "grant_type": "password", "username": ADMIN, "password": PASSWORD})
         made = httpx.post(f"{bases['full']}/api/keys", json={"name": "b", "tier": "enterprise"},
                           headers={"authorization": f"Bearer {login.json()['jwt_token']}"})
         key = made.json()["api_key"]
-        for _ in range(rounds):
+    finally:
+        _stop(setup)
+    for _ in range(rounds):
+        procs: dict[str, subprocess.Popen[bytes]] = {}
+        try:
+            for mode in MODES:
+                procs[mode] = _start(mode, env, ports[mode], server_cpu,
+                                     log_dir / f"limits-{mode}.log")
+            for mode in MODES:
+                _wait_healthy(bases[mode], procs[mode])
             for label, (method, path, body) in REQUESTS.items():
                 for mode in order_of(len(figures[label]["bare"])):
-                    figures[label][mode].append(_wrk_once(
+                    wall, cpu_us = _wrk_once(
                         bases[mode], path, method, body, key, seconds,
-                        1 if latency else connections, load_cpu, latency))
-    finally:
-        for proc in procs.values():
-            proc.terminate()
-            proc.wait(15)
-    return figures
+                        1 if latency else connections, load_cpu, latency, procs[mode].pid)
+                    figures[label][mode].append(wall)
+                    cpu[label][mode].append(cpu_us)
+        finally:
+            for proc in procs.values():
+                _stop(proc)
+    return figures, cpu
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    proc.terminate()
+    proc.wait(15)
 
 
 def order_of(round_number: int) -> tuple[str, str]:

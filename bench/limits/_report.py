@@ -32,7 +32,7 @@ def _rows(figures: Figures) -> list[dict[str, Any]]:
 
 def record(settings: dict[str, Any], started: dt.datetime, in_process: Figures,
            http: Figures | None, latency: Figures | None = None,
-           target_pct: float = 10.0) -> dict[str, Any]:
+           cpu: Figures | None = None, target_pct: float = 10.0) -> dict[str, Any]:
     """Everything needed to compare runs later, as plain JSON data."""
     data: dict[str, Any] = {
         "benchmark": "limits",
@@ -45,6 +45,10 @@ def record(settings: dict[str, Any], started: dt.datetime, in_process: Figures,
     }
     judged = data["http"] if http is not None else data["in_process"]
     data["meets_target"] = all(row["added_pct"] < target_pct for row in judged)
+    if cpu is not None:
+        data["http_server_cpu"] = _rows(cpu)
+        data["meets_target_cpu"] = all(
+            row["added_pct"] < target_pct for row in data["http_server_cpu"])
     if latency is not None:
         data["http_latency_p50"] = _rows(latency)
         data["meets_target_latency"] = all(

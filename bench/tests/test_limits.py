@@ -89,3 +89,26 @@ def test_rounds_swap_which_side_runs_first() -> None:
 
     assert [order_of(n) for n in range(4)] == [
         ("bare", "full"), ("full", "bare"), ("bare", "full"), ("full", "bare")]
+
+
+def test_cpu_seconds_reads_this_process_from_proc() -> None:
+    import os
+    import time
+
+    from bench.limits._measure import cpu_seconds
+
+    before = cpu_seconds(os.getpid())
+    end = time.process_time() + 0.05
+    while time.process_time() < end:  # burn 50 ms of CPU
+        pass
+    assert cpu_seconds(os.getpid()) - before >= 0.03
+
+
+def test_record_judges_server_cpu_separately() -> None:
+    now = dt.datetime.now(dt.UTC)
+    fast = {"GET /x": {"bare": [100.0], "full": [103.0]}}
+    slow = {"GET /x": {"bare": [100.0], "full": [130.0]}}
+    data = record({}, now, fast, slow, None, fast)
+    assert data["meets_target"] is False
+    assert data["meets_target_cpu"] is True
+    assert data["http_server_cpu"][0]["added_pct"] == 3.0
