@@ -6,7 +6,7 @@ reused: `app.py`), alternated in one run, in process (raw ASGI calls) and over H
 (uvicorn + wrk). Run it with `bench/run limits [--wrk] [--redis]`.
 """
 
-from ._measure import REQUESTS, Figures, bench_env, in_process, medians, over_http
+from ._measure import REQUESTS, Figures, bench_env, in_process, over_http
 from ._report import record, table
 
 __all__ = [
@@ -14,7 +14,6 @@ __all__ = [
     "Figures",
     "bench_env",
     "in_process",
-    "medians",
     "over_http",
     "record",
     "table",

@@ -289,11 +289,6 @@ def order_of(round_number: int) -> tuple[str, str]:
     return MODES if round_number % 2 == 0 else (MODES[1], MODES[0])
 
 
-def medians(figures: Figures) -> dict[str, dict[str, float]]:
-    return {label: {m: statistics.median(v) for m, v in modes.items()}
-            for label, modes in figures.items()}
-
-
 def paired(figures: Figures) -> dict[str, tuple[float, float, float]]:
     """Per request: the median bare figure, the median full figure, and the median of the
     rounds' differences (full - bare of the same round): what the key check adds."""

@@ -186,7 +186,7 @@ async def test_base64_header_values_are_decoded(wire: Wire) -> None:
 
 
 async def test_equal_as_sent_is_decoded_when_it_could_be_encoded(wire: Wire) -> None:
-    """A name equal to its header matches, '=' inside or not, unless the header reads as
+    """MCP-3: a name equal to its header matches, '=' inside or not, unless the header reads as
     =?base64?...?=: then it is decoded first (and no longer equals the name)."""
     result = await wire.result("resources/read", {"uri": "activity://a=b"})
     assert orjson.loads(result["contents"][0]["text"]) == {"id": "a=b"}

@@ -108,11 +108,6 @@ class CurrentProtocol:
 
     # ------------------------------------------------------------------ envelope
 
-    def envelope(self, message: Message, headers: dict[bytes, bytes],
-                 raw: list[tuple[bytes, bytes]], sent_version: str | None) -> Session:
-        """Validate the envelope (``check_envelope``) and make the request's session."""
-        return self.session_for(self.check_envelope(message, headers, raw, sent_version))
-
     def check_envelope(self, message: Message, headers: dict[bytes, bytes],
                        raw: list[tuple[bytes, bytes]], sent_version: str | None
                        ) -> dict[str, Any]:

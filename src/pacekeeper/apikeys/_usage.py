@@ -146,14 +146,7 @@ class MemoryUsageCounter:
 
     async def consume(self, key_id: str, quota: int | None, now: datetime) -> QuotaDecision:
         today = day_of(now)
-        await self._load(key_id, today)
-        return self.consume_now(key_id, quota, now.timestamp(), today)
-
-    def consume_now(self, key_id: str, quota: int | None, now: float, today: int
-                    ) -> QuotaDecision:
-        """`consume` for a key already seen by `consume` (its window stays in memory), as
-        a plain function; `now` in Unix seconds, `today` its day."""
-        return self._windows[key_id].consume(quota, now, today)
+        return (await self._load(key_id, today)).consume(quota, now.timestamp(), today)
 
     def window(self, key_id: str) -> KeyWindow:
         """The window of a key already seen by `consume`, to call `consume` on directly."""

@@ -80,10 +80,11 @@ class MemoryRateLimiter:
         return bucket
 
     def hit_now(self, key: str, limit_per_minute: int, cost: int = 1) -> RateDecision:
-        decision = self.bucket(key, limit_per_minute).take(self.clock(), cost)
+        now = self.clock()
+        decision = self.bucket(key, limit_per_minute).take(now, cost)
         self._hits += 1
         if self._hits >= _SWEEP_EVERY:
-            self._sweep(self.clock())
+            self._sweep(now)
         return decision
 
     def _sweep(self, now: float) -> None:

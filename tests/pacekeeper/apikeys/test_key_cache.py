@@ -127,7 +127,8 @@ async def test_file_signal_versions_never_repeat(tmp_path: Path) -> None:
 async def test_swept_bucket_is_not_counted_on_by_the_hot_path(
     harness: Harness, tmp_path: Path
 ) -> None:
-    """KEY-6 burst: the hot path keeps a handle on its key's bucket. When the limiter
+    """The per-tier burst (spec section 8; no ID of its own, the nearest is SMCP-4's
+    token bucket with 429): the hot path keeps a handle on its key's bucket. When the limiter
     sweeps that bucket (full again), the next request renews the handle, so the key
     check and the limiter keep counting in one bucket: the burst stays exact."""
     from pacekeeper.errors import ApiError
