@@ -16,9 +16,10 @@ from pathlib import Path
 
 from bench.mcp_throughput._report import write_json
 
+from ._interleave import interleaved as over_http_interleaved
 from ._measure import ROOT, in_process, over_http
 from ._measure import bench_env as make_env
-from ._report import record, table
+from ._report import interleaved_table, record, table
 
 RESULTS = ROOT / "bench" / "results"
 
@@ -35,6 +36,14 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--wrk", action="store_true", help="also measure over HTTP with wrk")
     p.add_argument("--latency", action="store_true",
                    help="with --wrk, also the median latency a client sees on one connection")
+    p.add_argument("--interleaved", action="store_true",
+                   help="client latency over HTTP, the two servers interleaved request by"
+                        " request (pinned: servers on --server-cpu, this client on"
+                        " --load-cpu); decides the target when measured")
+    p.add_argument("--pairs", type=int, default=10000,
+                   help="with --interleaved, request pairs per round and request")
+    p.add_argument("--aa", action="store_true",
+                   help="with --interleaved, serve bare on both sides: the noise floor")
     p.add_argument("--seconds", type=int, default=5, help="wrk duration per run (whole s)")
     p.add_argument("--connections", type=int, default=8, help="wrk connections")
     p.add_argument("--pin", action="store_true",
@@ -56,6 +65,20 @@ def _redis(args: argparse.Namespace) -> Iterator[str]:
 
     with redis_server() as url:
         yield url
+
+
+@contextlib.contextmanager
+def _client_on(cpu: str) -> Iterator[None]:
+    """This process (the client) on one CPU while the block runs, if there are two."""
+    if (os.cpu_count() or 1) < 2:
+        yield
+        return
+    saved = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {int(cpu)})
+    try:
+        yield
+    finally:
+        os.sched_setaffinity(0, saved)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -93,17 +116,33 @@ def main(argv: list[str] | None = None) -> int:
                 print(table(f"client latency: uvicorn + wrk -t1 -c1 --latency, {where}, "
                             f"paired median of {args.rounds} x {args.seconds:g} s (us = p50)",
                             latency))
+    interleaved = None
+    if args.interleaved:
+        with tempfile.TemporaryDirectory() as tmp, _client_on(args.load_cpu):
+            env = make_env(Path(tmp), args.database_url, redis_url)
+            interleaved = over_http_interleaved(
+                env, args.rounds, args.pairs, aa=args.aa, cpu=args.server_cpu,
+                log_dir=args.out / "logs")
+        print()
+        print(interleaved_table(
+            f"client latency, interleaved{' A/A (bare on both sides)' if args.aa else ''}: "
+            f"uvicorn on cpu {args.server_cpu}, client on cpu {args.load_cpu}, {where}, "
+            f"median of {args.rounds} x {args.pairs} pairs (us)", interleaved))
     settings = {
         "n": args.n, "rounds": args.rounds, "backend": where, "wrk": args.wrk,
         "wrk_seconds": args.seconds, "wrk_connections": args.connections,
         "server_cpu": args.server_cpu if pin else None,
         "load_cpu": args.load_cpu if pin else None,
         "uvicorn": "--loop uvloop --http httptools, one worker, no access log",
+        "interleaved": None if not args.interleaved else {
+            "pairs": args.pairs, "aa": args.aa, "server_cpu": args.server_cpu,
+            "client_cpu": args.load_cpu},
     }
-    data = record(settings, started, local, http, latency, cpu)
+    data = record(settings, started, local, http, latency, cpu, interleaved=interleaved)
     path = write_json(data, args.out, started, name="limits")
-    print(f"\nadded time under 10 %: {'yes' if data['meets_target'] else 'no'}"
-          f" ({'HTTP, 1/rps' if http else 'in process'})")
+    judged = ("HTTP, client latency interleaved, whole 95 % interval" if interleaved
+              else "HTTP, 1/rps" if http else "in process")
+    print(f"\nadded time under 10 %: {'yes' if data['meets_target'] else 'no'} ({judged})")
     if cpu is not None:
         print("added server CPU time under 10 %: "
               f"{'yes' if data['meets_target_cpu'] else 'no'} (HTTP, per request)")

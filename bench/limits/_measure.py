@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import json
 import os
 import re
@@ -19,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -242,30 +244,13 @@ def over_http(env: dict[str, str], seconds: int, rounds: int, connections: int =
     measured load), and what is left of one process's luck averages out over rounds.
     Each server's output is appended to `log_dir/limits-<mode>.log`.
     """
-    import httpx
-
-    ports = {"bare": 18100 + os.getpid() % 500, "full": 18700 + os.getpid() % 500}
+    ports = server_ports()
     bases = {mode: f"http://127.0.0.1:{port}" for mode, port in ports.items()}
     figures: Figures = {label: {m: [] for m in MODES} for label in REQUESTS}
     cpu: Figures = {label: {m: [] for m in MODES} for label in REQUESTS}
-    setup = _start("full", env, ports["full"], server_cpu, log_dir / "limits-setup.log")
-    try:  # creates the schema and the signing key, and makes the key
-        _wait_healthy(bases["full"], setup)
-        login = httpx.post(f"{bases['full']}/oauth/token", data={
-            "grant_type": "password", "username": ADMIN, "password": PASSWORD})
-        made = httpx.post(f"{bases['full']}/api/keys", json={"name": "b", "tier": "enterprise"},
-                          headers={"authorization": f"Bearer {login.json()['jwt_token']}"})
-        key = made.json()["api_key"]
-    finally:
-        _stop(setup)
+    key = make_key_over_http(env, ports["full"], server_cpu, log_dir)
     for _ in range(rounds):
-        procs: dict[str, subprocess.Popen[bytes]] = {}
-        try:
-            for mode in MODES:
-                procs[mode] = _start(mode, env, ports[mode], server_cpu,
-                                     log_dir / f"limits-{mode}.log")
-            for mode in MODES:
-                _wait_healthy(bases[mode], procs[mode])
+        with fresh_servers(env, ports, server_cpu, log_dir) as procs:
             for label, (method, path, body) in REQUESTS.items():
                 for mode in order_of(len(figures[label]["bare"])):
                     wall, cpu_us = _wrk_once(
@@ -273,10 +258,49 @@ def over_http(env: dict[str, str], seconds: int, rounds: int, connections: int =
                         1 if latency else connections, load_cpu, latency, procs[mode].pid)
                     figures[label][mode].append(wall)
                     cpu[label][mode].append(cpu_us)
-        finally:
-            for proc in procs.values():
-                _stop(proc)
     return figures, cpu
+
+
+def server_ports() -> dict[str, int]:
+    """A port per side, apart from other runs' (the pid picks them)."""
+    return {"bare": 18100 + os.getpid() % 500, "full": 18700 + os.getpid() % 500}
+
+
+def make_key_over_http(env: dict[str, str], port: int, cpu: str | None, log_dir: Path) -> str:
+    """A throwaway server creates the schema and the signing key and makes the key."""
+    import httpx
+
+    base = f"http://127.0.0.1:{port}"
+    setup = _start("full", env, port, cpu, log_dir / "limits-setup.log")
+    try:
+        _wait_healthy(base, setup)
+        login = httpx.post(f"{base}/oauth/token", data={
+            "grant_type": "password", "username": ADMIN, "password": PASSWORD})
+        made = httpx.post(f"{base}/api/keys", json={"name": "b", "tier": "enterprise"},
+                          headers={"authorization": f"Bearer {login.json()['jwt_token']}"})
+        return str(made.json()["api_key"])
+    finally:
+        _stop(setup)
+
+
+@contextlib.contextmanager
+def fresh_servers(env: dict[str, str], ports: dict[str, int], cpu: str | None,
+                  log_dir: Path, modes: dict[str, str] | None = None
+                  ) -> Iterator[dict[str, subprocess.Popen[bytes]]]:
+    """Both measured servers, started anew and answering /health; stopped after.
+    ``modes`` maps a side to the app it serves (default: itself; an A/A run serves
+    ``bare`` on both sides)."""
+    procs: dict[str, subprocess.Popen[bytes]] = {}
+    try:
+        for side, port in ports.items():
+            procs[side] = _start((modes or {}).get(side, side), env, port, cpu,
+                                 log_dir / f"limits-{side}.log")
+        for side, port in ports.items():
+            _wait_healthy(f"http://127.0.0.1:{port}", procs[side])
+        yield procs
+    finally:
+        for proc in procs.values():
+            _stop(proc)
 
 
 def _stop(proc: subprocess.Popen[bytes]) -> None:
