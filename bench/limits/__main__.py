@@ -17,7 +17,7 @@ from pathlib import Path
 from bench.mcp_throughput._report import write_json
 
 from ._interleave import interleaved as over_http_interleaved
-from ._measure import ROOT, in_process, over_http
+from ._measure import ROOT, Figures, in_process, over_http
 from ._measure import bench_env as make_env
 from ._report import interleaved_table, record, table
 
@@ -81,53 +81,61 @@ def _client_on(cpu: str) -> Iterator[None]:
         os.sched_setaffinity(0, saved)
 
 
+def _wrk_readings(args: argparse.Namespace, env: dict[str, str], where: str, pin: bool
+                  ) -> tuple[Figures, Figures, Figures | None]:
+    """1/rps and server CPU time with wrk -c8; with --latency, wrk -c1's median."""
+    server_cpu, load_cpu = (args.server_cpu, args.load_cpu) if pin else (None, None)
+    http, cpu = over_http(env, args.seconds, args.rounds, args.connections,
+                          server_cpu, load_cpu, args.out / "logs")
+    print()
+    print(table(f"uvicorn + wrk -t1 -c{args.connections}, {where}, paired median of "
+                f"{args.rounds} x {args.seconds:g} s (us = 1/rps)", http))
+    print()
+    print(table(f"server CPU time per request (user + system), same rounds, {where}", cpu))
+    latency = None
+    if args.latency:
+        latency, _ = over_http(env, args.seconds, args.rounds, args.connections,
+                               server_cpu, load_cpu, args.out / "logs", latency=True)
+        print()
+        print(table(f"client latency: uvicorn + wrk -t1 -c1 --latency, {where}, "
+                    f"paired median of {args.rounds} x {args.seconds:g} s (us = p50)", latency))
+    return http, cpu, latency
+
+
+def _interleaved_reading(args: argparse.Namespace, env: dict[str, str], where: str
+                         ) -> Figures:
+    with _client_on(args.load_cpu):
+        figures = over_http_interleaved(env, args.rounds, args.pairs, aa=args.aa,
+                                        cpu=args.server_cpu, log_dir=args.out / "logs")
+    print()
+    print(interleaved_table(
+        f"client latency, interleaved{' A/A (bare on both sides)' if args.aa else ''}: "
+        f"uvicorn on cpu {args.server_cpu}, client on cpu {args.load_cpu}, {where}, "
+        f"median of {args.rounds} x {args.pairs} pairs (us)", figures))
+    return figures
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     pin = args.pin and (os.cpu_count() or 1) >= 2
     started = dt.datetime.now(dt.UTC)
+    http = latency = cpu = interleaved = None
     with _redis(args) as redis_url:
         where = (args.database_url.split(":")[0] or "sqlite") + (
             " + redis" if redis_url else " + memory limiter")
+        # Each reading gets its own data directory (a database with its own history).
         with tempfile.TemporaryDirectory() as tmp:
             env = make_env(Path(tmp), args.database_url, redis_url)
             local = in_process(env, args.n, args.rounds)
         print(table(f"in-process ASGI, {where}, paired median of {args.rounds} x {args.n}", local))
-        http = latency = cpu = None
         if args.wrk:
             with tempfile.TemporaryDirectory() as tmp:
                 env = make_env(Path(tmp), args.database_url, redis_url)
-                http, cpu = over_http(env, args.seconds, args.rounds, args.connections,
-                                 args.server_cpu if pin else None,
-                                 args.load_cpu if pin else None, args.out / "logs")
-            print()
-            print(table(f"uvicorn + wrk -t1 -c{args.connections}, {where}, paired median of "
-                        f"{args.rounds} x {args.seconds:g} s (us = 1/rps)", http))
-            print()
-            print(table(f"server CPU time per request (user + system), same rounds, {where}",
-                        cpu))
-            if args.latency:
-                with tempfile.TemporaryDirectory() as tmp:
-                    env = make_env(Path(tmp), args.database_url, redis_url)
-                    latency, _ = over_http(env, args.seconds, args.rounds, args.connections,
-                                        args.server_cpu if pin else None,
-                                        args.load_cpu if pin else None, args.out / "logs",
-                                        latency=True)
-                print()
-                print(table(f"client latency: uvicorn + wrk -t1 -c1 --latency, {where}, "
-                            f"paired median of {args.rounds} x {args.seconds:g} s (us = p50)",
-                            latency))
-    interleaved = None
-    if args.interleaved:
-        with tempfile.TemporaryDirectory() as tmp, _client_on(args.load_cpu):
-            env = make_env(Path(tmp), args.database_url, redis_url)
-            interleaved = over_http_interleaved(
-                env, args.rounds, args.pairs, aa=args.aa, cpu=args.server_cpu,
-                log_dir=args.out / "logs")
-        print()
-        print(interleaved_table(
-            f"client latency, interleaved{' A/A (bare on both sides)' if args.aa else ''}: "
-            f"uvicorn on cpu {args.server_cpu}, client on cpu {args.load_cpu}, {where}, "
-            f"median of {args.rounds} x {args.pairs} pairs (us)", interleaved))
+                http, cpu, latency = _wrk_readings(args, env, where, pin)
+        if args.interleaved:
+            with tempfile.TemporaryDirectory() as tmp:
+                env = make_env(Path(tmp), args.database_url, redis_url)
+                interleaved = _interleaved_reading(args, env, where)
     settings = {
         "n": args.n, "rounds": args.rounds, "backend": where, "wrk": args.wrk,
         "wrk_seconds": args.seconds, "wrk_connections": args.connections,

@@ -276,8 +276,10 @@ def make_key_over_http(env: dict[str, str], port: int, cpu: str | None, log_dir:
         _wait_healthy(base, setup)
         login = httpx.post(f"{base}/oauth/token", data={
             "grant_type": "password", "username": ADMIN, "password": PASSWORD})
+        assert login.status_code == 200, login.text
         made = httpx.post(f"{base}/api/keys", json={"name": "b", "tier": "enterprise"},
                           headers={"authorization": f"Bearer {login.json()['jwt_token']}"})
+        assert made.status_code == 201, made.text
         return str(made.json()["api_key"])
     finally:
         _stop(setup)
