@@ -26,9 +26,11 @@ RESULTS = ROOT / "bench" / "results"
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="bench/run limits", description=__doc__)
-    p.add_argument("-n", type=int, default=2000, help="requests per measured in-process run")
+    p.add_argument("-n", type=int, default=2000,
+                   help="in process, calls per side and request per round")
     p.add_argument("--rounds", type=int, default=7,
-                   help="rounds, each measuring bare and full back to back")
+                   help="rounds: wrk and --interleaved start both servers anew each round;"
+                        " in process, rounds x n calls per side")
     p.add_argument("--database-url", default="", help="default: SQLite in a temporary dir")
     p.add_argument("--redis-url", default="", help="a Redis to use (PACEKEEPER_REDIS_URL)")
     p.add_argument("--redis", action="store_true",
@@ -127,7 +129,8 @@ def main(argv: list[str] | None = None) -> int:
         with tempfile.TemporaryDirectory() as tmp:
             env = make_env(Path(tmp), args.database_url, redis_url)
             local = in_process(env, args.n, args.rounds)
-        print(table(f"in-process ASGI, {where}, paired median of {args.rounds} x {args.n}", local))
+        print(interleaved_table(f"in-process ASGI, {where}, interleaved call by call, "
+                                f"median of {args.rounds} x {args.n} per side (us)", local))
         if args.wrk:
             with tempfile.TemporaryDirectory() as tmp:
                 env = make_env(Path(tmp), args.database_url, redis_url)

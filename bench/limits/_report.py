@@ -65,7 +65,7 @@ def record(settings: dict[str, Any], started: dt.datetime, in_process: Figures,
         "settings": settings,
         "environment": environment(),
         "target_added_pct": target_pct,
-        "in_process": _rows(in_process),
+        "in_process": _interleaved_rows(in_process),
         "http": None if http is None else _rows(http),
     }
     judged = data["http"] if http is not None else data["in_process"]

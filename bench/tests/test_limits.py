@@ -32,7 +32,8 @@ def test_quick_in_process_run_writes_the_json_record(
         assert row["bare_us"] > 0
         assert row["full_us"] > 0
         assert row["added_us"] == pytest.approx(row["full_us"] - row["bare_us"], abs=0.02)
-        assert len(row["rounds_us"]["bare"]) == len(row["rounds_us"]["full"]) == 1
+        assert row["samples_per_side"] == 50  # one timing per call, interleaved
+        assert row["interval_pct"][0] <= row["added_pct"] <= row["interval_pct"][1]
     assert isinstance(data["meets_target"], bool)
     assert "added time under 10 %" in capsys.readouterr().out
 
@@ -77,7 +78,8 @@ def test_added_time_is_the_median_of_the_rounds_differences() -> None:
     figures = {"GET /x": {"bare": [10.0, 10.0, 30.0], "full": [30.0, 12.0, 32.0]}}
     bare, full, added = paired(figures)["GET /x"]
     assert (bare, full, added) == (10.0, 30.0, 2.0)
-    row = record({}, dt.datetime.now(dt.UTC), figures, None)["in_process"][0]
+    calls = {"GET /x": {"bare": [10.0], "full": [11.0]}}
+    row = record({}, dt.datetime.now(dt.UTC), calls, figures)["http"][0]
     assert (row["added_us"], row["added_pct"]) == (2.0, 20.0)
     text = table("t", figures)
     assert "2.0" in text
