@@ -26,7 +26,15 @@ from pathlib import Path
 
 import numpy as np
 
-from ._measure import MODES, REQUESTS, Figures, fresh_servers, make_key_over_http, server_ports
+from ._measure import (
+    MODES,
+    REQUESTS,
+    ROOT,
+    Figures,
+    fresh_servers,
+    make_key_over_http,
+    server_ports,
+)
 
 
 class Connection:
@@ -120,8 +128,8 @@ class Added:
     samples: int
 
 
-def estimate_added(bare: list[float], full: list[float], block: int = 500, resamples: int = 400,
-          seed: int = 7) -> Added:
+def estimate_added(bare: list[float], full: list[float], block: int = 500,
+                   resamples: int = 400, seed: int = 7) -> Added:
     """Median full minus median bare, and a block bootstrap of its 95 % interval: blocks of
     `block` consecutive pairs are drawn with replacement, so that slow phases and the
     per-round server differences, which last many pairs, count as noise."""
@@ -143,8 +151,6 @@ def interleaved(env: dict[str, str], rounds: int, pairs: int, warmup: int = 300,
     """Per request and side, every measured latency in microseconds, the servers on
     ``cpu`` (the caller pins itself elsewhere: unpinned, the scheduler's placement of
     each server beside or away from the client moved one side by 40 % in an A/A run)."""
-    from ._measure import ROOT
-
     logs = log_dir or ROOT / "bench" / "results" / "logs"
     ports = server_ports()
     key = make_key_over_http(env, ports["full"], cpu, logs)
