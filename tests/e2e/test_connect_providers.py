@@ -4,12 +4,14 @@
 mounted at /sandbox (PROV-7). For each provider: the MCP tool connect_provider over real
 HTTP (SMCP-5), the returned URL opened in headless Chromium, Approve on the consent page,
 the success page, /oauth/status shows the provider (PROV-8), and a data call works.
-Screenshots of the consent and result pages go to docs/screenshots/.
+Screenshots of the consent and result pages go to docs/screenshots/. The login page, the
+dashboard and the result page share one stylesheet and palette under `style-src 'self'`.
 """
 
 from __future__ import annotations
 
 import base64
+import hashlib
 import os
 import secrets
 import signal
@@ -20,6 +22,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 import httpx
 import pytest
@@ -182,3 +185,88 @@ def test_dashboard_connect_and_disconnect(server: str) -> None:
             browser.close()
     status = httpx.get(f"{server}/oauth/status", headers={"authorization": f"Bearer {token}"})
     assert status.json()["strava"] == {"connected": False}
+
+
+# Collects every CSP violation of the page; init scripts run before the page's own and are
+# not subject to its CSP.
+_CSP_LISTENER = """window.__csp = [];
+document.addEventListener("securitypolicyviolation",
+  e => window.__csp.push(e.violatedDirective + " " + (e.blockedURI || "inline")));"""
+TEAL = "rgb(15, 118, 110)"  # --brand: #0f766e
+GREEN = "rgb(21, 128, 61)"  # --ok: #15803d
+
+
+def _login_page_url(base: str) -> str:
+    """/oauth2/authorize for a freshly registered client: the OAuth login page."""
+    redirect = "http://127.0.0.1:9/cb"
+    client = httpx.post(f"{base}/oauth2/register",
+                        json={"redirect_uris": [redirect], "client_name": "Style Check"})  # fmt: skip
+    assert client.status_code == 201, client.text
+    challenge = base64.urlsafe_b64encode(
+        hashlib.sha256(secrets.token_urlsafe(48).encode()).digest()).rstrip(b"=").decode()
+    params = {"response_type": "code", "client_id": client.json()["client_id"],
+              "redirect_uri": redirect, "code_challenge": challenge,
+              "code_challenge_method": "S256", "state": "style"}  # fmt: skip
+    return f"{base}/oauth2/authorize?{urlencode(params)}"
+
+
+def test_every_page_wears_the_same_stylesheet(server: str) -> None:
+    """No requirement ID covers page styling (the manifest has none); the rule is the one of
+    docs/oauth.md for every page: only our stylesheet, `style-src 'self'`. In Chromium: the
+    login page's and the dashboard's primary buttons compute to the same teal, rules that
+    exist only in the stylesheet apply on the dashboard (signed out and in) and on the
+    result page, and no page reports a CSP violation or a console error."""
+    from playwright.sync_api import ConsoleMessage, sync_playwright
+
+    _register(server, "style@example.com")
+    login_url = _login_page_url(server)
+    errors: list[str] = []
+
+    def on_console(message: ConsoleMessage) -> None:
+        # The browser's own /favicon.ico request (no page asks for it) answers 404.
+        if message.type == "error" and not message.location["url"].endswith("/favicon.ico"):
+            errors.append(f"{message.text} ({message.location['url']})")
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 900, "height": 640})
+            page.set_default_timeout(10_000)  # a missing element fails fast
+            page.add_init_script(_CSP_LISTENER)
+            page.on("console", on_console)
+
+            def style(selector: str, prop: str) -> str:
+                value: str = page.locator(selector).first.evaluate(
+                    "(e, p) => getComputedStyle(e)[p]", prop)
+                return value
+
+            def violations() -> list[str]:
+                found: list[str] = page.evaluate("window.__csp")
+                return found
+
+            page.goto(login_url)
+            assert style("button.primary", "backgroundColor") == TEAL
+            assert violations() == []
+
+            page.goto(f"{server}/dashboard")
+            assert style("form.signin button.primary", "backgroundColor") == TEAL
+            assert style("form.signin", "display") == "grid"  # only in the stylesheet
+            assert style(".topbar", "display") == "flex"
+            assert violations() == []
+            page.fill("input[name=email]", "style@example.com")
+            page.fill("input[name=password]", "e2e-Passw0rd!")
+            page.click("button[type=submit]")
+            page.locator("[data-provider=strava]").wait_for()
+            assert style("button[data-connect=strava]", "backgroundColor") == TEAL
+            assert style("[data-provider=strava]", "display") == "flex"  # .dashboard .row
+            assert style("body", "display") == "block"  # not the OAuth pages' centred flex
+            assert violations() == []
+
+            page.click("button[data-connect=strava]")
+            page.get_by_role("button", name="Approve").click()
+            page.wait_for_url(f"{server}/api/oauth/callback/strava*")
+            assert style(".badge.ok", "backgroundColor") == GREEN
+            assert violations() == []
+        finally:
+            browser.close()
+    assert errors == []

@@ -8,15 +8,18 @@ from string import Template
 
 from starlette.responses import HTMLResponse
 
+from pacekeeper.web import STYLESHEET_PATH
+
 _LABELS = {"strava": "Strava", "fitbit": "Fitbit", "garmin": "Garmin Connect"}
 _TEMPLATE = Template(
     resources.files("pacekeeper.connections").joinpath("templates/result.html").read_text()
 )
-# No caching (the page is per person) and no framing (clickjacking).
+# No caching (the page is per person), no framing (clickjacking), and nothing but the
+# shared stylesheet (no inline styles, no scripts).
 _HEADERS = {
     "Cache-Control": "no-store",
     "X-Frame-Options": "DENY",
-    "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'",
+    "Content-Security-Policy": "default-src 'none'; style-src 'self'",
     "Referrer-Policy": "no-referrer",
 }
 
@@ -28,6 +31,7 @@ def provider_label(provider: str) -> str:
 def result_page(provider: str, *, ok: bool, message: str) -> HTMLResponse:
     label = provider_label(provider)
     html = _TEMPLATE.substitute(
+        stylesheet=STYLESHEET_PATH,
         title=escape(f"{label} connected" if ok else f"{label}: connection not completed"),
         message=escape(message),
         provider_label=escape(label),

@@ -3,7 +3,8 @@
 A cookie session (POST /oauth/token sets it). Connect asks /api/oauth/auth/... for the
 URL and goes there; Disconnect is a fetch DELETE carrying X-CSRF-Token from the
 script-readable csrf_token cookie, so the one CSRF check of the service applies. The
-inline script runs under a per-response CSP nonce; nothing else may run.
+inline script runs under a per-response CSP nonce; nothing else may run. Styles come only
+from the shared stylesheet (`style-src 'self'`, no inline styles), like every page.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from pacekeeper.auth import Principal
 from pacekeeper.connections._config import PROVIDERS
 from pacekeeper.connections._pages import provider_label
 from pacekeeper.errors import Unauthenticated
+from pacekeeper.web import STYLESHEET_PATH
 
 _TEMPLATE = Template(
     resources.files("pacekeeper.connections").joinpath("templates/dashboard.html").read_text()
@@ -34,7 +36,7 @@ _SIGN_IN = """<h1>Sign in</h1>
 <input name="email" type="email" autocomplete="username" placeholder="Email" required>
 <input name="password" type="password" autocomplete="current-password"
  placeholder="Password" required>
-<button type="submit">Sign in</button></form></div>"""
+<button type="submit" class="primary">Sign in</button></form></div>"""
 
 
 def _row(provider: str, entry: dict[str, Any]) -> str:
@@ -47,10 +49,10 @@ def _row(provider: str, entry: dict[str, Any]) -> str:
         action = f'<button class="secondary" data-disconnect="{provider}">Disconnect</button>'
     elif entry.get("needs_reconnect"):
         state, css = "Access expired or was revoked: reconnect", "needs_reconnect"
-        action = f'<button data-connect="{provider}">Reconnect</button>'
+        action = f'<button class="primary" data-connect="{provider}">Reconnect</button>'
     else:
         state, css = "Not connected", "disconnected"
-        action = f'<button data-connect="{provider}">Connect</button>'
+        action = f'<button class="primary" data-connect="{provider}">Connect</button>'
     return (
         f'<div class="row {css}" data-provider="{provider}"><div>'
         f'<div class="name">{label}</div><div class="state"><span class="dot"></span>{state}'
@@ -80,7 +82,9 @@ async def dashboard(request: Request) -> Response:
             f'from the providers you connect.</p><div class="card">{rows}</div>'
         )
         who, user_id = escape(principal.email), str(principal.user_id)
-    html = _TEMPLATE.substitute(body=body, who=who, user_id=user_id, nonce=nonce)
+    html = _TEMPLATE.substitute(
+        body=body, who=who, user_id=user_id, nonce=nonce, stylesheet=STYLESHEET_PATH
+    )
     return HTMLResponse(
         html,
         headers={
@@ -88,7 +92,7 @@ async def dashboard(request: Request) -> Response:
             "X-Frame-Options": "DENY",
             "Referrer-Policy": "no-referrer",
             "Content-Security-Policy": (
-                f"default-src 'none'; script-src 'nonce-{nonce}'; style-src 'unsafe-inline'; "
+                f"default-src 'none'; script-src 'nonce-{nonce}'; style-src 'self'; "
                 "connect-src 'self'; form-action 'self'; base-uri 'none'"
             ),
         },

@@ -59,7 +59,7 @@ def openapi_paths() -> dict[str, Any]:
                           "401": error,
                           "429": _LIMITED}}},
         "/oauth2/static/pacekeeper.css": {"get": {
-            "summary": "Stylesheet of the login and consent pages",
+            "summary": "Stylesheet of every HTML page (login, consent, dashboard, result)",
             "responses": {"200": {"description": "text/css"}}}},
         "/.well-known/oauth-authorization-server": {"get": {
             "summary": "RFC 8414 authorization server metadata",

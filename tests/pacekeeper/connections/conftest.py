@@ -15,6 +15,7 @@ from starlette.types import Receive, Scope, Send
 
 from pacekeeper.app import create_app
 from pacekeeper.ratelimit import MemoryRateLimiter
+from pacekeeper.web import STYLESHEET_PATH
 from tests.pacekeeper.conftest import FakeClock, Harness, _harness, make_settings
 
 PROVIDERS = ("strava", "fitbit", "garmin")
@@ -35,6 +36,16 @@ class CountingTransport(httpx.AsyncBaseTransport):
     def token_hits(self, provider: str) -> int:
         prefix = f"/sandbox/{provider}/"
         return sum(1 for p in self.paths if p.startswith(prefix) and p.endswith(TOKEN_PATHS))
+
+
+def assert_styled_by_the_shared_stylesheet(page: httpx.Response) -> None:
+    """No inline style anywhere, only the shared stylesheet, and a CSP that allows nothing
+    else: `style-src 'self'` like the OAuth pages, no `'unsafe-inline'`."""
+    csp = page.headers["content-security-policy"]
+    assert "default-src 'none'" in csp and "style-src 'self'" in csp, csp
+    assert "unsafe-inline" not in csp, csp
+    assert "<style" not in page.text.lower() and " style=" not in page.text.lower()
+    assert f'<link rel="stylesheet" href="{STYLESHEET_PATH}">' in page.text
 
 
 @dataclass

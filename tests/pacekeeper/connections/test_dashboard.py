@@ -1,8 +1,15 @@
-"""GET /dashboard: sign-in form without a cookie session, the providers with one."""
+"""GET /dashboard: sign-in form without a cookie session, the providers with one; styled
+only by the shared stylesheet."""
 
 from __future__ import annotations
 
-from tests.pacekeeper.connections.conftest import ConnHarness
+import re
+
+from pacekeeper.web import STYLESHEET_PATH
+from tests.pacekeeper.connections.conftest import (
+    ConnHarness,
+    assert_styled_by_the_shared_stylesheet,
+)
 
 
 async def test_dashboard_without_session_shows_sign_in(conn: ConnHarness) -> None:
@@ -27,3 +34,28 @@ async def test_dashboard_lists_providers_for_cookie_session(conn: ConnHarness) -
     assert 'data-disconnect="fitbit"' in page.text
     assert 'data-connect="strava"' in page.text and 'data-connect="garmin"' in page.text
     assert f'const userId = "{user_id}"' in page.text
+
+
+async def test_dashboard_is_styled_only_by_the_shared_stylesheet(conn: ConnHarness) -> None:
+    """No requirement ID covers page styling (the manifest has none); the rule is the one of
+    docs/oauth.md for every page: no inline styles, `style-src 'self'`. Both states of the
+    page (the sign-in form; the list with Disconnect and Connect buttons) link
+    STYLESHEET_PATH, which the same app serves with the dashboard's rules; the script's
+    nonce and the rest of the policy are unchanged."""
+    signed_out = await conn.client.get("/dashboard")
+    user_id, headers = await conn.user("dash-style@example.com")
+    assert (await conn.connect("strava", user_id, headers)).status_code == 200
+    assert (await conn.login("dash-style@example.com")).status_code == 200
+    signed_in = await conn.client.get("/dashboard")
+    assert 'data-disconnect="strava"' in signed_in.text
+    for page in (signed_out, signed_in):
+        assert page.status_code == 200
+        assert_styled_by_the_shared_stylesheet(page)
+        csp = page.headers["content-security-policy"]
+        assert re.search(r"script-src 'nonce-[\w-]+'; style-src 'self'; connect-src 'self'; "
+                         r"form-action 'self'; base-uri 'none'$", csp), csp  # fmt: skip
+        assert '<body class="dashboard">' in page.text and 'class="wordmark"' in page.text
+    assert '<button class="primary" data-connect="fitbit">Connect</button>' in signed_in.text
+    css = await conn.client.get(STYLESHEET_PATH)
+    assert css.status_code == 200 and css.headers["content-type"].startswith("text/css")
+    assert "body.dashboard" in css.text and ".dashboard .row" in css.text

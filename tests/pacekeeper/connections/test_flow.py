@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from tests.pacekeeper.connections.conftest import PROVIDERS, ConnHarness
+from tests.pacekeeper.connections.conftest import (
+    PROVIDERS,
+    ConnHarness,
+    assert_styled_by_the_shared_stylesheet,
+)
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
@@ -45,3 +49,18 @@ async def test_status_needs_a_jwt(conn: ConnHarness) -> None:
     """PROV-8: /oauth/status is authenticated."""
     response = await conn.client.get("/oauth/status")
     assert response.status_code == 401
+
+
+async def test_result_pages_are_styled_only_by_the_shared_stylesheet(conn: ConnHarness) -> None:
+    """The result page of PROV-4 (success) and PROV-3 (a replay refused). No requirement ID
+    covers page styling; the rule is the one of docs/oauth.md for every page: no inline
+    styles, `style-src 'self'`. The outcome's colour is a class, not an inline variable."""
+    user_id, headers = await conn.user("result-style@example.com")
+    callback = await conn.approve(await conn.authorization_url("fitbit", user_id, headers))
+    success, refused = await conn.client.get(callback), await conn.client.get(callback)
+    assert (success.status_code, refused.status_code) == (200, 400)
+    for page, tone in ((success, "ok"), (refused, "bad")):
+        assert_styled_by_the_shared_stylesheet(page)
+        assert page.headers["content-security-policy"] == "default-src 'none'; style-src 'self'"
+        assert f'<div class="badge {tone}" aria-hidden="true">' in page.text
+        assert '<body class="result">' in page.text and 'class="wordmark"' in page.text
