@@ -8,7 +8,7 @@ from string import Template
 
 from starlette.responses import HTMLResponse
 
-from pacekeeper.web import STYLESHEET_PATH
+from pacekeeper.web import BRAND_MARK, STYLESHEET_PATH
 
 _LABELS = {"strava": "Strava", "fitbit": "Fitbit", "garmin": "Garmin Connect"}
 _TEMPLATE = Template(
@@ -32,6 +32,7 @@ def result_page(provider: str, *, ok: bool, message: str) -> HTMLResponse:
     label = provider_label(provider)
     html = _TEMPLATE.substitute(
         stylesheet=STYLESHEET_PATH,
+        brand=BRAND_MARK,
         title=escape(f"{label} connected" if ok else f"{label}: connection not completed"),
         message=escape(message),
         provider_label=escape(label),

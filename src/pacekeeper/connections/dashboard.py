@@ -25,7 +25,7 @@ from pacekeeper.auth import Principal
 from pacekeeper.connections._config import PROVIDERS
 from pacekeeper.connections._pages import provider_label
 from pacekeeper.errors import Unauthenticated
-from pacekeeper.web import STYLESHEET_PATH
+from pacekeeper.web import BRAND_MARK, STYLESHEET_PATH
 
 _TEMPLATE = Template(
     resources.files("pacekeeper.connections").joinpath("templates/dashboard.html").read_text()
@@ -83,7 +83,8 @@ async def dashboard(request: Request) -> Response:
         )
         who, user_id = escape(principal.email), str(principal.user_id)
     html = _TEMPLATE.substitute(
-        body=body, who=who, user_id=user_id, nonce=nonce, stylesheet=STYLESHEET_PATH
+        body=body, who=who, user_id=user_id, nonce=nonce, stylesheet=STYLESHEET_PATH,
+        brand=BRAND_MARK,
     )
     return HTMLResponse(
         html,

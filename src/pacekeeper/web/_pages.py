@@ -23,6 +23,9 @@ _ENV = Environment(
     lstrip_blocks=True,
 )
 STYLESHEET_PATH = "/oauth2/static/pacekeeper.css"
+# The logo and wordmark every page of ours shows: Jinja pages include the file, the
+# connection pages (string.Template) substitute this text.
+BRAND_MARK = resources.files("pacekeeper.web").joinpath("templates/_brand.html").read_text()
 
 
 @dataclass(frozen=True, slots=True)
