@@ -51,8 +51,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--pin", action="store_true",
                    help="taskset: servers on --server-cpu, wrk on --load-cpu (off by default:"
                         " on this shared 2-core machine pinning doubled both sides' times)")
-    p.add_argument("--server-cpu", default="0")
-    p.add_argument("--load-cpu", default="1")
+    allowed = sorted(os.sched_getaffinity(0))  # a container may allow, say, only 2 and 3
+    p.add_argument("--server-cpu", default=str(allowed[0]))
+    p.add_argument("--load-cpu", default=str(allowed[-1]))
     p.add_argument("--out", type=Path, default=RESULTS)
     return p
 
@@ -71,11 +72,11 @@ def _redis(args: argparse.Namespace) -> Iterator[str]:
 
 @contextlib.contextmanager
 def _client_on(cpu: str) -> Iterator[None]:
-    """This process (the client) on one CPU while the block runs, if there are two."""
-    if (os.cpu_count() or 1) < 2:
+    """This process (the client) on one CPU while the block runs, if it may use two."""
+    saved = os.sched_getaffinity(0)
+    if len(saved) < 2 or int(cpu) not in saved:
         yield
         return
-    saved = os.sched_getaffinity(0)
     os.sched_setaffinity(0, {int(cpu)})
     try:
         yield
@@ -119,7 +120,7 @@ def _interleaved_reading(args: argparse.Namespace, env: dict[str, str], where: s
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    pin = args.pin and (os.cpu_count() or 1) >= 2
+    pin = args.pin and len(os.sched_getaffinity(0)) >= 2
     started = dt.datetime.now(dt.UTC)
     http = latency = cpu = interleaved = None
     with _redis(args) as redis_url:
