@@ -5,6 +5,7 @@ given with --database-url:
 - password hashing and verification with the default Argon2id parameters (login cost);
 - JWT verification without the cache (RS256, 2048 and 4096-bit) and with it;
 - the whole principal resolution (cached token + the per-request user-status read);
+- the same for an OAuth access token, with and without the revoked-grant (`fid`) check;
 - an authenticated MCP `tools/call whoami` through the ASGI app (no sockets).
 Writes bench/results/auth.json beside the printed table.
 """
@@ -18,6 +19,7 @@ import json
 import secrets
 import tempfile
 import time
+import uuid
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -42,6 +44,26 @@ async def rate(name: str, seconds: float, op: Callable[[], Awaitable[Any]]) -> d
               "us_per_op": round(elapsed / count * 1e6, 1)}
     print(f"{name:<52} {result['ops_per_s']:>12,.1f}/s {result['us_per_op']:>12,.1f} us")
     return result
+
+
+async def grant_check(services: Any, user: Any, seconds: float) -> list[dict[str, Any]]:
+    """An OAuth access token (`fid`) resolved with and without the revoked-grant check,
+    interleaved three times so drift hits both alike."""
+    base = services.settings.public_base_url
+    oauth = services.tokens.issue(user, f"{base}/mcp", scope="fitness:read",
+                                  family=uuid.uuid4(), client_id="bench")
+    headers = {"authorization": f"Bearer {oauth.token}"}
+    resolver = services.resolver
+    families = resolver._families
+    out: list[dict[str, Any]] = []
+    for _ in range(3):
+        resolver._families = None
+        out.append(await rate("principal resolve, OAuth token, no fid check", seconds / 3,
+                              lambda: resolver.resolve(headers, delegated=True)))
+        resolver._families = families
+        out.append(await rate("principal resolve, OAuth token, fid check (cached)",
+                              seconds / 3, lambda: resolver.resolve(headers, delegated=True)))
+    return out
 
 
 async def main(seconds: float, database_url: str = "") -> list[dict[str, Any]]:
@@ -75,6 +97,8 @@ async def main(seconds: float, database_url: str = "") -> list[dict[str, Any]]:
             headers = {"authorization": f"Bearer {token}"}
             results.append(await rate(f"principal resolve (cache + user status), {bits}",
                                       seconds, lambda: services.resolver.resolve(headers)))
+            if bits == 2048:
+                results.extend(await grant_check(services, user, seconds))
             results.append(await rate(f"JWT issue RS256-{bits}", seconds,
                                       lambda: asyncio.sleep(0, tokens.issue(user))))
             await services.close()

@@ -28,6 +28,7 @@ from pacekeeper.apikeys import (
 from pacekeeper.auth import (
     Accounts,
     CachedAuthStates,
+    CachedRevokedFamilies,
     ConfiguredHasher,
     CsrfService,
     KeyGenerator,
@@ -36,7 +37,7 @@ from pacekeeper.auth import (
     TokenService,
     generate_rsa_key,
 )
-from pacekeeper.auth._state_cache import AuthStateSource
+from pacekeeper.auth._state_cache import AuthStateSource, RevokedFamilies
 from pacekeeper.config import Settings
 from pacekeeper.connections import (
     ConnectionLayer,
@@ -54,7 +55,7 @@ from pacekeeper.db import (
     upgrade,
 )
 from pacekeeper.masterkey import resolve_master_key
-from pacekeeper.oauth2 import OAuth2Components, build_oauth2
+from pacekeeper.oauth2 import OAuth2Components, SqlOAuthStore, build_oauth2
 from pacekeeper.providers import GarminWebhook
 from pacekeeper.ratelimit import MemoryRateLimiter, RateLimiter, RedisRateLimiter
 
@@ -71,9 +72,21 @@ def _auth_states(settings: Settings, users: UserRepository, signal: RevocationSi
     """Cache the per-request user-status read where every process sees every revocation:
     with Redis, or with SQLite (one host, and the signal file is in its data dir). With
     PostgreSQL and no Redis, processes may run on several hosts: read on every request."""
-    if redis is not None or settings.effective_database_url.startswith("sqlite"):
+    if _signal_reaches_every_process(settings, redis):
         return CachedAuthStates(users, signal)
     return users
+
+
+def _signal_reaches_every_process(settings: Settings, redis: Redis | None) -> bool:
+    return redis is not None or settings.effective_database_url.startswith("sqlite")
+
+
+def _revoked_families(settings: Settings, store: RevokedFamilies, signal: RevocationSignal,
+                      redis: Redis | None) -> RevokedFamilies:
+    """Revoked OAuth grants, cached under the same condition as the user states."""
+    if _signal_reaches_every_process(settings, redis):
+        return CachedRevokedFamilies(store, signal)
+    return store
 
 
 def resource_metadata_url(settings: Settings) -> str:
@@ -143,7 +156,8 @@ async def build_services(
         if migrate:
             await upgrade(engine)
         sessions = session_factory(engine)
-        # Revocations (key deleted, user disabled) reach every process's key cache.
+        # Revocations (key deleted, user disabled, OAuth grant revoked) reach every
+        # process's caches.
         revocations: RevocationSignal = (
             RedisRevocationSignal(redis)
             if redis is not None
@@ -172,6 +186,7 @@ async def build_services(
             burst_overrides=settings.apikey_burst_per_minute, meter=meter,
             seconds=time.time if clock is utc_now else None,  # the real clock, as a float
         )
+        oauth_store = SqlOAuthStore(sessions)
         resolver = PrincipalResolver(
             tokens,
             users,
@@ -181,6 +196,7 @@ async def build_services(
             resource_metadata_url(settings),
             audiences=(settings.public_base_url, f"{settings.public_base_url}/mcp"),
             states=_auth_states(settings, users, revocations, redis),
+            families=_revoked_families(settings, oauth_store, revocations, redis),
         )
         admin = await accounts.ensure_first_admin(
             settings.admin_email, settings.admin_password.get_secret_value()
@@ -196,7 +212,8 @@ async def build_services(
         if redis is not None:
             await redis.aclose()
         raise
-    oauth = build_oauth2(settings, sessions, tokens, users, limiter, clock)
+    oauth = build_oauth2(settings, sessions, tokens, users, limiter, clock,
+                         revocations=revocations, store=oauth_store)
     await api_keys.start()
     return Services(
         settings, engine, users, keys, tokens, csrf, accounts, limiter, resolver, clock,

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +90,30 @@ def test_disable_applies_inside_an_open_websocket(client: TestClient) -> None:
         assert "result" in _exchange(ws, CALL)
         services = client.app.state.services  # type: ignore[attr-defined]
         assert client.portal.call(services.accounts.disable, "ws-off@example.com")  # type: ignore[union-attr]
+        after = _exchange(ws, {**CALL, "id": 9})
+        assert after["result"]["isError"] is True
+        assert after["result"]["content"][0]["text"] == "invalid token"
+
+
+def test_revoked_grant_applies_inside_an_open_websocket(client: TestClient) -> None:
+    """RFC 7009 2.1: an OAuth access token whose grant is revoked while connected fails
+    the next call with "invalid token" (each call over a long connection re-resolves)."""
+    client.post("/api/auth/register", json={"email": "ws-grant@example.com",
+                                             "password": PASSWORD})
+    client.cookies.clear()
+    services = client.app.state.services  # type: ignore[attr-defined]
+    user = client.portal.call(services.users.get_by_email, "ws-grant@example.com")  # type: ignore[union-attr]
+    family = uuid.uuid4()
+    token = services.tokens.issue(user, "https://pk.test/mcp", scope="fitness:read",
+                                  family=family, client_id="ws-client").token
+    with client.websocket_connect(WS_URL, subprotocols=["mcp"],
+                                  headers={"Authorization": f"Bearer {token}"}) as ws:
+        _exchange(ws, INIT)
+        ws.send_text(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        assert "result" in _exchange(ws, CALL)
+        assert _exchange(ws, {**CALL, "id": 8})["result"].get("isError") is not True
+        client.portal.call(services.oauth.server.revoke_family, family,  # type: ignore[union-attr]
+                           datetime.now(UTC))
         after = _exchange(ws, {**CALL, "id": 9})
         assert after["result"]["isError"] is True
         assert after["result"]["content"][0]["text"] == "invalid token"

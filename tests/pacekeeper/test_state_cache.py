@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 
-from pacekeeper.auth import CachedAuthStates
+from pacekeeper.auth import CachedAuthStates, CachedRevokedFamilies
 from pacekeeper.db import AuthState, UserStatus
 
 ACTIVE = AuthState(UserStatus.ACTIVE, 0, None)
@@ -61,3 +61,58 @@ async def test_a_read_that_straddles_a_revocation_is_not_kept() -> None:
     assert await slow == ACTIVE  # the stale read answers what it read...
     assert await cache.auth_state(user) == DISABLED  # ...but did not replace the cache
     assert source.reads == 2
+
+
+class Families:
+    def __init__(self) -> None:
+        self.revoked: set[uuid.UUID] = set()
+        self.reads = 0
+        self.gate: asyncio.Event | None = None
+
+    async def family_revoked(self, family_id: uuid.UUID) -> bool:
+        self.reads += 1
+        answer, gate = family_id in self.revoked, self.gate
+        if gate is not None:
+            await gate.wait()
+        return answer
+
+
+async def test_family_check_reads_once_until_the_signal_moves() -> None:
+    """RFC 7009 2.1: a revoked grant (which moves the signal) is seen by the next request;
+    while nothing moves, a live grant's requests read nothing."""
+    source, signal = Families(), Signal()
+    cache = CachedRevokedFamilies(source, signal)
+    family = uuid.uuid4()
+    assert not await cache.family_revoked(family)
+    assert not await cache.family_revoked(family)
+    assert source.reads == 1
+    source.revoked.add(family)
+    signal.value = 1  # the revocation: database first, then the signal
+    assert await cache.family_revoked(family)
+    assert await cache.family_revoked(family)
+    assert source.reads == 2
+
+
+async def test_a_family_read_that_straddles_a_revocation_is_not_kept() -> None:
+    """A "not revoked" read started before a revocation never lands in the cache."""
+    source, signal = Families(), Signal()
+    cache = CachedRevokedFamilies(source, signal)
+    family = uuid.uuid4()
+    gate = source.gate = asyncio.Event()
+    slow = asyncio.create_task(cache.family_revoked(family))  # reads "live", then waits
+    await asyncio.sleep(0)
+    source.revoked.add(family)
+    signal.value, source.gate = 1, None
+    assert await cache.family_revoked(family)  # a newer request sees the revocation
+    gate.set()
+    assert not await slow  # the stale read answers what it read...
+    assert await cache.family_revoked(family)  # ...but did not replace the cache
+    assert source.reads == 2
+
+
+async def test_family_cache_is_bounded() -> None:
+    source, signal = Families(), Signal()
+    cache = CachedRevokedFamilies(source, signal, limit=2)
+    for _ in range(3):
+        await cache.family_revoked(uuid.uuid4())
+    assert len(cache._revoked) <= 2

@@ -20,7 +20,7 @@ from pacekeeper.auth._keystore import KeyGenerator, KeyStore, LoadedKey, generat
 from pacekeeper.auth._passwords import ConfiguredHasher, PasswordHasher
 from pacekeeper.auth._principal import Principal, PrincipalResolver
 from pacekeeper.auth._sealing import Sealer, derive_key
-from pacekeeper.auth._state_cache import CachedAuthStates
+from pacekeeper.auth._state_cache import CachedAuthStates, CachedRevokedFamilies, RevokedFamilies
 from pacekeeper.auth._tokens import Claims, IssuedToken, TokenInvalid, TokenService
 
 __all__ = [
@@ -33,6 +33,7 @@ __all__ = [
     "MIN_PASSWORD_CHARS",
     "Accounts",
     "CachedAuthStates",
+    "CachedRevokedFamilies",
     "Claims",
     "ConfiguredHasher",
     "CsrfService",
@@ -44,6 +45,7 @@ __all__ = [
     "PasswordHasher",
     "Principal",
     "PrincipalResolver",
+    "RevokedFamilies",
     "Sealer",
     "TokenInvalid",
     "TokenService",

@@ -9,6 +9,12 @@ are re-read from the database on every authenticated request (one primary-key lo
 joined with the tenant's rate limit which that request needs anyway). A disable commits
 before it returns, so every later request in every process sees it. A TTL cache of the
 status would leave a window; an in-memory flag would miss other processes.
+
+OAuth access tokens name their grant (claim `fid`): when the grant has been revoked
+(RFC 7009, refresh-token reuse, a replayed code, a disabled user's grant) the token is
+"invalid token" like any other, at once and in every process. The question is answered
+by the same kind of signal-versioned cache (no database read while nothing changes);
+tokens without `fid` (login JWTs) skip it.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ from starlette.requests import cookie_parser
 
 from pacekeeper.auth._cookies import AUTH_COOKIE, CSRF_COOKIE
 from pacekeeper.auth._csrf import CSRF_HEADER, CsrfService
-from pacekeeper.auth._state_cache import AuthStateSource
+from pacekeeper.auth._state_cache import AuthStateSource, RevokedFamilies
 from pacekeeper.auth._tokens import Claims, TokenInvalid, TokenService
 from pacekeeper.db import Role, UserRepository, UserStatus
 from pacekeeper.errors import (
@@ -61,10 +67,12 @@ class PrincipalResolver:
         resource_metadata_url: str,
         audiences: Collection[str] = (),
         states: AuthStateSource | None = None,
+        families: RevokedFamilies | None = None,
     ) -> None:
         self._tokens = tokens
         self._users = users
         self._states: AuthStateSource = states or users
+        self._families = families
         self._csrf = csrf
         self._limiter = limiter
         self._default_limit = default_tenant_limit
@@ -115,6 +123,12 @@ class PrincipalResolver:
         except TokenInvalid:
             raise self.unauthenticated(invalid=True) from None
         if claims.scope is not None and not delegated:
+            raise self.unauthenticated(invalid=True)
+        if (
+            claims.fid is not None
+            and self._families is not None
+            and await self._families.family_revoked(claims.fid)
+        ):
             raise self.unauthenticated(invalid=True)
         state = await self._states.auth_state(claims.sub)
         if (

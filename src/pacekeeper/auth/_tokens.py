@@ -51,6 +51,10 @@ class Claims:
     aud: tuple[str, ...]
     # OAuth 2.0 access tokens carry the granted scopes; login JWTs carry none (None).
     scope: tuple[str, ...] | None = None
+    # OAuth 2.0 access tokens also name their grant: `fid` (the refresh-token family, so
+    # revoking the grant refuses its access tokens too) and `client_id` (RFC 9068).
+    fid: uuid.UUID | None = None
+    client_id: str | None = None
 
     @property
     def expires_at(self) -> datetime:
@@ -86,8 +90,11 @@ class TokenService:
         *,
         scope: str | None = None,
         lifetime: timedelta | None = None,
+        family: uuid.UUID | None = None,
+        client_id: str | None = None,
     ) -> IssuedToken:
-        """A signed JWT; `scope` and a shorter `lifetime` are for OAuth access tokens."""
+        """A signed JWT; `scope`, a shorter `lifetime`, the grant's `family` (claim `fid`)
+        and `client_id` are for OAuth access tokens."""
         now = self._clock()
         expires_at = now + (lifetime or self._lifetime)
         key = self._keys.signing_key()
@@ -107,6 +114,10 @@ class TokenService:
             payload["aud"] = audience
         if scope is not None:
             payload["scope"] = scope
+        if family is not None:
+            payload["fid"] = str(family)
+        if client_id is not None:
+            payload["client_id"] = client_id
         token = jwt.encode(
             payload, key.signing_key, algorithm=key.alg, headers={"kid": key.kid, "typ": "JWT"}
         )
@@ -180,6 +191,11 @@ def _claims(payload: dict[str, Any], kid: str) -> Claims:
         scope = payload.get("scope")
         if scope is not None and not isinstance(scope, str):
             raise TypeError("scope must be a string")
+        fid, client_id = payload.get("fid"), payload.get("client_id")
+        if fid is not None and not isinstance(fid, str):
+            raise TypeError("fid must be a string")
+        if client_id is not None and not isinstance(client_id, str):
+            raise TypeError("client_id must be a string")
         if not all(type(v) is int for v in (exp, iat, ver)):
             raise TypeError("numeric claims must be integers")
         return Claims(
@@ -194,6 +210,8 @@ def _claims(payload: dict[str, Any], kid: str) -> Claims:
             kid=kid,
             aud=audiences,
             scope=tuple(scope.split()) if scope is not None else None,
+            fid=uuid.UUID(fid) if fid is not None else None,
+            client_id=client_id,
         )
     except (KeyError, TypeError, ValueError):
         raise TokenInvalid("claims missing or malformed") from None

@@ -13,8 +13,8 @@ from pacekeeper.config import Settings
 from pacekeeper.db import UserRepository
 from pacekeeper.oauth2._components import OAuth2Components
 from pacekeeper.oauth2._ratelimit import EndpointLimiter, parse_proxies
-from pacekeeper.oauth2._server import AuthorizationServer
-from pacekeeper.oauth2._store import SqlOAuthStore
+from pacekeeper.oauth2._server import AuthorizationServer, Signal
+from pacekeeper.oauth2._store import OAuthStore, SqlOAuthStore
 from pacekeeper.oauth2.cimd import MetadataDocuments
 from pacekeeper.oauth2.rfc6749 import authorize, token
 from pacekeeper.oauth2.rfc7009 import revoke
@@ -33,9 +33,12 @@ def build_oauth2(
     users: UserRepository,
     limiter: RateLimiter,
     clock: Callable[[], datetime],
+    revocations: Signal | None = None,
+    store: OAuthStore | None = None,
 ) -> OAuth2Components:
+    """`revocations` is the signal a revoked grant bumps (the validator's caches follow it)."""
     server = AuthorizationServer(
-        SqlOAuthStore(sessions),
+        store or SqlOAuthStore(sessions),
         tokens,
         users,
         MetadataDocuments(allow_loopback=not settings.is_production),
@@ -44,6 +47,7 @@ def build_oauth2(
         issuer=settings.issuer,
         access_lifetime=timedelta(minutes=settings.oauth_access_token_minutes),
         refresh_lifetime=timedelta(days=settings.oauth_refresh_token_days),
+        revocations=revocations,
     )
     proxies = parse_proxies(settings.trusted_proxies.split(","))
     return OAuth2Components(server, EndpointLimiter(limiter, proxies), settings.public_base_url)

@@ -1,4 +1,4 @@
-"""Tables of the authorization server (migrations/versions/0002_oauth2.py mirrors them).
+"""Tables of the authorization server (migrations 0002_oauth2 and 0005 mirror them).
 
 Every secret is stored as its SHA-256 digest (client secrets, codes, refresh tokens):
 they are 256-bit random values, so a fast hash is enough and lookups stay indexed.
@@ -65,4 +65,20 @@ class OAuthRefreshTokenRow(Base):
     revoked_at: Mapped[datetime | None] = mapped_column(UtcDateTime(), nullable=True)
 
 
-__all__ = ["OAuthClientRow", "OAuthCodeRow", "OAuthRefreshTokenRow"]
+class OAuthRevokedFamilyRow(Base):
+    """A revoked grant (refresh-token family): its access tokens (claim `fid`) are refused.
+
+    A table of its own, not a column on the refresh tokens: the validator asks "is this
+    family revoked?" by primary key, a family can be revoked before any refresh token of
+    it exists (a replayed code of a client without refresh tokens), and the row must
+    outlive the family's refresh tokens only as long as its access tokens live.
+    (migrations/versions/0005_oauth_revoked_families.py)
+    """
+
+    __tablename__ = "oauth_revoked_families"
+
+    family_id: Mapped[uuid.UUID] = mapped_column(Uuid(), primary_key=True)
+    revoked_at: Mapped[datetime] = mapped_column(UtcDateTime(), index=True)
+
+
+__all__ = ["OAuthClientRow", "OAuthCodeRow", "OAuthRefreshTokenRow", "OAuthRevokedFamilyRow"]

@@ -1,11 +1,21 @@
 """The authorization server's operations, free of HTTP: clients, codes, tokens.
 
 Codes (AS-5): 256-bit random, stored as SHA-256, 10 minutes, consumed by one atomic
-UPDATE. A replayed code also revokes the refresh tokens its first exchange produced.
+UPDATE. A replayed code also revokes the grant its first exchange produced.
 Refresh tokens (AS-8, AS-9): rotated on every use; the presented token is revoked by
 the same UPDATE that checks it; presenting an already rotated token revokes its whole
 family (RFC 9700 4.14.2). Access tokens (AS-7, AS-14): the service's RS256 JWTs with
 `aud` = the resource and `scope`, checked by the one validator the service uses.
+
+Grant revocation. Every access token names its grant: claim `fid` = the refresh-token
+family id (and `client_id`, RFC 9068). Revoking a family (RFC 7009 revocation of a
+refresh token or of an access token by its own client, refresh-token reuse, a replayed
+code, a grant of a disabled user) records it in `oauth_revoked_families`, revokes its
+refresh tokens, and bumps the cross-process revocation signal, so the one validator
+(`PrincipalResolver`) refuses the family's access tokens at once in every process
+(RFC 7009 2.1, RFC 6749 4.1.2). The validator caches "is this family revoked?" until
+the signal moves. Records are deleted by the housekeeping DELETE once every access
+token of the family has expired (`_RETENTION` + the access-token lifetime).
 """
 
 from __future__ import annotations
@@ -16,11 +26,11 @@ import secrets
 import uuid
 from collections.abc import Callable
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Protocol
 
 import orjson
 
-from pacekeeper.auth import TokenService
+from pacekeeper.auth import TokenInvalid, TokenService
 from pacekeeper.db import UserRepository, UserStatus
 from pacekeeper.oauth2 import _scopes, rfc7636
 from pacekeeper.oauth2._authrequest import AuthorizationRequest, ErrorPage
@@ -34,6 +44,12 @@ log = logging.getLogger("pacekeeper.oauth2")
 CODE_LIFETIME = timedelta(minutes=10)
 # Expired codes and tokens are kept a day (replays still get recognised), then deleted.
 _RETENTION = timedelta(days=1)
+
+
+class Signal(Protocol):
+    """The cross-process revocation signal (pacekeeper.apikeys.RevocationSignal)."""
+
+    async def bump(self) -> None: ...
 
 
 def digest(secret: str) -> str:
@@ -66,6 +82,7 @@ class AuthorizationServer:
         issuer: str,
         access_lifetime: timedelta,
         refresh_lifetime: timedelta,
+        revocations: Signal | None = None,
     ) -> None:
         self.store = store
         self.tokens = tokens
@@ -76,6 +93,14 @@ class AuthorizationServer:
         self.issuer = issuer
         self.access_lifetime = access_lifetime
         self.refresh_lifetime = refresh_lifetime
+        self.revocations = revocations
+
+    async def revoke_family(self, family_id: uuid.UUID, now: datetime) -> int:
+        """End a grant: its refresh tokens, and (through the signal) its access tokens."""
+        revoked = await self.store.revoke_family(family_id, now)
+        if self.revocations is not None:
+            await self.revocations.bump()  # after the commit: every process re-reads
+        return revoked
 
     async def client(self, client_id: str) -> Client | None:
         """A registered or metadata-document client; None when unknown."""
@@ -113,7 +138,9 @@ class AuthorizationServer:
                     now + CODE_LIFETIME)
         )
         # Housekeeping rides on a rare, interactive event: one indexed DELETE.
-        await self.store.purge_expired(now - _RETENTION)
+        # A revoked family's record outlives the family's last access token (issued no
+        # later than the revocation) by the same margin.
+        await self.store.purge_expired(now - _RETENTION, now - _RETENTION - self.access_lifetime)
         return code
 
     async def exchange_code(self, client: Client, form: dict[str, str]) -> dict[str, Any]:
@@ -128,7 +155,7 @@ class AuthorizationServer:
             family = await self.store.code_family(code_hash)
             if family is not None:
                 # Replayed (or expired) code: whatever it produced is revoked.
-                await self.store.revoke_family(family, now)
+                await self.revoke_family(family, now)
             raise InvalidGrant("authorization code is invalid, expired or already used")
         grant = consumed.grant
         if grant.client_id != client.client_id:
@@ -157,7 +184,7 @@ class AuthorizationServer:
         if grant is None:
             state = await self.store.refresh_state(token_hash)
             if state is not None and state.revoked and state.client_id == client.client_id:
-                revoked = await self.store.revoke_family(state.family_id, now)
+                revoked = await self.revoke_family(state.family_id, now)
                 log.warning("refresh token reuse: family revoked (%d active tokens)", revoked)
             raise InvalidGrant("refresh token is invalid, expired or revoked")
         if "resource" in form and self.resources.audience([form["resource"]]) != grant.resource:
@@ -178,10 +205,24 @@ class AuthorizationServer:
     ) -> dict[str, Any]:
         user = await self.users.get(grant.user_id)
         if user is None or user.status is not UserStatus.ACTIVE:
-            await self.store.revoke_family(grant.family_id, self.clock())
+            await self.revoke_family(grant.family_id, self.clock())
             raise InvalidGrant("the user of this grant is not active")
+        if refresh_token is None and "refresh_token" in client.grant_types:
+            refresh_token = secrets.token_urlsafe(32)
+            now = self.clock()
+            await self.store.add_refresh(
+                digest(refresh_token), grant, None, now, now + self.refresh_lifetime
+            )
+        # Checked after the new refresh token (fresh, or the rotation's successor) is
+        # committed: a revocation racing with this request (a replayed code, RFC 7009)
+        # either sees that token, and its UPDATE revokes it, or is seen here, and the
+        # token is revoked now. The answer stays the one success (AS-5, AS-8); its tokens
+        # are dead, as with reuse (the access token names the revoked family).
+        if refresh_token is not None and await self.store.family_revoked(grant.family_id):
+            await self.store.revoke_family(grant.family_id, self.clock())
         issued = self.tokens.issue(
-            user, grant.resource, scope=grant.scope, lifetime=self.access_lifetime
+            user, grant.resource, scope=grant.scope, lifetime=self.access_lifetime,
+            family=grant.family_id, client_id=client.client_id,
         )
         body: dict[str, Any] = {
             "access_token": issued.token,
@@ -189,23 +230,29 @@ class AuthorizationServer:
             "expires_in": int(self.access_lifetime.total_seconds()),
             "scope": grant.scope,
         }
-        if refresh_token is None and "refresh_token" in client.grant_types:
-            refresh_token = secrets.token_urlsafe(32)
-            now = self.clock()
-            await self.store.add_refresh(
-                digest(refresh_token), grant, None, now, now + self.refresh_lifetime
-            )
         if refresh_token is not None:
             body["refresh_token"] = refresh_token
         return body
 
     async def revoke(self, client: Client, token: str) -> None:
-        """RFC 7009: revoking a refresh token ends its whole grant (family)."""
+        """RFC 7009: revoking a refresh token, or an access token, ends its whole grant.
+
+        An access token ends its grant only when the presenting client is the one it was
+        issued to (`client_id` claim); RFC 7009 2.1 lets the server revoke the grant.
+        Unknown, invalid or expired tokens and other clients' tokens change nothing,
+        and the endpoint answers 200 all the same (RFC 7009 2.2).
+        """
         state = await self.store.refresh_state(digest(token))
-        # Unknown tokens, JWT access tokens and other clients' tokens: 200 all the same
-        # (RFC 7009 2.2); access tokens are short-lived and expire on their own.
-        if state is not None and state.client_id == client.client_id:
-            await self.store.revoke_family(state.family_id, self.clock())
+        if state is not None:
+            if state.client_id == client.client_id:
+                await self.revoke_family(state.family_id, self.clock())
+            return
+        try:
+            claims = await self.tokens.verify(token, self.resources.accepted)
+        except TokenInvalid:
+            return
+        if claims.fid is not None and claims.client_id == client.client_id:
+            await self.revoke_family(claims.fid, self.clock())
 
 
-__all__ = ["CODE_LIFETIME", "AuthorizationServer", "digest"]
+__all__ = ["CODE_LIFETIME", "AuthorizationServer", "Signal", "digest"]

@@ -12,6 +12,13 @@ processes and machines sharing the database (AS-5, AS-8):
 PostgreSQL re-checks the WHERE clause after a concurrent writer commits, and SQLite
 serialises writers, so of any number of concurrent presentations exactly one row update
 succeeds.
+
+A revoked family (grant) is recorded in `oauth_revoked_families` BEFORE its refresh
+tokens are revoked, each step committed on its own: a token request that commits a new
+refresh token and then finds no record was committed before the revoking UPDATE began,
+so that UPDATE revokes it; one that finds the record revokes the family itself (see
+`AuthorizationServer`). The record is what the validator reads to refuse the family's
+access tokens (claim `fid`).
 """
 
 from __future__ import annotations
@@ -22,9 +29,15 @@ from datetime import datetime
 from typing import Protocol
 
 from sqlalchemy import delete, select, update
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from pacekeeper.oauth2._models import OAuthClientRow, OAuthCodeRow, OAuthRefreshTokenRow
+from pacekeeper.oauth2._models import (
+    OAuthClientRow,
+    OAuthCodeRow,
+    OAuthRefreshTokenRow,
+    OAuthRevokedFamilyRow,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,9 +107,13 @@ class OAuthStore(Protocol):
         """Revoke the token and insert its successor in one transaction (atomic check)."""
     async def refresh_state(self, token_hash: str) -> RefreshState | None:
         """Family, revocation and owner of a stored token; None when unknown."""
-    async def revoke_family(self, family_id: uuid.UUID, now: datetime) -> int: ...
-    async def purge_expired(self, before: datetime) -> int:
-        """Delete codes and refresh tokens that expired before `before`."""
+    async def revoke_family(self, family_id: uuid.UUID, now: datetime) -> int:
+        """Record the family as revoked, then revoke its refresh tokens (active ones counted)."""
+    async def family_revoked(self, family_id: uuid.UUID) -> bool:
+        """Whether the family is recorded as revoked (its access tokens are refused)."""
+    async def purge_expired(self, before: datetime, revoked_before: datetime) -> int:
+        """Delete codes and refresh tokens that expired before `before`, and revoked-family
+        records older than `revoked_before` (every access token of theirs has expired)."""
 
 
 def _client(row: OAuthClientRow) -> StoredClient:
@@ -112,11 +129,13 @@ def _client(row: OAuthClientRow) -> StoredClient:
 
 _CODE = OAuthCodeRow
 _RT = OAuthRefreshTokenRow
+_REVOKED = OAuthRevokedFamilyRow
 
 
 class SqlOAuthStore:
     def __init__(self, sessions: async_sessionmaker[AsyncSession]) -> None:
         self._sessions = sessions
+        self._pg = sessions.kw["bind"].dialect.name == "postgresql"
 
     async def add_client(self, client: StoredClient) -> None:
         async with self._sessions.begin() as session:
@@ -222,6 +241,16 @@ class SqlOAuthStore:
         return RefreshState(row.family_id, row.revoked_at is not None, row.client_id)
 
     async def revoke_family(self, family_id: uuid.UUID, now: datetime) -> int:
+        insert = postgresql.insert if self._pg else sqlite.insert
+        # The latest revocation counts: the record is kept an access-token lifetime after it.
+        record = (
+            insert(_REVOKED)
+            .values(family_id=family_id, revoked_at=now)
+            .on_conflict_do_update(index_elements=["family_id"], set_={"revoked_at": now})
+        )
+        # Two transactions on purpose, the record first (module docstring).
+        async with self._sessions.begin() as session:
+            await session.execute(record)
         async with self._sessions.begin() as session:
             result = await session.execute(
                 update(_RT)
@@ -230,11 +259,21 @@ class SqlOAuthStore:
             )
         return int(getattr(result, "rowcount", 0) or 0)
 
-    async def purge_expired(self, before: datetime) -> int:
+    async def family_revoked(self, family_id: uuid.UUID) -> bool:
+        async with self._sessions() as session:
+            found = await session.scalar(
+                select(_REVOKED.family_id).where(_REVOKED.family_id == family_id)
+            )
+        return found is not None
+
+    async def purge_expired(self, before: datetime, revoked_before: datetime) -> int:
         async with self._sessions.begin() as session:
             codes = await session.execute(delete(_CODE).where(_CODE.expires_at < before))
             tokens = await session.execute(delete(_RT).where(_RT.expires_at < before))
-        return sum(int(getattr(r, "rowcount", 0) or 0) for r in (codes, tokens))
+            families = await session.execute(
+                delete(_REVOKED).where(_REVOKED.revoked_at < revoked_before)
+            )
+        return sum(int(getattr(r, "rowcount", 0) or 0) for r in (codes, tokens, families))
 
 
 def _refresh_row(

@@ -1,8 +1,10 @@
 """Token revocation (RFC 7009) at POST /oauth2/revoke.
 
 The client authenticates as at the token endpoint. Revoking a refresh token revokes
-its whole family (the grant). Unknown tokens, other clients' tokens and JWT access
-tokens get 200 as the RFC asks (access tokens are short-lived and simply expire).
+its whole grant (family): its refresh tokens and its access tokens (RFC 7009 2.1).
+Revoking an access token does the same when the presenting client is the one it was
+issued to. Unknown, invalid or expired tokens and other clients' tokens change nothing
+and get 200 as the RFC asks (2.2).
 """
 
 from __future__ import annotations
