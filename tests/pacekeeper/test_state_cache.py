@@ -115,4 +115,4 @@ async def test_family_cache_is_bounded() -> None:
     cache = CachedRevokedFamilies(source, signal, limit=2)
     for _ in range(3):
         await cache.family_revoked(uuid.uuid4())
-    assert len(cache._revoked) <= 2
+    assert len(cache._cache.entries) <= 2

@@ -15,7 +15,8 @@ moves the same signal.
 from __future__ import annotations
 
 import uuid
-from typing import Protocol
+from collections.abc import Awaitable, Callable
+from typing import Generic, Protocol, TypeVar
 
 from pacekeeper.db import AuthState
 
@@ -32,31 +33,48 @@ class RevokedFamilies(Protocol):
     async def family_revoked(self, family_id: uuid.UUID) -> bool: ...
 
 
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class _SignalCache(Generic[K, V]):
+    """Values read from the database, kept while the signal's version stands still.
+
+    A value read while the version moved is returned but not kept: a concurrent request
+    may already have seen the newer version, and this read may predate that revocation.
+    `None` (nothing found) is never kept.
+    """
+
+    def __init__(self, signal: ChangeSignal, limit: int) -> None:
+        self._signal = signal
+        self._limit = limit
+        self.entries: dict[K, V] = {}
+        self._version: str | None = None
+
+    async def get(self, key: K, load: Callable[[K], Awaitable[V | None]]) -> V | None:
+        version = await self._signal.version()
+        if version != self._version:
+            self.entries.clear()
+            self._version = version
+        found = self.entries.get(key)
+        if found is not None:
+            return found
+        found = await load(key)
+        if found is not None and self._version == version:
+            if len(self.entries) >= self._limit:
+                self.entries.clear()
+            self.entries[key] = found
+        return found
+
+
 class CachedAuthStates:
     def __init__(self, source: AuthStateSource, signal: ChangeSignal,
                  limit: int = 10_000) -> None:
-        self._source = source
-        self._signal = signal
-        self._limit = limit
-        self._states: dict[uuid.UUID, AuthState] = {}
-        self._version: str | None = None
+        self._load = source.auth_state
+        self._cache: _SignalCache[uuid.UUID, AuthState] = _SignalCache(signal, limit)
 
     async def auth_state(self, user_id: uuid.UUID) -> AuthState | None:
-        version = await self._signal.version()
-        if version != self._version:
-            self._states.clear()
-            self._version = version
-        state = self._states.get(user_id)
-        if state is not None:
-            return state
-        state = await self._source.auth_state(user_id)
-        # Keep it only if nothing was revoked meanwhile: a concurrent request may already
-        # have seen a newer version, and this read may predate that revocation.
-        if state is not None and self._version == version:
-            if len(self._states) >= self._limit:
-                self._states.clear()
-            self._states[user_id] = state
-        return state
+        return await self._cache.get(user_id, self._load)
 
 
 class CachedRevokedFamilies:
@@ -67,27 +85,11 @@ class CachedRevokedFamilies:
 
     def __init__(self, source: RevokedFamilies, signal: ChangeSignal,
                  limit: int = 10_000) -> None:
-        self._source = source
-        self._signal = signal
-        self._limit = limit
-        self._revoked: dict[uuid.UUID, bool] = {}
-        self._version: str | None = None
+        self._load = source.family_revoked
+        self._cache: _SignalCache[uuid.UUID, bool] = _SignalCache(signal, limit)
 
     async def family_revoked(self, family_id: uuid.UUID) -> bool:
-        version = await self._signal.version()
-        if version != self._version:
-            self._revoked.clear()
-            self._version = version
-        found = self._revoked.get(family_id)
-        if found is not None:
-            return found
-        found = await self._source.family_revoked(family_id)
-        # As in CachedAuthStates: a read that may predate a revocation is not kept.
-        if self._version == version:
-            if len(self._revoked) >= self._limit:
-                self._revoked.clear()
-            self._revoked[family_id] = found
-        return found
+        return bool(await self._cache.get(family_id, self._load))
 
 
 __all__ = [

@@ -258,7 +258,7 @@ async def test_warm_cache_reads_no_database_until_a_revocation(
         cached = services.resolver._families
         assert isinstance(cached, CachedRevokedFamilies)
         counting = CountingFamilies(services.oauth.server.store)
-        cached._source = counting
+        cached._load = counting.family_revoked
         reg, first, _ = await two_grants(h, "warm@example.com")
         for _ in range(5):
             await assert_works(h.client, first["access_token"])
