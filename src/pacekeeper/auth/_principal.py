@@ -4,11 +4,13 @@ Order: the `auth_token` cookie when present, else `Authorization: Bearer`. A coo
 caller on a state-changing method must then pass the one CSRF check.
 
 Disabling is immediate (ACC-8), also across processes and from the CLI: the token
-itself comes from the verified-token cache, but the user's status and token version
-are re-read from the database on every authenticated request (one primary-key lookup,
-joined with the tenant's rate limit which that request needs anyway). A disable commits
-before it returns, so every later request in every process sees it. A TTL cache of the
-status would leave a window; an in-memory flag would miss other processes.
+itself comes from the verified-token cache, and the user's status and token version
+(one primary-key lookup, joined with the tenant's rate limit which that request needs
+anyway) are read from the database, or from a cache that holds only while the
+cross-process revocation signal stands still (`_state_cache`). A disable commits, then
+moves the signal, before it returns, so every later request in every process sees it.
+A TTL cache of the status would leave a window; an in-memory flag would miss other
+processes.
 
 OAuth access tokens name their grant (claim `fid`): when the grant has been revoked
 (RFC 7009, refresh-token reuse, a replayed code, a disabled user's grant) the token is
