@@ -9,12 +9,11 @@ from datetime import datetime
 from typing import Protocol
 
 from sqlalchemy import func, select, update
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from pacekeeper.apikeys._tables import ApiKeyRow, ApiKeyUsageRow
 from pacekeeper.apikeys._tiers import Tier
-from pacekeeper.db import Role, UserRow, UserStatus
+from pacekeeper.db import Role, UserRow, UserStatus, upsert_insert
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +76,7 @@ class SqlApiKeyRepository:
         self._sessions = sessions
         # The hot path: a bare connection and a prebuilt statement (as auth_state does).
         self._engine: AsyncEngine = sessions.kw["bind"]
+        self._insert = upsert_insert(sessions)
         self._lookup = select(
             *_KEY_COLUMNS, UserRow.status, UserRow.email, UserRow.role, UserRow.tenant_id,
             UserRow.token_version,
@@ -151,10 +151,8 @@ class SqlApiKeyRepository:
         if not deltas and not last_used:
             return
         async with self._sessions() as session:
-            dialect = self._engine.dialect.name
-            insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
             if deltas:
-                statement = insert(ApiKeyUsageRow).values([
+                statement = self._insert(ApiKeyUsageRow).values([
                     {"key_id": key_id, "day": day, "count": count}
                     for (key_id, day), count in deltas.items()
                 ])

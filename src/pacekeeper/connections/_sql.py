@@ -13,7 +13,6 @@ from contextlib import asynccontextmanager
 from datetime import datetime
 
 from sqlalchemy import delete, select, update
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from pacekeeper.connections._models import ProviderConnectionRow
@@ -24,6 +23,7 @@ from pacekeeper.connections._records import (
     TokenUpdate,
 )
 from pacekeeper.crypto import Envelope, StoredSecret, TokenContext
+from pacekeeper.db import upsert_insert
 
 _Row = ProviderConnectionRow
 
@@ -96,8 +96,8 @@ class SqlConnectionRepository:
 
     def __init__(self, sessions: async_sessionmaker[AsyncSession]) -> None:
         self._sessions = sessions
-        bind = sessions.kw["bind"]
-        self.row_locks = bind.dialect.name == "postgresql"
+        self.row_locks = sessions.kw["bind"].dialect.name == "postgresql"
+        self._insert = upsert_insert(sessions)
 
     async def get(self, user_id: uuid.UUID, provider: str) -> StoredConnection | None:
         async with self._sessions() as session:
@@ -125,8 +125,7 @@ class SqlConnectionRepository:
             "token_lookup": connection.token_lookup,
             "updated_at": now,
         }
-        insert = postgresql.insert if self.row_locks else sqlite.insert
-        stmt = insert(_Row).values(
+        stmt = self._insert(_Row).values(
             id=uuid.uuid4(), user_id=connection.user_id, provider=connection.provider,
             created_at=now, **values,
         )  # fmt: skip

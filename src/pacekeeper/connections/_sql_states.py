@@ -7,12 +7,12 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 
 from sqlalchemy import delete, update
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from pacekeeper.connections._models import OAuthStateRow, WebhookKeyRow
 from pacekeeper.connections._records import PendingState
 from pacekeeper.connections._sql import sha256_hex
+from pacekeeper.db import upsert_insert
 
 
 def _state(row: OAuthStateRow) -> PendingState:
@@ -88,14 +88,13 @@ class SqlIdempotencyStore:
     ) -> None:
         self._sessions = sessions
         self._clock = clock
-        self._pg = sessions.kw["bind"].dialect.name == "postgresql"
+        self._insert = upsert_insert(sessions)
 
     async def claim(self, key: str, ttl_s: float) -> bool:
         now = self._clock()
         key_hash = sha256_hex(key)
-        insert = postgresql.insert if self._pg else sqlite.insert
         stmt = (
-            insert(WebhookKeyRow)
+            self._insert(WebhookKeyRow)
             .values(key_hash=key_hash, expires_at=now + timedelta(seconds=ttl_s))
             .on_conflict_do_nothing(index_elements=["key_hash"])
         )

@@ -1,6 +1,6 @@
 """Storage: SQLAlchemy 2 async models, repositories behind Protocols, migrations."""
 
-from pacekeeper.db._engine import AsyncSession, create_engine, session_factory
+from pacekeeper.db._engine import AsyncSession, create_engine, session_factory, upsert_insert
 from pacekeeper.db._migrate import alembic_config, upgrade
 from pacekeeper.db._models import Base, CsrfTokenRow, SigningKeyRow, TenantRow, UserRow
 from pacekeeper.db._protocols import CsrfTokenRepository, SigningKeyRepository, UserRepository
@@ -41,4 +41,5 @@ __all__ = [
     "create_engine",
     "session_factory",
     "upgrade",
+    "upsert_insert",
 ]

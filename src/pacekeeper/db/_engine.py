@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import event
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 from sqlalchemy.ext.asyncio import AsyncSession as AsyncSession
@@ -38,4 +40,13 @@ def session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
     return async_sessionmaker(engine, expire_on_commit=False)
 
 
-__all__ = ["AsyncSession", "create_engine", "session_factory"]
+def upsert_insert(
+    sessions: async_sessionmaker[AsyncSession],
+) -> Callable[[Any], postgresql.Insert | sqlite.Insert]:
+    """The `insert` of the sessions' database, whose statements have the dialect's
+    `on_conflict_do_update` / `on_conflict_do_nothing` (the same API on both)."""
+    dialect = sessions.kw["bind"].dialect.name
+    return postgresql.insert if dialect == "postgresql" else sqlite.insert
+
+
+__all__ = ["AsyncSession", "create_engine", "session_factory", "upsert_insert"]

@@ -29,9 +29,9 @@ from datetime import datetime
 from typing import Protocol
 
 from sqlalchemy import delete, select, update
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from pacekeeper.db import upsert_insert
 from pacekeeper.oauth2._models import (
     OAuthClientRow,
     OAuthCodeRow,
@@ -135,7 +135,7 @@ _REVOKED = OAuthRevokedFamilyRow
 class SqlOAuthStore:
     def __init__(self, sessions: async_sessionmaker[AsyncSession]) -> None:
         self._sessions = sessions
-        self._pg = sessions.kw["bind"].dialect.name == "postgresql"
+        self._insert = upsert_insert(sessions)
 
     async def add_client(self, client: StoredClient) -> None:
         async with self._sessions.begin() as session:
@@ -241,10 +241,9 @@ class SqlOAuthStore:
         return RefreshState(row.family_id, row.revoked_at is not None, row.client_id)
 
     async def revoke_family(self, family_id: uuid.UUID, now: datetime) -> int:
-        insert = postgresql.insert if self._pg else sqlite.insert
         # The latest revocation counts: the record is kept an access-token lifetime after it.
         record = (
-            insert(_REVOKED)
+            self._insert(_REVOKED)
             .values(family_id=family_id, revoked_at=now)
             .on_conflict_do_update(index_elements=["family_id"], set_={"revoked_at": now})
         )
