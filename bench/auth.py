@@ -27,7 +27,7 @@ from typing import Any
 import httpx
 
 from pacekeeper.app import create_app
-from pacekeeper.auth import ConfiguredHasher
+from pacekeeper.auth import CachedCallerStates, ConfiguredHasher
 from pacekeeper.config import Settings
 from pacekeeper.services import build_services
 
@@ -54,13 +54,14 @@ async def grant_check(services: Any, user: Any, seconds: float) -> list[dict[str
                                   family=uuid.uuid4(), client_id="bench")
     headers = {"authorization": f"Bearer {oauth.token}"}
     resolver = services.resolver
-    families = resolver._families
+    checked = resolver._states
+    unchecked = CachedCallerStates(checked._signal, checked._users)  # no grant source
     out: list[dict[str, Any]] = []
     for _ in range(3):
-        resolver._families = None
+        resolver._states = unchecked
         out.append(await rate("principal resolve, OAuth token, no fid check", seconds / 3,
                               lambda: resolver.resolve(headers, delegated=True)))
-        resolver._families = families
+        resolver._states = checked
         out.append(await rate("principal resolve, OAuth token, fid check (cached)",
                               seconds / 3, lambda: resolver.resolve(headers, delegated=True)))
     return out

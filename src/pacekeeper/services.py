@@ -27,17 +27,18 @@ from pacekeeper.apikeys import (
 )
 from pacekeeper.auth import (
     Accounts,
-    CachedAuthStates,
-    CachedRevokedFamilies,
+    CachedCallerStates,
+    CallerStates,
     ConfiguredHasher,
     CsrfService,
+    DirectCallerStates,
     KeyGenerator,
     KeyStore,
     PrincipalResolver,
+    RevokedFamilies,
     TokenService,
     generate_rsa_key,
 )
-from pacekeeper.auth._state_cache import AuthStateSource, RevokedFamilies
 from pacekeeper.config import Settings
 from pacekeeper.connections import (
     ConnectionLayer,
@@ -67,26 +68,15 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-def _auth_states(settings: Settings, users: UserRepository, signal: RevocationSignal,
-                 redis: Redis | None) -> AuthStateSource:
-    """Cache the per-request user-status read where every process sees every revocation:
-    with Redis, or with SQLite (one host, and the signal file is in its data dir). With
-    PostgreSQL and no Redis, processes may run on several hosts: read on every request."""
-    if _signal_reaches_every_process(settings, redis):
-        return CachedAuthStates(users, signal)
-    return users
-
-
-def _signal_reaches_every_process(settings: Settings, redis: Redis | None) -> bool:
-    return redis is not None or settings.effective_database_url.startswith("sqlite")
-
-
-def _revoked_families(settings: Settings, store: RevokedFamilies, signal: RevocationSignal,
-                      redis: Redis | None) -> RevokedFamilies:
-    """Revoked OAuth grants, cached under the same condition as the user states."""
-    if _signal_reaches_every_process(settings, redis):
-        return CachedRevokedFamilies(store, signal)
-    return store
+def _caller_states(settings: Settings, users: UserRepository, families: RevokedFamilies,
+                   signal: RevocationSignal, redis: Redis | None) -> CallerStates:
+    """Cache the per-request user-status and revoked-grant reads where every process sees
+    every revocation: with Redis, or with SQLite (one host, and the signal file is in its
+    data dir). With PostgreSQL and no Redis, processes may run on several hosts: read on
+    every request."""
+    if redis is not None or settings.effective_database_url.startswith("sqlite"):
+        return CachedCallerStates(signal, users, families)
+    return DirectCallerStates(users, families)
 
 
 def resource_metadata_url(settings: Settings) -> str:
@@ -195,8 +185,7 @@ async def build_services(
             settings.tenant_rate_limit_per_minute,
             resource_metadata_url(settings),
             audiences=(settings.public_base_url, f"{settings.public_base_url}/mcp"),
-            states=_auth_states(settings, users, revocations, redis),
-            families=_revoked_families(settings, oauth_store, revocations, redis),
+            states=_caller_states(settings, users, oauth_store, revocations, redis),
         )
         admin = await accounts.ensure_first_admin(
             settings.admin_email, settings.admin_password.get_secret_value()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 
-from pacekeeper.auth import CachedAuthStates, CachedRevokedFamilies
+from pacekeeper.auth import CachedCallerStates
 from pacekeeper.db import AuthState, UserStatus
 
 ACTIVE = AuthState(UserStatus.ACTIVE, 0, None)
@@ -18,6 +18,19 @@ class Signal:
 
     async def version(self) -> str:
         return str(self.value)
+
+
+class Reads:
+    """The cache's two answers, each through the one per-request `caller_state`."""
+
+    def __init__(self, cache: CachedCallerStates) -> None:
+        self.cache = cache
+
+    async def auth_state(self, user_id: uuid.UUID) -> AuthState | None:
+        return (await self.cache.caller_state(user_id, None))[0]
+
+    async def family_revoked(self, family_id: uuid.UUID) -> bool:
+        return (await self.cache.caller_state(uuid.uuid4(), family_id))[1]
 
 
 class Source:
@@ -37,7 +50,7 @@ class Source:
 async def test_reads_once_until_the_signal_moves() -> None:
     """ACC-8: a disable (which moves the signal) is seen by the very next request."""
     source, signal = Source(), Signal()
-    cache = CachedAuthStates(source, signal)
+    cache = Reads(CachedCallerStates(signal, source))
     user = uuid.uuid4()
     assert await cache.auth_state(user) == ACTIVE
     assert await cache.auth_state(user) == ACTIVE
@@ -50,7 +63,7 @@ async def test_reads_once_until_the_signal_moves() -> None:
 async def test_a_read_that_straddles_a_revocation_is_not_kept() -> None:
     """ACC-8 under concurrency: a read started before a disable never lands in the cache."""
     source, signal = Source(), Signal()
-    cache = CachedAuthStates(source, signal)
+    cache = Reads(CachedCallerStates(signal, source))
     user = uuid.uuid4()
     gate = source.gate = asyncio.Event()
     slow = asyncio.create_task(cache.auth_state(user))  # reads ACTIVE, then waits
@@ -81,7 +94,7 @@ async def test_family_check_reads_once_until_the_signal_moves() -> None:
     """RFC 7009 2.1: a revoked grant (which moves the signal) is seen by the next request;
     while nothing moves, a live grant's requests read nothing."""
     source, signal = Families(), Signal()
-    cache = CachedRevokedFamilies(source, signal)
+    cache = Reads(CachedCallerStates(signal, Source(), source))
     family = uuid.uuid4()
     assert not await cache.family_revoked(family)
     assert not await cache.family_revoked(family)
@@ -96,7 +109,7 @@ async def test_family_check_reads_once_until_the_signal_moves() -> None:
 async def test_a_family_read_that_straddles_a_revocation_is_not_kept() -> None:
     """A "not revoked" read started before a revocation never lands in the cache."""
     source, signal = Families(), Signal()
-    cache = CachedRevokedFamilies(source, signal)
+    cache = Reads(CachedCallerStates(signal, Source(), source))
     family = uuid.uuid4()
     gate = source.gate = asyncio.Event()
     slow = asyncio.create_task(cache.family_revoked(family))  # reads "live", then waits
@@ -112,7 +125,33 @@ async def test_a_family_read_that_straddles_a_revocation_is_not_kept() -> None:
 
 async def test_family_cache_is_bounded() -> None:
     source, signal = Families(), Signal()
-    cache = CachedRevokedFamilies(source, signal, limit=2)
+    cache = CachedCallerStates(signal, Source(), source, limit=2)
     for _ in range(3):
-        await cache.family_revoked(uuid.uuid4())
-    assert len(cache._cache.entries) <= 2
+        await Reads(cache).family_revoked(uuid.uuid4())
+    assert len(cache._revoked) <= 2
+
+
+class CountingSignal(Signal):
+    def __init__(self) -> None:
+        super().__init__()
+        self.reads = 0
+
+    async def version(self) -> str:
+        self.reads += 1
+        return await super().version()
+
+
+async def test_one_version_read_answers_both_questions() -> None:
+    """An OAuth request asks about its grant and its user under one read of the signal
+    (with Redis, one GET per request, not two); a revoked grant skips the user read."""
+    users, families, signal = Source(), Families(), CountingSignal()
+    cache = CachedCallerStates(signal, users, families)
+    user, family = uuid.uuid4(), uuid.uuid4()
+    assert await cache.caller_state(user, family) == (ACTIVE, False)
+    assert await cache.caller_state(user, family) == (ACTIVE, False)
+    assert signal.reads == 2
+    assert (users.reads, families.reads) == (1, 1)
+    families.revoked.add(family)
+    signal.value = 1
+    assert await cache.caller_state(user, family) == (None, True)
+    assert (users.reads, families.reads) == (1, 2)

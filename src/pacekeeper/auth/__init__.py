@@ -20,7 +20,12 @@ from pacekeeper.auth._keystore import KeyGenerator, KeyStore, LoadedKey, generat
 from pacekeeper.auth._passwords import ConfiguredHasher, PasswordHasher
 from pacekeeper.auth._principal import Principal, PrincipalResolver
 from pacekeeper.auth._sealing import Sealer, derive_key
-from pacekeeper.auth._state_cache import CachedAuthStates, CachedRevokedFamilies, RevokedFamilies
+from pacekeeper.auth._state_cache import (
+    CachedCallerStates,
+    CallerStates,
+    DirectCallerStates,
+    RevokedFamilies,
+)
 from pacekeeper.auth._tokens import Claims, IssuedToken, TokenInvalid, TokenService
 
 __all__ = [
@@ -32,11 +37,12 @@ __all__ = [
     "MAX_PASSWORD_CHARS",
     "MIN_PASSWORD_CHARS",
     "Accounts",
-    "CachedAuthStates",
-    "CachedRevokedFamilies",
+    "CachedCallerStates",
+    "CallerStates",
     "Claims",
     "ConfiguredHasher",
     "CsrfService",
+    "DirectCallerStates",
     "IssuedCsrf",
     "IssuedToken",
     "KeyGenerator",

@@ -30,7 +30,7 @@ from starlette.requests import cookie_parser
 
 from pacekeeper.auth._cookies import AUTH_COOKIE, CSRF_COOKIE
 from pacekeeper.auth._csrf import CSRF_HEADER, CsrfService
-from pacekeeper.auth._state_cache import AuthStateSource, RevokedFamilies
+from pacekeeper.auth._state_cache import CallerStates, DirectCallerStates
 from pacekeeper.auth._tokens import Claims, TokenInvalid, TokenService
 from pacekeeper.db import Role, UserRepository, UserStatus
 from pacekeeper.errors import (
@@ -68,13 +68,11 @@ class PrincipalResolver:
         default_tenant_limit: int,
         resource_metadata_url: str,
         audiences: Collection[str] = (),
-        states: AuthStateSource | None = None,
-        families: RevokedFamilies | None = None,
+        states: CallerStates | None = None,
     ) -> None:
         self._tokens = tokens
         self._users = users
-        self._states: AuthStateSource = states or users
-        self._families = families
+        self._states: CallerStates = states or DirectCallerStates(users)
         self._csrf = csrf
         self._limiter = limiter
         self._default_limit = default_tenant_limit
@@ -126,15 +124,10 @@ class PrincipalResolver:
             raise self.unauthenticated(invalid=True) from None
         if claims.scope is not None and not delegated:
             raise self.unauthenticated(invalid=True)
+        state, revoked = await self._states.caller_state(claims.sub, claims.fid)
         if (
-            claims.fid is not None
-            and self._families is not None
-            and await self._families.family_revoked(claims.fid)
-        ):
-            raise self.unauthenticated(invalid=True)
-        state = await self._states.auth_state(claims.sub)
-        if (
-            state is None
+            revoked
+            or state is None
             or state.status is not UserStatus.ACTIVE
             or state.token_version != claims.ver
         ):

@@ -8,15 +8,14 @@ dir) lets that read be cached: the cache holds only while the version is unchang
 
 The same holds for OAuth grants: an access token names its grant (claim `fid`), and a
 revoked grant's tokens fail at once (RFC 7009 2.1). "Is this family revoked?" is a
-primary-key read, cached the same way (`CachedRevokedFamilies`): revoking a family
-moves the same signal.
+primary-key read, cached the same way and under the same version read
+(`CachedCallerStates`): revoking a family moves the same signal.
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Awaitable, Callable
-from typing import Generic, Protocol, TypeVar
+from typing import Protocol, TypeVar
 
 from pacekeeper.db import AuthState
 
@@ -33,69 +32,98 @@ class RevokedFamilies(Protocol):
     async def family_revoked(self, family_id: uuid.UUID) -> bool: ...
 
 
-K = TypeVar("K")
 V = TypeVar("V")
 
 
-class _SignalCache(Generic[K, V]):
-    """Values read from the database, kept while the signal's version stands still.
+class CallerStates(Protocol):
+    """What the resolver asks per request: the user's state and, for an OAuth access
+    token (`family_id`), whether its grant was revoked (then the state is not read)."""
 
-    A value read while the version moved is returned but not kept: a concurrent request
-    may already have seen the newer version, and this read may predate that revocation.
-    `None` (nothing found) is never kept.
+    async def caller_state(self, user_id: uuid.UUID, family_id: uuid.UUID | None
+                           ) -> tuple[AuthState | None, bool]: ...
+
+
+class DirectCallerStates:
+    """Every request reads the database (PostgreSQL without Redis: processes may run on
+    several hosts, where the file signal does not reach)."""
+
+    def __init__(self, users: AuthStateSource, families: RevokedFamilies | None = None) -> None:
+        self._users = users
+        self._families = families
+
+    async def caller_state(self, user_id: uuid.UUID, family_id: uuid.UUID | None
+                           ) -> tuple[AuthState | None, bool]:
+        if (family_id is not None and self._families is not None
+                and await self._families.family_revoked(family_id)):
+            return None, True
+        return await self._users.auth_state(user_id), False
+
+
+class CachedCallerStates:
+    """User states and revoked grants, kept while the signal's version stands still.
+
+    `caller_state` reads the version once for both questions (with Redis, one GET per
+    request). A value read while the version moved is returned but not kept: a
+    concurrent request may already have seen the newer version, and this read may
+    predate that revocation. A missing user (`None`) is never kept; both answers about a
+    family are ("not revoked" is the one every request of a live grant asks).
     """
 
-    def __init__(self, signal: ChangeSignal, limit: int) -> None:
+    def __init__(self, signal: ChangeSignal, users: AuthStateSource,
+                 families: RevokedFamilies | None = None, limit: int = 10_000) -> None:
         self._signal = signal
+        self._users = users
+        self._families = families
         self._limit = limit
-        self.entries: dict[K, V] = {}
+        self._states: dict[uuid.UUID, AuthState] = {}
+        self._revoked: dict[uuid.UUID, bool] = {}
         self._version: str | None = None
 
-    async def get(self, key: K, load: Callable[[K], Awaitable[V | None]]) -> V | None:
+    async def caller_state(self, user_id: uuid.UUID, family_id: uuid.UUID | None
+                           ) -> tuple[AuthState | None, bool]:
+        version = await self._current()
+        if family_id is not None and self._families is not None and await self._family(
+                family_id, version):
+            return None, True
+        return await self._user(user_id, version), False
+
+    async def _current(self) -> str:
         version = await self._signal.version()
         if version != self._version:
-            self.entries.clear()
+            self._states.clear()
+            self._revoked.clear()
             self._version = version
-        found = self.entries.get(key)
-        if found is not None:
-            return found
-        found = await load(key)
-        if found is not None and self._version == version:
-            if len(self.entries) >= self._limit:
-                self.entries.clear()
-            self.entries[key] = found
-        return found
+        return version
 
+    async def _user(self, user_id: uuid.UUID, version: str) -> AuthState | None:
+        state = self._states.get(user_id)
+        if state is None:
+            state = await self._users.auth_state(user_id)
+            if state is not None:
+                self._keep(self._states, user_id, state, version)
+        return state
 
-class CachedAuthStates:
-    def __init__(self, source: AuthStateSource, signal: ChangeSignal,
-                 limit: int = 10_000) -> None:
-        self._load = source.auth_state
-        self._cache: _SignalCache[uuid.UUID, AuthState] = _SignalCache(signal, limit)
+    async def _family(self, family_id: uuid.UUID, version: str) -> bool:
+        assert self._families is not None  # caller_state asks only when there is a source
+        revoked = self._revoked.get(family_id)
+        if revoked is None:
+            revoked = await self._families.family_revoked(family_id)
+            self._keep(self._revoked, family_id, revoked, version)
+        return revoked
 
-    async def auth_state(self, user_id: uuid.UUID) -> AuthState | None:
-        return await self._cache.get(user_id, self._load)
-
-
-class CachedRevokedFamilies:
-    """Whether an OAuth grant (family) is revoked, cached while the signal stands still.
-
-    Both answers are kept: "not revoked" is the one every request of a live grant asks.
-    """
-
-    def __init__(self, source: RevokedFamilies, signal: ChangeSignal,
-                 limit: int = 10_000) -> None:
-        self._load = source.family_revoked
-        self._cache: _SignalCache[uuid.UUID, bool] = _SignalCache(signal, limit)
-
-    async def family_revoked(self, family_id: uuid.UUID) -> bool:
-        return bool(await self._cache.get(family_id, self._load))
+    def _keep(self, table: dict[uuid.UUID, V], key: uuid.UUID, value: V, version: str
+                 ) -> None:
+        if self._version == version:
+            if len(table) >= self._limit:
+                table.clear()
+            table[key] = value
 
 
 __all__ = [
     "AuthStateSource",
-    "CachedAuthStates",
-    "CachedRevokedFamilies",
+    "CachedCallerStates",
+    "CallerStates",
     "ChangeSignal",
+    "DirectCallerStates",
     "RevokedFamilies",
 ]

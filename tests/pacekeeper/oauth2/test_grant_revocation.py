@@ -22,7 +22,7 @@ import jwt
 import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from pacekeeper.auth import CachedRevokedFamilies
+from pacekeeper.auth import CachedCallerStates
 from pacekeeper.services import Services, build_services
 from tests.pacekeeper.conftest import Harness, make_settings
 from tests.pacekeeper.oauth2._flow import (
@@ -255,10 +255,10 @@ async def test_warm_cache_reads_no_database_until_a_revocation(
     async with harness_factory(**overrides) as h:
         services = h.services
         assert services.oauth is not None
-        cached = services.resolver._families
-        assert isinstance(cached, CachedRevokedFamilies)
+        cached = services.resolver._states
+        assert isinstance(cached, CachedCallerStates)
         counting = CountingFamilies(services.oauth.server.store)
-        cached._load = counting.family_revoked
+        cached._families = counting
         reg, first, _ = await two_grants(h, "warm@example.com")
         for _ in range(5):
             await assert_works(h.client, first["access_token"])
