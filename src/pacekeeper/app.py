@@ -30,6 +30,7 @@ from pacekeeper.connections import SANDBOX_PATH, provider_setup
 from pacekeeper.connections.dashboard import dashboard_routes
 from pacekeeper.connections.routes import WEBHOOK_PREFIX, connection_routes
 from pacekeeper.errors import ApiError
+from pacekeeper.fitness.routes import IMPORT_PATH, fitness_routes
 from pacekeeper.mcp import build_mcp
 from pacekeeper.oauth2 import oauth2_routes
 from pacekeeper.ratelimit import RateLimiter
@@ -122,6 +123,7 @@ def create_app(
         Route("/admin/jwks", api.jwks, methods=["GET"]),
         Route("/api/keys", keys_collection, methods=["GET", "POST"]),
         Route("/api/keys/{key_id}", delete_key, methods=["DELETE"]),
+        *fitness_routes(),
         *a2a_routes(mcp_server),
         *oauth2_routes(),
         *connection_routes(),
@@ -136,7 +138,9 @@ def create_app(
     return Starlette(
         routes=routes,
         middleware=[
-            Middleware(BodyLimitMiddleware, max_bytes=limit, exempt=("/mcp", WEBHOOK_PREFIX))
+            # A multipart file upload carries its form framing on top of the file.
+            Middleware(BodyLimitMiddleware, max_bytes=limit, exempt=("/mcp", WEBHOOK_PREFIX),
+                       overrides={IMPORT_PATH: settings.max_import_bytes + 64 * 1024})
         ],
         lifespan=lifespan,
         exception_handlers={

@@ -1,10 +1,12 @@
-"""`pacekeeper` command line: serve, admin create, user create|disable, keys rotate, db upgrade."""
+"""`pacekeeper` command line: serve, import, admin create, user create|disable, keys rotate,
+db upgrade."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Annotated, TypeVar
 
 import typer
@@ -114,6 +116,54 @@ def admin_create(email: Email, password: Password) -> None:
 def user_create(email: Email, password: Password) -> None:
     """Create a user in a new personal tenant."""
     _create(email, password, Role.USER)
+
+
+@cli.command("import")
+def import_files(
+    files: Annotated[list[Path], typer.Argument(help="FIT, GPX or TCX files (or .gz), or a "
+                                                "Strava bulk-export zip.", exists=True,
+                                                dir_okay=False, readable=True)],
+    email: Annotated[str, typer.Option("--email", help="Whose activities they are.")],
+) -> None:
+    """Import activity files for a user, with a progress bar and one line per file."""
+    from rich.progress import Progress
+
+    from pacekeeper.fitness import Owner
+    from pacekeeper.fitness.importers import ImportRejected
+
+    async def action(services: Services) -> tuple[int, int]:
+        user = await services.users.get_by_email(email.strip().lower())
+        if user is None:
+            raise ApiError("no such user")
+        owner = Owner(user.id, user.tenant_id)
+        stored = failed = 0
+        with Progress(transient=False) as progress:
+            task = progress.add_task("importing", total=len(files))
+            for path in files:
+                try:
+                    outcomes = await services.fitness.import_file(
+                        owner, path.read_bytes(), path.name)
+                except ImportRejected as exc:
+                    progress.console.print(f"{path.name}: rejected: {exc.message}")
+                    failed += 1
+                else:
+                    for o in outcomes:
+                        if o.rejected is not None:
+                            progress.console.print(f"{o.name}: rejected: {o.rejected.message}")
+                            failed += 1
+                            continue
+                        state = ("duplicate" if o.duplicate else
+                                 "merged" if o.merged else "imported")
+                        assert o.activity is not None
+                        progress.console.print(f"{o.name}: {state} ({o.activity.id})")
+                        stored += 1
+                progress.advance(task)
+        return stored, failed
+
+    stored, failed = _with_services(action)
+    typer.echo(f"{stored} stored, {failed} rejected")
+    if failed and not stored:
+        raise typer.Exit(code=1)
 
 
 @user_cli.command("disable")

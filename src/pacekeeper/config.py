@@ -53,6 +53,11 @@ class Settings(BaseSettings):
     admin_password: SecretStr = SecretStr("")
     tenant_rate_limit_per_minute: int = Field(default=600, ge=1)
     max_body_bytes: int = Field(default=1_048_576, ge=1024)
+    # Activity files (FIT/GPX/TCX, gzip, a bulk-export zip): larger ones are 413; also the
+    # bound on what a compressed file may unpack to.
+    max_import_bytes: int = Field(default=50 * 1024 * 1024, ge=1024)
+    # How far back a provider's first sync reaches for activities.
+    sync_history_days: int = Field(default=365, ge=1, le=3650)
     # Redis shared by all processes (rate limits, API key usage); empty: in memory.
     redis_url: str = ""
     # How often each process adds its API key usage counts to the database.

@@ -55,6 +55,8 @@ from pacekeeper.db import (
     session_factory,
     upgrade,
 )
+from pacekeeper.fitness import FitnessService, SqlFitnessStore
+from pacekeeper.fitness.sync import BackgroundSyncs, SyncService
 from pacekeeper.masterkey import resolve_master_key
 from pacekeeper.oauth2 import OAuth2Components, SqlOAuthStore, build_oauth2
 from pacekeeper.providers import GarminWebhook
@@ -96,6 +98,7 @@ class Services:
     resolver: PrincipalResolver
     clock: Clock
     api_keys: ApiKeyService
+    fitness: FitnessService
     # The resolved master key (env, or the development file): build the provider-token
     # keyring from it (`MasterKeyring.single(...)`) so both uses agree. Never logged.
     master_key: bytes = field(repr=False, default=b"")
@@ -104,6 +107,9 @@ class Services:
     # Provider connections (pacekeeper.connections); None only in hand-built Services.
     connection_layer: ConnectionLayer | None = None
     redis: Redis | None = None
+    # Provider syncs (None without provider connections) and the ones running here.
+    syncs: SyncService | None = None
+    background: BackgroundSyncs | None = None
 
     @property
     def connections(self) -> ConnectionService | None:
@@ -115,6 +121,8 @@ class Services:
         return None if layer is None else layer.garmin_webhook
 
     async def close(self) -> None:
+        if self.background is not None:
+            await self.background.close()
         await self.api_keys.close()  # flushes the last usage counts
         if self.connection_layer is not None:
             await self.connection_layer.close()
@@ -204,9 +212,14 @@ async def build_services(
     oauth = build_oauth2(settings, sessions, tokens, users, limiter, clock,
                          revocations=revocations, store=oauth_store)
     await api_keys.start()
+    fitness = FitnessService(SqlFitnessStore(sessions), clock,
+                             max_import_bytes=settings.max_import_bytes)
+    syncs = None if layer is None else SyncService(
+        fitness, layer.service, history_days=settings.sync_history_days)
     return Services(
         settings, engine, users, keys, tokens, csrf, accounts, limiter, resolver, clock,
-        api_keys, master_key=master_key, oauth=oauth, connection_layer=layer, redis=redis,
+        api_keys, fitness, master_key=master_key, oauth=oauth, connection_layer=layer, redis=redis,
+        syncs=syncs, background=None if syncs is None else BackgroundSyncs(syncs),
     )
 
 

@@ -1,12 +1,13 @@
 """413 for request bodies over the limit (ERR-4), answered with the service's error body.
 
 Checked on `Content-Length` before reading and again while streaming (chunked bodies).
-Paths that enforce their own limit (the MCP endpoint) are passed through untouched.
+Paths that enforce their own limit (the MCP endpoint) are passed through untouched;
+paths with a larger limit of their own (file import) are named in ``overrides``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import orjson
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -19,22 +20,26 @@ class _TooLarge(Exception):
 
 
 class BodyLimitMiddleware:
-    def __init__(self, app: ASGIApp, max_bytes: int, exempt: Sequence[str] = ()) -> None:
+    def __init__(self, app: ASGIApp, max_bytes: int, exempt: Sequence[str] = (),
+                 overrides: Mapping[str, int] | None = None) -> None:
         self.app = app
         self.max_bytes = max_bytes
         self.exempt = tuple(exempt)
+        self.overrides = dict(overrides or {})
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or str(scope.get("path", "")).startswith(self.exempt):
+        path = str(scope.get("path", ""))
+        if scope["type"] != "http" or path.startswith(self.exempt):
             await self.app(scope, receive, send)
             return
+        limit = self.overrides.get(path, self.max_bytes)
         for name, value in scope.get("headers", []):
             if name == b"content-length":
                 try:
                     declared = int(value)
                 except ValueError:
                     declared = 0
-                if declared > self.max_bytes:
+                if declared > limit:
                     await _reject(send)
                     return
         seen = 0
@@ -45,7 +50,7 @@ class BodyLimitMiddleware:
             message = await receive()
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
-                if seen > self.max_bytes:
+                if seen > limit:
                     raise _TooLarge
             return message
 

@@ -15,6 +15,7 @@ from pacekeeper.errors import AUTHENTICATION_REQUIRED, INVALID_TOKEN, Unauthenti
 from pacekeeper.mcp._gate import checked_by_gate
 from pacekeeper.providers import ProviderClient, TokenSet
 from pacekeeper.services import Services
+from pacekeeper.tools import ActivityTools, AthleteTools, SyncTools
 
 
 class WhoAmI(TypedDict):
@@ -64,9 +65,11 @@ class PacekeeperToolsBase:
     name="pacekeeper",
     path="/mcp",
     version=__version__,
-    instructions="Fitness data for the signed-in user. Call whoami to see who that is.",
+    instructions="Fitness data for the signed-in user: activities with their streams and "
+    "metrics, athlete settings, daily health, provider connections and file import. Start "
+    "with list_activities or get_athlete; call whoami to see who the user is.",
 )
-class PacekeeperTools(PacekeeperToolsBase):
+class PacekeeperTools(PacekeeperToolsBase, ActivityTools, AthleteTools, SyncTools):
     @tool(name="whoami", description="The signed-in user: id, email, tenant and role.")
     async def whoami(self, ctx: Context) -> WhoAmI:
         principal = await self.caller(ctx)

@@ -1,0 +1,183 @@
+"""Plain records the fitness store hands out (no SQLAlchemy objects leave the store)."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from typing import Any
+
+SUMMARY_FIELDS = (
+    "elapsed_s",
+    "moving_s",
+    "distance_m",
+    "elevation_gain_m",
+    "avg_speed_mps",
+    "max_speed_mps",
+    "avg_heartrate",
+    "max_heartrate",
+    "avg_watts",
+    "max_watts",
+    "avg_cadence",
+    "calories",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Owner:
+    """Whose data: every store call names the user (and the tenant, for new rows)."""
+
+    user_id: uuid.UUID
+    tenant_id: uuid.UUID
+
+
+@dataclass(frozen=True, slots=True)
+class SourceRef:
+    kind: str  # "provider" or "file"
+    provider: str | None = None
+    provider_activity_id: str | None = None
+    file_sha256: str | None = None
+    file_format: str | None = None
+    file_name: str | None = None
+    channels: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        if self.kind == "file":
+            return {"kind": "file", "format": self.file_format, "sha256": self.file_sha256,
+                    "file_name": self.file_name}
+        return {"kind": "provider", "provider": self.provider,
+                "provider_activity_id": self.provider_activity_id}
+
+
+@dataclass(frozen=True, slots=True)
+class NewActivity:
+    """An activity's summary as a source describes it (before it gets an id)."""
+
+    sport: str
+    start_at: datetime
+    elapsed_s: float
+    source_sport: str | None = None
+    name: str | None = None
+    utc_offset_s: int | None = None
+    moving_s: float | None = None
+    distance_m: float | None = None
+    elevation_gain_m: float | None = None
+    avg_speed_mps: float | None = None
+    max_speed_mps: float | None = None
+    avg_heartrate: float | None = None
+    max_heartrate: float | None = None
+    avg_watts: float | None = None
+    max_watts: float | None = None
+    avg_cadence: float | None = None
+    calories: float | None = None
+    device_name: str | None = None
+    laps: list[dict[str, Any]] = field(default_factory=list)
+    device_metrics: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class StoredActivity:
+    id: uuid.UUID
+    user_id: uuid.UUID
+    sport: str
+    source_sport: str | None
+    name: str | None
+    start_at: datetime
+    utc_offset_s: int | None
+    elapsed_s: float
+    moving_s: float | None
+    distance_m: float | None
+    elevation_gain_m: float | None
+    avg_speed_mps: float | None
+    max_speed_mps: float | None
+    avg_heartrate: float | None
+    max_heartrate: float | None
+    avg_watts: float | None
+    max_watts: float | None
+    avg_cadence: float | None
+    calories: float | None
+    device_name: str | None
+    laps: list[dict[str, Any]]
+    metrics: dict[str, Any]
+    device_metrics: dict[str, Any]
+    sources: tuple[SourceRef, ...]
+    stream_channels: tuple[str, ...]
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class ActivityFilter:
+    sport: str | None = None
+    after: datetime | None = None
+    before: datetime | None = None
+    text: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    items: list[StoredActivity]
+    next_cursor: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class SettingValue:
+    field: str
+    valid_from: date
+    value: Any
+
+
+@dataclass(frozen=True, slots=True)
+class DailyHealth:
+    day: date
+    source: str
+    resting_hr: float | None = None
+    hrv_rmssd_ms: float | None = None
+    sleep_s: float | None = None
+    sleep_score: float | None = None
+    sleep_deep_min: float | None = None
+    sleep_light_min: float | None = None
+    sleep_rem_min: float | None = None
+    sleep_awake_min: float | None = None
+    steps: int | None = None
+    weight_kg: float | None = None
+
+
+HEALTH_FIELDS = (
+    "resting_hr",
+    "hrv_rmssd_ms",
+    "sleep_s",
+    "sleep_score",
+    "sleep_deep_min",
+    "sleep_light_min",
+    "sleep_rem_min",
+    "sleep_awake_min",
+    "steps",
+    "weight_kg",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class SyncState:
+    provider: str
+    status: str
+    cursor_at: datetime | None
+    detail: dict[str, Any]
+    started_at: datetime | None
+    finished_at: datetime | None
+    updated_at: datetime
+
+
+__all__ = [
+    "HEALTH_FIELDS",
+    "SUMMARY_FIELDS",
+    "ActivityFilter",
+    "DailyHealth",
+    "NewActivity",
+    "Owner",
+    "Page",
+    "SettingValue",
+    "SourceRef",
+    "StoredActivity",
+    "SyncState",
+]

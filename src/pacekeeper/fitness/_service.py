@@ -1,0 +1,300 @@
+"""The fitness service: what HTTP handlers, MCP tools, the CLI and sync call.
+
+It parses files (in a worker thread: decoding is CPU-bound), de-duplicates across
+sources, computes the per-activity metrics with the settings valid on the activity's day,
+and reads everything back for one owner at a time.
+
+De-duplication: the same source (a file's SHA-256, or a provider's activity id) is the
+same activity. Otherwise an activity of another source is the same one when it starts
+within ``MATCH_START_S`` and its elapsed time agrees within 5 % (or 60 s) or its distance
+within 3 % (or 100 m). The activity keeps the richest streams (most channels with data,
+then most samples) and remembers every source.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass
+from datetime import UTC, date, datetime
+from typing import Any
+
+from pacekeeper.fitness._errors import ActivityNotFound, FitnessInputError
+from pacekeeper.fitness._records import (
+    ActivityFilter,
+    DailyHealth,
+    NewActivity,
+    Owner,
+    Page,
+    SourceRef,
+    StoredActivity,
+)
+from pacekeeper.fitness._settings import SettingsHistory, check_settings
+from pacekeeper.fitness._store import BadCursor, DuplicateSource, SqlFitnessStore
+from pacekeeper.fitness.analytics import AthleteSnapshot, analyze_activity
+from pacekeeper.fitness.importers import (
+    ArchiveMember,
+    ImportRejected,
+    ParsedActivity,
+    is_archive,
+    parse_activity,
+    parse_archive,
+)
+from pacekeeper.fitness.models import Sport
+from pacekeeper.fitness.streams import CHANNELS, StreamSet
+
+Clock = Callable[[], datetime]
+MATCH_START_S = 120.0
+MAX_PAGE = 200
+
+
+@dataclass(frozen=True, slots=True)
+class ImportOutcome:
+    """One file's (or archive member's) result."""
+
+    name: str | None
+    activity: StoredActivity | None = None
+    duplicate: bool = False
+    merged: bool = False  # a new source of an activity another source brought
+    rejected: ImportRejected | None = None
+
+
+def richness(streams: StreamSet) -> tuple[int, int]:
+    return sum(1 for k in streams.keys if streams.has(k)), len(streams)
+
+
+def snapshot(values: Mapping[str, Any]) -> AthleteSnapshot:
+    return AthleteSnapshot(
+        ftp_watts=values.get("ftp_watts"),
+        lthr_bpm=values.get("lthr_bpm"),
+        max_hr_bpm=values.get("max_hr_bpm"),
+        resting_hr_bpm=values.get("resting_hr_bpm"),
+        threshold_pace_s_per_km=values.get("threshold_pace_s_per_km"),
+        weight_kg=values.get("weight_kg"),
+        sex=values.get("sex"),
+        birth_year=values.get("birth_year"),
+    )
+
+
+def _same_activity(a: StoredActivity, new: NewActivity) -> bool:
+    elapsed_ok = abs(a.elapsed_s - new.elapsed_s) <= max(60.0, 0.05 * max(a.elapsed_s, 1.0))
+    distance_ok = (
+        a.distance_m is not None
+        and new.distance_m is not None
+        and abs(a.distance_m - new.distance_m) <= max(100.0, 0.03 * a.distance_m)
+    )
+    return elapsed_ok or distance_ok
+
+
+def summary_of(parsed: ParsedActivity) -> NewActivity:
+    laps = [
+        {k: (v.isoformat() if isinstance(v, datetime) else v) for k, v in asdict(lap).items()}
+        for lap in parsed.laps
+    ]
+    return NewActivity(
+        sport=parsed.sport.value, start_at=parsed.start, elapsed_s=parsed.elapsed_s,
+        source_sport=parsed.file_sport, name=parsed.name, utc_offset_s=parsed.utc_offset_s,
+        moving_s=parsed.moving_s, distance_m=parsed.distance_m,
+        elevation_gain_m=parsed.elevation_gain_m, avg_speed_mps=parsed.avg_speed_mps,
+        max_speed_mps=parsed.max_speed_mps, avg_heartrate=parsed.avg_heartrate,
+        max_heartrate=parsed.max_heartrate, avg_watts=parsed.avg_watts,
+        max_watts=parsed.max_watts, avg_cadence=parsed.avg_cadence, calories=parsed.calories,
+        device_name=parsed.device_name, laps=laps, device_metrics=dict(parsed.device_metrics),
+    )  # fmt: skip
+
+
+class FitnessService:
+    def __init__(self, store: SqlFitnessStore, clock: Clock, *, max_import_bytes: int) -> None:
+        self.store = store
+        self.clock = clock
+        self.max_import_bytes = max_import_bytes
+
+    # -- getting data in ------------------------------------------------------------------
+
+    async def import_file(self, owner: Owner, data: bytes, filename: str | None
+                          ) -> list[ImportOutcome]:
+        """One activity file (FIT, GPX, TCX, gzipped or not), or a Strava bulk-export zip
+        (one outcome per member). A rejected single file raises ``ImportRejected``."""
+        if len(data) > self.max_import_bytes:
+            raise ImportRejected("too_large", f"the file is larger than the "
+                                 f"{self.max_import_bytes // (1024 * 1024)} MB limit")
+        if is_archive(data):
+            members: list[ArchiveMember] = await asyncio.to_thread(
+                parse_archive, data, max_bytes=self.max_import_bytes)
+            outcomes = []
+            for member in members:
+                if isinstance(member.result, ImportRejected):
+                    outcomes.append(ImportOutcome(member.name, rejected=member.result))
+                else:
+                    outcomes.append(await self.store_parsed(owner, member.result, member.name,
+                                                            original=None))
+            return outcomes
+        parsed = await asyncio.to_thread(parse_activity, data, filename,
+                                         max_bytes=self.max_import_bytes)
+        return [await self.store_parsed(owner, parsed, filename, original=data)]
+
+    async def store_parsed(self, owner: Owner, parsed: ParsedActivity, name: str | None, *,
+                           original: bytes | None) -> ImportOutcome:
+        ref = SourceRef("file", file_sha256=parsed.sha256, file_format=parsed.format,
+                        file_name=(name or "")[-300:] or None,
+                        channels=richness(parsed.streams)[0])
+        return await self.ingest(owner, summary_of(parsed), parsed.streams, ref,
+                                 original=original, name=name)
+
+    async def ingest(self, owner: Owner, new: NewActivity, streams: StreamSet | None,
+                     ref: SourceRef, *, original: bytes | None = None,
+                     name: str | None = None) -> ImportOutcome:
+        """Store an activity from any source, or recognise it (same source: duplicate;
+        same activity from another source: merged, keeping the richest streams)."""
+        now = self.clock()
+        existing_id = await self.store.source_owner(owner.user_id, ref)
+        if existing_id is not None:
+            return ImportOutcome(name, await self._get(owner.user_id, existing_id),
+                                 duplicate=True)
+        streams = streams if streams is not None and len(streams) else None
+        blob = streams.to_bytes() if streams is not None else None
+        channels = ",".join(k for k in streams.keys if streams.has(k)) if streams else ""
+        samples = len(streams) if streams is not None else 0
+        metrics = await self._metrics(owner, new.sport, new.start_at, streams)
+        for candidate in await self.store.candidates(owner.user_id, new.start_at,
+                                                     MATCH_START_S):
+            if not _same_activity(candidate, new):
+                continue
+            richer = streams is not None and richness(streams) > (
+                len(candidate.stream_channels), await self._samples(owner, candidate))
+            try:
+                await self.store.attach(
+                    owner, candidate.id, ref, replace=new if richer else None,
+                    metrics=metrics if richer else None, streams=blob if richer else None,
+                    stream_channels=channels, samples=samples, original=original, now=now)
+            except DuplicateSource as dup:
+                return ImportOutcome(name, await self._get(owner.user_id, dup.activity_id),
+                                     duplicate=True)
+            return ImportOutcome(name, await self._get(owner.user_id, candidate.id),
+                                 merged=True)
+        try:
+            activity_id = await self.store.insert(
+                owner, new, ref, metrics=metrics, streams=blob, stream_channels=channels,
+                samples=samples, original=original, now=now)
+        except DuplicateSource as dup:  # a concurrent import of the same file won
+            return ImportOutcome(name, await self._get(owner.user_id, dup.activity_id),
+                                 duplicate=True)
+        return ImportOutcome(name, await self._get(owner.user_id, activity_id))
+
+    async def _samples(self, owner: Owner, activity: StoredActivity) -> int:
+        if not activity.stream_channels:
+            return 0
+        blob = await self.store.streams(owner.user_id, activity.id)
+        return len(StreamSet.from_bytes(blob)) if blob else 0
+
+    async def _metrics(self, owner: Owner, sport: str, start: datetime,
+                       streams: StreamSet | None) -> dict[str, Any]:
+        if streams is None:
+            return {}
+        history = SettingsHistory(await self.store.settings(owner.user_id))
+        athlete = snapshot(history.on(start.astimezone(UTC).date()))
+        return await asyncio.to_thread(_analyze, streams, sport, athlete)
+
+    # -- reading it back ------------------------------------------------------------------
+
+    async def _get(self, user_id: uuid.UUID, activity_id: uuid.UUID) -> StoredActivity:
+        found = await self.store.get(user_id, activity_id)
+        if found is None:
+            raise ActivityNotFound("no such activity")
+        return found
+
+    async def get(self, owner: Owner, activity_id: uuid.UUID) -> StoredActivity:
+        return await self._get(owner.user_id, activity_id)
+
+    async def list(self, owner: Owner, filters: ActivityFilter, *, limit: int = 50,
+                   cursor: str | None = None) -> Page:
+        if not 1 <= limit <= MAX_PAGE:
+            raise FitnessInputError(f"limit must be between 1 and {MAX_PAGE}")
+        try:
+            return await self.store.list(owner.user_id, filters, limit=limit, cursor=cursor)
+        except BadCursor as exc:
+            raise FitnessInputError(str(exc)) from None
+
+    async def streams(self, owner: Owner, activity_id: uuid.UUID, *,
+                      keys: list[str] | None = None, max_points: int | None = None
+                      ) -> StreamSet:
+        await self._get(owner.user_id, activity_id)  # 404 before "no streams"
+        blob = await self.store.streams(owner.user_id, activity_id)
+        streams = StreamSet.from_bytes(blob) if blob else StreamSet.empty()
+        if keys is not None:
+            unknown = [k for k in keys if k != "time" and k not in CHANNELS]
+            if unknown:
+                raise FitnessInputError(f"unknown stream {unknown[0]!r}; streams are "
+                                        f"time, {', '.join(CHANNELS)}")
+            streams = streams.select(keys)
+        if max_points is not None:
+            if max_points < 2:
+                raise FitnessInputError("max_points must be at least 2")
+            streams = streams.downsample(max_points)
+        return streams
+
+    async def delete(self, owner: Owner, activity_id: uuid.UUID) -> None:
+        if not await self.store.delete(owner.user_id, activity_id):
+            raise ActivityNotFound("no such activity")
+
+    # -- athlete settings -----------------------------------------------------------------
+
+    async def athlete(self, owner: Owner, *, on: date | None = None) -> dict[str, Any]:
+        history = SettingsHistory(await self.store.settings(owner.user_id))
+        day = on or self.clock().date()
+        return {"settings": history.on(day), "as_of": day.isoformat(),
+                "history": history.history()}
+
+    async def update_athlete(self, owner: Owner, values: Mapping[str, Any],
+                             valid_from: date | None = None) -> dict[str, Any]:
+        """Store settings valid from ``valid_from`` (today by default) and recompute the
+        metrics of the activities on or after that day."""
+        try:
+            checked = check_settings(values)
+        except ValueError as exc:
+            raise FitnessInputError(str(exc)) from None
+        day = valid_from or self.clock().date()
+        await self.store.set_settings(owner, checked, day, self.clock())
+        recomputed = await self.recompute(owner, since=day)
+        return {**await self.athlete(owner), "recomputed_activities": recomputed}
+
+    async def recompute(self, owner: Owner, *, since: date | None = None) -> int:
+        """Recompute every stored metric that depends on settings (from ``since`` on)."""
+        history = SettingsHistory(await self.store.settings(owner.user_id))
+        count = 0
+        for activity_id in await self.store.activity_ids_since(owner.user_id, since):
+            activity = await self.store.get(owner.user_id, activity_id)
+            blob = await self.store.streams(owner.user_id, activity_id)
+            if activity is None or blob is None:
+                continue
+            athlete = snapshot(history.on(activity.start_at.astimezone(UTC).date()))
+            metrics = await asyncio.to_thread(_analyze, StreamSet.from_bytes(blob),
+                                              activity.sport, athlete)
+            await self.store.set_metrics(owner.user_id, activity_id, metrics, self.clock())
+            count += 1
+        return count
+
+    # -- daily health -----------------------------------------------------------------------
+
+    async def daily(self, owner: Owner, start: date, end: date) -> list[DailyHealth]:
+        if end < start:
+            raise FitnessInputError("'to' must not be before 'from'")
+        if (end - start).days > 3660:
+            raise FitnessInputError("ask for at most ten years of days at once")
+        return await self.store.daily(owner.user_id, start, end)
+
+    async def delete_provider_data(self, owner: Owner, provider: str) -> int:
+        return await self.store.delete_provider_data(owner.user_id, provider)
+
+
+def _analyze(streams: StreamSet, sport: str, athlete: AthleteSnapshot) -> dict[str, Any]:
+    try:
+        kind = Sport(sport)
+    except ValueError:
+        kind = Sport.OTHER
+    result: dict[str, Any] = analyze_activity(streams, kind, athlete).to_json()
+    return result
+
+
+__all__ = ["FitnessService", "ImportOutcome", "richness", "snapshot", "summary_of"]

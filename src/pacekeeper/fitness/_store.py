@@ -1,0 +1,458 @@
+"""The fitness store on SQLAlchemy (SQLite and PostgreSQL).
+
+Every method takes the owner's user id and puts it in the WHERE clause of every
+statement: the store has no "by id alone" path, so no caller can read, change or delete
+another person's rows by guessing an id.
+"""
+
+from __future__ import annotations
+
+import base64
+import uuid
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, fields
+from datetime import UTC, date, datetime, time, timedelta
+from typing import Any
+
+import orjson
+from sqlalchemy import Select, and_, delete, func, or_, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from pacekeeper.db import upsert_insert
+from pacekeeper.fitness._records import (
+    HEALTH_FIELDS,
+    ActivityFilter,
+    DailyHealth,
+    NewActivity,
+    Owner,
+    Page,
+    SettingValue,
+    SourceRef,
+    StoredActivity,
+    SyncState,
+)
+from pacekeeper.fitness._tables import (
+    ActivityFileRow,
+    ActivityRow,
+    ActivitySourceRow,
+    ActivityStreamRow,
+    AthleteSettingRow,
+    DailyHealthRow,
+    SyncStateRow,
+)
+
+_NEW_FIELDS = tuple(f.name for f in fields(NewActivity))
+
+
+class BadCursor(ValueError):
+    pass
+
+
+class DuplicateSource(Exception):
+    """The source (file digest, or provider activity) is already stored for this person."""
+
+    def __init__(self, activity_id: uuid.UUID) -> None:
+        super().__init__(str(activity_id))
+        self.activity_id = activity_id
+
+
+def encode_cursor(start_at: datetime, activity_id: uuid.UUID) -> str:
+    raw = orjson.dumps([start_at.isoformat(), str(activity_id)])
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> tuple[datetime, uuid.UUID]:
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        start, ident = orjson.loads(raw)
+        moment = datetime.fromisoformat(start)
+        if moment.tzinfo is None:
+            raise ValueError("naive")
+        return moment, uuid.UUID(ident)
+    except (ValueError, TypeError, orjson.JSONDecodeError):
+        raise BadCursor("cursor is not one this server gave out") from None
+
+
+def _source(row: ActivitySourceRow) -> SourceRef:
+    return SourceRef(row.kind, row.provider, row.provider_activity_id, row.file_sha256,
+                     row.file_format, row.file_name, row.channels)
+
+
+def _activity(row: ActivityRow, sources: Sequence[SourceRef], channels: str | None
+              ) -> StoredActivity:
+    return StoredActivity(
+        id=row.id, user_id=row.user_id, sport=row.sport, source_sport=row.source_sport,
+        name=row.name, start_at=row.start_at, utc_offset_s=row.utc_offset_s,
+        elapsed_s=row.elapsed_s, moving_s=row.moving_s, distance_m=row.distance_m,
+        elevation_gain_m=row.elevation_gain_m, avg_speed_mps=row.avg_speed_mps,
+        max_speed_mps=row.max_speed_mps, avg_heartrate=row.avg_heartrate,
+        max_heartrate=row.max_heartrate, avg_watts=row.avg_watts, max_watts=row.max_watts,
+        avg_cadence=row.avg_cadence, calories=row.calories, device_name=row.device_name,
+        laps=list(row.laps or []), metrics=dict(row.metrics or {}),
+        device_metrics=dict(row.device_metrics or {}), sources=tuple(sources),
+        stream_channels=tuple(channels.split(",")) if channels else (),
+        created_at=row.created_at, updated_at=row.updated_at,
+    )  # fmt: skip
+
+
+class SqlFitnessStore:
+    def __init__(self, sessions: async_sessionmaker[AsyncSession]) -> None:
+        self._sessions = sessions
+        self._insert = upsert_insert(sessions)
+
+    # -- activities -------------------------------------------------------------------
+
+    async def _hydrate(self, session: AsyncSession, rows: Sequence[ActivityRow]
+                       ) -> list[StoredActivity]:
+        if not rows:
+            return []
+        ids = [r.id for r in rows]
+        user = rows[0].user_id
+        sources: dict[uuid.UUID, list[SourceRef]] = {i: [] for i in ids}
+        result = await session.execute(
+            select(ActivitySourceRow)
+            .where(ActivitySourceRow.user_id == user, ActivitySourceRow.activity_id.in_(ids))
+            .order_by(ActivitySourceRow.created_at)
+        )
+        for src in result.scalars():
+            sources[src.activity_id].append(_source(src))
+        channels = dict(
+            (await session.execute(
+                select(ActivityStreamRow.activity_id, ActivityStreamRow.channels).where(
+                    ActivityStreamRow.user_id == user, ActivityStreamRow.activity_id.in_(ids))
+            )).tuples().all()
+        )  # fmt: skip
+        return [_activity(r, sources[r.id], channels.get(r.id)) for r in rows]
+
+    async def get(self, user_id: uuid.UUID, activity_id: uuid.UUID) -> StoredActivity | None:
+        async with self._sessions() as session:
+            row = (await session.execute(
+                select(ActivityRow).where(ActivityRow.user_id == user_id,
+                                          ActivityRow.id == activity_id)
+            )).scalar_one_or_none()  # fmt: skip
+            if row is None:
+                return None
+            return (await self._hydrate(session, [row]))[0]
+
+    async def list(self, user_id: uuid.UUID, filters: ActivityFilter, *, limit: int,
+                   cursor: str | None = None) -> Page:
+        stmt: Select[tuple[ActivityRow]] = select(ActivityRow).where(
+            ActivityRow.user_id == user_id)
+        if filters.sport:
+            stmt = stmt.where(ActivityRow.sport == filters.sport)
+        if filters.after:
+            stmt = stmt.where(ActivityRow.start_at >= filters.after)
+        if filters.before:
+            stmt = stmt.where(ActivityRow.start_at < filters.before)
+        if filters.text:
+            stmt = stmt.where(func.lower(ActivityRow.name).contains(filters.text.lower(),
+                                                                    autoescape=True))
+        if cursor:
+            start, ident = decode_cursor(cursor)
+            stmt = stmt.where(or_(ActivityRow.start_at < start,
+                                  and_(ActivityRow.start_at == start, ActivityRow.id < ident)))
+        stmt = stmt.order_by(ActivityRow.start_at.desc(), ActivityRow.id.desc()).limit(limit + 1)
+        async with self._sessions() as session:
+            rows = list((await session.execute(stmt)).scalars())
+            more = len(rows) > limit
+            rows = rows[:limit]
+            items = await self._hydrate(session, rows)
+        next_cursor = encode_cursor(rows[-1].start_at, rows[-1].id) if more else None
+        return Page(items, next_cursor)
+
+    async def candidates(self, user_id: uuid.UUID, start_at: datetime, window_s: float
+                         ) -> list[StoredActivity]:
+        """Activities starting within ``window_s`` of ``start_at`` (de-duplication)."""
+        delta = timedelta(seconds=window_s)
+        async with self._sessions() as session:
+            rows = list((await session.execute(
+                select(ActivityRow).where(
+                    ActivityRow.user_id == user_id,
+                    ActivityRow.start_at >= start_at - delta,
+                    ActivityRow.start_at <= start_at + delta,
+                )
+            )).scalars())  # fmt: skip
+            return await self._hydrate(session, rows)
+
+    async def source_owner(self, user_id: uuid.UUID, ref: SourceRef) -> uuid.UUID | None:
+        """The activity that already has this source, if any."""
+        stmt = select(ActivitySourceRow.activity_id).where(ActivitySourceRow.user_id == user_id)
+        if ref.kind == "file":
+            stmt = stmt.where(ActivitySourceRow.file_sha256 == ref.file_sha256)
+        else:
+            stmt = stmt.where(ActivitySourceRow.provider == ref.provider,
+                              ActivitySourceRow.provider_activity_id == ref.provider_activity_id)
+        async with self._sessions() as session:
+            return (await session.execute(stmt)).scalar_one_or_none()
+
+    def _source_row(self, owner: Owner, activity_id: uuid.UUID, ref: SourceRef,
+                    now: datetime) -> ActivitySourceRow:
+        return ActivitySourceRow(
+            id=uuid.uuid4(), activity_id=activity_id, user_id=owner.user_id, kind=ref.kind,
+            provider=ref.provider, provider_activity_id=ref.provider_activity_id,
+            file_sha256=ref.file_sha256, file_format=ref.file_format, file_name=ref.file_name,
+            channels=ref.channels, created_at=now,
+        )  # fmt: skip
+
+    async def insert(self, owner: Owner, new: NewActivity, ref: SourceRef, *,
+                     metrics: dict[str, Any], streams: bytes | None, stream_channels: str,
+                     samples: int, original: bytes | None, now: datetime) -> uuid.UUID:
+        """A new activity with its first source (and streams, and the original file).
+        ``DuplicateSource`` when a concurrent call stored the same source first."""
+        activity_id = uuid.uuid4()
+        values = {name: getattr(new, name) for name in _NEW_FIELDS}
+        async with self._sessions() as session:
+            try:
+                async with session.begin():
+                    session.add(ActivityRow(id=activity_id, user_id=owner.user_id,
+                                            tenant_id=owner.tenant_id, metrics=metrics,
+                                            created_at=now, updated_at=now, **values))
+                    await session.flush()
+                    source = self._source_row(owner, activity_id, ref, now)
+                    session.add(source)
+                    await session.flush()
+                    if streams is not None:
+                        session.add(ActivityStreamRow(
+                            activity_id=activity_id, user_id=owner.user_id, samples=samples,
+                            channels=stream_channels, data=streams))
+                    if original is not None:
+                        session.add(ActivityFileRow(source_id=source.id,
+                                                    user_id=owner.user_id, data=original))
+            except IntegrityError:
+                existing = await self.source_owner(owner.user_id, ref)
+                if existing is None:
+                    raise
+                raise DuplicateSource(existing) from None
+        return activity_id
+
+    async def attach(self, owner: Owner, activity_id: uuid.UUID, ref: SourceRef, *,
+                     replace: NewActivity | None, metrics: dict[str, Any] | None,
+                     streams: bytes | None, stream_channels: str, samples: int,
+                     original: bytes | None, now: datetime) -> None:
+        """Remember another source of an existing activity; with ``replace``, its summary
+        and streams become the new source's (it brought richer streams)."""
+        async with self._sessions() as session:
+            try:
+                async with session.begin():
+                    source = self._source_row(owner, activity_id, ref, now)
+                    session.add(source)
+                    await session.flush()
+                    if original is not None:
+                        session.add(ActivityFileRow(source_id=source.id,
+                                                    user_id=owner.user_id, data=original))
+                    if replace is not None:
+                        values = {name: getattr(replace, name) for name in _NEW_FIELDS}
+                        await session.execute(
+                            update(ActivityRow)
+                            .where(ActivityRow.user_id == owner.user_id,
+                                   ActivityRow.id == activity_id)
+                            .values(**values, metrics=metrics or {}, updated_at=now))
+                    if streams is not None:
+                        await session.execute(delete(ActivityStreamRow).where(
+                            ActivityStreamRow.user_id == owner.user_id,
+                            ActivityStreamRow.activity_id == activity_id))
+                        session.add(ActivityStreamRow(
+                            activity_id=activity_id, user_id=owner.user_id, samples=samples,
+                            channels=stream_channels, data=streams))
+            except IntegrityError:
+                existing = await self.source_owner(owner.user_id, ref)
+                if existing is None:
+                    raise
+                raise DuplicateSource(existing) from None
+
+    async def update_summary(self, user_id: uuid.UUID, activity_id: uuid.UUID,
+                             new: NewActivity, now: datetime) -> None:
+        values = {name: getattr(new, name) for name in _NEW_FIELDS}
+        async with self._sessions() as session, session.begin():
+            await session.execute(
+                update(ActivityRow)
+                .where(ActivityRow.user_id == user_id, ActivityRow.id == activity_id)
+                .values(**values, updated_at=now))
+
+    async def set_metrics(self, user_id: uuid.UUID, activity_id: uuid.UUID,
+                          metrics: dict[str, Any], now: datetime) -> None:
+        async with self._sessions() as session, session.begin():
+            await session.execute(
+                update(ActivityRow)
+                .where(ActivityRow.user_id == user_id, ActivityRow.id == activity_id)
+                .values(metrics=metrics, updated_at=now))
+
+    async def streams(self, user_id: uuid.UUID, activity_id: uuid.UUID) -> bytes | None:
+        async with self._sessions() as session:
+            return (await session.execute(
+                select(ActivityStreamRow.data).where(
+                    ActivityStreamRow.user_id == user_id,
+                    ActivityStreamRow.activity_id == activity_id)
+            )).scalar_one_or_none()  # fmt: skip
+
+    async def delete(self, user_id: uuid.UUID, activity_id: uuid.UUID) -> bool:
+        """The activity, its sources, original files and streams (one transaction)."""
+        async with self._sessions() as session, session.begin():
+            await self._delete_children(session, user_id, [activity_id])
+            result = await session.execute(delete(ActivityRow).where(
+                ActivityRow.user_id == user_id, ActivityRow.id == activity_id))
+            return int(result.rowcount) == 1  # type: ignore[attr-defined]
+
+    @staticmethod
+    async def _delete_children(session: AsyncSession, user_id: uuid.UUID,
+                               activity_ids: Iterable[uuid.UUID]) -> None:
+        # Explicit, not only ON DELETE CASCADE: SQLite enforces foreign keys per
+        # connection (our engine turns them on) and a hand-opened database may not.
+        ids = list(activity_ids)
+        sources = select(ActivitySourceRow.id).where(ActivitySourceRow.user_id == user_id,
+                                                     ActivitySourceRow.activity_id.in_(ids))
+        await session.execute(delete(ActivityFileRow).where(
+            ActivityFileRow.user_id == user_id, ActivityFileRow.source_id.in_(sources)))
+        await session.execute(delete(ActivitySourceRow).where(
+            ActivitySourceRow.user_id == user_id, ActivitySourceRow.activity_id.in_(ids)))
+        await session.execute(delete(ActivityStreamRow).where(
+            ActivityStreamRow.user_id == user_id, ActivityStreamRow.activity_id.in_(ids)))
+
+    async def delete_provider_data(self, user_id: uuid.UUID, provider: str) -> int:
+        """Forget what one provider brought: its sources, and the activities that had
+        no other source. Returns how many activities were deleted."""
+        async with self._sessions() as session, session.begin():
+            mine = select(ActivitySourceRow.activity_id).where(
+                ActivitySourceRow.user_id == user_id, ActivitySourceRow.provider == provider)
+            others = select(ActivitySourceRow.activity_id).where(
+                ActivitySourceRow.user_id == user_id,
+                or_(ActivitySourceRow.provider.is_(None),
+                    ActivitySourceRow.provider != provider))
+            only = list((await session.execute(
+                select(ActivityRow.id).where(ActivityRow.user_id == user_id,
+                                             ActivityRow.id.in_(mine),
+                                             ActivityRow.id.not_in(others))
+            )).scalars())  # fmt: skip
+            await session.execute(delete(ActivitySourceRow).where(
+                ActivitySourceRow.user_id == user_id, ActivitySourceRow.provider == provider))
+            if only:
+                await self._delete_children(session, user_id, only)
+                await session.execute(delete(ActivityRow).where(
+                    ActivityRow.user_id == user_id, ActivityRow.id.in_(only)))
+            await session.execute(delete(DailyHealthRow).where(
+                DailyHealthRow.user_id == user_id, DailyHealthRow.source == provider))
+            await session.execute(delete(SyncStateRow).where(
+                SyncStateRow.user_id == user_id, SyncStateRow.provider == provider))
+            return len(only)
+
+    async def activity_ids_since(self, user_id: uuid.UUID, since: date | None
+                                 ) -> list[uuid.UUID]:
+        stmt = select(ActivityRow.id).where(ActivityRow.user_id == user_id)
+        if since is not None:
+            stmt = stmt.where(ActivityRow.start_at >= datetime.combine(since, time.min, UTC))
+        async with self._sessions() as session:
+            return list((await session.execute(stmt)).scalars())
+
+    async def originals(self, user_id: uuid.UUID) -> list[tuple[str, str | None, bytes]]:
+        """Every imported file of the person: (sha256, file name, bytes)."""
+        async with self._sessions() as session:
+            rows = await session.execute(
+                select(ActivitySourceRow.file_sha256, ActivitySourceRow.file_name,
+                       ActivityFileRow.data)
+                .join(ActivityFileRow, ActivityFileRow.source_id == ActivitySourceRow.id)
+                .where(ActivitySourceRow.user_id == user_id,
+                       ActivityFileRow.user_id == user_id))
+            return [(str(sha), name, bytes(data)) for sha, name, data in rows.tuples()]
+
+    # -- athlete settings ----------------------------------------------------------------
+
+    async def settings(self, user_id: uuid.UUID) -> list[SettingValue]:
+        async with self._sessions() as session:
+            rows = (await session.execute(
+                select(AthleteSettingRow).where(AthleteSettingRow.user_id == user_id)
+                .order_by(AthleteSettingRow.field, AthleteSettingRow.valid_from)
+            )).scalars()  # fmt: skip
+            return [SettingValue(r.field, r.valid_from, r.value) for r in rows]
+
+    async def set_settings(self, owner: Owner, values: dict[str, Any], valid_from: date,
+                           now: datetime) -> None:
+        async with self._sessions() as session, session.begin():
+            for name, value in values.items():
+                stmt = self._insert(AthleteSettingRow).values(
+                    user_id=owner.user_id, field=name, valid_from=valid_from,
+                    tenant_id=owner.tenant_id, value=value, created_at=now)
+                await session.execute(stmt.on_conflict_do_update(
+                    index_elements=["user_id", "field", "valid_from"],
+                    set_={"value": value, "created_at": now}))
+
+    # -- daily health ----------------------------------------------------------------------
+
+    async def upsert_daily(self, owner: Owner, days: Iterable[DailyHealth], now: datetime
+                           ) -> int:
+        count = 0
+        async with self._sessions() as session, session.begin():
+            for day in days:
+                values = {k: v for k, v in asdict(day).items() if k in HEALTH_FIELDS}
+                stmt = self._insert(DailyHealthRow).values(
+                    user_id=owner.user_id, day=day.day, source=day.source,
+                    tenant_id=owner.tenant_id, updated_at=now, **values)
+                present = {k: v for k, v in values.items() if v is not None}
+                await session.execute(stmt.on_conflict_do_update(
+                    index_elements=["user_id", "day", "source"],
+                    set_={**present, "updated_at": now}))
+                count += 1
+        return count
+
+    async def daily(self, user_id: uuid.UUID, start: date, end: date) -> list[DailyHealth]:
+        async with self._sessions() as session:
+            rows = (await session.execute(
+                select(DailyHealthRow).where(DailyHealthRow.user_id == user_id,
+                                             DailyHealthRow.day >= start,
+                                             DailyHealthRow.day <= end)
+                .order_by(DailyHealthRow.day, DailyHealthRow.source)
+            )).scalars()  # fmt: skip
+            return [DailyHealth(r.day, r.source, **{k: getattr(r, k) for k in HEALTH_FIELDS})
+                    for r in rows]
+
+    # -- sync state --------------------------------------------------------------------------
+
+    async def sync_state(self, user_id: uuid.UUID, provider: str) -> SyncState | None:
+        async with self._sessions() as session:
+            row = (await session.execute(
+                select(SyncStateRow).where(SyncStateRow.user_id == user_id,
+                                           SyncStateRow.provider == provider)
+            )).scalar_one_or_none()  # fmt: skip
+        if row is None:
+            return None
+        return SyncState(row.provider, row.status, row.cursor_at, dict(row.detail or {}),
+                         row.started_at, row.finished_at, row.updated_at)
+
+    async def sync_states(self, user_id: uuid.UUID) -> list[SyncState]:
+        async with self._sessions() as session:
+            rows = (await session.execute(
+                select(SyncStateRow).where(SyncStateRow.user_id == user_id)
+                .order_by(SyncStateRow.provider))).scalars()
+            return [SyncState(r.provider, r.status, r.cursor_at, dict(r.detail or {}),
+                              r.started_at, r.finished_at, r.updated_at) for r in rows]
+
+    async def claim_sync(self, owner: Owner, provider: str, now: datetime, *, lease_s: float
+                         ) -> bool:
+        """Single flight across processes: one conditional UPDATE marks the sync running
+        unless another one is, with a lease renewed less than ``lease_s`` ago."""
+        async with self._sessions() as session, session.begin():
+            await session.execute(self._insert(SyncStateRow).values(
+                user_id=owner.user_id, provider=provider, tenant_id=owner.tenant_id,
+                status="idle", detail={}, updated_at=now,
+            ).on_conflict_do_nothing(index_elements=["user_id", "provider"]))
+            result = await session.execute(
+                update(SyncStateRow)
+                .where(SyncStateRow.user_id == owner.user_id, SyncStateRow.provider == provider,
+                       or_(SyncStateRow.status != "running",
+                           SyncStateRow.updated_at < now - timedelta(seconds=lease_s)))
+                .values(status="running", started_at=now, finished_at=None, updated_at=now))
+            return int(result.rowcount) == 1  # type: ignore[attr-defined]
+
+    async def save_sync_state(self, owner: Owner, state: SyncState) -> None:
+        values = {"status": state.status, "cursor_at": state.cursor_at,
+                  "detail": state.detail, "started_at": state.started_at,
+                  "finished_at": state.finished_at, "updated_at": state.updated_at}
+        async with self._sessions() as session, session.begin():
+            stmt = self._insert(SyncStateRow).values(
+                user_id=owner.user_id, provider=state.provider, tenant_id=owner.tenant_id,
+                **values)
+            await session.execute(stmt.on_conflict_do_update(
+                index_elements=["user_id", "provider"], set_=values))
+
+
+__all__ = ["BadCursor", "DuplicateSource", "SqlFitnessStore", "decode_cursor", "encode_cursor"]

@@ -1,0 +1,206 @@
+"""Tables of the fitness data (SQLAlchemy 2 declarative; migration 0006 mirrors them).
+
+Every row carries ``user_id`` (and ``tenant_id``): every query of the store filters on the
+user first, so no path can return another person's rows. Deleting a user cascades.
+Streams live in their own table, one compressed binary value per activity
+(``StreamSet.to_bytes``), so listing activities never reads a sample.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import date, datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Date,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    String,
+    UniqueConstraint,
+    Uuid,
+)
+from sqlalchemy.orm import Mapped, mapped_column
+
+from pacekeeper.db import Base
+from pacekeeper.db._models import UtcDateTime
+
+
+def _user_fk() -> Mapped[uuid.UUID]:
+    return mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+
+
+def _tenant_fk() -> Mapped[uuid.UUID]:
+    return mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"))
+
+
+class ActivityRow(Base):
+    __tablename__ = "activities"
+
+    id: Mapped[uuid.UUID] = mapped_column(Uuid, primary_key=True)
+    user_id: Mapped[uuid.UUID] = _user_fk()
+    tenant_id: Mapped[uuid.UUID] = _tenant_fk()
+    sport: Mapped[str] = mapped_column(String(20))
+    source_sport: Mapped[str | None] = mapped_column(String(100), nullable=True)
+    name: Mapped[str | None] = mapped_column(String(300), nullable=True)
+    start_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    utc_offset_s: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    elapsed_s: Mapped[float] = mapped_column(Float)
+    moving_s: Mapped[float | None] = mapped_column(Float, nullable=True)
+    distance_m: Mapped[float | None] = mapped_column(Float, nullable=True)
+    elevation_gain_m: Mapped[float | None] = mapped_column(Float, nullable=True)
+    avg_speed_mps: Mapped[float | None] = mapped_column(Float, nullable=True)
+    max_speed_mps: Mapped[float | None] = mapped_column(Float, nullable=True)
+    avg_heartrate: Mapped[float | None] = mapped_column(Float, nullable=True)
+    max_heartrate: Mapped[float | None] = mapped_column(Float, nullable=True)
+    avg_watts: Mapped[float | None] = mapped_column(Float, nullable=True)
+    max_watts: Mapped[float | None] = mapped_column(Float, nullable=True)
+    avg_cadence: Mapped[float | None] = mapped_column(Float, nullable=True)
+    calories: Mapped[float | None] = mapped_column(Float, nullable=True)
+    device_name: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    laps: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
+    # Figures computed from the streams (pacekeeper.fitness.analytics) and the settings
+    # they used; recomputed when a setting valid on the activity's day changes.
+    metrics: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    # What the recording device wrote about itself (FIT session figures), for reference.
+    device_metrics: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    updated_at: Mapped[datetime] = mapped_column(UtcDateTime)
+
+
+# Newest first, per person: the list's order and its cursor.
+Index("ix_activities_user_start", ActivityRow.user_id, ActivityRow.start_at, ActivityRow.id)
+
+
+class ActivitySourceRow(Base):
+    """Where an activity came from: a provider's activity, or an imported file."""
+
+    __tablename__ = "activity_sources"
+    __table_args__ = (
+        UniqueConstraint("user_id", "provider", "provider_activity_id",
+                         name="uq_activity_sources_provider"),
+        UniqueConstraint("user_id", "file_sha256", name="uq_activity_sources_file"),
+    )
+
+    id: Mapped[uuid.UUID] = mapped_column(Uuid, primary_key=True)
+    activity_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("activities.id", ondelete="CASCADE"), index=True
+    )
+    user_id: Mapped[uuid.UUID] = _user_fk()
+    kind: Mapped[str] = mapped_column(String(10))  # "provider" or "file"
+    provider: Mapped[str | None] = mapped_column(String(20), nullable=True)
+    provider_activity_id: Mapped[str | None] = mapped_column(String(100), nullable=True)
+    file_sha256: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    file_format: Mapped[str | None] = mapped_column(String(10), nullable=True)
+    file_name: Mapped[str | None] = mapped_column(String(300), nullable=True)
+    channels: Mapped[int] = mapped_column(Integer, default=0)  # streams it brought
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime)
+
+
+class ActivityFileRow(Base):
+    """An imported file's original bytes (for the person's data export)."""
+
+    __tablename__ = "activity_files"
+
+    source_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("activity_sources.id", ondelete="CASCADE"), primary_key=True
+    )
+    user_id: Mapped[uuid.UUID] = _user_fk()
+    data: Mapped[bytes] = mapped_column(LargeBinary)
+
+
+class ActivityStreamRow(Base):
+    __tablename__ = "activity_streams"
+
+    activity_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("activities.id", ondelete="CASCADE"), primary_key=True
+    )
+    user_id: Mapped[uuid.UUID] = _user_fk()
+    samples: Mapped[int] = mapped_column(Integer)
+    channels: Mapped[str] = mapped_column(String(200))  # comma-separated channel names
+    data: Mapped[bytes] = mapped_column(LargeBinary)
+
+
+class DailyHealthRow(Base):
+    """One day of health figures from one source (a provider)."""
+
+    __tablename__ = "daily_health"
+
+    user_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), primary_key=True
+    )
+    day: Mapped[date] = mapped_column(Date, primary_key=True)
+    source: Mapped[str] = mapped_column(String(20), primary_key=True)
+    tenant_id: Mapped[uuid.UUID] = _tenant_fk()
+    resting_hr: Mapped[float | None] = mapped_column(Float, nullable=True)
+    hrv_rmssd_ms: Mapped[float | None] = mapped_column(Float, nullable=True)
+    sleep_s: Mapped[float | None] = mapped_column(Float, nullable=True)
+    sleep_score: Mapped[float | None] = mapped_column(Float, nullable=True)
+    sleep_deep_min: Mapped[float | None] = mapped_column(Float, nullable=True)
+    sleep_light_min: Mapped[float | None] = mapped_column(Float, nullable=True)
+    sleep_rem_min: Mapped[float | None] = mapped_column(Float, nullable=True)
+    sleep_awake_min: Mapped[float | None] = mapped_column(Float, nullable=True)
+    steps: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    weight_kg: Mapped[float | None] = mapped_column(Float, nullable=True)
+    updated_at: Mapped[datetime] = mapped_column(UtcDateTime)
+
+
+class AthleteSettingRow(Base):
+    """One setting's value from a day on (history: the value valid on a day is the
+    latest ``valid_from`` on or before it)."""
+
+    __tablename__ = "athlete_settings"
+
+    user_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), primary_key=True
+    )
+    field: Mapped[str] = mapped_column(String(40), primary_key=True)
+    valid_from: Mapped[date] = mapped_column(Date, primary_key=True)
+    tenant_id: Mapped[uuid.UUID] = _tenant_fk()
+    value: Mapped[Any] = mapped_column(JSON, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime)
+
+
+class SyncStateRow(Base):
+    """A person's sync with one provider: the cursor it resumes from, and its progress."""
+
+    __tablename__ = "sync_states"
+
+    user_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), primary_key=True
+    )
+    provider: Mapped[str] = mapped_column(String(20), primary_key=True)
+    tenant_id: Mapped[uuid.UUID] = _tenant_fk()
+    # Activities up to this start time are stored (the incremental cursor).
+    cursor_at: Mapped[datetime | None] = mapped_column(UtcDateTime, nullable=True)
+    status: Mapped[str] = mapped_column(String(20), default="idle")
+    detail: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    started_at: Mapped[datetime | None] = mapped_column(UtcDateTime, nullable=True)
+    finished_at: Mapped[datetime | None] = mapped_column(UtcDateTime, nullable=True)
+    updated_at: Mapped[datetime] = mapped_column(UtcDateTime)
+
+
+TABLES = (
+    "activities",
+    "activity_sources",
+    "activity_files",
+    "activity_streams",
+    "daily_health",
+    "athlete_settings",
+    "sync_states",
+)
+
+__all__ = [
+    "TABLES",
+    "ActivityFileRow",
+    "ActivityRow",
+    "ActivitySourceRow",
+    "ActivityStreamRow",
+    "AthleteSettingRow",
+    "DailyHealthRow",
+    "SyncStateRow",
+]

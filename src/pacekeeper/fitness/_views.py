@@ -1,0 +1,104 @@
+"""The JSON shapes of fitness data, one definition for HTTP, MCP tools, A2A and exports.
+
+Summaries come first and stay small (a list item is ~0.5 KB); detail (laps, every
+metric, the device's own figures) only in the single-activity view.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta, timezone
+from typing import TYPE_CHECKING, Any
+
+from pacekeeper.fitness._records import DailyHealth, StoredActivity
+
+if TYPE_CHECKING:  # the service imports the views' callers, not the views
+    from pacekeeper.fitness._service import ImportOutcome
+
+# Metrics surfaced in every summary (the rest only in the detail view).
+HEADLINE_METRICS = ("normalized_power", "intensity_factor", "tss", "load", "load_method",
+                    "hr_tss", "trimp", "efficiency_factor", "variability_index")
+
+
+def _r(value: float | None, digits: int = 1) -> float | None:
+    return None if value is None else round(float(value), digits)
+
+
+def local_start(activity: StoredActivity) -> str:
+    """The start time in the activity's own offset when known (ISO 8601)."""
+    if activity.utc_offset_s is None:
+        return activity.start_at.astimezone(UTC).isoformat().replace("+00:00", "Z")
+    zone = timezone(timedelta(seconds=activity.utc_offset_s))
+    return activity.start_at.astimezone(zone).isoformat()
+
+
+def activity_json(activity: StoredActivity, *, detail: bool = False) -> dict[str, Any]:
+    metrics = activity.metrics
+    out: dict[str, Any] = {
+        "id": str(activity.id),
+        "name": activity.name,
+        "sport": activity.sport,
+        "start_time": local_start(activity),
+        "elapsed_time_s": _r(activity.elapsed_s, 0),
+        "moving_time_s": _r(activity.moving_s, 0),
+        "distance_m": _r(activity.distance_m),
+        "elevation_gain_m": _r(activity.elevation_gain_m),
+        "average_speed_mps": _r(activity.avg_speed_mps, 3),
+        "average_heartrate": _r(activity.avg_heartrate),
+        "max_heartrate": _r(activity.max_heartrate),
+        "average_power": _r(activity.avg_watts),
+        "max_power": _r(activity.max_watts),
+        "average_cadence": _r(activity.avg_cadence),
+        "calories": _r(activity.calories, 0),
+        **{k: metrics.get(k) for k in HEADLINE_METRICS},
+        "sources": [s.provider or s.file_format for s in activity.sources],
+        "streams": list(activity.stream_channels),
+    }
+    if detail:
+        out.update(
+            start_time_utc=activity.start_at.astimezone(UTC).isoformat().replace("+00:00", "Z"),
+            utc_offset_s=activity.utc_offset_s,
+            source_sport=activity.source_sport,
+            max_speed_mps=_r(activity.max_speed_mps, 3),
+            device=activity.device_name,
+            laps=activity.laps,
+            metrics=metrics,
+            device_metrics=activity.device_metrics,
+            sources=[s.to_json() for s in activity.sources],
+            created_at=_iso(activity.created_at),
+            updated_at=_iso(activity.updated_at),
+        )
+    return out
+
+
+def _iso(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def daily_json(days: list[DailyHealth]) -> list[dict[str, Any]]:
+    """One entry per day: each figure from the first source that has it (sources in
+    name order), and which sources contributed."""
+    merged: dict[str, dict[str, Any]] = {}
+    for d in days:
+        entry = merged.setdefault(d.day.isoformat(), {"date": d.day.isoformat(),
+                                                      "sources": []})
+        entry["sources"].append(d.source)
+        for name in ("resting_hr", "hrv_rmssd_ms", "sleep_s", "sleep_score", "sleep_deep_min",
+                     "sleep_light_min", "sleep_rem_min", "sleep_awake_min", "steps",
+                     "weight_kg"):
+            value = getattr(d, name)
+            if value is not None and entry.get(name) is None:
+                entry[name] = value
+    return list(merged.values())
+
+
+def outcome_json(outcome: ImportOutcome) -> dict[str, Any]:
+    if outcome.rejected is not None:
+        return {"file": outcome.name, "status": "rejected", "reason": outcome.rejected.reason,
+                "message": outcome.rejected.message}
+    assert outcome.activity is not None
+    status = "duplicate" if outcome.duplicate else "merged" if outcome.merged else "imported"
+    return {"file": outcome.name, "status": status, "duplicate": outcome.duplicate,
+            "activity": activity_json(outcome.activity, detail=True)}
+
+
+__all__ = ["HEADLINE_METRICS", "activity_json", "daily_json", "local_start", "outcome_json"]

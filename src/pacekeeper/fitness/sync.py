@@ -1,0 +1,296 @@
+"""Sync a person's activities and daily health from a connected provider.
+
+Incremental: each provider's sync state keeps a cursor (the start of the newest activity
+stored); a sync asks for what started after it (the first one for ``history_days``).
+Activities are stored oldest first and the cursor moves after each one, so a sync that
+dies half-way resumes where it stopped, and a re-delivered activity is recognised by its
+source (no duplicates). Single flight per person and provider, across processes: a sync
+claims the state row with one conditional UPDATE (a lease renewed as it works; a lease
+not renewed for ``LEASE_S`` is taken over). A provider's 429 is waited out (its
+``Retry-After``) up to ``max_wait_s`` at a time; a longer wait pauses the sync, which the
+next run resumes from its cursor.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import numpy as np
+
+from pacekeeper.connections import ConnectionProblem, ConnectionService
+from pacekeeper.fitness._records import DailyHealth, NewActivity, Owner, SourceRef, SyncState
+from pacekeeper.fitness._service import FitnessService, richness
+from pacekeeper.fitness.models import Activity, DailySummary, SleepSession, Streams
+from pacekeeper.fitness.streams import StreamSet, resample_1hz
+from pacekeeper.providers import FitbitClient, GarminClient, ProviderClient, TokenSet
+
+log = logging.getLogger("pacekeeper.sync")
+Progress = Callable[[float, float | None, str], Awaitable[None]]
+LEASE_S = 120.0
+
+
+@dataclass
+class SyncReport:
+    provider: str
+    status: str = "running"  # running, done, paused, failed, busy
+    imported: int = 0
+    merged: int = 0
+    duplicates: int = 0
+    with_streams: int = 0
+    days: int = 0
+    message: str = ""
+    cursor: str | None = None
+    errors: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"provider": self.provider, "status": self.status, "imported": self.imported,
+                "merged": self.merged, "duplicates": self.duplicates,
+                "with_streams": self.with_streams, "days": self.days,
+                "message": self.message, "cursor": self.cursor}
+
+
+def new_activity(a: Activity) -> NewActivity:
+    return NewActivity(
+        sport=a.sport.value, start_at=a.start, elapsed_s=a.elapsed_s,
+        source_sport=a.provider_sport, name=a.name, utc_offset_s=a.utc_offset_s,
+        moving_s=a.moving_s, distance_m=a.distance_m, elevation_gain_m=a.elevation_gain_m,
+        avg_speed_mps=a.avg_speed_mps, max_speed_mps=a.max_speed_mps,
+        avg_heartrate=a.avg_heartrate, max_heartrate=a.max_heartrate, avg_watts=a.avg_watts,
+        max_watts=a.max_watts, avg_cadence=a.avg_cadence, calories=a.calories,
+        device_name=a.device_name,
+    )  # fmt: skip
+
+
+def stream_set(s: Streams) -> StreamSet:
+    """A provider's streams on the 1 Hz grid (providers send 1 Hz or every few seconds)."""
+    def floats(values: Any) -> np.ndarray[Any, np.dtype[np.float64]]:
+        return np.array([np.nan if v is None else v for v in values], dtype=np.float64)
+
+    channels: dict[str, Any] = {}
+    for ours, theirs in (("power", s.watts), ("heartrate", s.heartrate),
+                         ("cadence", s.cadence), ("speed", s.velocity),
+                         ("distance", s.distance), ("altitude", s.altitude)):
+        if theirs is not None:
+            channels[ours] = floats(theirs)
+    if s.latlng is not None:
+        pairs = np.array(s.latlng, dtype=np.float64).reshape(-1, 2)
+        channels["lat"], channels["lng"] = pairs[:, 0], pairs[:, 1]
+    return resample_1hz(np.asarray(s.time, dtype=np.float64), channels)
+
+
+def _health(provider: str, d: DailySummary | None = None, sleep: SleepSession | None = None
+            ) -> DailyHealth:
+    if sleep is not None:
+        stages = sleep.stages
+        return DailyHealth(
+            sleep.date, provider, sleep_s=sleep.duration_s,
+            sleep_score=sleep.efficiency,
+            sleep_deep_min=stages.deep_min if stages else None,
+            sleep_light_min=stages.light_min if stages else None,
+            sleep_rem_min=stages.rem_min if stages else None,
+            sleep_awake_min=stages.awake_min if stages else None)
+    assert d is not None
+    return DailyHealth(d.date, provider, resting_hr=d.resting_heartrate,
+                       hrv_rmssd_ms=d.hrv_rmssd_ms, steps=d.steps)
+
+
+class SyncService:
+    def __init__(self, fitness: FitnessService, connections: ConnectionService, *,
+                 history_days: int = 365, health_days: int = 60,
+                 max_wait_s: float = 60.0) -> None:
+        self.fitness = fitness
+        self.connections = connections
+        self.history_days = history_days
+        # Daily health is fetched day by day (Fitbit allows 150 calls an hour), so a
+        # first sync reaches back less far for it than for activities.
+        self.health_days = health_days
+        self.max_wait_s = max_wait_s
+
+    @property
+    def clock(self) -> Callable[[], datetime]:
+        return self.fitness.clock
+
+    async def state(self, owner: Owner, provider: str) -> SyncState | None:
+        return await self.fitness.store.sync_state(owner.user_id, provider)
+
+    async def _call(self, owner: Owner, provider: str,
+                    action: Callable[[ProviderClient, TokenSet], Awaitable[Any]]) -> Any:
+        """One provider call; a 429 is waited out (up to ``max_wait_s``) and retried."""
+        while True:
+            try:
+                return await self.connections.call(owner.user_id, provider, action)
+            except ConnectionProblem as problem:
+                wait = getattr(problem, "retry_after", None)
+                if problem.code != "provider_rate_limited" or wait is None \
+                        or wait > self.max_wait_s:
+                    raise
+                log.info("sync waits %s s for %s's rate limit", wait, provider)
+                await asyncio.sleep(float(wait))
+
+    async def sync(self, owner: Owner, provider: str, *, progress: Progress | None = None
+                   ) -> SyncReport:
+        report = SyncReport(provider)
+        store = self.fitness.store
+        now = self.clock()
+        if not await store.claim_sync(owner, provider, now, lease_s=LEASE_S):
+            report.status, report.message = "busy", "a sync of this provider is running"
+            return report
+        state = await store.sync_state(owner.user_id, provider)
+        cursor = state.cursor_at if state and state.cursor_at else None
+        since = cursor or (now - timedelta(days=self.history_days))
+        try:
+            await self._activities(owner, provider, since, report, progress)
+            health_since = max(since, now - timedelta(days=self.health_days))
+            await self._health(owner, provider, health_since, report, progress)
+            report.status = "done"
+            report.message = (f"{report.imported} new, {report.merged} merged, "
+                              f"{report.duplicates} already stored, {report.days} days")
+        except ConnectionProblem as problem:
+            report.status = "paused" if problem.code == "provider_rate_limited" else "failed"
+            report.message = problem.message
+        except Exception as exc:  # recorded on the state; the next run resumes
+            log.error("sync of %s failed: %s", provider, type(exc).__name__)
+            report.status, report.message = "failed", "the sync failed; it resumes next time"
+        finally:
+            await self._save(owner, provider, report, finished=True)
+        return report
+
+    async def _save(self, owner: Owner, provider: str, report: SyncReport, *,
+                    finished: bool = False, cursor: datetime | None = None) -> None:
+        store = self.fitness.store
+        state = await store.sync_state(owner.user_id, provider)
+        now = self.clock()
+        await store.save_sync_state(owner, SyncState(
+            provider=provider,
+            status=report.status if finished else "running",
+            cursor_at=cursor or (state.cursor_at if state else None),
+            detail=report.to_json(),
+            started_at=state.started_at if state else now,
+            finished_at=now if finished else None,
+            updated_at=now,
+        ))
+
+    async def _activities(self, owner: Owner, provider: str, since: datetime,
+                          report: SyncReport, progress: Progress | None) -> None:
+        client = self.connections.client(provider)
+        if isinstance(client, GarminClient):
+            await self._garmin_activities(owner, since, report, progress)
+            return
+        found: list[Activity] = await self._call(
+            owner, provider,
+            lambda c, t: c.fetch_activities(t, after=since, limit=5000))
+        found.sort(key=lambda a: a.start)
+        total = len(found)
+        for i, activity in enumerate(found, 1):
+            streams = None
+            if not isinstance(client, FitbitClient) and not activity.manual:
+                ident = activity.provider_id
+                raw = await self._call(owner, provider,
+                                       lambda c, t, ident=ident: c.fetch_streams(t, ident))
+                streams = stream_set(raw)
+            await self._store(owner, provider, activity, streams, report)
+            await self._save(owner, provider, report, cursor=activity.start)
+            if progress is not None:
+                await progress(i, total, f"{provider}: {i} of {total} activities")
+
+    async def _garmin_activities(self, owner: Owner, since: datetime, report: SyncReport,
+                                 progress: Progress | None) -> None:
+        # Garmin answers per 24-hour upload window; each detail carries its samples.
+        start, end = since, self.clock()
+        days = max(1, (end - start).days + 1)
+        step = 0
+        while start < end:
+            stop = min(start + timedelta(days=7), end)
+            details: list[tuple[Activity, Streams]] = await self._call(
+                owner, "garmin",
+                lambda c, t, a=start, b=stop: c.fetch_activity_details(t, after=a, before=b))
+            for activity, streams in sorted(details, key=lambda d: d[0].start):
+                await self._store(owner, "garmin", activity, stream_set(streams), report)
+            await self._save(owner, "garmin", report, cursor=stop)
+            step += (stop - start).days or 1
+            start = stop
+            if progress is not None:
+                await progress(min(step, days), days, f"garmin: {min(step, days)} of {days} days")
+
+    async def _store(self, owner: Owner, provider: str, activity: Activity,
+                     streams: StreamSet | None, report: SyncReport) -> None:
+        ref = SourceRef("provider", provider=provider, provider_activity_id=activity.provider_id,
+                        channels=richness(streams)[0] if streams is not None else 0)
+        outcome = await self.fitness.ingest(owner, new_activity(activity), streams, ref)
+        if outcome.duplicate:
+            report.duplicates += 1
+        elif outcome.merged:
+            report.merged += 1
+        else:
+            report.imported += 1
+        if streams is not None and len(streams):
+            report.with_streams += 1
+
+    async def _health(self, owner: Owner, provider: str, since: datetime, report: SyncReport,
+                      progress: Progress | None) -> None:
+        client = self.connections.client(provider)
+        first = since.astimezone(UTC).date()
+        last = self.clock().date()
+        days: list[DailyHealth] = []
+        if isinstance(client, GarminClient):
+            after = datetime.combine(first, datetime.min.time(), UTC)
+            dailies = await self._call(owner, provider,
+                                       lambda c, t: c.fetch_dailies(t, after=after))
+            sleeps = await self._call(owner, provider,
+                                      lambda c, t: c.fetch_sleeps(t, after=after))
+            days = [_health(provider, d) for d in dailies]
+            days += [_health(provider, sleep=s) for s in sleeps if s.is_main_sleep]
+        elif isinstance(client, FitbitClient):
+            day = first
+            while day <= last:
+                summary = await self._call(
+                    owner, provider, lambda c, t, d=day: c.fetch_daily(t, d))
+                days.append(_health(provider, summary))
+                day += timedelta(days=1)
+            window = first
+            while window <= last:
+                stop = min(window + timedelta(days=99), last)
+                sleeps = await self._call(
+                    owner, provider, lambda c, t, a=window, b=stop: c.fetch_sleep(t, a, b))
+                days += [_health(provider, sleep=s) for s in sleeps if s.is_main_sleep]
+                window = stop + timedelta(days=1)
+        if days:
+            await self.fitness.store.upsert_daily(owner, days, self.clock())
+            report.days = len({d.day for d in days})
+            if progress is not None:
+                await progress(1, 1, f"{provider}: {report.days} days of health data")
+
+
+
+
+
+class BackgroundSyncs:
+    """Syncs started by a request and run after it answers (one task per person and
+    provider in this process; the database claim keeps it to one across processes)."""
+
+    def __init__(self, syncs: SyncService) -> None:
+        self.syncs = syncs
+        self._tasks: dict[tuple[str, str], asyncio.Task[SyncReport]] = {}
+
+    def start(self, owner: Owner, provider: str) -> bool:
+        """True when a new sync task was started; False when one is already running."""
+        key = (str(owner.user_id), provider)
+        running = self._tasks.get(key)
+        if running is not None and not running.done():
+            return False
+        task = asyncio.create_task(self.syncs.sync(owner, provider))
+        self._tasks[key] = task
+        task.add_done_callback(lambda _t: self._tasks.pop(key, None))
+        return True
+
+    async def close(self) -> None:
+        for task in list(self._tasks.values()):
+            task.cancel()
+        await asyncio.gather(*self._tasks.values(), return_exceptions=True)
+
+__all__ = ["BackgroundSyncs", "SyncReport", "SyncService", "new_activity", "stream_set"]

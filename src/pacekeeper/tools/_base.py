@@ -1,0 +1,52 @@
+"""What every tool group shares: the caller, the services, and errors as tool errors.
+
+Tool groups are mixins; the one server class (``pacekeeper.mcp.PacekeeperTools``)
+inherits them all and provides ``caller`` (the principal of this call, re-checked on
+long-lived connections). A tool never opens a database session: it calls a service.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+
+from mcpcast import Context, ToolError
+from pacekeeper.auth import Principal
+from pacekeeper.errors import ApiError
+from pacekeeper.fitness import FitnessService, Owner
+from pacekeeper.services import Services
+
+# Tool annotations (MCP): what a client may assume about a call.
+READ_ONLY = {"readOnlyHint": True, "idempotentHint": True, "openWorldHint": False}
+WRITES = {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": False,
+          "openWorldHint": False}
+IDEMPOTENT_WRITE = {**WRITES, "idempotentHint": True}
+DESTRUCTIVE = {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": True,
+               "openWorldHint": False}
+
+
+class ToolGroup:
+    _services: Callable[[], Services]
+
+    async def caller(self, ctx: Context) -> Principal:  # provided by the server class
+        raise NotImplementedError
+
+    async def owner(self, ctx: Context) -> Owner:
+        principal = await self.caller(ctx)
+        return Owner(principal.user_id, principal.tenant_id)
+
+    def fitness(self) -> FitnessService:
+        return self._services().fitness
+
+
+@asynccontextmanager
+async def service_errors() -> AsyncIterator[None]:
+    """A service's refusal (bad input, not found) becomes the tool's error message."""
+    try:
+        yield
+    except ApiError as exc:
+        raise ToolError(exc.message) from None
+
+
+__all__ = ["DESTRUCTIVE", "IDEMPOTENT_WRITE", "READ_ONLY", "WRITES", "ToolGroup",
+           "service_errors"]

@@ -1,0 +1,108 @@
+"""Tools over the athlete: settings with history, and daily health."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Annotated, Any, cast
+
+from pydantic import Field
+
+from mcpcast import Context, Param, resource, tool
+from pacekeeper.fitness import _inputs as inputs
+from pacekeeper.fitness import daily_json
+from pacekeeper.tools._base import IDEMPOTENT_WRITE, READ_ONLY, ToolGroup, service_errors
+from pacekeeper.tools._shapes import AthleteResult, DailyDay, DailyResult
+
+
+def _settings_line(settings: dict[str, Any]) -> str:
+    if not settings:
+        return "no settings yet: set ftp_watts, lthr_bpm, max_hr_bpm, ... for metrics"
+    return ", ".join(f"{k}={v}" for k, v in settings.items())
+
+
+class AthleteTools(ToolGroup):
+    @tool(
+        name="get_athlete",
+        description="The athlete's settings valid today (FTP, LTHR, max and resting heart "
+        "rate, weight, threshold pace, sex, birth year, units) and their history.",
+        annotations=READ_ONLY,
+    )
+    async def get_athlete(self, ctx: Context) -> AthleteResult:
+        owner = await self.owner(ctx)
+        found = await self.fitness().athlete(owner)
+        return AthleteResult(summary=_settings_line(found["settings"]), **found)
+
+    @tool(
+        name="update_athlete_settings",
+        description="Set athlete settings from a day on (today by default); the metrics of "
+        "activities from that day on are recomputed with the new values.",
+        annotations=IDEMPOTENT_WRITE,
+    )
+    async def update_athlete_settings(
+        self,
+        ctx: Context,
+        ftp_watts: Annotated[int | None, Param(description="Functional threshold power, W."),
+                             Field(ge=30, le=2000)] = None,
+        lthr_bpm: Annotated[int | None, Param(description="Lactate threshold HR, bpm."),
+                            Field(ge=80, le=230)] = None,
+        max_hr_bpm: Annotated[int | None, Param(description="Maximum heart rate, bpm."),
+                              Field(ge=100, le=250)] = None,
+        resting_hr_bpm: Annotated[int | None, Param(description="Resting heart rate, bpm."),
+                                  Field(ge=25, le=120)] = None,
+        weight_kg: Annotated[float | None, Param(description="Body weight, kg."),
+                             Field(ge=25, le=300)] = None,
+        threshold_pace_s_per_km: Annotated[float | None, Param(
+            description="Running threshold pace, seconds per km."),
+            Field(ge=120, le=900)] = None,
+        sex: Annotated[str | None, Param(description="M or F (TRIMP coefficient)."),
+                       Field(pattern="^[MF]$")] = None,
+        birth_year: Annotated[int | None, Param(description="Year of birth."),
+                              Field(ge=1900, le=2100)] = None,
+        units: Annotated[str | None, Param(description="metric or imperial."),
+                         Field(pattern="^(metric|imperial)$")] = None,
+        valid_from: Annotated[str | None, Param(
+            description="First day (YYYY-MM-DD) the values apply to; default today.")] = None,
+    ) -> AthleteResult:
+        owner = await self.owner(ctx)
+        values = {k: v for k, v in {
+            "ftp_watts": ftp_watts, "lthr_bpm": lthr_bpm, "max_hr_bpm": max_hr_bpm,
+            "resting_hr_bpm": resting_hr_bpm, "weight_kg": weight_kg,
+            "threshold_pace_s_per_km": threshold_pace_s_per_km, "sex": sex,
+            "birth_year": birth_year, "units": units}.items() if v is not None}
+        async with service_errors():
+            found = await self.fitness().update_athlete(
+                owner, values, inputs.day(valid_from, "valid_from"))
+        n = found.get("recomputed_activities", 0)
+        return AthleteResult(summary=f"saved; {n} activities recomputed", **found)
+
+    @tool(
+        name="get_daily_summaries",
+        description="Daily health per day: resting heart rate, HRV (rMSSD), sleep (duration, "
+        "stages, score), steps and weight, merged across connected providers.",
+        annotations=READ_ONLY,
+    )
+    async def get_daily_summaries(
+        self,
+        ctx: Context,
+        from_date: Annotated[str | None, Param(
+            name="from", description="First day (YYYY-MM-DD); default 14 days ago.")] = None,
+        to_date: Annotated[str | None, Param(
+            name="to", description="Last day (YYYY-MM-DD); default today.")] = None,
+    ) -> DailyResult:
+        owner = await self.owner(ctx)
+        service = self.fitness()
+        async with service_errors():
+            end = inputs.day(to_date, "to") or service.clock().date()
+            start = inputs.day(from_date, "from") or end - timedelta(days=13)
+            days = await service.daily(owner, start, end)
+        merged = cast(list[DailyDay], daily_json(days))
+        return DailyResult(summary=f"{len(merged)} days with data from {start} to {end}",
+                           days=merged)
+
+    @resource(uri="athlete://profile", name="athlete-profile", mime_type="application/json",
+              description="The athlete's current settings and their history.")
+    async def athlete_resource(self, ctx: Context) -> dict[str, Any]:
+        return await self.fitness().athlete(await self.owner(ctx))
+
+
+__all__ = ["AthleteTools"]

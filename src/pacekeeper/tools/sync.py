@@ -1,0 +1,55 @@
+"""The sync tool: pull a connected provider's new activities and daily health now."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from typing_extensions import TypedDict
+
+from mcpcast import Context, Param, ToolError, tool
+from pacekeeper.tools._base import WRITES, ToolGroup
+
+
+class SyncResult(TypedDict):
+    summary: str
+    provider: str
+    status: str
+    imported: int
+    merged: int
+    duplicates: int
+    with_streams: int
+    days: int
+
+
+class SyncTools(ToolGroup):
+    @tool(
+        name="sync_activities",
+        description="Sync a connected provider now: new activities (with their streams) and "
+        "daily health since the last sync, or the last year on the first one. Reports "
+        "progress while it runs; safe to repeat (nothing is stored twice).",
+        annotations=WRITES,
+    )
+    async def sync_activities(
+        self,
+        ctx: Context,
+        provider: Annotated[Literal["strava", "fitbit", "garmin"],
+                            Param(description="The provider to sync.")],
+    ) -> SyncResult:
+        owner = await self.owner(ctx)
+        syncs = self._services().syncs
+        if syncs is None:
+            raise ToolError("provider sync is not available on this server")
+
+        async def progress(done: float, total: float | None, message: str) -> None:
+            await ctx.report_progress(done, total, message)
+
+        report = await syncs.sync(owner, provider, progress=progress)
+        if report.status in ("failed", "busy"):
+            raise ToolError(report.message)
+        return SyncResult(summary=f"{provider} sync {report.status}: {report.message}",
+                          provider=provider, status=report.status, imported=report.imported,
+                          merged=report.merged, duplicates=report.duplicates,
+                          with_streams=report.with_streams, days=report.days)
+
+
+__all__ = ["SyncResult", "SyncTools"]
