@@ -12,6 +12,7 @@ from pacekeeper.api._common import (
     JSONResponse,
     iso_utc,
     read_json_object,
+    refuse_cross_site,
     required_string,
     services,
     string_field,
@@ -113,6 +114,7 @@ async def _login_body(svc: Services, user: User, *, cookies: bool) -> JSONRespon
 async def password_grant(request: Request) -> Response:
     """POST /oauth/token, grant_type=password (ACC-5, ACC-6, CSRF-1)."""
     svc = services(request)
+    refuse_cross_site(request)  # login CSRF: finding 3
     content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if content_type != "application/x-www-form-urlencoded":
         return _oauth_error(
@@ -142,6 +144,7 @@ async def password_grant(request: Request) -> Response:
 async def refresh(request: Request) -> Response:
     """POST /api/auth/refresh (JWT-9): a new JWT and CSRF token before expiry."""
     svc = services(request)
+    refuse_cross_site(request)
     principal = await svc.resolver.require(request.method, request.headers)
     user = await svc.users.get(principal.user_id)
     if user is None:  # deleted between the check and here
@@ -163,6 +166,7 @@ async def refresh(request: Request) -> Response:
 async def logout(request: Request) -> Response:
     """POST /api/auth/logout (CSRF-2): clears both cookies; needs no valid session."""
     svc = services(request)
+    refuse_cross_site(request)  # forced logout: finding 3
     await svc.csrf.revoke(request.cookies.get(CSRF_COOKIE, ""))
     response = JSONResponse({"logged_out": True}, headers=_NO_STORE)
     clear_session_cookies(response)

@@ -12,6 +12,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 
+from pacekeeper.auth import require_same_origin
 from pacekeeper.errors import ApiError, ValidationFailed
 from pacekeeper.services import Services
 
@@ -37,6 +38,14 @@ class JSONResponse(Response):
 def services(request: Request) -> Services:
     found: Services = request.app.state.services
     return found
+
+
+def refuse_cross_site(request: Request) -> None:
+    """403 csrf_failed for a cross-site request to an endpoint that sets or clears the
+    session (login, refresh, logout): the one check, `auth/_origin.py`."""
+    require_same_origin(
+        request.headers, request.url.scheme, services(request).settings.public_base_url
+    )
 
 
 def iso_utc(moment: datetime) -> str:
@@ -115,6 +124,7 @@ __all__ = [
     "internal_error_handler",
     "iso_utc",
     "read_json_object",
+    "refuse_cross_site",
     "required_string",
     "services",
     "string_field",

@@ -17,6 +17,7 @@ from pacekeeper.auth._cookies import (
 )
 from pacekeeper.auth._csrf import CSRF_HEADER, CSRF_LIFETIME, CsrfService, IssuedCsrf
 from pacekeeper.auth._keystore import KeyGenerator, KeyStore, LoadedKey, generate_rsa_key
+from pacekeeper.auth._origin import CROSS_SITE_REFUSED, require_same_origin
 from pacekeeper.auth._passwords import ConfiguredHasher, PasswordHasher
 from pacekeeper.auth._principal import Principal, PrincipalResolver
 from pacekeeper.auth._sealing import Sealer, derive_key
@@ -30,6 +31,7 @@ from pacekeeper.auth._tokens import Claims, IssuedToken, TokenInvalid, TokenServ
 
 __all__ = [
     "AUTH_COOKIE",
+    "CROSS_SITE_REFUSED",
     "CSRF_COOKIE",
     "CSRF_HEADER",
     "CSRF_LIFETIME",
@@ -59,6 +61,7 @@ __all__ = [
     "derive_key",
     "generate_rsa_key",
     "normalize_email",
+    "require_same_origin",
     "set_session_cookies",
     "validate_email",
     "validate_password",

@@ -18,7 +18,7 @@ from urllib.parse import parse_qs
 from starlette.requests import Request, cookie_parser
 from starlette.responses import Response
 
-from pacekeeper.auth import CSRF_COOKIE, Principal, set_session_cookies
+from pacekeeper.auth import CSRF_COOKIE, Principal, require_same_origin, set_session_cookies
 from pacekeeper.errors import CsrfFailed, Unauthenticated
 from pacekeeper.oauth2._authrequest import (
     _PARAMS,
@@ -140,6 +140,14 @@ async def authorize(request: Request) -> Response:
         page = ErrorPage("Too many attempts", "Please wait a minute and try again.", 429)
         return error_page(page, headers=exc.headers)
     try:
+        if request.method == "POST":
+            # The login form sets the session: no cross-site posts (finding 3).
+            try:
+                require_same_origin(request.headers, request.url.scheme,
+                                    request_services(request).settings.public_base_url)
+            except CsrfFailed:
+                raise ErrorPage("Request refused",
+                                "This form was sent from another site.", status=403) from None
         params, own = await _params(request)
         auth = await validate(params, oauth.server.client_for_page, oauth.server.resources)
     except ErrorPage as exc:
