@@ -26,7 +26,11 @@ from pacekeeper.apikeys import (
     UsageCounter,
 )
 from pacekeeper.auth import (
+    LOGIN,
+    REGISTER,
     Accounts,
+    AttemptLimiter,
+    AttemptLimits,
     CachedCallerStates,
     CallerStates,
     ConfiguredHasher,
@@ -57,6 +61,7 @@ from pacekeeper.db import (
 )
 from pacekeeper.masterkey import resolve_master_key
 from pacekeeper.oauth2 import OAuth2Components, SqlOAuthStore, build_oauth2
+from pacekeeper.oauth2._ratelimit import client_ip, parse_proxies
 from pacekeeper.providers import GarminWebhook
 from pacekeeper.ratelimit import MemoryRateLimiter, RateLimiter, RedisRateLimiter
 
@@ -104,6 +109,8 @@ class Services:
     # Provider connections (pacekeeper.connections); None only in hand-built Services.
     connection_layer: ConnectionLayer | None = None
     redis: Redis | None = None
+    # Login and registration limits per address and per account+address (finding 1).
+    attempts: AttemptLimiter | None = None
 
     @property
     def connections(self) -> ConnectionService | None:
@@ -207,7 +214,20 @@ async def build_services(
     return Services(
         settings, engine, users, keys, tokens, csrf, accounts, limiter, resolver, clock,
         api_keys, master_key=master_key, oauth=oauth, connection_layer=layer, redis=redis,
+        attempts=attempt_limiter(settings, limiter),
     )
 
 
-__all__ = ["Clock", "Services", "build_services", "resource_metadata_url", "utc_now"]
+def attempt_limiter(settings: Settings, limiter: RateLimiter) -> AttemptLimiter:
+    proxies = parse_proxies(settings.trusted_proxies.split(","))
+    limits = {
+        LOGIN: AttemptLimits(settings.login_limit_per_address, settings.login_limit_per_account),
+        REGISTER: AttemptLimits(settings.register_limit_per_address,
+                                settings.register_limit_per_account),
+    }
+    return AttemptLimiter(limiter, limits, lambda request: client_ip(request, proxies))
+
+
+__all__ = [
+    "Clock", "Services", "attempt_limiter", "build_services", "resource_metadata_url", "utc_now",
+]

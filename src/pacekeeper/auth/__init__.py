@@ -9,6 +9,7 @@ from pacekeeper.auth._accounts import (
     validate_email,
     validate_password,
 )
+from pacekeeper.auth._attempts import LOGIN, REGISTER, AttemptLimiter, AttemptLimits
 from pacekeeper.auth._cookies import (
     AUTH_COOKIE,
     CSRF_COOKIE,
@@ -36,9 +37,13 @@ __all__ = [
     "CSRF_HEADER",
     "CSRF_LIFETIME",
     "EMAIL_PATTERN",
+    "LOGIN",
     "MAX_PASSWORD_CHARS",
     "MIN_PASSWORD_CHARS",
+    "REGISTER",
     "Accounts",
+    "AttemptLimiter",
+    "AttemptLimits",
     "CachedCallerStates",
     "CallerStates",
     "Claims",
