@@ -40,6 +40,7 @@ from pacekeeper.auth import (
     KeyStore,
     PrincipalResolver,
     RevokedFamilies,
+    TokenRevocations,
     TokenService,
     generate_rsa_key,
 )
@@ -53,6 +54,7 @@ from pacekeeper.connections import (
 from pacekeeper.crypto import retired_master_keys
 from pacekeeper.db import (
     SqlCsrfTokenRepository,
+    SqlRevokedTokens,
     SqlSigningKeyRepository,
     UserRepository,
     create_engine,
@@ -74,14 +76,15 @@ def utc_now() -> datetime:
 
 
 def _caller_states(settings: Settings, users: UserRepository, families: RevokedFamilies,
-                   signal: RevocationSignal, redis: Redis | None) -> CallerStates:
+                   signal: RevocationSignal, redis: Redis | None,
+                   tokens: SqlRevokedTokens | None = None) -> CallerStates:
     """Cache the per-request user-status and revoked-grant reads where every process sees
     every revocation: with Redis, or with SQLite (one host, and the signal file is in its
     data dir). With PostgreSQL and no Redis, processes may run on several hosts: read on
     every request."""
     if redis is not None or settings.effective_database_url.startswith("sqlite"):
-        return CachedCallerStates(signal, users, families)
-    return DirectCallerStates(users, families)
+        return CachedCallerStates(signal, users, families, tokens=tokens)
+    return DirectCallerStates(users, families, tokens)
 
 
 def resource_metadata_url(settings: Settings) -> str:
@@ -184,6 +187,7 @@ async def build_services(
             seconds=time.time if clock is utc_now else None,  # the real clock, as a float
         )
         oauth_store = SqlOAuthStore(sessions)
+        revoked_tokens = SqlRevokedTokens(sessions)
         resolver = PrincipalResolver(
             tokens,
             users,
@@ -192,7 +196,9 @@ async def build_services(
             settings.tenant_rate_limit_per_minute,
             resource_metadata_url(settings),
             audiences=(settings.public_base_url, f"{settings.public_base_url}/mcp"),
-            states=_caller_states(settings, users, oauth_store, revocations, redis),
+            states=_caller_states(settings, users, oauth_store, revocations, redis,
+                                  revoked_tokens),
+            revocations=TokenRevocations(revoked_tokens, revocations, clock),
         )
         admin = await accounts.ensure_first_admin(
             settings.admin_email, settings.admin_password.get_secret_value()

@@ -180,9 +180,11 @@ async def refresh(request: Request) -> Response:
 
 
 async def logout(request: Request) -> Response:
-    """POST /api/auth/logout (CSRF-2): clears both cookies; needs no valid session."""
+    """POST /api/auth/logout (CSRF-2): revokes the JWT it was sent (cookie, else bearer)
+    and clears both cookies; needs no valid session."""
     svc = services(request)
     refuse_cross_site(request)  # forced logout: finding 3
+    await svc.resolver.end_session(request.headers)  # the JWT ends here too (finding 13)
     await svc.csrf.revoke(request.cookies.get(CSRF_COOKIE, ""))
     response = JSONResponse({"logged_out": True}, headers=_NO_STORE)
     clear_session_cookies(response)

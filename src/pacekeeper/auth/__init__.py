@@ -27,6 +27,7 @@ from pacekeeper.auth._state_cache import (
     CallerStates,
     DirectCallerStates,
     RevokedFamilies,
+    TokenRevocations,
 )
 from pacekeeper.auth._tokens import Claims, IssuedToken, TokenInvalid, TokenService
 
@@ -61,6 +62,7 @@ __all__ = [
     "RevokedFamilies",
     "Sealer",
     "TokenInvalid",
+    "TokenRevocations",
     "TokenService",
     "clear_session_cookies",
     "derive_key",

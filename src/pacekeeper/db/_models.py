@@ -99,4 +99,17 @@ class CsrfTokenRow(Base):
 
 Index("ix_csrf_tokens_expires_at", CsrfTokenRow.expires_at)
 
+
+class RevokedTokenRow(Base):
+    """A JWT ended before its `exp` (logout): refused until it would have expired anyway,
+    then purged (finding 13)."""
+
+    __tablename__ = "revoked_tokens"
+
+    jti: Mapped[str] = mapped_column(String(64), primary_key=True)
+    expires_at: Mapped[datetime] = mapped_column(UtcDateTime)
+
+
+Index("ix_revoked_tokens_expires_at", RevokedTokenRow.expires_at)
+
 __all__ = ["Base", "CsrfTokenRow", "SigningKeyRow", "TenantRow", "UserRow", "UtcDateTime"]
