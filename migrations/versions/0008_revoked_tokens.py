@@ -1,7 +1,7 @@
 """Revoked JWT ids: a token ended by logout is refused until its `exp` (finding 13).
 
 Revision ID: 0008_revoked_tokens
-Revises: 0005_oauth_revoked_families
+Revises: 0007_email_skeleton
 Create Date: 2026-11-24
 """
 
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0008_revoked_tokens"
-down_revision = "0005_oauth_revoked_families"
+down_revision = "0007_email_skeleton"
 branch_labels = None
 depends_on = None
 
