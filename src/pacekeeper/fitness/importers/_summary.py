@@ -51,7 +51,7 @@ from pacekeeper.fitness.streams import FloatArray, StreamSet, resample_1hz
 GAP_S: Final = 10.0  # Garmin "smart recording" writes every 1-8 s while moving
 MOVING_SPEED_MPS: Final = 0.5
 ELEVATION_HYSTERESIS_M: Final = 3.0
-ELEVATION_SMOOTHING_S: Final = 5
+ELEVATION_SMOOTHING_S: Final = 9
 _EARTH_RADIUS_M: Final = 6_371_008.8  # mean Earth radius (IUGG)
 
 
