@@ -19,6 +19,9 @@ from ._types import Format, ParsedActivity, ParsedLap
 # The GPS epoch (1980-01-06): no recording is older; GPSBabel writes 1901-12-13 for
 # "no time" and a FIT "relative" time (below 0x10000000) would land before 1999.
 _EARLIEST: Final = 315_964_800.0
+# The 1 Hz grid holds one value per second: a damaged timestamp years away would make
+# it gigabytes. Seven days covers multi-day ultra events recorded as one activity.
+MAX_SPAN_S: Final = 7 * 86_400.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +59,11 @@ def assemble(decoded: Decoded, sha256: str) -> ParsedActivity:
     t1 = float(seconds.max())
     if t1 - t0 < 1.0:
         raise ImportRejected("not_an_activity", "the samples' times do not advance")
+    if t1 - t0 > MAX_SPAN_S:
+        raise ImportRejected(
+            "corrupt",
+            "the samples' times span more than 7 days: a damaged or misread timestamp",
+        )
     if t0 < _EARLIEST:
         raise ImportRejected(
             "not_an_activity", "the samples' times are placeholders (before 1980), not real times"
