@@ -13,7 +13,6 @@ import logging
 from typing import Final
 
 from ._archive import (
-    activity_kind,
     activity_members,
     gunzip,
     is_zip,
@@ -164,7 +163,6 @@ __all__ = [
     "ParsedActivity",
     "ParsedLap",
     "Reason",
-    "activity_kind",
     "is_archive",
     "parse_activity",
     "parse_archive",
