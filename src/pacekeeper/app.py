@@ -13,16 +13,18 @@ import gc
 import logging
 import os
 from collections.abc import AsyncIterator
+from typing import Any
 
 import httpx
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
+from starlette.types import ASGIApp
 
 from pacekeeper import api
 from pacekeeper.a2a import a2a_routes
-from pacekeeper.api import BodyLimitMiddleware
+from pacekeeper.api import BodyLimitMiddleware, SecurityHeadersMiddleware
 from pacekeeper.apikeys.routes import delete_key, keys_collection
 from pacekeeper.auth import KeyGenerator, generate_rsa_key
 from pacekeeper.config import Settings
@@ -68,6 +70,20 @@ def _freeze_startup_heap() -> None:
         _heap_frozen = True
         gc.collect()
         gc.freeze()
+
+
+class _Service(Starlette):
+    """Starlette with the security headers outermost: `middleware=[...]` would sit inside
+    Starlette's error middleware, and its 500 answers would go out without them."""
+
+    def __init__(self, *, production: bool, **kwargs: Any) -> None:
+        self._production = production
+        super().__init__(**kwargs)
+
+    def build_middleware_stack(self) -> ASGIApp:
+        return SecurityHeadersMiddleware(
+            super().build_middleware_stack(), production=self._production
+        )
 
 
 def create_app(
@@ -135,7 +151,8 @@ def create_app(
         from pacekeeper.providers.sandbox import create_sandbox_app
 
         routes.append(Mount(SANDBOX_PATH, app=create_sandbox_app()))
-    return Starlette(
+    return _Service(
+        production=settings.is_production,
         routes=routes,
         middleware=[
             # A multipart file upload carries its form framing on top of the file.

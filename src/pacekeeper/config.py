@@ -52,6 +52,13 @@ class Settings(BaseSettings):
     admin_email: str = ""
     admin_password: SecretStr = SecretStr("")
     tenant_rate_limit_per_minute: int = Field(default=600, ge=1)
+    # Password grant and login form (finding 1, docs/security.md): attempts per minute
+    # from one address, and on one account from one address.
+    login_limit_per_address: int = Field(default=30, ge=1)
+    login_limit_per_account: int = Field(default=5, ge=1)
+    # Registration: the same two buckets (admins registering users are not limited).
+    register_limit_per_address: int = Field(default=10, ge=1)
+    register_limit_per_account: int = Field(default=3, ge=1)
     max_body_bytes: int = Field(default=1_048_576, ge=1024)
     # Activity files (FIT/GPX/TCX, gzip, a bulk-export zip): larger ones are 413; also the
     # bound on what a compressed file may unpack to.

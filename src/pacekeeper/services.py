@@ -26,7 +26,11 @@ from pacekeeper.apikeys import (
     UsageCounter,
 )
 from pacekeeper.auth import (
+    LOGIN,
+    REGISTER,
     Accounts,
+    AttemptLimiter,
+    AttemptLimits,
     CachedCallerStates,
     CallerStates,
     ConfiguredHasher,
@@ -36,6 +40,7 @@ from pacekeeper.auth import (
     KeyStore,
     PrincipalResolver,
     RevokedFamilies,
+    TokenRevocations,
     TokenService,
     generate_rsa_key,
 )
@@ -49,6 +54,7 @@ from pacekeeper.connections import (
 from pacekeeper.crypto import retired_master_keys
 from pacekeeper.db import (
     SqlCsrfTokenRepository,
+    SqlRevokedTokens,
     SqlSigningKeyRepository,
     UserRepository,
     create_engine,
@@ -59,6 +65,7 @@ from pacekeeper.fitness import FitnessService, SqlFitnessStore
 from pacekeeper.fitness.sync import BackgroundSyncs, SyncService
 from pacekeeper.masterkey import resolve_master_key
 from pacekeeper.oauth2 import OAuth2Components, SqlOAuthStore, build_oauth2
+from pacekeeper.oauth2._ratelimit import client_ip, parse_proxies
 from pacekeeper.providers import GarminWebhook
 from pacekeeper.ratelimit import MemoryRateLimiter, RateLimiter, RedisRateLimiter
 
@@ -71,14 +78,15 @@ def utc_now() -> datetime:
 
 
 def _caller_states(settings: Settings, users: UserRepository, families: RevokedFamilies,
-                   signal: RevocationSignal, redis: Redis | None) -> CallerStates:
+                   signal: RevocationSignal, redis: Redis | None,
+                   tokens: SqlRevokedTokens | None = None) -> CallerStates:
     """Cache the per-request user-status and revoked-grant reads where every process sees
     every revocation: with Redis, or with SQLite (one host, and the signal file is in its
     data dir). With PostgreSQL and no Redis, processes may run on several hosts: read on
     every request."""
     if redis is not None or settings.effective_database_url.startswith("sqlite"):
-        return CachedCallerStates(signal, users, families)
-    return DirectCallerStates(users, families)
+        return CachedCallerStates(signal, users, families, tokens=tokens)
+    return DirectCallerStates(users, families, tokens)
 
 
 def resource_metadata_url(settings: Settings) -> str:
@@ -110,6 +118,8 @@ class Services:
     # Provider syncs (None without provider connections) and the ones running here.
     syncs: SyncService | None = None
     background: BackgroundSyncs | None = None
+    # Login and registration limits per address and per account+address (finding 1).
+    attempts: AttemptLimiter | None = None
 
     @property
     def connections(self) -> ConnectionService | None:
@@ -185,6 +195,7 @@ async def build_services(
             seconds=time.time if clock is utc_now else None,  # the real clock, as a float
         )
         oauth_store = SqlOAuthStore(sessions)
+        revoked_tokens = SqlRevokedTokens(sessions)
         resolver = PrincipalResolver(
             tokens,
             users,
@@ -193,7 +204,9 @@ async def build_services(
             settings.tenant_rate_limit_per_minute,
             resource_metadata_url(settings),
             audiences=(settings.public_base_url, f"{settings.public_base_url}/mcp"),
-            states=_caller_states(settings, users, oauth_store, revocations, redis),
+            states=_caller_states(settings, users, oauth_store, revocations, redis,
+                                  revoked_tokens),
+            revocations=TokenRevocations(revoked_tokens, revocations, clock),
         )
         admin = await accounts.ensure_first_admin(
             settings.admin_email, settings.admin_password.get_secret_value()
@@ -220,7 +233,20 @@ async def build_services(
         settings, engine, users, keys, tokens, csrf, accounts, limiter, resolver, clock,
         api_keys, fitness, master_key=master_key, oauth=oauth, connection_layer=layer, redis=redis,
         syncs=syncs, background=None if syncs is None else BackgroundSyncs(syncs),
+        attempts=attempt_limiter(settings, limiter),
     )
 
 
-__all__ = ["Clock", "Services", "build_services", "resource_metadata_url", "utc_now"]
+def attempt_limiter(settings: Settings, limiter: RateLimiter) -> AttemptLimiter:
+    proxies = parse_proxies(settings.trusted_proxies.split(","))
+    limits = {
+        LOGIN: AttemptLimits(settings.login_limit_per_address, settings.login_limit_per_account),
+        REGISTER: AttemptLimits(settings.register_limit_per_address,
+                                settings.register_limit_per_account),
+    }
+    return AttemptLimiter(limiter, limits, lambda request: client_ip(request, proxies))
+
+
+__all__ = [
+    "Clock", "Services", "attempt_limiter", "build_services", "resource_metadata_url", "utc_now",
+]

@@ -164,7 +164,17 @@ async def test_logout_clears_both_cookies(harness: Harness) -> None:
         "csrf_token=; Path=/; Secure; SameSite=Strict; Max-Age=0",
     ]
     assert not harness.client.cookies.get("auth_token")
+    # The JWT it ended is revoked (finding 13): "invalid token" before any CSRF check.
     harness.client.cookies.set("auth_token", login["jwt_token"])
+    harness.client.cookies.set("csrf_token", login["csrf_token"])
+    ended = await harness.client.post(
+        "/api/auth/refresh", headers={"X-CSRF-Token": login["csrf_token"]}
+    )
+    assert ended.status_code == 401
+    assert ended.json()["error"] == "invalid_token"
+    # And the CSRF token is revoked too: a new session cannot use it.
+    fresh = (await harness.login("bye@example.com")).json()
+    harness.client.cookies.set("auth_token", fresh["jwt_token"])
     harness.client.cookies.set("csrf_token", login["csrf_token"])
     _csrf_failed(
         await harness.client.post(

@@ -10,12 +10,14 @@ from pacekeeper.api._common import (
     internal_error_handler,
     iso_utc,
 )
+from pacekeeper.api._headers import SecurityHeadersMiddleware
 from pacekeeper.api._meta_routes import health, jwks, openapi
 from pacekeeper.api._openapi import add_path, openapi_document
 
 __all__ = [
     "BodyLimitMiddleware",
     "JSONResponse",
+    "SecurityHeadersMiddleware",
     "add_path",
     "api_error_handler",
     "error_response",

@@ -10,14 +10,18 @@ from starlette.responses import Response
 
 from pacekeeper.api._common import (
     JSONResponse,
+    attempts,
     iso_utc,
     read_json_object,
+    refuse_cross_site,
     required_string,
     services,
     string_field,
 )
 from pacekeeper.auth import (
     CSRF_COOKIE,
+    LOGIN,
+    REGISTER,
     Principal,
     clear_session_cookies,
     set_session_cookies,
@@ -25,6 +29,7 @@ from pacekeeper.auth import (
 from pacekeeper.config import RegistrationMode
 from pacekeeper.db import User
 from pacekeeper.errors import Forbidden, ValidationFailed
+from pacekeeper.ratelimit import RateDecision
 from pacekeeper.services import Services
 
 _NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
@@ -49,6 +54,9 @@ async def register(request: Request) -> Response:
     data = await read_json_object(request)
     email = required_string(data, "email")
     password = required_string(data, "password")
+    limited: RateDecision | None = None
+    if not is_admin:  # an admin creating accounts is trusted; anyone else is counted
+        limited = await attempts(svc).check(REGISTER, request, email)
     display_name = string_field(data, "display_name", required=False)
     tenant_text = string_field(data, "tenant_id", required=False)
     tenant_id = None
@@ -67,7 +75,10 @@ async def register(request: Request) -> Response:
         "token": issued.token,
         "expires_at": iso_utc(issued.expires_at),
     }
-    return JSONResponse(body, 201, headers={**_NO_STORE, **_rate_headers(principal)})
+    headers = {**_NO_STORE, **_rate_headers(principal)}
+    if limited is not None:
+        headers.update(limited.headers())
+    return JSONResponse(body, 201, headers=headers)
 
 
 def _oauth_error(status: int, error: str, description: str, svc: Services) -> JSONResponse:
@@ -113,6 +124,7 @@ async def _login_body(svc: Services, user: User, *, cookies: bool) -> JSONRespon
 async def password_grant(request: Request) -> Response:
     """POST /oauth/token, grant_type=password (ACC-5, ACC-6, CSRF-1)."""
     svc = services(request)
+    refuse_cross_site(request)  # login CSRF: finding 3
     content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if content_type != "application/x-www-form-urlencoded":
         return _oauth_error(
@@ -133,15 +145,22 @@ async def password_grant(request: Request) -> Response:
         )
     if not username or not password:
         return _oauth_error(400, "invalid_request", "username and password are required", svc)
+    # Counted before the password is checked, for known and unknown emails alike.
+    limited = await attempts(svc).check(LOGIN, request, username)
     user = await svc.accounts.authenticate(username, password)
     if user is None:
-        return _oauth_error(401, "invalid_grant", _BAD_CREDENTIALS, svc)
-    return await _login_body(svc, user, cookies=True)
+        refused = _oauth_error(401, "invalid_grant", _BAD_CREDENTIALS, svc)
+        refused.headers.update(limited.headers())
+        return refused
+    response = await _login_body(svc, user, cookies=True)
+    response.headers.update(limited.headers())
+    return response
 
 
 async def refresh(request: Request) -> Response:
     """POST /api/auth/refresh (JWT-9): a new JWT and CSRF token before expiry."""
     svc = services(request)
+    refuse_cross_site(request)
     principal = await svc.resolver.require(request.method, request.headers)
     user = await svc.users.get(principal.user_id)
     if user is None:  # deleted between the check and here
@@ -161,8 +180,11 @@ async def refresh(request: Request) -> Response:
 
 
 async def logout(request: Request) -> Response:
-    """POST /api/auth/logout (CSRF-2): clears both cookies; needs no valid session."""
+    """POST /api/auth/logout (CSRF-2): revokes the JWT it was sent (cookie, else bearer)
+    and clears both cookies; needs no valid session."""
     svc = services(request)
+    refuse_cross_site(request)  # forced logout: finding 3
+    await svc.resolver.end_session(request.headers)  # the JWT ends here too (finding 13)
     await svc.csrf.revoke(request.cookies.get(CSRF_COOKIE, ""))
     response = JSONResponse({"logged_out": True}, headers=_NO_STORE)
     clear_session_cookies(response)

@@ -12,8 +12,9 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 
+from pacekeeper.auth import AttemptLimiter, require_same_origin
 from pacekeeper.errors import ApiError, ValidationFailed
-from pacekeeper.services import Services
+from pacekeeper.services import Services, attempt_limiter
 
 log = logging.getLogger("pacekeeper.http")
 
@@ -37,6 +38,21 @@ class JSONResponse(Response):
 def services(request: Request) -> Services:
     found: Services = request.app.state.services
     return found
+
+
+def attempts(svc: Services) -> AttemptLimiter:
+    """The login/registration limiter (always built by `build_services`)."""
+    if svc.attempts is None:
+        svc.attempts = attempt_limiter(svc.settings, svc.limiter)
+    return svc.attempts
+
+
+def refuse_cross_site(request: Request) -> None:
+    """403 csrf_failed for a cross-site request to an endpoint that sets or clears the
+    session (login, refresh, logout): the one check, `auth/_origin.py`."""
+    require_same_origin(
+        request.headers, request.url.scheme, services(request).settings.public_base_url
+    )
 
 
 def iso_utc(moment: datetime) -> str:
@@ -110,11 +126,13 @@ def string_field(data: Mapping[str, Any], name: str, *, required: bool) -> str |
 __all__ = [
     "JSONResponse",
     "api_error_handler",
+    "attempts",
     "error_response",
     "http_error_handler",
     "internal_error_handler",
     "iso_utc",
     "read_json_object",
+    "refuse_cross_site",
     "required_string",
     "services",
     "string_field",

@@ -10,11 +10,10 @@ counts (`_service.py`).
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import math
 from datetime import datetime
 
+from pacekeeper.apikeys import _secret
 from pacekeeper.apikeys._store import ApiKey, KeyLookup
 from pacekeeper.apikeys._usage import KeyWindow
 from pacekeeper.auth import Claims, Principal
@@ -104,8 +103,7 @@ class CachedKey:
 
         The SHA-256 of the presented key is compared in constant time on every request.
         """
-        presented = hashlib.sha256(plaintext.encode()).digest()
-        if not hmac.compare_digest(presented, self.digest):
+        if not _secret.verify_secret(plaintext, self.digest):
             raise rejected("unknown API key")
         if not self.usable or (self.expires_at is not None and now >= self.expires_at):
             raise rejected(_refusal(self.found, now))

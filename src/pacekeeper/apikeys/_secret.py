@@ -51,8 +51,26 @@ def matches(plaintext: str, stored_digest: str) -> bool:
     return hmac.compare_digest(digest(plaintext), stored_digest)
 
 
+def verify_secret(plaintext: str, stored_digest: bytes) -> bool:
+    """The one check of a presented key against a stored SHA-256 (constant time)."""
+    return hmac.compare_digest(hashlib.sha256(plaintext.encode()).digest(), stored_digest)
+
+
+# What an unknown key id is checked against: the same hash and comparison as a known id
+# with a wrong secret, so the two refusals cost the same (no id is ever this digest's).
+DUMMY_DIGEST = hashlib.sha256(b"pacekeeper/apikeys/no-such-key").digest()
+
+
+def refuse_unknown(plaintext: str) -> None:
+    """Burn the verification an unknown id would have cost; the caller then refuses."""
+    verify_secret(plaintext, DUMMY_DIGEST)
+
+
 def display_prefix(key_id: str) -> str:
     return f"{KEY_PREFIX}{key_id}"
 
 
-__all__ = ["KEY_PREFIX", "NewKey", "digest", "display_prefix", "key_id_of", "matches", "new_key"]
+__all__ = [
+    "DUMMY_DIGEST", "KEY_PREFIX", "NewKey", "digest", "display_prefix", "key_id_of", "matches",
+    "new_key", "refuse_unknown", "verify_secret",
+]

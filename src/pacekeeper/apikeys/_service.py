@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from hashlib import sha256
 
+from pacekeeper.apikeys import _secret
 from pacekeeper.apikeys._cached import CHALLENGE, CachedKey, rejected
 from pacekeeper.apikeys._meter import RedisKeyMeter
 from pacekeeper.apikeys._revocation import FileRevocationSignal, RevocationSignal
@@ -69,6 +70,13 @@ class KeyCaller:
         values = self.rate.headers()
         values.update(self.quota.headers())
         return values
+
+
+def _unknown(plaintext: str) -> ApiError:
+    """An unknown id is refused after the same verification a wrong secret gets, so the
+    answer's timing does not tell which ids exist (finding 15)."""
+    _secret.refuse_unknown(plaintext)
+    return rejected("unknown API key")
 
 
 def _rate_limited(key: ApiKey, rate: RateDecision) -> ApiError:
@@ -227,7 +235,7 @@ class ApiKeyService:
             key_id = entry.key.id
         else:
             found_id = key_id_of(text)
-            if found_id is None:
+            if found_id is None:  # malformed: no lookup, nothing to time
                 raise rejected("unknown API key")
             key_id = found_id
         now = self._clock()
@@ -237,7 +245,7 @@ class ApiKeyService:
         else:
             entry = await self._lookup(key_id)
             if entry is None:
-                raise rejected("unknown API key")
+                raise _unknown(text)
             entry.check(text, now)
             rate = await self._limiter.hit(entry.bucket, entry.burst)
         key = entry.key
@@ -261,14 +269,14 @@ class ApiKeyService:
         cached = self._cache.get(key_id)
         entry = cached if cached is not None else await self._lookup(key_id)
         if entry is None:
-            raise rejected("unknown API key")
+            raise _unknown(plaintext)
         entry.check(plaintext, now)
         metered = await self._meter.meter(key_id, entry.burst, entry.quota, now)
         if cached is not None and metered.version != cached.version:
             # Something was revoked since this entry was read: read again, check again.
             entry = await self._lookup(key_id, metered.version)
             if entry is None:
-                raise rejected("unknown API key")
+                raise _unknown(plaintext)
             entry.check(plaintext, now)
         return entry, metered.rate, metered.quota
 

@@ -5,9 +5,13 @@ from __future__ import annotations
 import logging
 import re
 import secrets
+import unicodedata
 import uuid
 from collections.abc import Callable
 from datetime import datetime
+
+import email_validator as _email_validator
+from email_validator import EmailNotValidError
 
 from pacekeeper.auth._passwords import PasswordHasher
 from pacekeeper.db import DuplicateEmailError, Role, Tenant, User, UserRepository, UserStatus
@@ -25,14 +29,37 @@ _EMAIL = re.compile(EMAIL_PATTERN)
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
+def _checked(email: str) -> str:
+    """NFKC (fullwidth and other compatibility forms fold to their plain letters), then
+    `email-validator` (syntax, IDNA domain, and refusal of invisible and other unsafe
+    characters), then lower case: emails are compared case-insensitively."""
+    text = unicodedata.normalize("NFKC", email.strip())
+    if len(text) > MAX_EMAIL_CHARS or not _EMAIL.match(text):
+        raise EmailNotValidError("not an address")
+    found = _email_validator.validate_email(
+        text, check_deliverability=False, globally_deliverable=False
+    )
+    return str(found.normalized).lower()
+
+
 def normalize_email(email: str) -> str:
-    """Emails are compared case-insensitively: stored and looked up lower-cased."""
-    return email.strip().lower()
+    """The form an email is stored and looked up in (login matches this form); an
+    invalid address keeps a plain folded form, which matches no stored account."""
+    try:
+        return _checked(email)
+    except EmailNotValidError:
+        return unicodedata.normalize("NFKC", email.strip()).lower()
 
 
 def validate_email(email: str) -> str:
-    normalized = normalize_email(email)
-    if len(normalized) > MAX_EMAIL_CHARS or not _EMAIL.match(normalized):
+    """The normalised email, or 400 (zero-width and other invisible characters too)."""
+    try:
+        normalized = _checked(email)
+    except EmailNotValidError:
+        raise ValidationFailed(
+            "email must be a valid address of at most 254 characters"
+        ) from None
+    if len(normalized) > MAX_EMAIL_CHARS:
         raise ValidationFailed("email must be a valid address of at most 254 characters")
     return normalized
 

@@ -16,7 +16,8 @@ OAuth access tokens name their grant (claim `fid`): when the grant has been revo
 (RFC 7009, refresh-token reuse, a replayed code, a disabled user's grant) the token is
 "invalid token" like any other, at once and in every process. The question is answered
 by the same kind of signal-versioned cache (no database read while nothing changes);
-tokens without `fid` (login JWTs) skip it.
+tokens without `fid` (login JWTs) skip it. A token ended by logout (`end_session`)
+is refused by its `jti` the same way (finding 13).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from starlette.requests import cookie_parser
 
 from pacekeeper.auth._cookies import AUTH_COOKIE, CSRF_COOKIE
 from pacekeeper.auth._csrf import CSRF_HEADER, CsrfService
-from pacekeeper.auth._state_cache import CallerStates, DirectCallerStates
+from pacekeeper.auth._state_cache import CallerStates, DirectCallerStates, TokenRevocations
 from pacekeeper.auth._tokens import Claims, TokenInvalid, TokenService
 from pacekeeper.db import Role, UserRepository, UserStatus
 from pacekeeper.errors import (
@@ -69,10 +70,12 @@ class PrincipalResolver:
         resource_metadata_url: str,
         audiences: Collection[str] = (),
         states: CallerStates | None = None,
+        revocations: TokenRevocations | None = None,
     ) -> None:
         self._tokens = tokens
         self._users = users
         self._states: CallerStates = states or DirectCallerStates(users)
+        self._revocations = revocations
         self._csrf = csrf
         self._limiter = limiter
         self._default_limit = default_tenant_limit
@@ -124,7 +127,7 @@ class PrincipalResolver:
             raise self.unauthenticated(invalid=True) from None
         if claims.scope is not None and not delegated:
             raise self.unauthenticated(invalid=True)
-        state, revoked = await self._states.caller_state(claims.sub, claims.fid)
+        state, revoked = await self._states.caller_state(claims.sub, claims.fid, claims.jti)
         if (
             revoked
             or state is None
@@ -138,6 +141,20 @@ class PrincipalResolver:
         return Principal(
             claims.sub, claims.tenant_id, claims.email, claims.role, via, claims, token, rate
         )
+
+    async def end_session(self, headers: Mapping[str, str]) -> None:
+        """Logout: revoke the token this request carries (cookie first, else bearer), so it
+        is "invalid token" from now on in every process (finding 13). A token that does
+        not verify is left alone: it is refused anyway, and only our own valid tokens
+        are recorded (nobody can fill the table with made-up ids)."""
+        found = self.credential(headers)
+        if found is None or self._revocations is None:
+            return
+        try:
+            claims = await self._tokens.verify(found[0], self._audiences)
+        except TokenInvalid:
+            return
+        await self._revocations.revoke(claims.jti, claims.expires_at)
 
     async def require(self, method: str, headers: Mapping[str, str]) -> Principal:
         """Resolve, insist on credentials, enforce CSRF for cookies, then the tenant limit."""

@@ -9,12 +9,16 @@ dir) lets that read be cached: the cache holds only while the version is unchang
 The same holds for OAuth grants: an access token names its grant (claim `fid`), and a
 revoked grant's tokens fail at once (RFC 7009 2.1). "Is this family revoked?" is a
 primary-key read, cached the same way and under the same version read
-(`CachedCallerStates`): revoking a family moves the same signal.
+(`CachedCallerStates`): revoking a family moves the same signal. And so for single
+tokens ended by logout (`jti`, table `revoked_tokens`, finding 13): the record is
+written, then the signal moves, so "is this jti revoked?" is cached like the rest.
 """
 
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable, Hashable
+from datetime import datetime
 from typing import Protocol, TypeVar
 
 from pacekeeper.db import AuthState
@@ -32,29 +36,62 @@ class RevokedFamilies(Protocol):
     async def family_revoked(self, family_id: uuid.UUID) -> bool: ...
 
 
+class RevokedTokens(Protocol):
+    async def token_revoked(self, jti: str) -> bool: ...
+
+
+class TokenRevocationStore(RevokedTokens, Protocol):
+    async def revoke(self, jti: str, expires_at: datetime, now: datetime) -> None: ...
+
+
+class BumpingSignal(Protocol):
+    async def bump(self) -> None: ...
+
+
+class TokenRevocations:
+    """Ending one token (logout): the record first, then the signal moves, so every
+    process's cached "not revoked" answer is dropped before its next request."""
+
+    def __init__(self, store: TokenRevocationStore, signal: BumpingSignal,
+                 clock: Callable[[], datetime]) -> None:
+        self._store = store
+        self._signal = signal
+        self._clock = clock
+
+    async def revoke(self, jti: str, expires_at: datetime) -> None:
+        await self._store.revoke(jti, expires_at, self._clock())
+        await self._signal.bump()
+
+
 V = TypeVar("V")
+K = TypeVar("K", bound=Hashable)
 
 
 class CallerStates(Protocol):
     """What the resolver asks per request: the user's state and, for an OAuth access
-    token (`family_id`), whether its grant was revoked (then the state is not read)."""
+    token (`family_id`), whether its grant was revoked, and whether the token itself
+    (`jti`) was revoked by a logout; when revoked, the state is not read."""
 
-    async def caller_state(self, user_id: uuid.UUID, family_id: uuid.UUID | None
-                           ) -> tuple[AuthState | None, bool]: ...
+    async def caller_state(self, user_id: uuid.UUID, family_id: uuid.UUID | None,
+                           jti: str | None = None) -> tuple[AuthState | None, bool]: ...
 
 
 class DirectCallerStates:
     """Every request reads the database (PostgreSQL without Redis: processes may run on
     several hosts, where the file signal does not reach)."""
 
-    def __init__(self, users: AuthStateSource, families: RevokedFamilies | None = None) -> None:
+    def __init__(self, users: AuthStateSource, families: RevokedFamilies | None = None,
+                 tokens: RevokedTokens | None = None) -> None:
         self._users = users
         self._families = families
+        self._tokens = tokens
 
-    async def caller_state(self, user_id: uuid.UUID, family_id: uuid.UUID | None
-                           ) -> tuple[AuthState | None, bool]:
+    async def caller_state(self, user_id: uuid.UUID, family_id: uuid.UUID | None,
+                           jti: str | None = None) -> tuple[AuthState | None, bool]:
         if (family_id is not None and self._families is not None
                 and await self._families.family_revoked(family_id)):
+            return None, True
+        if jti is not None and self._tokens is not None and await self._tokens.token_revoked(jti):
             return None, True
         return await self._users.auth_state(user_id), False
 
@@ -70,20 +107,25 @@ class CachedCallerStates:
     """
 
     def __init__(self, signal: ChangeSignal, users: AuthStateSource,
-                 families: RevokedFamilies | None = None, limit: int = 10_000) -> None:
+                 families: RevokedFamilies | None = None, limit: int = 10_000,
+                 tokens: RevokedTokens | None = None) -> None:
         self._signal = signal
         self._users = users
         self._families = families
+        self._tokens = tokens
         self._limit = limit
         self._states: dict[uuid.UUID, AuthState] = {}
         self._revoked: dict[uuid.UUID, bool] = {}
+        self._revoked_jtis: dict[str, bool] = {}
         self._version: str | None = None
 
-    async def caller_state(self, user_id: uuid.UUID, family_id: uuid.UUID | None
-                           ) -> tuple[AuthState | None, bool]:
+    async def caller_state(self, user_id: uuid.UUID, family_id: uuid.UUID | None,
+                           jti: str | None = None) -> tuple[AuthState | None, bool]:
         version = await self._current()
         if family_id is not None and self._families is not None and await self._family(
                 family_id, version):
+            return None, True
+        if jti is not None and self._tokens is not None and await self._token(jti, version):
             return None, True
         return await self._user(user_id, version), False
 
@@ -92,8 +134,17 @@ class CachedCallerStates:
         if version != self._version:
             self._states.clear()
             self._revoked.clear()
+            self._revoked_jtis.clear()
             self._version = version
         return version
+
+    async def _token(self, jti: str, version: str) -> bool:
+        assert self._tokens is not None  # caller_state asks only when there is a source
+        revoked = self._revoked_jtis.get(jti)
+        if revoked is None:
+            revoked = await self._tokens.token_revoked(jti)
+            self._keep(self._revoked_jtis, jti, revoked, version)
+        return revoked
 
     async def _user(self, user_id: uuid.UUID, version: str) -> AuthState | None:
         state = self._states.get(user_id)
@@ -111,8 +162,7 @@ class CachedCallerStates:
             self._keep(self._revoked, family_id, revoked, version)
         return revoked
 
-    def _keep(self, table: dict[uuid.UUID, V], key: uuid.UUID, value: V, version: str
-                 ) -> None:
+    def _keep(self, table: dict[K, V], key: K, value: V, version: str) -> None:
         if self._version == version:
             if len(table) >= self._limit:
                 table.clear()
@@ -126,4 +176,6 @@ __all__ = [
     "ChangeSignal",
     "DirectCallerStates",
     "RevokedFamilies",
+    "RevokedTokens",
+    "TokenRevocations",
 ]

@@ -2,7 +2,14 @@
 
 from pacekeeper.db._engine import AsyncSession, create_engine, session_factory, upsert_insert
 from pacekeeper.db._migrate import alembic_config, upgrade
-from pacekeeper.db._models import Base, CsrfTokenRow, SigningKeyRow, TenantRow, UserRow
+from pacekeeper.db._models import (
+    Base,
+    CsrfTokenRow,
+    RevokedTokenRow,
+    SigningKeyRow,
+    TenantRow,
+    UserRow,
+)
 from pacekeeper.db._protocols import CsrfTokenRepository, SigningKeyRepository, UserRepository
 from pacekeeper.db._records import (
     AuthState,
@@ -14,6 +21,7 @@ from pacekeeper.db._records import (
     User,
     UserStatus,
 )
+from pacekeeper.db._revoked import SqlRevokedTokens
 from pacekeeper.db._sql import SqlCsrfTokenRepository, SqlSigningKeyRepository, SqlUserRepository
 
 __all__ = [
@@ -24,11 +32,13 @@ __all__ = [
     "CsrfTokenRepository",
     "CsrfTokenRow",
     "DuplicateEmailError",
+    "RevokedTokenRow",
     "Role",
     "SigningKey",
     "SigningKeyRepository",
     "SigningKeyRow",
     "SqlCsrfTokenRepository",
+    "SqlRevokedTokens",
     "SqlSigningKeyRepository",
     "SqlUserRepository",
     "Tenant",

@@ -62,6 +62,10 @@ class UserRow(Base):
     id: Mapped[uuid.UUID] = mapped_column(Uuid, primary_key=True)
     # Stored lower-cased, so the unique index makes emails unique case-insensitively.
     email: Mapped[str] = mapped_column(String(320), unique=True)
+    # TS #39 skeleton of the email (`pacekeeper.confusables`), unique: a look-alike
+    # twin of an existing address is refused by the same atomic insert (finding 12).
+    # NULL only for rows older than the column whose skeleton an earlier row had.
+    email_skeleton: Mapped[str | None] = mapped_column(String(1280), nullable=True)
     password_hash: Mapped[str] = mapped_column(String(255))
     display_name: Mapped[str | None] = mapped_column(String(200), nullable=True)
     role: Mapped[str] = mapped_column(String(20))
@@ -71,6 +75,9 @@ class UserRow(Base):
     last_login_at: Mapped[datetime | None] = mapped_column(UtcDateTime, nullable=True)
     # Bumped when a user is disabled: tokens carry it as `ver`, old ones stop matching.
     token_version: Mapped[int] = mapped_column(Integer, default=0)
+
+
+Index("ix_users_email_skeleton", UserRow.email_skeleton, unique=True)
 
 
 class SigningKeyRow(Base):
@@ -98,5 +105,18 @@ class CsrfTokenRow(Base):
 
 
 Index("ix_csrf_tokens_expires_at", CsrfTokenRow.expires_at)
+
+
+class RevokedTokenRow(Base):
+    """A JWT ended before its `exp` (logout): refused until it would have expired anyway,
+    then purged (finding 13)."""
+
+    __tablename__ = "revoked_tokens"
+
+    jti: Mapped[str] = mapped_column(String(64), primary_key=True)
+    expires_at: Mapped[datetime] = mapped_column(UtcDateTime)
+
+
+Index("ix_revoked_tokens_expires_at", RevokedTokenRow.expires_at)
 
 __all__ = ["Base", "CsrfTokenRow", "SigningKeyRow", "TenantRow", "UserRow", "UtcDateTime"]

@@ -10,6 +10,7 @@ from sqlalchemy import delete, func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
+from pacekeeper.confusables import skeleton
 from pacekeeper.db._models import CsrfTokenRow, SigningKeyRow, TenantRow, UserRow
 from pacekeeper.db._records import (
     AuthState,
@@ -79,6 +80,7 @@ class SqlUserRepository:
                 UserRow(
                     id=user.id,
                     email=user.email,
+                    email_skeleton=skeleton(user.email),
                     password_hash=user.password_hash,
                     display_name=user.display_name,
                     role=user.role.value,
@@ -92,7 +94,8 @@ class SqlUserRepository:
             try:
                 await session.commit()
             except IntegrityError:
-                # The unique index on the lower-cased email decides races atomically.
+                # The unique indexes on the normalised email and on its skeleton decide
+                # races atomically: a twin is a duplicate like the same address.
                 await session.rollback()
                 raise DuplicateEmailError(user.email) from None
 

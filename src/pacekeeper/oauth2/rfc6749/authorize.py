@@ -18,8 +18,14 @@ from urllib.parse import parse_qs
 from starlette.requests import Request, cookie_parser
 from starlette.responses import Response
 
-from pacekeeper.auth import CSRF_COOKIE, Principal, set_session_cookies
-from pacekeeper.errors import CsrfFailed, Unauthenticated
+from pacekeeper.auth import (
+    CSRF_COOKIE,
+    LOGIN,
+    Principal,
+    require_same_origin,
+    set_session_cookies,
+)
+from pacekeeper.errors import CsrfFailed, RateLimited, Unauthenticated
 from pacekeeper.oauth2._authrequest import (
     _PARAMS,
     AuthorizationRequest,
@@ -103,7 +109,18 @@ async def _login(request: Request, auth: AuthorizationRequest, own: dict[str, st
             auth, None, error="Your sign-in form expired. Please try again.", status=403
         )
     email, password = own.get("email", ""), own.get("password", "")
-    user = await svc.accounts.authenticate(email, password) if email and password else None
+    user = None
+    if email and password:
+        # The same login limits as the password grant (finding 1).
+        assert svc.attempts is not None  # build_services always makes it
+        try:
+            await svc.attempts.check(LOGIN, request, email)
+        except RateLimited as exc:
+            page = login_page(auth, cookie, error="Too many attempts. Please wait a minute.",
+                              email=email[:320], status=429)
+            page.headers.update(exc.headers)
+            return page
+        user = await svc.accounts.authenticate(email, password)
     if user is None:
         # 200, not 401: a form page has no WWW-Authenticate scheme to offer (ERR-2).
         return login_page(auth, cookie, error="Wrong email or password.", email=email[:320])
@@ -140,6 +157,14 @@ async def authorize(request: Request) -> Response:
         page = ErrorPage("Too many attempts", "Please wait a minute and try again.", 429)
         return error_page(page, headers=exc.headers)
     try:
+        if request.method == "POST":
+            # The login form sets the session: no cross-site posts (finding 3).
+            try:
+                require_same_origin(request.headers, request.url.scheme,
+                                    request_services(request).settings.public_base_url)
+            except CsrfFailed:
+                raise ErrorPage("Request refused",
+                                "This form was sent from another site.", status=403) from None
         params, own = await _params(request)
         auth = await validate(params, oauth.server.client_for_page, oauth.server.resources)
     except ErrorPage as exc:

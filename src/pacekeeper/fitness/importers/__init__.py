@@ -1,0 +1,169 @@
+"""Activity files in: FIT, GPX and TCX (optionally gzip-compressed), and Strava bulk
+export archives. See docs/import.md for the formats, the limits, the summary methods
+and what is rejected and why.
+
+``parse_activity`` returns a ``ParsedActivity`` or raises ``ImportRejected``; no other
+exception escapes (a decoder's own exception becomes ``ImportRejected("corrupt")``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from typing import Final
+
+from ._archive import (
+    activity_members,
+    gunzip,
+    is_zip,
+    open_zip,
+    read_member,
+)
+from ._assemble import Decoded, assemble
+from ._detect import sniff
+from ._errors import REASONS, ImportRejected, Reason
+from ._types import ArchiveMember, Format, ParsedActivity, ParsedLap
+
+DEFAULT_MAX_BYTES: Final = 50 * 1024 * 1024
+DEFAULT_MAX_ARCHIVE_TOTAL: Final = 4 * 1024 * 1024 * 1024
+DEFAULT_MAX_MEMBERS: Final = 100_000
+
+_log = logging.getLogger(__name__)
+
+
+def _too_large(max_bytes: int) -> ImportRejected:
+    return ImportRejected("too_large", f"the file is larger than the limit of {max_bytes} bytes")
+
+
+def _decode(kind: Format, data: bytes) -> Decoded:
+    if kind == "fit":
+        from . import _fit
+
+        return _fit.decode(data)
+    if kind == "gpx":
+        from . import _gpx
+
+        return _gpx.decode(data)
+    from . import _tcx
+
+    return _tcx.decode(data)
+
+
+def _parse_unwrapped(data: bytes, filename: str | None, max_bytes: int) -> ParsedActivity:
+    kind = sniff(data, filename)
+    if kind == "gzip":
+        data = gunzip(data, max_bytes)
+        inner = filename[:-3] if filename and filename.lower().endswith(".gz") else None
+        kind = sniff(data, inner)
+        if kind in ("gzip", "zip"):
+            raise ImportRejected("unsupported_format", "a compressed file inside a gzip file")
+    elif kind == "zip":
+        archive = open_zip(data)
+        members = activity_members(archive)
+        if len(members) != 1:
+            raise ImportRejected(
+                "unsupported_format",
+                f"the zip archive holds {len(members)} activity files; "
+                "import it as an archive (bulk export)",
+            )
+        return _parse_member(
+            read_member(archive, members[0], max_bytes), members[0].filename, max_bytes
+        )
+    assert kind in ("fit", "gpx", "tcx")
+    decoded = _decode(kind, data)
+    return assemble(decoded, hashlib.sha256(data).hexdigest())
+
+
+def _parse_member(data: bytes, name: str, max_bytes: int) -> ParsedActivity:
+    kind = sniff(data, name)
+    if kind == "zip":
+        raise ImportRejected("unsupported_format", "a zip archive inside a zip archive")
+    return _parse_unwrapped(data, name, max_bytes)
+
+
+def parse_activity(
+    data: bytes, filename: str | None = None, *, max_bytes: int = DEFAULT_MAX_BYTES
+) -> ParsedActivity:
+    """Parse one activity file: FIT, GPX or TCX, as is or gzip-compressed (or a zip
+    that holds exactly one of them, as Garmin Connect's "export original" does).
+
+    The format comes from the content; ``filename`` is only a hint for messages.
+    ``max_bytes`` bounds the input and any decompressed output.
+    """
+    if len(data) > max_bytes:
+        raise _too_large(max_bytes)
+    try:
+        return _parse_unwrapped(bytes(data), filename, max_bytes)
+    except ImportRejected:
+        raise
+    except MemoryError:
+        raise ImportRejected("too_large", "the file needs more memory than is available") from None
+    except Exception:  # a decoder's bug or an input it did not foresee
+        _log.info("activity import failed in a decoder", exc_info=True)
+        raise ImportRejected("corrupt", "the file cannot be read as an activity") from None
+
+
+def is_archive(data: bytes) -> bool:
+    """True for a zip archive (a bulk export); gzip is a single compressed file."""
+    return is_zip(data)
+
+
+def parse_archive(
+    data: bytes,
+    *,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    max_total_bytes: int = DEFAULT_MAX_ARCHIVE_TOTAL,
+    max_members: int = DEFAULT_MAX_MEMBERS,
+) -> list[ArchiveMember]:
+    """Every activity file of a zip archive, each parsed or rejected on its own.
+
+    A Strava bulk export keeps its activities under ``activities/`` as ``.fit``,
+    ``.gpx`` or ``.tcx``, each possibly ``.gz``; when the archive has that folder only
+    its members are read, otherwise every activity file in it. Other members
+    (``activities.csv``, media, profile) are ignored. ``max_bytes`` bounds each member
+    (decompressed, gzip included); ``max_total_bytes`` bounds all members together
+    (the members past it are rejected ``too_large``); an archive with more than
+    ``max_members`` activity files is rejected as a whole.
+    """
+    if not is_zip(data):
+        raise ImportRejected("unsupported_format", "the file is not a zip archive")
+    archive = open_zip(data)
+    members = activity_members(archive)
+    if len(members) > max_members:
+        raise ImportRejected(
+            "too_large", f"the archive holds more than {max_members} activity files"
+        )
+    out: list[ArchiveMember] = []
+    total = 0
+    for info in members:
+        result: ParsedActivity | ImportRejected
+        try:
+            remaining = max_total_bytes - total
+            if remaining <= 0:
+                raise ImportRejected("too_large", "the archive's total size passes the limit")
+            raw = read_member(archive, info, min(max_bytes, remaining))
+            total += len(raw)
+            result = _parse_member(raw, info.filename, max_bytes)
+        except ImportRejected as rejected:
+            result = rejected
+        except MemoryError:
+            result = ImportRejected("too_large", "the file needs more memory than is available")
+        except Exception:
+            _log.info("archive member import failed in a decoder", exc_info=True)
+            result = ImportRejected("corrupt", "the file cannot be read as an activity")
+        out.append(ArchiveMember(name=info.filename, result=result))
+    return out
+
+
+__all__ = [
+    "DEFAULT_MAX_BYTES",
+    "REASONS",
+    "ArchiveMember",
+    "ImportRejected",
+    "ParsedActivity",
+    "ParsedLap",
+    "Reason",
+    "is_archive",
+    "parse_activity",
+    "parse_archive",
+]

@@ -1,0 +1,125 @@
+"""From decoded samples and file facts to a ``ParsedActivity``: one path for all formats."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Final
+
+import numpy as np
+
+from pacekeeper.fitness.models import Sport
+from pacekeeper.fitness.streams import FloatArray
+
+from ._errors import ImportRejected
+from ._summary import build_streams, figures
+from ._types import Format, ParsedActivity, ParsedLap
+
+# The GPS epoch (1980-01-06): no recording is older; GPSBabel writes 1901-12-13 for
+# "no time" and a FIT "relative" time (below 0x10000000) would land before 1999.
+_EARLIEST: Final = 315_964_800.0
+# The 1 Hz grid holds one value per second: a damaged timestamp years away would make
+# it gigabytes. Seven days covers multi-day ultra events recorded as one activity.
+MAX_SPAN_S: Final = 7 * 86_400.0
+
+
+@dataclass(frozen=True, slots=True)
+class RawLap:
+    start_s: float  # POSIX seconds (UTC)
+    elapsed_s: float
+    calories: float | None
+
+
+@dataclass(slots=True)
+class Decoded:
+    """What a format module read; ``seconds`` are POSIX seconds (UTC), one per sample."""
+
+    format: Format
+    seconds: FloatArray
+    channels: dict[str, FloatArray]
+    sport: Sport
+    file_sport: str | None
+    name: str | None = None
+    utc_offset_s: int | None = None
+    calories: float | None = None
+    device_name: str | None = None
+    laps: Sequence[RawLap] = ()
+    device_metrics: Mapping[str, float] | None = None
+
+
+def assemble(decoded: Decoded, sha256: str) -> ParsedActivity:
+    seconds = decoded.seconds
+    ok = ~np.isnan(seconds)
+    if np.count_nonzero(ok) < 2:
+        raise ImportRejected("not_an_activity", "the file holds fewer than two timed samples")
+    seconds = seconds[ok]
+    channels = {k: v[ok] for k, v in decoded.channels.items()}
+    t0 = float(seconds.min())
+    t1 = float(seconds.max())
+    if t1 - t0 < 1.0:
+        raise ImportRejected("not_an_activity", "the samples' times do not advance")
+    if t1 - t0 > MAX_SPAN_S:
+        raise ImportRejected(
+            "corrupt",
+            "the samples' times span more than 7 days: a damaged or misread timestamp",
+        )
+    if t0 < _EARLIEST:
+        raise ImportRejected(
+            "not_an_activity", "the samples' times are placeholders (before 1980), not real times"
+        )
+    streams = build_streams(seconds - t0, channels)
+    whole = figures(streams)
+    start = datetime.fromtimestamp(t0, UTC)
+    laps = []
+    for lap in decoded.laps:
+        lo = max(0, round(lap.start_s - t0))
+        hi = round(lap.start_s - t0 + lap.elapsed_s) + 1
+        fig = figures(streams, lo, hi)
+        laps.append(
+            ParsedLap(
+                start=datetime.fromtimestamp(lap.start_s, UTC),
+                elapsed_s=lap.elapsed_s,
+                moving_s=fig.moving_s,
+                distance_m=fig.distance_m,
+                avg_heartrate=fig.avg_heartrate,
+                max_heartrate=fig.max_heartrate,
+                avg_watts=fig.avg_watts,
+                max_watts=fig.max_watts,
+                avg_cadence=fig.avg_cadence,
+                avg_speed_mps=fig.avg_speed_mps,
+                elevation_gain_m=fig.elevation_gain_m,
+                calories=lap.calories,
+            )
+        )
+    return ParsedActivity(
+        format=decoded.format,
+        sha256=sha256,
+        sport=decoded.sport,
+        file_sport=decoded.file_sport,
+        name=decoded.name,
+        start=start,
+        utc_offset_s=decoded.utc_offset_s,
+        elapsed_s=t1 - t0,
+        moving_s=whole.moving_s,
+        distance_m=whole.distance_m,
+        elevation_gain_m=whole.elevation_gain_m,
+        avg_speed_mps=whole.avg_speed_mps,
+        max_speed_mps=whole.max_speed_mps,
+        avg_heartrate=whole.avg_heartrate,
+        max_heartrate=whole.max_heartrate,
+        avg_watts=whole.avg_watts,
+        max_watts=whole.max_watts,
+        avg_cadence=whole.avg_cadence,
+        calories=decoded.calories,
+        device_name=decoded.device_name,
+        laps=tuple(laps),
+        streams=streams,
+        device_metrics=dict(decoded.device_metrics or {}),
+    )
+
+
+def posix(value: datetime) -> float:
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    return value.timestamp()

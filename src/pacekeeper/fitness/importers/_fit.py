@@ -1,0 +1,324 @@
+"""FIT activities with Garmin's official SDK (``garmin_fit_sdk``: ``Decoder``/``Stream``).
+
+Decoding: ``Decoder.read`` with timestamps left as FIT seconds (no per-field datetime
+objects; faster) and everything else at its defaults (scale and offset applied,
+components expanded, enum values as strings, HR messages merged into records). Record
+fields are then collected into one list per channel and turned into numpy arrays: no
+other per-sample Python work.
+
+Channels: ``heart_rate``, ``power``, ``cadence``, ``enhanced_speed`` (else ``speed``),
+``distance``, ``enhanced_altitude`` (else ``altitude``), ``position_lat``/``_long``
+(semicircles, times 180 / 2^31 to degrees), ``temperature``, ``grade``. Running power
+written by a Connect IQ app or a pod in a developer field becomes the ``power`` channel
+when the standard ``power`` field is absent from every record: the developer field is
+the one whose field description maps natively to record field 7 (power), or else is
+named "Power"/"RP_Power"/"Running Power"/"Stryd Power" with units of watts.
+
+Damaged files (what a user who wants their ride, but not garbage, expects):
+
+- ``truncated``: the file is shorter than its header's data size plus the CRC (the
+  upload or the copy was cut). Rejected, not salvaged: the complete file exists on the
+  device or the service, and storing a partial activity would leave a wrong record
+  behind that a later upload of the complete file does not replace (its SHA-256
+  differs).
+- bad file CRC, every message intact (``activity-filecrc.fit``): accepted. The SDK
+  decodes every message against its definition up to the declared data size; only the
+  final checksum disagrees, as it does after tools that edit a file without
+  recomputing it. A flipped bit inside a value would go unnoticed, which the figures'
+  plausibility (and the device's own session figures in ``device_metrics``) bounds.
+- chained FIT files (several FIT files back to back) whose later part is damaged
+  (``activity-settings-corruptheader.fit``, ``activity-settings-nodata.fit``,
+  ``activity-activity-filecrc.fit``): the first file is complete, so it alone is
+  imported and the damaged rest ignored.
+- anything else the decoder cannot read is ``corrupt``.
+- a FIT file whose ``file_id.type`` is not ``activity`` (settings, monitoring,
+  courses, ...) is ``not_an_activity``; an activity with no timed records is ``empty``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+import numpy as np
+from garmin_fit_sdk import FIT_EPOCH_S, Decoder, Stream
+
+from pacekeeper.fitness.models import Sport
+from pacekeeper.fitness.streams import FloatArray
+
+from . import _sport
+from ._assemble import Decoded, RawLap
+from ._errors import ImportRejected
+
+_SEMICIRCLE_DEG: Final = 180.0 / 2**31
+_RECORD_MESG: Final = 20
+_RECORD_POWER_FIELD: Final = 7
+_POWER_NAMES: Final = frozenset({"power", "rp_power", "running power", "stryd power", "run power"})
+_WATTS: Final = frozenset({"w", "watt", "watts"})
+_MAX_UTC_OFFSET_S: Final = 14 * 3600
+# Session fields that are not figures (indexes, positions in semicircles, enums).
+_NOT_METRICS: Final = frozenset(
+    {"message_index", "first_lap_index", "num_laps", "timestamp", "start_time", "event_group"}
+)
+
+
+def _decode(data: bytes) -> tuple[Mapping[str, Any], list[Exception]]:
+    decoder = Decoder(Stream.from_byte_array(bytearray(data)))
+    try:
+        messages, errors = decoder.read(convert_datetimes_to_dates=False)
+    except Exception as error:  # the SDK catches most errors itself; be certain
+        return {}, [error]
+    return messages, list(errors)
+
+
+def _is_crc_error(error: Exception) -> bool:
+    return isinstance(error, RuntimeError) and str(error).endswith("CRC Error")
+
+
+def read_messages(data: bytes) -> Mapping[str, Any]:
+    """Decoded messages of the first (or only) FIT file in ``data``, judged as above."""
+    header_size = data[0]
+    data_size = int.from_bytes(data[4:8], "little")
+    first_end = header_size + data_size + 2
+    if len(data) < first_end:
+        raise ImportRejected(
+            "truncated",
+            f"the FIT file ends early: its header announces {first_end} bytes, {len(data)} arrived",
+        )
+    messages, errors = _decode(data)
+    if errors and len(data) > first_end:
+        # A later chained file is damaged: keep the first file alone.
+        messages, errors = _decode(data[:first_end])
+    if errors and not (len(errors) == 1 and _is_crc_error(errors[0])):
+        raise ImportRejected("corrupt", "the FIT file is damaged and cannot be decoded")
+    return messages
+
+
+def _column(records: Sequence[Mapping[Any, Any]], key: str) -> FloatArray | None:
+    values = [r.get(key) for r in records]
+    try:
+        array = np.array(values, dtype=np.float64)
+    except (TypeError, ValueError):  # a list or a label where a number belongs
+        array = np.array(
+            [v if isinstance(v, int | float) and not isinstance(v, bool) else None for v in values],
+            dtype=np.float64,
+        )
+    if array.ndim != 1 or np.all(np.isnan(array)):
+        return None
+    return array
+
+
+def _first(records: Sequence[Mapping[Any, Any]], *keys: str) -> FloatArray | None:
+    for key in keys:
+        column = _column(records, key)
+        if column is not None:
+            return column
+    return None
+
+
+def _developer_power_key(messages: Mapping[str, Any]) -> int | None:
+    by_name: int | None = None
+    for desc in messages.get("field_description_mesgs", []):
+        key = desc.get("key")
+        if not isinstance(key, int):
+            continue
+        if (
+            desc.get("native_mesg_num") == _RECORD_MESG
+            and desc.get("native_field_num") == _RECORD_POWER_FIELD
+        ):
+            return key
+        name = desc.get("field_name")
+        units = desc.get("units")
+        if (
+            by_name is None
+            and isinstance(name, str)
+            and name.strip().lower() in _POWER_NAMES
+            and isinstance(units, str)
+            and units.strip().lower() in _WATTS
+        ):
+            by_name = key
+    return by_name
+
+
+def _developer_column(records: Sequence[Mapping[Any, Any]], key: int) -> FloatArray | None:
+    values = []
+    for r in records:
+        dev = r.get("developer_fields")
+        v = dev.get(key) if dev else None
+        values.append(v if isinstance(v, int | float) and not isinstance(v, bool) else None)
+    array = np.array(values, dtype=np.float64)
+    return None if np.all(np.isnan(array)) else array
+
+
+def _unique_by_start(mesgs: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    seen: set[Any] = set()
+    out = []
+    for m in mesgs:
+        marker = (m.get("start_time"), m.get("total_elapsed_time"))
+        if marker in seen:
+            continue
+        seen.add(marker)
+        out.append(m)
+    return out
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value)
+
+
+def _device_metrics(sessions: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+    metrics: dict[str, float] = {}
+    if len(sessions) == 1:
+        for key, value in sessions[0].items():
+            number = _number(value)
+            if (
+                isinstance(key, str)
+                and number is not None
+                and key not in _NOT_METRICS
+                and not key.endswith(("_lat", "_long"))
+            ):
+                metrics[key] = number
+        return metrics
+    for session in sessions:  # several sessions (multisport): the additive figures
+        for key, value in session.items():
+            number = _number(value)
+            if not isinstance(key, str) or number is None:
+                continue
+            if key.startswith("total_"):
+                metrics[key] = metrics.get(key, 0.0) + number
+            elif key.startswith("max_"):
+                metrics[key] = max(metrics.get(key, number), number)
+    return metrics
+
+
+def _label(sport: Any, sub_sport: Any) -> str | None:
+    if not isinstance(sport, str):
+        return None
+    if isinstance(sub_sport, str) and sub_sport != "generic":
+        return f"{sport}/{sub_sport}"
+    return sport
+
+
+_PRODUCT_PREFIXES: Final = {"fr": "Forerunner", "fenix": "Fenix", "edge": "Edge", "vivo": "Vivo"}
+
+
+def _pretty_product(product: str) -> str:
+    words: list[str] = []
+    for part in product.split("_"):
+        head = part.rstrip("0123456789")
+        digits = part[len(head) :]
+        head = _PRODUCT_PREFIXES.get(head, head.upper() if len(head) <= 3 else head.capitalize())
+        words.extend(w for w in (head, digits) if w)
+    return " ".join(words)
+
+
+def _device_name(messages: Mapping[str, Any]) -> str | None:
+    file_ids = messages.get("file_id_mesgs") or [{}]
+    file_id = file_ids[0]
+    manufacturer = file_id.get("manufacturer")
+    product_name = file_id.get("product_name")
+    product = file_id.get("garmin_product") or file_id.get("favero_product")
+    maker = manufacturer.replace("_", " ").title() if isinstance(manufacturer, str) else None
+    if isinstance(product_name, str) and product_name.strip():
+        model = product_name.strip()
+    elif isinstance(product, str):
+        model = _pretty_product(product)
+    else:
+        model = None
+    if maker and model:
+        return model if model.lower().startswith(maker.lower()) else f"{maker} {model}"
+    return maker or model
+
+
+def _utc_offset(messages: Mapping[str, Any]) -> int | None:
+    for activity in messages.get("activity_mesgs", []):
+        local = activity.get("local_timestamp")
+        stamp = activity.get("timestamp")
+        if isinstance(local, int) and isinstance(stamp, int):
+            offset = local - stamp
+            if abs(offset) <= _MAX_UTC_OFFSET_S:
+                return offset
+    return None
+
+
+def _sport_of(
+    sessions: Sequence[Mapping[str, Any]], messages: Mapping[str, Any]
+) -> tuple[Sport, str | None]:
+    labelled = sessions or messages.get("sport_mesgs", [])
+    pairs = [(m.get("sport"), m.get("sub_sport")) for m in labelled]
+    pairs = [p for p in pairs if isinstance(p[0], str)]
+    if not pairs:
+        return Sport.OTHER, None
+    if len({p[0] for p in pairs if p[0] != "transition"}) > 1:
+        label = ", ".join(str(_label(*p)) for p in pairs)
+        return Sport.OTHER, f"multisport: {label}"
+    sport, sub_sport = pairs[0]
+    return _sport.from_fit(sport, sub_sport), _label(sport, sub_sport)
+
+
+def decode(data: bytes) -> Decoded:
+    messages = read_messages(data)
+    file_ids = messages.get("file_id_mesgs") or []
+    file_type = file_ids[0].get("type") if file_ids else None
+    if file_type is not None and file_type != "activity":
+        kind = file_type if isinstance(file_type, str) else f"type {file_type}"
+        raise ImportRejected("not_an_activity", f"the FIT file is a {kind} file, not an activity")
+    records = [r for r in messages.get("record_mesgs", []) if isinstance(r.get("timestamp"), int)]
+    if not records:
+        if file_type is None and not messages.get("session_mesgs"):
+            raise ImportRejected("not_an_activity", "the FIT file holds no activity")
+        raise ImportRejected("empty", "the FIT activity holds no timed records")
+
+    seconds = np.array([r["timestamp"] for r in records], dtype=np.float64) + FIT_EPOCH_S
+    channels: dict[str, FloatArray] = {}
+
+    def put(name: str, column: FloatArray | None) -> None:
+        if column is not None:
+            channels[name] = column
+
+    put("heartrate", _column(records, "heart_rate"))
+    power = _column(records, "power")
+    if power is None:
+        dev_key = _developer_power_key(messages)
+        if dev_key is not None:
+            power = _developer_column(records, dev_key)
+    put("power", power)
+    put("cadence", _column(records, "cadence"))
+    put("speed", _first(records, "enhanced_speed", "speed"))
+    put("distance", _column(records, "distance"))
+    put("altitude", _first(records, "enhanced_altitude", "altitude"))
+    lat = _column(records, "position_lat")
+    lng = _column(records, "position_long")
+    if lat is not None and lng is not None:
+        channels["lat"] = lat * _SEMICIRCLE_DEG
+        channels["lng"] = lng * _SEMICIRCLE_DEG
+    put("temperature", _column(records, "temperature"))
+    put("grade", _column(records, "grade"))
+
+    sessions = _unique_by_start(messages.get("session_mesgs", []))
+    sport, file_sport = _sport_of(sessions, messages)
+    laps = [
+        RawLap(
+            start_s=float(lap["start_time"]) + FIT_EPOCH_S,
+            elapsed_s=float(lap.get("total_elapsed_time") or 0.0),
+            calories=_number(lap.get("total_calories")),
+        )
+        for lap in _unique_by_start(messages.get("lap_mesgs", []))
+        if isinstance(lap.get("start_time"), int)
+    ]
+    calories = [_number(s.get("total_calories")) for s in sessions]
+    known = [c for c in calories if c is not None]
+    return Decoded(
+        format="fit",
+        seconds=seconds,
+        channels=channels,
+        sport=sport,
+        file_sport=file_sport,
+        utc_offset_s=_utc_offset(messages),
+        calories=sum(known) if known else None,
+        device_name=_device_name(messages),
+        laps=laps,
+        device_metrics=_device_metrics(sessions),
+    )
