@@ -13,6 +13,7 @@ from ._curves import (
     best_efforts,
     mean_max,
     merge_curves,
+    monotone_envelope,
     standard_curve,
 )
 from ._heart import (
@@ -137,6 +138,7 @@ __all__ = [
     "mean_max",
     "merge_curves",
     "minetti_cost",
+    "monotone_envelope",
     "monotony_strain",
     "morton_power",
     "normalized_graded_speed",

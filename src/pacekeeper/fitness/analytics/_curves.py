@@ -232,8 +232,9 @@ def mean_max(
     the stream (after dropping NaN-only ends is *not* done: the grid is the activity's).
     Otherwise one value per given duration, NaN for a duration longer than the data (or,
     with ``nan="exclude"``, longer than every NaN-free stretch). NaN handling: module
-    docstring. The result is non-increasing in d (the best window of d + 1 seconds holds
-    a d-second window at least as good).
+    docstring. The best *work* d x mean_max(d) never falls as d grows (values >= 0), but
+    the mean itself may rise: [300, 0, 300, 300] has 200 W best over 3 s and 225 W over
+    4 s. ``monotone_envelope`` gives the non-increasing curve ("at least d seconds").
     """
     v = as_float(values)
     if durations is None:
@@ -251,6 +252,15 @@ def mean_max(
     for seg in _segments(v):
         out = np.fmax(out, _curve_at(seg, ds))
     return out
+
+
+def monotone_envelope(curve: npt.ArrayLike) -> FloatArray:
+    """The best mean over *at least* d seconds: the running maximum of the curve from
+    the long end (sweat's ``mean_max(monotonic=True)``). Non-increasing; NaN ignored."""
+    c = as_float(curve)
+    filled = np.where(np.isnan(c), -np.inf, c)
+    out = np.maximum.accumulate(filled[::-1])[::-1]
+    return np.where(np.isneginf(out), np.nan, out)
 
 
 def standard_curve(values: npt.ArrayLike, *, nan: NanPolicy = "zero") -> FloatArray:
@@ -331,5 +341,6 @@ __all__ = [
     "best_efforts",
     "mean_max",
     "merge_curves",
+    "monotone_envelope",
     "standard_curve",
 ]

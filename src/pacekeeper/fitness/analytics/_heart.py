@@ -89,17 +89,17 @@ def karvonen_zones(
     resting_hr: float, max_hr: float, fractions: tuple[float, ...] = KARVONEN_ZONES
 ) -> FloatArray:
     """Lower bounds (bpm): HRrest + p x (HRmax - HRrest) for each fraction p (Karvonen)."""
-    return resting_hr + np.asarray(fractions) * (max_hr - resting_hr)
+    return np.round(resting_hr + np.asarray(fractions) * (max_hr - resting_hr), 6)
 
 
 def max_hr_zones(max_hr: float, fractions: tuple[float, ...] = PERCENT_MAX_ZONES) -> FloatArray:
     """Lower bounds (bpm) as fractions of HRmax."""
-    return np.asarray(fractions) * max_hr
+    return np.round(np.asarray(fractions) * max_hr, 6)
 
 
 def lthr_zones(lthr: float, fractions: tuple[float, ...] = FRIEL_LTHR_ZONES) -> FloatArray:
     """Lower bounds (bpm) as fractions of LTHR (Friel)."""
-    return np.asarray(fractions) * lthr
+    return np.round(np.asarray(fractions) * lthr, 6)
 
 
 __all__ = [

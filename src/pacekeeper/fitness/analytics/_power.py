@@ -86,8 +86,9 @@ def aerobic_decoupling(output: npt.ArrayLike, hr: npt.ArrayLike) -> float | None
 
 
 def power_zones(ftp_watts: float) -> FloatArray:
-    """Lower bounds (W) of Coggan's seven zones for this FTP."""
-    return np.asarray(COGGAN_POWER_ZONES) * ftp_watts
+    """Lower bounds (W) of Coggan's seven zones for this FTP (rounded to 1e-6 W, so that
+    0.55 x 200 is 110, not 110.00000000000001)."""
+    return np.round(np.asarray(COGGAN_POWER_ZONES) * ftp_watts, 6)
 
 
 def time_in_zones(values: npt.ArrayLike, lower_bounds: npt.ArrayLike) -> FloatArray:
