@@ -6,7 +6,7 @@ mean of a marker with its 60-day baseline as a z-score. Inputs, each optional:
 
 - HRV (rMSSD, ms; compared as ln rMSSD): higher than baseline is good. Weight 0.35.
 - Resting HR (bpm): lower than baseline is good. Weight 0.20.
-- Sleep duration (h): (h - 7.5) / 1, clipped; 8.5 h or more counts fully. Weight 0.15.
+- Sleep duration (h): (h - 7.5) / 1 h; 9.5 h or more counts fully. Weight 0.15.
 - Sleep score (0-100): (score - 75) / 12.5. Weight 0.10.
 - TSB (form): TSB / 15 (+15 fresh, -15 loaded, -30 very fatigued). Weight 0.20.
 
