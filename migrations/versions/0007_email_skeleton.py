@@ -1,7 +1,7 @@
 """Email skeletons (TS #39): a look-alike twin of an existing address is refused.
 
 Revision ID: 0007_email_skeleton
-Revises: 0005_oauth_revoked_families
+Revises: 0006_fitness
 Create Date: 2026-11-24
 
 Existing rows get the skeleton of their stored email; when an older row already has

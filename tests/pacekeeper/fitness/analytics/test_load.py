@@ -1,0 +1,91 @@
+"""CTL / ATL / TSB, ramp, ACWR, monotony, trends: hand computation and properties."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pacekeeper.fitness import analytics as an
+
+
+def test_ctl_after_one_impulse():
+    load = np.zeros(100)
+    load[0] = 100.0
+    pmc = an.ctl_atl_tsb(load)
+    k42, k7 = math.exp(-1 / 42), math.exp(-1 / 7)
+    assert pmc.ctl[0] == pytest.approx(100 * (1 - k42))  # 2.353
+    assert pmc.ctl[0] == pytest.approx(2.3528, abs=1e-4)
+    assert pmc.atl[0] == pytest.approx(100 * (1 - k7))
+    assert pmc.ctl[10] == pytest.approx(100 * (1 - k42) * k42**10)
+    # TSB of day d uses CTL and ATL of day d - 1 (form going into the day)
+    assert pmc.tsb[0] == 0.0
+    assert pmc.tsb[1] == pytest.approx(pmc.ctl[0] - pmc.atl[0])
+
+
+def test_ctl_matches_a_plain_loop_with_a_start_value():
+    rng = np.random.default_rng(3)
+    load = rng.uniform(0, 150, 400)
+    pmc = an.ctl_atl_tsb(load, ctl0=60.0, atl0=80.0)
+    ctl, atl = 60.0, 80.0
+    for d, x in enumerate(load):
+        ctl = ctl * math.exp(-1 / 42) + x * (1 - math.exp(-1 / 42))
+        atl = atl * math.exp(-1 / 7) + x * (1 - math.exp(-1 / 7))
+        assert pmc.ctl[d] == pytest.approx(ctl) and pmc.atl[d] == pytest.approx(atl)
+    assert pmc.tsb[0] == pytest.approx(-20.0)
+
+
+@settings(deadline=None)
+@given(st.lists(st.floats(0, 300), min_size=1, max_size=200), st.floats(0.1, 5))
+def test_ctl_and_atl_are_linear_in_load(load, k):
+    a = an.ctl_atl_tsb(load)
+    b = an.ctl_atl_tsb(np.asarray(load) * k)
+    assert b.ctl == pytest.approx(a.ctl * k, rel=1e-9, abs=1e-9)
+    assert b.atl == pytest.approx(a.atl * k, rel=1e-9, abs=1e-9)
+
+
+def test_steady_load_converges_and_ramp_rate():
+    pmc = an.ctl_atl_tsb(np.full(2000, 80.0))
+    assert pmc.ctl[-1] == pytest.approx(80.0, rel=1e-6)
+    ramp = an.ramp_rate(np.arange(20.0))
+    assert np.isnan(ramp[:7]).all() and ramp[7:].tolist() == pytest.approx([7.0] * 13)
+
+
+def test_monotony_and_strain_of_a_known_week():
+    week = [100, 0, 80, 60, 0, 120, 40]  # total 400, mean 57.142857
+    m = an.monotony_strain(week)
+    mean = 400 / 7
+    sd = math.sqrt(sum((x - mean) ** 2 for x in week) / 7)  # population SD: 43.79
+    assert m.monotony[-1] == pytest.approx(mean / sd)
+    assert m.strain[-1] == pytest.approx(400 * mean / sd)
+    assert np.isnan(m.monotony[:6]).all()
+    assert np.isnan(an.monotony_strain([50] * 7).monotony[-1])
+
+
+def test_acwr():
+    load = np.concatenate([np.full(21, 50.0), np.full(7, 100.0)])
+    r = an.acwr_rolling(load)
+    assert np.isnan(r[:27]).all()
+    assert r[27] == pytest.approx(100 / ((21 * 50 + 7 * 100) / 28))
+    e = an.acwr_ewma(np.full(400, 60.0))
+    assert e[-1] == pytest.approx(1.0)
+    la, lc = 2 / 8, 2 / 29  # Williams et al. 2017: lambda = 2 / (N + 1)
+    assert an.acwr_ewma([100.0])[0] == pytest.approx(la / lc)
+
+
+def test_weekly_totals_intensity_distribution_and_trend():
+    assert an.weekly_totals(np.ones(10)).tolist() == [7, 3]
+    assert an.weekly_totals(np.ones(10), first_day_offset=2).tolist() == [5, 5]
+    d = an.intensity_distribution(8000, 1000, 1000)
+    assert (d.zone1, d.zone2, d.zone3) == pytest.approx((0.8, 0.1, 0.1))
+    assert d.polarization_index == pytest.approx(math.log10(80 / 10 * 10))
+    rng = np.random.default_rng(0)
+    up = an.trend(np.arange(60) * 0.5 + rng.normal(0, 1, 60))
+    assert (
+        up.direction == "up"
+        and up.p_value < 1e-6
+        and up.slope_per_day == pytest.approx(0.5, abs=0.05)
+    )
+    flat = an.trend(rng.normal(0, 1, 30))
+    assert flat.direction == "flat" or flat.p_value < 0.05
