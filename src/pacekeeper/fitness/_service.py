@@ -32,7 +32,7 @@ from pacekeeper.fitness._records import (
 )
 from pacekeeper.fitness._settings import SettingsHistory, check_settings
 from pacekeeper.fitness._store import BadCursor, DuplicateSource, SqlFitnessStore
-from pacekeeper.fitness.analytics import AthleteSnapshot, analyze_activity
+from pacekeeper.fitness.analytics import AthleteSnapshot, analyze_activity, tss_for
 from pacekeeper.fitness.importers import (
     ArchiveMember,
     ImportRejected,
@@ -293,7 +293,11 @@ def _analyze(streams: StreamSet, sport: str, athlete: AthleteSnapshot) -> dict[s
         kind = Sport(sport)
     except ValueError:
         kind = Sport.OTHER
-    result: dict[str, Any] = analyze_activity(streams, kind, athlete).to_json()
+    metrics = analyze_activity(streams, kind, athlete)
+    result: dict[str, Any] = metrics.to_json()
+    # The one load figure the load model uses (power TSS, else rTSS, else hrTSS).
+    load = tss_for(metrics)
+    result["load"], result["load_method"] = (None, None) if load is None else load
     return result
 
 

@@ -121,7 +121,7 @@ class SqlFitnessStore:
             (await session.execute(
                 select(ActivityStreamRow.activity_id, ActivityStreamRow.channels).where(
                     ActivityStreamRow.user_id == user, ActivityStreamRow.activity_id.in_(ids))
-            )).tuples().all()
+            )).all()
         )  # fmt: skip
         return [_activity(r, sources[r.id], channels.get(r.id)) for r in rows]
 
@@ -353,7 +353,7 @@ class SqlFitnessStore:
                 .join(ActivityFileRow, ActivityFileRow.source_id == ActivitySourceRow.id)
                 .where(ActivitySourceRow.user_id == user_id,
                        ActivityFileRow.user_id == user_id))
-            return [(str(sha), name, bytes(data)) for sha, name, data in rows.tuples()]
+            return [(str(sha), name, bytes(data)) for sha, name, data in rows.all()]
 
     # -- athlete settings ----------------------------------------------------------------
 

@@ -183,18 +183,18 @@ class StreamSet:
 
 
 def _encode_ints(values: IntArray) -> bytes:
-    """Deltas as little-endian int32, byte-shuffled (all low bytes, then the next...)."""
-    deltas = np.diff(values, prepend=np.int64(0))
-    if deltas.size and (deltas.min() < _I32.min or deltas.max() > _I32.max):
-        raise StreamError("stream step out of range")
-    raw = deltas.astype("<i4").view(np.uint8).reshape(-1, 4)
-    return raw.T.tobytes()
+    """Deltas as little-endian int32, byte-shuffled (all low bytes, then the next...).
+
+    The values fit in int32, so deltas taken modulo 2**32 (a step from 180 to -180
+    degrees overflows int32) sum back to them exactly with int32 wrap-around."""
+    deltas = np.diff(values, prepend=np.int64(0)).astype("<i4")  # wraps modulo 2**32
+    return deltas.view(np.uint8).reshape(-1, 4).T.tobytes()
 
 
 def _decode_ints(data: bytes, n: int) -> IntArray:
     planes = np.frombuffer(data, dtype=np.uint8).reshape(4, n)
     deltas = np.ascontiguousarray(planes.T).view("<i4").reshape(n)
-    return np.cumsum(deltas.astype(np.int64))
+    return np.cumsum(deltas, dtype=np.int32).astype(np.int64)
 
 
 def resample_1hz(

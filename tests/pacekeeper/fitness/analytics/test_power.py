@@ -8,6 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pacekeeper.fitness import analytics as an
+from pacekeeper.fitness.models import Sport
+from pacekeeper.fitness.streams import StreamSet
 
 from ._fit import read_fit
 
@@ -100,17 +102,17 @@ def test_indoor_trainer_np_and_if_match_the_device():
     assert abs(np_w - s["normalized_power"]) < 1.0  # the device truncates to whole watts
 
 
-def test_indoor_trainer_tss_and_the_devices_duration():
+def test_indoor_trainer_tss_matches_the_device():
     # The device's TSS 50.8 is 100 x h x IF^2 with h = the seconds its 30 s rolling
-    # average covers (recorded seconds - 29 = 2193 s), not the recorded 2222 s: its
-    # figure is reproduced to 0.1 % with that duration. We keep Coggan's definition
-    # (the workout's recorded duration), which reads 1.4 % higher on this ride; the
-    # difference is 29 s of riding (see docs/analytics.md).
-    s, np_w, _, ours, recorded = _ours("sample-activity-indoor-trainer.fit")
-    device_duration = an.tss(np_w, s["threshold_power"], recorded - 29)
-    assert device_duration == pytest.approx(s["training_stress_score"], abs=0.05)
-    assert ours == pytest.approx(s["training_stress_score"] * recorded / (recorded - 29), rel=0.002)
-    assert abs(ours / s["training_stress_score"] - 1) < 0.015
+    # average covers (recorded seconds - 29 = 2193 s), not the recorded 2222 s.
+    # analyze_activity uses that duration: its TSS is the device's within 0.5 %.
+    ride = read_fit("sample-activity-indoor-trainer.fit")
+    s = ride.session
+    streams = StreamSet(np.arange(len(ride.channels["power"])), {"power": ride.channels["power"]})
+    metrics = an.analyze_activity(streams, Sport.RIDE,
+                                  an.AthleteSnapshot(ftp_watts=s["threshold_power"]))
+    assert metrics.tss == pytest.approx(s["training_stress_score"], rel=0.005)
+    assert metrics.intensity_factor == pytest.approx(s["intensity_factor"], rel=0.005)
 
 
 @pytest.mark.parametrize(
