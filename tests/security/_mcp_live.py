@@ -117,3 +117,23 @@ class SseReader:
             elif line == "" and data:
                 return name, data
         raise AssertionError("the stream ended")
+
+
+def oauth_token(app: Any, login_jwt: str, scope: str) -> str:
+    """An OAuth 2.0 access token for the login JWT's user with only ``scope``, signed by
+    the running service (what the authorization server would issue after consent)."""
+    import base64
+    import json
+    import uuid
+    from types import SimpleNamespace
+
+    from pacekeeper.db import Role
+
+    payload = login_jwt.split(".")[1]
+    claims = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+    user = SimpleNamespace(id=uuid.UUID(claims["sub"]), tenant_id=uuid.UUID(claims["tenant_id"]),
+                           email=claims["email"], role=Role(claims["role"]),
+                           token_version=claims["ver"])
+    issued = app.state.services.tokens.issue(user, "https://pk.test/mcp", scope=scope)
+    token: str = issued.token
+    return token

@@ -10,6 +10,17 @@ pass without credentials and guarded ones (tools/call, ...) get 401 with
 `WWW-Authenticate: Bearer resource_metadata="..."` and "authentication required" or
 "invalid token". WebSocket upgrades and SSE GETs reach the hook directly, which then
 resolves the caller itself (no rate limit on the upgrade).
+
+A batch costs one token per request that needs credentials (issue 20, finding 5): the
+gate takes one for the POST and the hook, which mcpcast tells how many such requests the
+body holds (`RequestInfo.calls`), takes the rest at once; a batch the bucket cannot pay
+in full is refused whole with 429, as a single request would be, and nothing in it runs.
+
+Tools declare the OAuth scopes they need (`@tool(scopes=...)`); mcpcast asks
+`check_scopes` before such a call runs. Login JWTs carry no scopes and act with the
+user's full rights; an OAuth token lacking one gets MCP's step-up answer: 403 with
+`WWW-Authenticate: Bearer error="insufficient_scope", scope="..."` on a POST, a JSON-RPC
+error naming the scopes on a WebSocket.
 """
 
 from __future__ import annotations
@@ -30,26 +41,42 @@ from pacekeeper.services import Services
 
 Verdict = Principal | Unauthorized
 _verdict: ContextVar[Verdict | None] = ContextVar("pacekeeper_mcp_verdict", default=None)
+# The bucket's state after a batch paid for its further requests (its headers win).
+_charged: ContextVar[RateDecision | None] = ContextVar("pacekeeper_mcp_charged", default=None)
 
 
 def _headers(scope: Scope) -> dict[str, str]:
     return {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
 
 
-_SCOPE = f'scope="{" ".join(MCP_REQUIRED)}"'
-
-
-def _insufficient_scope(services: Services, granted: tuple[str, ...]) -> Unauthorized | None:
-    """403 naming every scope the guarded methods need (MCP: one challenge, all scopes)."""
-    if not missing(granted, MCP_REQUIRED):
+def _insufficient_scope(services: Services, granted: tuple[str, ...],
+                        required: tuple[str, ...] = ()) -> Unauthorized | None:
+    """403 naming every scope the operation needs (MCP: one challenge, all scopes)."""
+    needed = tuple(dict.fromkeys((*MCP_REQUIRED, *required)))
+    if not missing(granted, needed):
         return None
+    scope = " ".join(needed)
     challenge = services.resolver.unauthenticated(invalid=False).headers["WWW-Authenticate"]
     return Unauthorized(
-        "insufficient scope",
-        www_authenticate=f'{challenge}, error="insufficient_scope", {_SCOPE}, '
+        f"insufficient scope: this call needs {scope}",
+        www_authenticate=f'{challenge}, error="insufficient_scope", scope="{scope}", '
         'error_description="the token lacks a required scope"',
         status=403,
+        data={"error": "insufficient_scope", "scope": scope},
     )
+
+
+def make_check_scopes(
+    services: Callable[[], Services],
+) -> Callable[[Any, tuple[str, ...]], Unauthorized | None]:
+    """mcpcast's per-call scope check: the tool's declared scopes against the token's."""
+
+    def check_scopes(principal: Any, required: tuple[str, ...]) -> Unauthorized | None:
+        if not isinstance(principal, Principal) or principal.claims.scope is None:
+            return None  # login JWTs carry no scopes: the user's full rights
+        return _insufficient_scope(services(), principal.claims.scope, required)
+
+    return check_scopes
 
 
 async def judge(services: Services, method: str, headers: Mapping[str, str]) -> Verdict:
@@ -96,6 +123,13 @@ def make_authenticate(
             verdict = await judge(services(), info.method, info.headers)
         if isinstance(verdict, Unauthorized):
             raise verdict
+        if info.calls > 1 and checked_by_gate(verdict):
+            # The gate took one token for the POST; a batch pays for each further call.
+            decision = await services().resolver.charge(verdict, info.calls - 1)
+            _charged.set(decision)
+            if not decision.allowed:
+                raise Unauthorized("rate limit exceeded", status=429,
+                                   data={"error": "rate_limited"})
         return verdict
 
     return authenticate
@@ -139,22 +173,21 @@ class McpGate:
             await send({"type": "http.response.start", "status": 429, "headers": headers})
             await send({"type": "http.response.body", "body": body})
             return
-        extra = (
-            [(k.lower().encode(), v.encode()) for k, v in decision.headers().items()]
-            if decision is not None
-            else []
-        )
 
         async def send_with_limits(message: Message) -> None:
-            if message["type"] == "http.response.start" and extra:
+            if message["type"] == "http.response.start" and decision is not None:
+                latest = _charged.get() or decision  # a batch's charge is the newer state
+                extra = [(k.lower().encode(), v.encode()) for k, v in latest.headers().items()]
                 message = {**message, "headers": [*message.get("headers", []), *extra]}
             await send(message)
 
         token = _verdict.set(verdict)
+        charged = _charged.set(None)
         try:
             await self.app(scope, receive, send_with_limits)
         finally:
+            _charged.reset(charged)
             _verdict.reset(token)
 
 
-__all__ = ["McpGate", "checked_by_gate", "judge", "make_authenticate"]
+__all__ = ["McpGate", "checked_by_gate", "judge", "make_authenticate", "make_check_scopes"]

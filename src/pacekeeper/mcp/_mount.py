@@ -12,7 +12,7 @@ from starlette.types import ASGIApp
 from mcpcast import Server, ServerConfig
 from pacekeeper.auth import Principal
 from pacekeeper.config import Settings
-from pacekeeper.mcp._gate import McpGate, make_authenticate
+from pacekeeper.mcp._gate import McpGate, make_authenticate, make_check_scopes
 from pacekeeper.mcp._logs import install_access_log_filter
 from pacekeeper.mcp._tools import PacekeeperTools
 from pacekeeper.services import Services
@@ -47,6 +47,7 @@ def build_mcp(settings: Settings, services: Callable[[], Services]) -> tuple[Ser
         config=ServerConfig(path="/mcp", allowed_hosts=hosts, allowed_origins=origins),
         authenticate=make_authenticate(services),
         identify=_session_owner,
+        check_scopes=make_check_scopes(services),
     )
     # mcpcast types its ASGI callables with plain dicts; Starlette's are Mappings.
     return server, McpGate(cast(ASGIApp, server.asgi_app()), services)
