@@ -28,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from typing import Any
+from urllib.parse import urlsplit
 
 import orjson
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -79,12 +80,39 @@ def make_check_scopes(
     return check_scopes
 
 
-async def judge(services: Services, method: str, headers: Mapping[str, str]) -> Verdict:
+def origin_key(value: str) -> str | None:
+    """`scheme://host[:port]` as a browser sends it (default port left out), or None."""
+    try:
+        parts = urlsplit(value.strip().lower())
+        port = parts.port
+    except ValueError:
+        return None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return None
+    host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+    default = 443 if parts.scheme == "https" else 80
+    return f"{parts.scheme}://{host}" + ("" if port in (None, default) else f":{port}")
+
+
+def _same_origin(headers: Mapping[str, str], origins: frozenset[str]) -> bool:
+    # No Origin: not a cross-origin browser request (browsers send one on every
+    # WebSocket and cross-origin request); a non-browser client has no ambient cookies.
+    origin = headers.get("origin")
+    return origin is None or origin_key(origin) in origins
+
+
+async def judge(services: Services, method: str, headers: Mapping[str, str],
+                same_origins: frozenset[str] | None = None) -> Verdict:
     """The caller's principal, or the refusal to give if a guarded method is called.
 
     OAuth 2.0 access tokens carry `scope` and must hold the MCP scopes (else 403
     insufficient_scope); login JWTs carry none and act with the user's full rights.
     Tokens for another audience never get here: the validator refuses them (AS-14).
+
+    A cookie is ambient: a browser attaches it to requests from any page on the same
+    host, whatever the port. So a cookie caller that sends an Origin must send exactly
+    one of `same_origins` (scheme, host and port), else 403; WebSockets and GET streams
+    have no CSRF token to stop a page on another port (issue 20, finding 8).
     """
     resolver = services.resolver
     try:
@@ -99,6 +127,11 @@ async def judge(services: Services, method: str, headers: Mapping[str, str]) -> 
         refused = _insufficient_scope(services, principal.claims.scope)
         if refused is not None:
             return refused
+    if principal.via == "cookie" and same_origins is not None \
+            and not _same_origin(headers, same_origins):
+        challenge = resolver.unauthenticated(invalid=False).headers["WWW-Authenticate"]
+        return Unauthorized("cross-origin request refused: the Origin is not this service",
+                            www_authenticate=challenge, status=403)
     try:
         await resolver.check_csrf(method, headers, principal)
     except CsrfFailed as exc:
@@ -108,7 +141,7 @@ async def judge(services: Services, method: str, headers: Mapping[str, str]) -> 
 
 
 def make_authenticate(
-    services: Callable[[], Services],
+    services: Callable[[], Services], same_origins: frozenset[str] = frozenset(),
 ) -> Callable[[RequestInfo], Any]:
     """mcpcast's hook: the gate's verdict, or a fresh one outside the gate."""
 
@@ -120,7 +153,7 @@ def make_authenticate(
             # guarded call refused by mcpcast); a bad token refuses the connection.
             if not _has_credentials(info.headers):
                 return None
-            verdict = await judge(services(), info.method, info.headers)
+            verdict = await judge(services(), info.method, info.headers, same_origins)
         if isinstance(verdict, Unauthorized):
             raise verdict
         if info.calls > 1 and checked_by_gate(verdict):
@@ -158,15 +191,17 @@ def _rate_limited(decision: RateDecision) -> tuple[list[tuple[bytes, bytes]], by
 
 
 class McpGate:
-    def __init__(self, app: ASGIApp, services: Callable[[], Services]) -> None:
+    def __init__(self, app: ASGIApp, services: Callable[[], Services],
+                 same_origins: frozenset[str] = frozenset()) -> None:
         self.app = app
         self.services = services
+        self.same_origins = same_origins
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] != "POST":
             await self.app(scope, receive, send)
             return
-        verdict = await judge(self.services(), "POST", _headers(scope))
+        verdict = await judge(self.services(), "POST", _headers(scope), self.same_origins)
         decision = verdict.rate if isinstance(verdict, Principal) else None
         if decision is not None and not decision.allowed:
             headers, body = _rate_limited(decision)
@@ -190,4 +225,11 @@ class McpGate:
             _verdict.reset(token)
 
 
-__all__ = ["McpGate", "checked_by_gate", "judge", "make_authenticate", "make_check_scopes"]
+__all__ = [
+    "McpGate",
+    "checked_by_gate",
+    "judge",
+    "make_authenticate",
+    "make_check_scopes",
+    "origin_key",
+]
