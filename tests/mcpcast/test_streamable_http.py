@@ -209,15 +209,10 @@ async def authenticate(request: RequestInfo) -> TokenPrincipal | None:
 
 
 async def test_authentication_hook_and_method_policy() -> None:
-    # Sessions belong to their creator (identify: the user name), so this one is ada's.
-    server = Server(Fixture(), authenticate=authenticate,
-                    identify=lambda principal: principal.user)
+    server = Server(Fixture(), authenticate=authenticate)
     async with client_for(server) as http:
-        opened = await http.post(URL, headers={**ACCEPT, "authorization": "Bearer good"},
-                                 json=INIT)  # initialize is public; ada's token names the owner
-        headers = {**ACCEPT, "mcp-session-id": opened.headers["mcp-session-id"],
-                   "mcp-protocol-version": "2025-11-25"}
-        listed = await http.post(URL, headers={**headers, "authorization": "Bearer good"},
+        headers = await open_session(http)  # initialize is public
+        listed = await http.post(URL, headers=headers,
                                  json={"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
         assert listed.status_code == 200
         call = {"jsonrpc": "2.0", "id": 3, "method": "tools/call",

@@ -133,12 +133,12 @@ async def test_cookie_caller_needs_csrf_on_mcp(harness: Harness) -> None:
     await harness.register("mcp-cookie@example.com")
     harness.client.cookies.clear()
     login = (await harness.login("mcp-cookie@example.com")).json()
-    # The session belongs to the user only when initialize proved who that is (CSRF too).
-    headers = await _session(harness.client, {"x-csrf-token": login["csrf_token"]})
-    without = {k: v for k, v in headers.items() if k != "x-csrf-token"}
-    refused = await harness.client.post("/mcp", headers=without, json=_call("whoami"))
+    headers = await _session(harness.client)
+    refused = await harness.client.post("/mcp", headers=headers, json=_call("whoami"))
     assert refused.status_code == 403
-    allowed = await harness.client.post("/mcp", headers=headers, json=_call("whoami", 3))
+    allowed = await harness.client.post(
+        "/mcp", headers={**headers, "x-csrf-token": login["csrf_token"]}, json=_call("whoami", 3)
+    )
     assert allowed.status_code == 200
     assert allowed.json()["result"]["structuredContent"]["email"] == "mcp-cookie@example.com"
 

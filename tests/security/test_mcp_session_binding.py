@@ -91,6 +91,39 @@ def test_another_user_cannot_post_into_an_sse_stream(live: str, tokens: dict[str
         assert answer["result"]["structuredContent"]["email"] == "alice@example.com"
 
 
+def test_an_anonymous_session_becomes_its_first_users_and_only_theirs(
+        live: str, tokens: dict[str, str]) -> None:
+    """SMCP-4: a client may initialize before it has a token (the MCP SDKs do); its first
+    authenticated call claims the session, after which nobody else (not even the
+    anonymous holder of the id) can use it."""
+    anonymous = session_headers(initialize(live))
+    alice = {**anonymous, **bearer(tokens["alice"])}
+    with httpx.Client(base_url=live, timeout=10) as http:
+        mine = http.post("/mcp", headers=alice, json=call("whoami"))
+        assert mine.status_code == 200
+        assert http.post("/mcp", headers={**anonymous, **bearer(tokens["mallory"])},
+                         json=call("whoami", 3)).status_code == 404
+        assert http.post("/mcp", headers=anonymous, json={
+            "jsonrpc": "2.0", "id": 4, "method": "ping"}).status_code == 404
+        assert http.post("/mcp", headers=alice, json=call("whoami", 5)).status_code == 200
+
+
+def test_nobody_posts_into_an_anonymous_sse_stream(live: str, tokens: dict[str, str]) -> None:
+    """An HTTP+SSE stream stays with whoever reads it: an authenticated POST into an
+    anonymous stream is 404, so a user's result never lands on a stranger's stream."""
+    with httpx.Client(base_url=live, timeout=10) as http, http.stream(
+            "GET", "/mcp", headers={"accept": "text/event-stream"}) as stream:
+        reader = SseReader(stream)
+        _, endpoint = reader.event()
+        json_type = {"content-type": "application/json"}
+        assert http.post(endpoint, headers=json_type, json=SSE_INIT).status_code == 202
+        reader.event()
+        assert http.post(endpoint, headers=json_type, json=INITIALIZED).status_code == 202
+        victim = http.post(endpoint, headers={**json_type, **bearer(tokens["alice"])},
+                           json=call("whoami", 7))
+        assert victim.status_code == 404, victim.text
+
+
 class _Records(logging.Handler):
     def __init__(self) -> None:
         super().__init__(logging.DEBUG)

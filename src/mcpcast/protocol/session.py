@@ -216,6 +216,30 @@ class SessionStore:
             self.remove(sid)
         return True
 
+    def claim(self, session: Session, owner: Hashable) -> bool:
+        """Give an anonymous session to the first principal that uses it.
+
+        A client may initialize before it has a token and authenticate on its first
+        guarded call (the MCP SDKs do), so the session it holds must become its own. Only
+        a session no live connection holds can be claimed (an HTTP+SSE or WebSocket
+        stream stays with whoever reads it), and its anonymous GET stream is ended: from
+        now on only ``owner`` may use it, and nobody else ever reads what it says.
+        """
+        sid = session.id
+        if session.owner != ANONYMOUS or session.connected or sid is None:
+            return False
+        owned = self._owned.get(owner)
+        if self.per_owner > 0 and owned is not None and len(owned) >= self.per_owner \
+                and not self._evict_lru(owned, len(owned) - self.per_owner + 1):
+            return False
+        self._anonymous.pop(sid, None)
+        session.owner = owner
+        self._owned.setdefault(owner, {})[sid] = None
+        if session.server_log is not None:
+            session.server_log.finish()
+            session.server_log = None
+        return True
+
     def add(self, session: Session) -> None:
         sid = session.id
         assert sid is not None

@@ -414,8 +414,13 @@ class StreamableHTTP:
         if sid is None:
             return SessionMissing("Bad Request: Mcp-Session-Id header is required")
         session = self.sessions.get(sid.decode("latin-1"))
-        # Someone else's session is "not found" too, so ids cannot be probed.
-        if session is None or session.owner != self.server.owner(principal):
+        if session is None:
+            return SessionNotFound("Session not found (it ended or expired): initialize again")
+        owner = self.server.owner(principal)
+        # Someone else's session is "not found" too, so ids cannot be probed; an anonymous
+        # one becomes the first principal's that uses it (it authenticated after initialize).
+        if session.owner != owner and (
+                principal is None or not self.sessions.claim(session, owner)):
             return SessionNotFound("Session not found (it ended or expired): initialize again")
         return session
 
