@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,19 +18,26 @@ class RequestInfo:
     path: str
     client: tuple[str, int] | None = None
     query_string: str = ""
+    # POSTs: how many requests in the body need a principal (a batch counts each one);
+    # 0 for a WebSocket upgrade or a GET.
+    calls: int = 0
 
 
 Authenticate = Callable[[RequestInfo], Awaitable[Any]]
+# principal -> the identity key its sessions are bound to.
+Identify = Callable[[Any], Hashable]
+# (principal, scopes the request's tools declare) -> None, or the refusal to answer with.
+CheckScopes = Callable[[Any, tuple[str, ...]], Unauthorized | None]
 
 
-def request_info(scope: dict[str, Any]) -> RequestInfo:
+def request_info(scope: dict[str, Any], calls: int = 0) -> RequestInfo:
     headers: dict[str, str] = {}
     for name, value in scope.get("headers", ()):
         headers[name.decode("latin-1").lower()] = value.decode("latin-1")
     client = scope.get("client")
     return RequestInfo(headers, scope.get("method", "GET"), scope.get("path", "/"),
                        tuple(client) if client else None,
-                       scope.get("query_string", b"").decode("latin-1"))
+                       scope.get("query_string", b"").decode("latin-1"), calls)
 
 
 @dataclass(slots=True)
@@ -44,10 +51,10 @@ class Verdict:
         return self.rejection or Unauthorized("authentication required")
 
 
-async def judge(hook: Authenticate | None, scope: dict[str, Any]) -> Verdict:
+async def judge(hook: Authenticate | None, scope: dict[str, Any], calls: int = 0) -> Verdict:
     if hook is None:
         return Verdict()
     try:
-        return Verdict(await hook(request_info(scope)))
+        return Verdict(await hook(request_info(scope, calls)))
     except Unauthorized as exc:
         return Verdict(None, exc)

@@ -32,6 +32,13 @@ class ServerConfig:
     running request for ``idle_timeout`` seconds is closed (0 turns that off). Each
     connection queues at most ``send_queue_size`` outgoing messages; a client that reads
     slower than that is dropped. ``max_streams`` bounds all open streaming connections.
+
+    Handshake-era sessions: at most ``max_sessions`` in all, ``max_sessions_per_principal``
+    per authenticated caller (its least recently used idle session makes room; 0: no
+    bound) and ``anonymous_sessions_per_minute`` new anonymous sessions per client address
+    (a token bucket with that burst; 0: no bound; behind a proxy, let the ASGI server set
+    the client address from the forwarding headers). A full table evicts the least
+    recently used idle anonymous session for an authenticated caller.
     """
 
     path: str | None = None
@@ -43,6 +50,8 @@ class ServerConfig:
     client_request_timeout: float = 300.0
     session_ttl: float = 3600.0
     max_sessions: int = 10_000
+    max_sessions_per_principal: int = 100
+    anonymous_sessions_per_minute: int = 60
     max_streams: int = 10_000
     page_size: int = 50
     heartbeat_interval: float = 15.0

@@ -98,11 +98,20 @@ class ToolError(McpcastError):
 
 
 class Unauthorized(McpcastError):
-    """Raised by an authentication hook: the request is answered with HTTP 401."""
+    """Raised by an authentication hook: the request is answered with HTTP 401.
+
+    Another ``status`` refuses it otherwise (403 insufficient scope, 429 over a limit);
+    ``WWW-Authenticate`` goes out with a 401 or 403, ``headers`` with any status, and
+    ``data`` becomes the JSON-RPC error's ``data``.
+    """
 
     def __init__(self, message: str = "authentication required", *,
-                 www_authenticate: str = "Bearer", status: int = 401) -> None:
+                 www_authenticate: str = "Bearer", status: int = 401,
+                 headers: tuple[tuple[str, str], ...] = (),
+                 data: dict[str, Any] | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.www_authenticate = www_authenticate
         self.status = status
+        self.headers = headers
+        self.data = data

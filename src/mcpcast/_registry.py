@@ -40,6 +40,7 @@ class ToolDecl:
     annotations: dict[str, Any] | None = None
     meta: dict[str, Any] | None = None
     input_schema: dict[str, Any] | None = None
+    scopes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,13 +81,19 @@ def mcp_server(name: str, path: str = "/mcp", version: str = "0.1.0", *,
 
 def tool(name: str | None = None, description: str | None = None, *, title: str | None = None,
          annotations: dict[str, Any] | None = None, meta: dict[str, Any] | None = None,
-         input_schema: dict[str, Any] | None = None) -> Callable[[F], F]:
+         input_schema: dict[str, Any] | None = None,
+         scopes: tuple[str, ...] = ()) -> Callable[[F], F]:
     """Publish a method as a tool (``tools/call``).
 
     ``input_schema`` publishes a hand-written JSON Schema instead of the generated one
-    (arguments are still validated against the method's signature).
+    (arguments are still validated against the method's signature). ``scopes`` are the
+    authorization scopes a call needs: mcpcast hands them to the server's
+    ``check_scopes`` hook before the call runs and gives them no meaning of its own.
     """
-    return _marker(ToolDecl(name, description, title, annotations, meta, input_schema))
+    if isinstance(scopes, str) or not all(isinstance(s, str) and s for s in scopes):
+        raise RegistrationError(f"tool {name!r}: scopes must be a tuple of non-empty strings")
+    return _marker(ToolDecl(name, description, title, annotations, meta, input_schema,
+                            tuple(scopes)))
 
 
 def resource(uri: str, name: str | None = None, description: str | None = None, *,
@@ -152,6 +159,7 @@ class ToolEntry(Entry):
     annotations: dict[str, Any] | None = None
     meta: dict[str, Any] | None = None
     listing: dict[str, Any] = field(default_factory=dict)
+    scopes: tuple[str, ...] = ()  # what check_scopes is asked about before a call
 
 
 @dataclass(slots=True)
@@ -221,7 +229,7 @@ class Registry:
         if decl.meta:
             listing["_meta"] = decl.meta
         self.tools[name] = ToolEntry(name, description, func, sig, _is_async(func), decl.title,
-                                     decl.annotations, decl.meta, listing)
+                                     decl.annotations, decl.meta, listing, decl.scopes)
 
     def _add_resource(self, func: Callable[..., Any], decl: ResourceDecl,
                       injectables: tuple[type, ...]) -> None:

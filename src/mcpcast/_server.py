@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Hashable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from opentelemetry.trace import TracerProvider
 
-from ._auth import Authenticate
+from ._auth import Authenticate, CheckScopes, Identify
 from ._config import ServerConfig
-from ._errors import InvalidParams
+from ._errors import InvalidParams, Unauthorized
 from ._jsonrpc import dumps, notification
 from ._registry import Registry, ToolDecl, collect
 from .broadcast import Broadcaster, BroadcasterFactory, StreamingSession
@@ -21,7 +21,7 @@ from .protocol.exchange import Exchange, PendingRequests
 from .protocol.legacy import LegacyProtocol
 from .protocol.listeners import Listener
 from .protocol.roundtrip import MemoryReplayGuard, ReplayGuard, StateCodec
-from .protocol.session import SessionStore
+from .protocol.session import ANONYMOUS, SessionStore
 from .tracing import Tracing
 
 if TYPE_CHECKING:
@@ -47,6 +47,16 @@ class Server:
     ``replay_guard`` remembers used 2026-07-28 ``requestState`` nonces (default: in this
     process only); give every process serving the same clients one shared guard, as they
     share ``config.state_secret``.
+
+    Sessions belong to the caller that created them: ``identify(principal)`` gives the
+    identity key a session is bound to (default: the principal itself, which must then be
+    hashable and equal across requests of one caller); a session created without a
+    principal belongs to ``"anonymous"``. Anyone else gets 404 for it, as for an unknown id.
+
+    ``check_scopes(principal, scopes)`` is asked before a request runs whose tool declares
+    ``@tool(scopes=...)``: it returns ``None`` to let it run or the ``Unauthorized`` to
+    answer with (a POST gets its status and ``WWW-Authenticate``; a WebSocket or HTTP+SSE
+    stream a JSON-RPC error naming the scopes). mcpcast gives the scopes no meaning.
     """
 
     def __init__(self, target: Any, *, config: ServerConfig | None = None,
@@ -55,7 +65,9 @@ class Server:
                  injectors: dict[type, Injector] | None = None,
                  replay_guard: ReplayGuard | None = None,
                  broadcasters: BroadcasterFactory | None = None,
-                 authorize_topic: Authorize | None = None) -> None:
+                 authorize_topic: Authorize | None = None,
+                 identify: Identify | None = None,
+                 check_scopes: CheckScopes | None = None) -> None:
         self.target = target
         self.config = config or ServerConfig()
         self.broadcasters = broadcasters or BroadcasterFactory()
@@ -73,10 +85,15 @@ class Server:
         self.path = self.config.path or self.registry.server.path
         self.tracing = Tracing(tracer_provider)
         self.authenticate = authenticate
+        self.identify = identify
+        self.check_scopes = check_scopes
         self.pending = PendingRequests()
         self.methods = Methods(self.registry, self.config, self.tracing, self.injectors)
         self.legacy = LegacyProtocol(self.methods, self.pending, self.config.client_request_timeout)
-        self.sessions = SessionStore(self.config.session_ttl, self.config.max_sessions)
+        self.sessions = SessionStore(
+            self.config.session_ttl, self.config.max_sessions,
+            per_owner=self.config.max_sessions_per_principal,
+            anonymous_per_minute=self.config.anonymous_sessions_per_minute)
         codec = StateCodec(self.config.state_secret or secrets.token_bytes(32),
                            self.config.state_ttl, replay_guard or MemoryReplayGuard())
         self.current = CurrentProtocol(self.methods, self.config, codec)
@@ -98,12 +115,37 @@ class Server:
             self._app = StreamableHTTP(self)
         return self._app
 
+    def owner(self, principal: Any) -> Hashable:
+        """The identity key sessions created by ``principal`` are bound to."""
+        if principal is None:
+            return ANONYMOUS
+        return self.identify(principal) if self.identify is not None else principal
+
+    def refuse_scopes(self, principal: Any, requests: Iterable[dict[str, Any]]
+                      ) -> Unauthorized | None:
+        """``check_scopes``'s refusal for the scopes ``requests`` declare, if any."""
+        if self.check_scopes is None:
+            return None
+        needed: tuple[str, ...] = ()
+        tools = self.registry.tools
+        for message in requests:
+            if message["method"] != "tools/call":
+                continue
+            params = message.get("params")
+            name = params.get("name") if isinstance(params, dict) else None
+            entry = tools.get(name) if type(name) is str else None
+            if entry is not None and entry.scopes:
+                needed = entry.scopes if not needed else \
+                    tuple(dict.fromkeys((*needed, *entry.scopes)))
+        return self.check_scopes(principal, needed) if needed else None
+
     # ------------------------------------------------------------------ changes at run time
 
     def add_tool(self, func: Callable[..., Any], *, name: str | None = None,
-                 description: str | None = None) -> None:
+                 description: str | None = None, scopes: tuple[str, ...] = ()) -> None:
         """Publish another tool now; connected clients hear ``tools/list_changed``."""
-        self.registry.add(func, ToolDecl(name, description), tuple(self.injectors))
+        self.registry.add(func, ToolDecl(name, description, scopes=tuple(scopes)),
+                          tuple(self.injectors))
         self.notify_list_changed("tools")
 
     def remove_tool(self, name: str) -> bool:

@@ -11,7 +11,7 @@ import orjson
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mcpcast import Server
+from mcpcast import Server, ServerConfig
 from tests.mcpcast.fixtures import Fixture
 
 URL = "http://127.0.0.1/mcp"
@@ -37,7 +37,8 @@ messages = st.fixed_dictionaries(
 versions = st.sampled_from([None, "2025-11-25", "2025-03-26", "2024-11-05", "2026-07-28",
                             "garbage"])
 
-SERVER = Server(Fixture())
+# Thousands of generated requests open sessions from one address: no per-address bound.
+SERVER = Server(Fixture(), config=ServerConfig(anonymous_sessions_per_minute=0))
 
 
 async def _post(body: bytes, version: str | None, session: bool) -> httpx.Response:

@@ -162,20 +162,30 @@ async def test_heartbeats_and_idle_timeout() -> None:
 
 
 async def test_auth_hook_on_posts() -> None:
-    """SMCP-1/2/3 over SSE: public methods pass; tools/call needs a valid token (401)."""
+    """SMCP-1/2/3 over SSE: public methods pass; tools/call needs a valid token (401).
+
+    The stream belongs to the GET's caller (issue 20, finding 7), so a client that calls
+    tools opens it with its token; a POST without one is refused before anything else.
+    """
     server = Server(Fixture(), authenticate=check_token)
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=server.asgi_app()),
-                                 base_url=BASE) as http:
-        stream, endpoint = await open_session(server, http)
-        refused = await http.post(endpoint, json=call(2, "add", {"a": 1}))
+                                 base_url=BASE, headers={"authorization": "Bearer good"}) as http:
+        stream = Stream(server.asgi_app(), [(b"host", b"127.0.0.1:8000"),
+                                            (b"accept", b"text/event-stream"),
+                                            (b"authorization", b"Bearer good")])
+        endpoint = await stream.endpoint()
+        assert (await http.post(endpoint, json=INIT)).status_code == 202
+        assert (await stream.message())["id"] == 1
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=server.asgi_app()),
+                                     base_url=BASE) as anonymous:
+            refused = await anonymous.post(endpoint, json=call(2, "add", {"a": 1}))
         assert refused.status_code == 401
         assert "authentication required" in refused.json()["error"]["message"]
         assert refused.headers["www-authenticate"].startswith("Bearer")
         bad = await http.post(endpoint, json=call(3, "add", {"a": 1}),
                               headers={"authorization": "Bearer bad"})
         assert bad.status_code == 401 and "invalid token" in bad.json()["error"]["message"]
-        good = await http.post(endpoint, json=call(4, "add", {"a": 1}),
-                               headers={"authorization": "Bearer good"})
+        good = await http.post(endpoint, json=call(4, "add", {"a": 1}))
         assert good.status_code == 202
         assert (await stream.message())["id"] == 4
         await stream.hang_up()

@@ -18,7 +18,7 @@ from .._errors import InvalidRequest, ProtocolError, Unauthorized
 from .._jsonrpc import Kind, Message, classify, dumps, error, id_of, request
 from ..protocol.exchange import ClientRequestFailed
 from ..protocol.legacy import RequestCancelled
-from ..protocol.session import Session, StreamLog
+from ..protocol.session import ANONYMOUS, Session, StreamLog
 from ..protocol.versions import BATCH_VERSIONS, DEFAULT_HEADERLESS_VERSION
 
 if TYPE_CHECKING:
@@ -57,16 +57,16 @@ class Channel:
     """The protocol side of one connection: a session, its running requests, its outbox."""
 
     def __init__(self, server: Server, label: str, *, principal: Any = None,
-                 refusal: Unauthorized | None = None) -> None:
+                 refusal: Unauthorized | None = None, address: str | None = None) -> None:
+        """Raises ``SessionLimit`` when the caller may not open another session."""
         config = server.config
         self.server = server
         self.legacy = server.legacy
-        session = server.sessions.new(DEFAULT_HEADERLESS_VERSION)
-        if session is None:
-            raise OverflowError("too many sessions")
-        self.session: Session = session
+        owner = server.owner(principal) if refusal is None else ANONYMOUS
+        self.session: Session = server.sessions.new(DEFAULT_HEADERLESS_VERSION, owner, address)
+        self.session.connected = True  # a live connection: never evicted as idle
         # The session's change notifications (list_changed, resources/updated) land here.
-        session.server_log = StreamLog(label[0], config.event_store_size)
+        self.session.server_log = StreamLog(label[0], config.event_store_size)
         self.outbox = Outbox(config.send_queue_size, label)
         self.principal = principal
         self.refusal = refusal  # set when a hook exists and the client is anonymous
@@ -109,7 +109,7 @@ class Channel:
             if kind is Kind.NOTIFICATION:
                 self.legacy.handle_notification(message, self.session)
                 continue
-            refused = self._screen(message, batch)
+            refused = self._screen(message, batch, principal)
             if refused is not None:
                 answers.append(error(message["id"], refused))
             elif message["method"] == "initialize":
@@ -121,7 +121,7 @@ class Channel:
         elif answers:
             self.put(answers if batch else answers[0])
 
-    def _screen(self, message: Message, batch: bool) -> ProtocolError | None:
+    def _screen(self, message: Message, batch: bool, principal: Any) -> ProtocolError | None:
         method = message["method"]
         if method == "initialize":
             if batch:
@@ -133,6 +133,14 @@ class Channel:
             return InvalidRequest("Invalid Request: send initialize first")
         if self.refusal is not None and method not in self.server.config.public_methods:
             return AuthRequired(self.refusal.message)
+        if method == "tools/call":
+            # No HTTP status on a stream: the refusal (e.g. insufficient scope) becomes a
+            # JSON-RPC error that names what the hook said (its data, its status).
+            refused = self.server.refuse_scopes(principal, (message,))
+            if refused is not None:
+                return AuthRequired(refused.message, {
+                    **(refused.data or {}), "status": refused.status,
+                    "www_authenticate": refused.www_authenticate})
         return None
 
     def _initialize(self, message: Message) -> Message:

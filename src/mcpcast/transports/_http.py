@@ -11,9 +11,9 @@ from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 from urllib.parse import urlsplit
 
-from .._errors import InvalidRequest, ProtocolError
+from .._errors import InvalidRequest, ProtocolError, Unauthorized
 from .._jsonrpc import dumps, error
-from ..protocol.session import StreamLog
+from ..protocol.session import SessionLimit, StreamLog
 
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
@@ -71,6 +71,25 @@ async def reply(send: Send, status: int, body: bytes = b"",
 async def reply_error(send: Send, status: int, exc: ProtocolError, request_id: Any = None,
                       headers: Iterable[tuple[bytes, bytes]] = ()) -> None:
     await reply(send, status, dumps(error(request_id, exc)), [*JSON_HEADERS, *headers])
+
+
+def client_address(scope: Scope) -> str | None:
+    client = scope.get("client")
+    return str(client[0]) if client else None
+
+
+def refusal_headers(exc: Unauthorized) -> list[tuple[bytes, bytes]]:
+    """``WWW-Authenticate`` on a 401 or 403, plus the refusal's own headers."""
+    headers = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in exc.headers]
+    if exc.status in (401, 403):
+        headers.append((b"www-authenticate", exc.www_authenticate.encode("latin-1")))
+    return headers
+
+
+async def reply_session_limit(send: Send, refused: SessionLimit) -> None:
+    extra = [] if refused.retry_after is None else \
+        [(b"retry-after", str(refused.retry_after).encode())]
+    await reply_error(send, refused.status, InvalidRequest(refused.message), headers=extra)
 
 
 def host_name(host: str) -> str:

@@ -20,17 +20,22 @@ import time
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs
 
+from .._auth import judge
 from .._errors import InvalidRequest, ProtocolError
 from .._jsonrpc import Message, loads
-from ._channel import Channel
+from ..protocol.session import SessionLimit
+from ._channel import AuthRequired, Channel
 from ._http import (
     SSE_HEADERS,
     Receive,
     Scope,
     Send,
+    client_address,
     read_json_body,
+    refusal_headers,
     reply,
     reply_error,
+    reply_session_limit,
     sse_event,
 )
 
@@ -64,14 +69,25 @@ class SseTransport:
         self.channels: dict[str, Channel] = {}
 
     async def open(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """GET: open the stream, name the POST endpoint, then relay until the end."""
+        """GET: open the stream, name the POST endpoint, then relay until the end.
+
+        The stream belongs to the GET's caller: a bad credential is refused here (401),
+        and later POSTs must come from the same principal (anyone else gets 404).
+        """
         if self.http.open_streams >= self.config.max_streams:
             await reply_error(send, 503, InvalidRequest("Too many open streams"))
             return
+        verdict = await judge(self.server.authenticate, scope)
+        if verdict.rejection is not None:
+            exc = verdict.rejection
+            await reply_error(send, exc.status, AuthRequired(exc.message, exc.data),
+                              headers=refusal_headers(exc))
+            return
         try:
-            channel = Channel(self.server, "sse")
-        except OverflowError:
-            await reply_error(send, 503, InvalidRequest("Too many sessions; try again later"))
+            channel = Channel(self.server, "sse", principal=verdict.principal,
+                              address=client_address(scope))
+        except SessionLimit as limited:
+            await reply_session_limit(send, limited)
             return
         sid = channel.session.id
         assert sid is not None
@@ -144,6 +160,10 @@ class SseTransport:
             return
         verdict = await self.http.authorize(scope, send, _requests_in(payload))
         if verdict is None:
+            return
+        if self.server.owner(verdict.principal) != channel.session.owner:
+            await reply_error(send, 404, StreamNotFound(  # as unknown: ids cannot be probed
+                "Unknown session_id: the SSE stream ended; open a new one"))
             return
         await reply(send, 202, b"Accepted", [(b"content-type", b"text/plain")])
         channel.feed(payload, verdict.principal)

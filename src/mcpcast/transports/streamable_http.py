@@ -17,7 +17,7 @@ from .._auth import Verdict, judge
 from .._errors import InvalidRequest, ProtocolError, Unauthorized, UnsupportedVersion
 from .._jsonrpc import Kind, Message, classify, dumps, error, id_of, loads
 from ..protocol.current import META_VERSION
-from ..protocol.session import Session, StreamLog
+from ..protocol.session import Session, SessionLimit, StreamLog
 from ..protocol.versions import (
     BATCH_VERSIONS,
     CURRENT_VERSIONS,
@@ -32,12 +32,15 @@ from ._http import (
     Scope,
     Send,
     accepts,
+    client_address,
     host_name,
     origin_base,
     pump,
     read_json_body,
+    refusal_headers,
     reply,
     reply_error,
+    reply_session_limit,
     trace_headers,
     until_disconnect,
 )
@@ -120,7 +123,7 @@ class StreamableHTTP:
         elif method == "GET":
             await self._get(scope, receive, send, headers)
         elif method == "DELETE":
-            await self._delete(send, headers)
+            await self._delete(scope, send, headers)
         else:
             allow = b"POST" if self.config.stateless else b"GET, POST, DELETE"
             await reply_error(send, 405, InvalidRequest("Method not allowed"),
@@ -263,7 +266,7 @@ class StreamableHTTP:
                     response = await response  # the tool waits for something
                 await reply(send, 200, dumps(response), JSON_HEADERS)
                 return
-        found = self._session_for(headers)
+        found = self._session_for(headers, principal)
         if isinstance(found, ProtocolError):
             await reply_error(send, found.http_status, found, payload["id"])
             return
@@ -325,13 +328,18 @@ class StreamableHTTP:
 
         extra: list[tuple[bytes, bytes]] = []
         if is_init:
-            session = self.sessions.new(DEFAULT_HEADERLESS_VERSION) if not self.config.stateless \
-                else Session(None, DEFAULT_HEADERLESS_VERSION)
-            if session is None:
-                await reply_error(send, 503, InvalidRequest("Too many sessions; try again later"))
-                return
+            if self.config.stateless:
+                session = Session(None, DEFAULT_HEADERLESS_VERSION)
+            else:
+                try:
+                    session = self.sessions.new(DEFAULT_HEADERLESS_VERSION,
+                                                self.server.owner(verdict.principal),
+                                                client_address(scope))
+                except SessionLimit as refused:
+                    await reply_session_limit(send, refused)
+                    return
         else:
-            found = self._session_for(headers)
+            found = self._session_for(headers, verdict.principal)
             if isinstance(found, ProtocolError):
                 await reply_error(send, found.http_status, found, id_of(payload))
                 return
@@ -384,15 +392,21 @@ class StreamableHTTP:
         """Run the authentication hook; None when the request was refused (already answered)."""
         if self.server.authenticate is None:
             return Verdict()
-        verdict = await judge(self.server.authenticate, scope)
         public = self.config.public_methods
         guarded = [m for m in requests if m["method"] not in public]
-        if guarded and verdict.principal is None:
-            await self._refuse(send, verdict.refusal(), guarded[0]["id"])
-            return None
+        # The hook hears how many requests need a principal: a batch is that many calls.
+        verdict = await judge(self.server.authenticate, scope, len(guarded))
+        if guarded:
+            refusal = verdict.refusal() if verdict.principal is None else \
+                self.server.refuse_scopes(verdict.principal, guarded)
+            if refusal is not None:
+                await self._refuse(send, refusal, guarded[0]["id"])
+                return None
         return verdict
 
-    def _session_for(self, headers: dict[bytes, bytes]) -> Session | ProtocolError:
+    def _session_for(self, headers: dict[bytes, bytes],
+                     principal: Any = None) -> Session | ProtocolError:
+        """The session the request names, if it exists and belongs to ``principal``."""
         sid = headers.get(b"mcp-session-id")
         if self.config.stateless:
             version = headers.get(b"mcp-protocol-version")
@@ -402,11 +416,28 @@ class StreamableHTTP:
         session = self.sessions.get(sid.decode("latin-1"))
         if session is None:
             return SessionNotFound("Session not found (it ended or expired): initialize again")
+        owner = self.server.owner(principal)
+        # Someone else's session is "not found" too, so ids cannot be probed; an anonymous
+        # one becomes the first principal's that uses it (it authenticated after initialize).
+        if session.owner != owner and (
+                principal is None or not self.sessions.claim(session, owner)):
+            return SessionNotFound("Session not found (it ended or expired): initialize again")
         return session
 
     async def _refuse(self, send: Send, exc: Unauthorized, request_id: Any) -> None:
-        await reply_error(send, exc.status, AuthRequired(exc.message), request_id,
-                          [(b"www-authenticate", exc.www_authenticate.encode("latin-1"))])
+        await reply_error(send, exc.status, AuthRequired(exc.message, exc.data), request_id,
+                          refusal_headers(exc))
+
+    async def _caller(self, scope: Scope, send: Send) -> tuple[bool, Any]:
+        """GET and DELETE: the caller's principal (None: anonymous), or (False, None) when
+        a bad credential was refused (answered with 401 and ``WWW-Authenticate``)."""
+        if self.server.authenticate is None:
+            return True, None
+        verdict = await judge(self.server.authenticate, scope)
+        if verdict.rejection is not None:
+            await self._refuse(send, verdict.rejection, None)
+            return False, None
+        return True, verdict.principal
 
     # ------------------------------------------------------------------ GET / DELETE
 
@@ -430,7 +461,10 @@ class StreamableHTTP:
                 return
             await self.sse.open(scope, receive, send)
             return
-        found = self._session_for(headers)
+        known, principal = await self._caller(scope, send)
+        if not known:
+            return
+        found = self._session_for(headers, principal)
         if isinstance(found, ProtocolError):
             await reply_error(send, found.http_status, found)
             return
@@ -479,7 +513,7 @@ class StreamableHTTP:
             if is_server_stream:
                 session.get_open = False
 
-    async def _delete(self, send: Send, headers: dict[bytes, bytes]) -> None:
+    async def _delete(self, scope: Scope, send: Send, headers: dict[bytes, bytes]) -> None:
         if self.config.stateless or _current_era(headers):
             await reply_error(send, 405, InvalidRequest(
                 "Method not allowed: stateless requests use POST only"),
@@ -490,9 +524,15 @@ class StreamableHTTP:
             await reply_error(send, 400, SessionMissing(
                 "Bad Request: Mcp-Session-Id header is required"))
             return
-        if self.sessions.remove(sid.decode("latin-1")) is None:
+        known, principal = await self._caller(scope, send)
+        if not known:
+            return
+        found = self._session_for(headers, principal)
+        if isinstance(found, ProtocolError):
             await reply_error(send, 404, SessionNotFound("Session not found"))
             return
+        assert found.id is not None
+        self.sessions.remove(found.id)
         await reply(send, 200)
 
 

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from .._auth import judge
 from .._errors import ProtocolError
 from .._jsonrpc import dumps, error, loads
+from ..protocol.session import SessionLimit
 from ._channel import AuthRequired, Channel
 from ._http import JSON_HEADERS, Receive, Scope, Send
 
@@ -83,11 +84,13 @@ class WebSocketTransport:
                          [(b"www-authenticate", exc.www_authenticate.encode("latin-1"))])
             return
         anonymous = self.server.authenticate is not None and verdict.principal is None
+        client = scope.get("client")
         try:
             channel = Channel(self.server, "websocket", principal=verdict.principal,
-                              refusal=verdict.refusal() if anonymous else None)
-        except OverflowError:
-            await refuse(scope, send, 503, Refused("Too many sessions; try again later"))
+                              refusal=verdict.refusal() if anonymous else None,
+                              address=str(client[0]) if client else None)
+        except SessionLimit as limited:
+            await refuse(scope, send, limited.status, Refused(limited.message))
             return
         connection = Connection(self, channel, send)
         self.connections.add(connection)

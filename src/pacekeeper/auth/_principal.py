@@ -136,7 +136,8 @@ class PrincipalResolver:
         ):
             raise self.unauthenticated(invalid=True)
         rate = await self._limiter.hit(
-            f"tenant:{claims.tenant_id}", state.tenant_rate_limit_per_minute or self._default_limit
+            _tenant_bucket(claims.tenant_id),
+            state.tenant_rate_limit_per_minute or self._default_limit,
         )
         return Principal(
             claims.sub, claims.tenant_id, claims.email, claims.role, via, claims, token, rate
@@ -155,6 +156,11 @@ class PrincipalResolver:
         except TokenInvalid:
             return
         await self._revocations.revoke(claims.jti, claims.expires_at)
+
+    async def charge(self, principal: Principal, cost: int) -> RateDecision:
+        """Take `cost` more tokens from the tenant's bucket (a batch's further requests)."""
+        limit = principal.rate.limit if principal.rate is not None else self._default_limit
+        return await self._limiter.hit(_tenant_bucket(principal.tenant_id), limit, cost)
 
     async def require(self, method: str, headers: Mapping[str, str]) -> Principal:
         """Resolve, insist on credentials, enforce CSRF for cookies, then the tenant limit."""
@@ -181,6 +187,10 @@ class PrincipalResolver:
             raise RateLimited(
                 "rate limit exceeded for this tenant", headers=principal.rate.headers()
             )
+
+
+def _tenant_bucket(tenant_id: uuid.UUID) -> str:
+    return f"tenant:{tenant_id}"
 
 
 __all__ = ["Principal", "PrincipalResolver"]

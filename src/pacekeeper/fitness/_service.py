@@ -207,12 +207,12 @@ class FitnessService:
     async def get(self, owner: Owner, activity_id: uuid.UUID) -> StoredActivity:
         return await self._get(owner.user_id, activity_id)
 
-    async def list(self, owner: Owner, filters: ActivityFilter, *, limit: int = 50,
+    async def page(self, owner: Owner, filters: ActivityFilter, *, limit: int = 50,
                    cursor: str | None = None) -> Page:
         if not 1 <= limit <= MAX_PAGE:
             raise FitnessInputError(f"limit must be between 1 and {MAX_PAGE}")
         try:
-            return await self.store.list(owner.user_id, filters, limit=limit, cursor=cursor)
+            return await self.store.page(owner.user_id, filters, limit=limit, cursor=cursor)
         except BadCursor as exc:
             raise FitnessInputError(str(exc)) from None
 

@@ -135,9 +135,9 @@ class SqlFitnessStore:
                 return None
             return (await self._hydrate(session, [row]))[0]
 
-    async def list(self, user_id: uuid.UUID, filters: ActivityFilter, *, limit: int,
+    async def page(self, user_id: uuid.UUID, filters: ActivityFilter, *, limit: int,
                    cursor: str | None = None) -> Page:
-        stmt: Select[tuple[ActivityRow]] = select(ActivityRow).where(
+        stmt: Select[ActivityRow] = select(ActivityRow).where(
             ActivityRow.user_id == user_id)
         if filters.sport:
             stmt = stmt.where(ActivityRow.sport == filters.sport)

@@ -97,7 +97,7 @@ async def list_activities(request: Request) -> Response:
         before=inputs.moment(q.get("before"), "before"),
         text=(q.get("text") or None),
     )
-    page = await fitness(request).list(owner, filters, limit=_int(q.get("limit"), "limit", 50),
+    page = await fitness(request).page(owner, filters, limit=_int(q.get("limit"), "limit", 50),
                                        cursor=q.get("cursor") or None)
     return JSONResponse({"activities": [activity_json(a) for a in page.items],
                          "next_cursor": page.next_cursor}, headers=_rate(principal))

@@ -17,8 +17,9 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
-from typing import Any
+from datetime import UTC, date, datetime, timedelta
+from functools import partial
+from typing import Any, cast
 
 import numpy as np
 
@@ -97,6 +98,39 @@ def _health(provider: str, d: DailySummary | None = None, sleep: SleepSession | 
     assert d is not None
     return DailyHealth(d.date, provider, resting_hr=d.resting_heartrate,
                        hrv_rmssd_ms=d.hrv_rmssd_ms, steps=d.steps)
+
+
+# Provider calls, each taking the client and fresh tokens (ConnectionService.call).
+async def _fetch_activities(since: datetime, c: ProviderClient, t: TokenSet) -> list[Activity]:
+    return await c.fetch_activities(t, after=since, limit=5000)
+
+
+async def _fetch_streams(ident: str, c: ProviderClient, t: TokenSet) -> Streams:
+    return await c.fetch_streams(t, ident)
+
+
+async def _garmin_details(after: datetime, before: datetime, c: ProviderClient, t: TokenSet
+                          ) -> list[tuple[Activity, Streams]]:
+    return await cast(GarminClient, c).fetch_activity_details(t, after=after, before=before)
+
+
+async def _garmin_dailies(after: datetime, c: ProviderClient, t: TokenSet
+                          ) -> list[DailySummary]:
+    return await cast(GarminClient, c).fetch_dailies(t, after=after)
+
+
+async def _garmin_sleeps(after: datetime, c: ProviderClient, t: TokenSet
+                         ) -> list[SleepSession]:
+    return await cast(GarminClient, c).fetch_sleeps(t, after=after)
+
+
+async def _fitbit_daily(day: date, c: ProviderClient, t: TokenSet) -> DailySummary:
+    return await cast(FitbitClient, c).fetch_daily(t, day)
+
+
+async def _fitbit_sleep(start: date, end: date, c: ProviderClient, t: TokenSet
+                        ) -> list[SleepSession]:
+    return await cast(FitbitClient, c).fetch_sleep(t, start, end)
 
 
 class SyncService:
@@ -181,17 +215,15 @@ class SyncService:
         if isinstance(client, GarminClient):
             await self._garmin_activities(owner, since, report, progress)
             return
-        found: list[Activity] = await self._call(
-            owner, provider,
-            lambda c, t: c.fetch_activities(t, after=since, limit=5000))
+        found: list[Activity] = await self._call(owner, provider,
+                                                 partial(_fetch_activities, since))
         found.sort(key=lambda a: a.start)
         total = len(found)
         for i, activity in enumerate(found, 1):
             streams = None
             if not isinstance(client, FitbitClient) and not activity.manual:
-                ident = activity.provider_id
-                raw = await self._call(owner, provider,
-                                       lambda c, t, ident=ident: c.fetch_streams(t, ident))
+                raw: Streams = await self._call(
+                    owner, provider, partial(_fetch_streams, activity.provider_id))
                 streams = stream_set(raw)
             await self._store(owner, provider, activity, streams, report)
             await self._save(owner, provider, report, cursor=activity.start)
@@ -207,8 +239,7 @@ class SyncService:
         while start < end:
             stop = min(start + timedelta(days=7), end)
             details: list[tuple[Activity, Streams]] = await self._call(
-                owner, "garmin",
-                lambda c, t, a=start, b=stop: c.fetch_activity_details(t, after=a, before=b))
+                owner, "garmin", partial(_garmin_details, start, stop))
             for activity, streams in sorted(details, key=lambda d: d[0].start):
                 await self._store(owner, "garmin", activity, stream_set(streams), report)
             await self._save(owner, "garmin", report, cursor=stop)
@@ -239,25 +270,25 @@ class SyncService:
         days: list[DailyHealth] = []
         if isinstance(client, GarminClient):
             after = datetime.combine(first, datetime.min.time(), UTC)
-            dailies = await self._call(owner, provider,
-                                       lambda c, t: c.fetch_dailies(t, after=after))
-            sleeps = await self._call(owner, provider,
-                                      lambda c, t: c.fetch_sleeps(t, after=after))
+            dailies: list[DailySummary] = await self._call(
+                owner, provider, partial(_garmin_dailies, after))
+            sleeps: list[SleepSession] = await self._call(
+                owner, provider, partial(_garmin_sleeps, after))
             days = [_health(provider, d) for d in dailies]
             days += [_health(provider, sleep=s) for s in sleeps if s.is_main_sleep]
         elif isinstance(client, FitbitClient):
             day = first
             while day <= last:
-                summary = await self._call(
-                    owner, provider, lambda c, t, d=day: c.fetch_daily(t, d))
+                summary: DailySummary = await self._call(
+                    owner, provider, partial(_fitbit_daily, day))
                 days.append(_health(provider, summary))
                 day += timedelta(days=1)
             window = first
             while window <= last:
                 stop = min(window + timedelta(days=99), last)
-                sleeps = await self._call(
-                    owner, provider, lambda c, t, a=window, b=stop: c.fetch_sleep(t, a, b))
-                days += [_health(provider, sleep=s) for s in sleeps if s.is_main_sleep]
+                nights: list[SleepSession] = await self._call(
+                    owner, provider, partial(_fitbit_sleep, window, stop))
+                days += [_health(provider, sleep=s) for s in nights if s.is_main_sleep]
                 window = stop + timedelta(days=1)
         if days:
             await self.fitness.store.upsert_daily(owner, days, self.clock())

@@ -10,6 +10,17 @@ pass without credentials and guarded ones (tools/call, ...) get 401 with
 `WWW-Authenticate: Bearer resource_metadata="..."` and "authentication required" or
 "invalid token". WebSocket upgrades and SSE GETs reach the hook directly, which then
 resolves the caller itself (no rate limit on the upgrade).
+
+A batch costs one token per request that needs credentials (issue 20, finding 5): the
+gate takes one for the POST and the hook, which mcpcast tells how many such requests the
+body holds (`RequestInfo.calls`), takes the rest at once; a batch the bucket cannot pay
+in full is refused whole with 429, as a single request would be, and nothing in it runs.
+
+Tools declare the OAuth scopes they need (`@tool(scopes=...)`); mcpcast asks
+`check_scopes` before such a call runs. Login JWTs carry no scopes and act with the
+user's full rights; an OAuth token lacking one gets MCP's step-up answer: 403 with
+`WWW-Authenticate: Bearer error="insufficient_scope", scope="..."` on a POST, a JSON-RPC
+error naming the scopes on a WebSocket.
 """
 
 from __future__ import annotations
@@ -17,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from typing import Any
+from urllib.parse import urlsplit
 
 import orjson
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -30,34 +42,77 @@ from pacekeeper.services import Services
 
 Verdict = Principal | Unauthorized
 _verdict: ContextVar[Verdict | None] = ContextVar("pacekeeper_mcp_verdict", default=None)
+# The bucket's state after a batch paid for its further requests (its headers win).
+_charged: ContextVar[RateDecision | None] = ContextVar("pacekeeper_mcp_charged", default=None)
 
 
 def _headers(scope: Scope) -> dict[str, str]:
     return {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
 
 
-_SCOPE = f'scope="{" ".join(MCP_REQUIRED)}"'
-
-
-def _insufficient_scope(services: Services, granted: tuple[str, ...]) -> Unauthorized | None:
-    """403 naming every scope the guarded methods need (MCP: one challenge, all scopes)."""
-    if not missing(granted, MCP_REQUIRED):
+def _insufficient_scope(services: Services, granted: tuple[str, ...],
+                        required: tuple[str, ...] = ()) -> Unauthorized | None:
+    """403 naming every scope the operation needs (MCP: one challenge, all scopes)."""
+    needed = tuple(dict.fromkeys((*MCP_REQUIRED, *required)))
+    if not missing(granted, needed):
         return None
+    scope = " ".join(needed)
     challenge = services.resolver.unauthenticated(invalid=False).headers["WWW-Authenticate"]
     return Unauthorized(
-        "insufficient scope",
-        www_authenticate=f'{challenge}, error="insufficient_scope", {_SCOPE}, '
+        f"insufficient scope: this call needs {scope}",
+        www_authenticate=f'{challenge}, error="insufficient_scope", scope="{scope}", '
         'error_description="the token lacks a required scope"',
         status=403,
+        data={"error": "insufficient_scope", "scope": scope},
     )
 
 
-async def judge(services: Services, method: str, headers: Mapping[str, str]) -> Verdict:
+def make_check_scopes(
+    services: Callable[[], Services],
+) -> Callable[[Any, tuple[str, ...]], Unauthorized | None]:
+    """mcpcast's per-call scope check: the tool's declared scopes against the token's."""
+
+    def check_scopes(principal: Any, required: tuple[str, ...]) -> Unauthorized | None:
+        if not isinstance(principal, Principal) or principal.claims.scope is None:
+            return None  # login JWTs carry no scopes: the user's full rights
+        return _insufficient_scope(services(), principal.claims.scope, required)
+
+    return check_scopes
+
+
+def origin_key(value: str) -> str | None:
+    """`scheme://host[:port]` as a browser sends it (default port left out), or None."""
+    try:
+        parts = urlsplit(value.strip().lower())
+        port = parts.port
+    except ValueError:
+        return None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return None
+    host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+    default = 443 if parts.scheme == "https" else 80
+    return f"{parts.scheme}://{host}" + ("" if port in (None, default) else f":{port}")
+
+
+def _same_origin(headers: Mapping[str, str], origins: frozenset[str]) -> bool:
+    # No Origin: not a cross-origin browser request (browsers send one on every
+    # WebSocket and cross-origin request); a non-browser client has no ambient cookies.
+    origin = headers.get("origin")
+    return origin is None or origin_key(origin) in origins
+
+
+async def judge(services: Services, method: str, headers: Mapping[str, str],
+                same_origins: frozenset[str] | None = None) -> Verdict:
     """The caller's principal, or the refusal to give if a guarded method is called.
 
     OAuth 2.0 access tokens carry `scope` and must hold the MCP scopes (else 403
     insufficient_scope); login JWTs carry none and act with the user's full rights.
     Tokens for another audience never get here: the validator refuses them (AS-14).
+
+    A cookie is ambient: a browser attaches it to requests from any page on the same
+    host, whatever the port. So a cookie caller that sends an Origin must send exactly
+    one of `same_origins` (scheme, host and port), else 403; WebSockets and GET streams
+    have no CSRF token to stop a page on another port (issue 20, finding 8).
     """
     resolver = services.resolver
     try:
@@ -72,6 +127,11 @@ async def judge(services: Services, method: str, headers: Mapping[str, str]) -> 
         refused = _insufficient_scope(services, principal.claims.scope)
         if refused is not None:
             return refused
+    if principal.via == "cookie" and same_origins is not None \
+            and not _same_origin(headers, same_origins):
+        challenge = resolver.unauthenticated(invalid=False).headers["WWW-Authenticate"]
+        return Unauthorized("cross-origin request refused: the Origin is not this service",
+                            www_authenticate=challenge, status=403)
     try:
         await resolver.check_csrf(method, headers, principal)
     except CsrfFailed as exc:
@@ -81,7 +141,7 @@ async def judge(services: Services, method: str, headers: Mapping[str, str]) -> 
 
 
 def make_authenticate(
-    services: Callable[[], Services],
+    services: Callable[[], Services], same_origins: frozenset[str] = frozenset(),
 ) -> Callable[[RequestInfo], Any]:
     """mcpcast's hook: the gate's verdict, or a fresh one outside the gate."""
 
@@ -93,9 +153,16 @@ def make_authenticate(
             # guarded call refused by mcpcast); a bad token refuses the connection.
             if not _has_credentials(info.headers):
                 return None
-            verdict = await judge(services(), info.method, info.headers)
+            verdict = await judge(services(), info.method, info.headers, same_origins)
         if isinstance(verdict, Unauthorized):
             raise verdict
+        if info.calls > 1 and checked_by_gate(verdict):
+            # The gate took one token for the POST; a batch pays for each further call.
+            decision = await services().resolver.charge(verdict, info.calls - 1)
+            _charged.set(decision)
+            if not decision.allowed:
+                raise Unauthorized("rate limit exceeded", status=429,
+                                   data={"error": "rate_limited"})
         return verdict
 
     return authenticate
@@ -124,37 +191,45 @@ def _rate_limited(decision: RateDecision) -> tuple[list[tuple[bytes, bytes]], by
 
 
 class McpGate:
-    def __init__(self, app: ASGIApp, services: Callable[[], Services]) -> None:
+    def __init__(self, app: ASGIApp, services: Callable[[], Services],
+                 same_origins: frozenset[str] = frozenset()) -> None:
         self.app = app
         self.services = services
+        self.same_origins = same_origins
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] != "POST":
             await self.app(scope, receive, send)
             return
-        verdict = await judge(self.services(), "POST", _headers(scope))
+        verdict = await judge(self.services(), "POST", _headers(scope), self.same_origins)
         decision = verdict.rate if isinstance(verdict, Principal) else None
         if decision is not None and not decision.allowed:
             headers, body = _rate_limited(decision)
             await send({"type": "http.response.start", "status": 429, "headers": headers})
             await send({"type": "http.response.body", "body": body})
             return
-        extra = (
-            [(k.lower().encode(), v.encode()) for k, v in decision.headers().items()]
-            if decision is not None
-            else []
-        )
 
         async def send_with_limits(message: Message) -> None:
-            if message["type"] == "http.response.start" and extra:
+            if message["type"] == "http.response.start" and decision is not None:
+                latest = _charged.get() or decision  # a batch's charge is the newer state
+                extra = [(k.lower().encode(), v.encode()) for k, v in latest.headers().items()]
                 message = {**message, "headers": [*message.get("headers", []), *extra]}
             await send(message)
 
         token = _verdict.set(verdict)
+        charged = _charged.set(None)
         try:
             await self.app(scope, receive, send_with_limits)
         finally:
+            _charged.reset(charged)
             _verdict.reset(token)
 
 
-__all__ = ["McpGate", "checked_by_gate", "judge", "make_authenticate"]
+__all__ = [
+    "McpGate",
+    "checked_by_gate",
+    "judge",
+    "make_authenticate",
+    "make_check_scopes",
+    "origin_key",
+]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable
 from typing import cast
 from urllib.parse import urlsplit
@@ -9,8 +10,10 @@ from urllib.parse import urlsplit
 from starlette.types import ASGIApp
 
 from mcpcast import Server, ServerConfig
+from pacekeeper.auth import Principal
 from pacekeeper.config import Settings
-from pacekeeper.mcp._gate import McpGate, make_authenticate
+from pacekeeper.mcp._gate import McpGate, make_authenticate, make_check_scopes, origin_key
+from pacekeeper.mcp._logs import install_access_log_filter
 from pacekeeper.mcp._tools import PacekeeperTools
 from pacekeeper.services import Services
 
@@ -31,15 +34,40 @@ def _host_rules(settings: Settings) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return tuple(hosts), tuple(origins)
 
 
+def _same_origins(settings: Settings) -> frozenset[str]:
+    """The exact origins (scheme, host, port) of this service's own pages: the public
+    base URL, and its loopback aliases on the same port when it is served on loopback.
+    Cookie callers must come from one of them (cookies ignore the port)."""
+    base = origin_key(settings.public_base_url)
+    if base is None:
+        return frozenset()
+    origins = {base}
+    parts = urlsplit(base)
+    host = f"[{parts.hostname}]" if parts.hostname and ":" in parts.hostname else parts.hostname
+    if host in _LOOPBACK_HOSTS:
+        port = f":{parts.port}" if parts.port else ""
+        origins |= {f"{parts.scheme}://{alias}{port}" for alias in _LOOPBACK_HOSTS}
+    return frozenset(origins)
+
+
+def _session_owner(principal: Principal) -> uuid.UUID:
+    # A session belongs to the user, whichever of their tokens (login JWT, OAuth) made it.
+    return principal.user_id
+
+
 def build_mcp(settings: Settings, services: Callable[[], Services]) -> tuple[Server, ASGIApp]:
     hosts, origins = _host_rules(settings)
+    same_origins = _same_origins(settings)
+    install_access_log_filter()  # session ids in URLs never reach the access log
     server = Server(
         PacekeeperTools(services),
         config=ServerConfig(path="/mcp", allowed_hosts=hosts, allowed_origins=origins),
-        authenticate=make_authenticate(services),
+        authenticate=make_authenticate(services, same_origins),
+        identify=_session_owner,
+        check_scopes=make_check_scopes(services),
     )
     # mcpcast types its ASGI callables with plain dicts; Starlette's are Mappings.
-    return server, McpGate(cast(ASGIApp, server.asgi_app()), services)
+    return server, McpGate(cast(ASGIApp, server.asgi_app()), services, same_origins)
 
 
 __all__ = ["build_mcp"]

@@ -13,6 +13,7 @@ from pacekeeper.auth import Principal
 from pacekeeper.connections import PROVIDERS, ConnectionProblem, ConnectionService
 from pacekeeper.errors import AUTHENTICATION_REQUIRED, INVALID_TOKEN, Unauthenticated
 from pacekeeper.mcp._gate import checked_by_gate
+from pacekeeper.oauth2 import READ, WRITE
 from pacekeeper.providers import ProviderClient, TokenSet
 from pacekeeper.services import Services
 from pacekeeper.tools import ActivityTools, AthleteTools, SyncTools
@@ -70,7 +71,10 @@ class PacekeeperToolsBase:
     "with list_activities or get_athlete; call whoami to see who the user is.",
 )
 class PacekeeperTools(PacekeeperToolsBase, ActivityTools, AthleteTools, SyncTools):
-    @tool(name="whoami", description="The signed-in user: id, email, tenant and role.")
+    # Every tool declares the OAuth scopes it needs (docs/oauth.md); reading needs
+    # fitness:read, anything that changes the user's data or connections fitness:write.
+    @tool(name="whoami", description="The signed-in user: id, email, tenant and role.",
+          scopes=(READ,))
     async def whoami(self, ctx: Context) -> WhoAmI:
         principal = await self.caller(ctx)
         return WhoAmI(
@@ -90,6 +94,7 @@ class PacekeeperTools(PacekeeperToolsBase, ActivityTools, AthleteTools, SyncTool
         name="get_connection_status",
         description="Which fitness providers (strava, fitbit, garmin) the user has connected, "
         "when their tokens expire, and which need to be reconnected.",
+        scopes=(READ,),
     )
     async def get_connection_status(self, ctx: Context) -> dict[str, Any]:
         principal = await self.caller(ctx)
@@ -99,6 +104,7 @@ class PacekeeperTools(PacekeeperToolsBase, ActivityTools, AthleteTools, SyncTool
         name="connect_provider",
         description="Start connecting a fitness provider (strava, fitbit or garmin): returns "
         "the URL the user opens in a browser to grant access.",
+        scopes=(WRITE,),
     )
     async def connect_provider(self, ctx: Context, provider: str) -> AuthorizationUrl:
         """SMCP-5: the authorization URL for the user in the JWT."""
@@ -114,6 +120,7 @@ class PacekeeperTools(PacekeeperToolsBase, ActivityTools, AthleteTools, SyncTool
     @tool(
         name="get_provider_profile",
         description="The athlete profile at a connected provider (strava, fitbit or garmin).",
+        scopes=(READ,),
     )
     async def get_provider_profile(self, ctx: Context, provider: str) -> dict[str, Any]:
         principal = await self.caller(ctx)

@@ -10,13 +10,15 @@ from pacekeeper.oauth2._build import build_oauth2, oauth2_routes
 from pacekeeper.oauth2._clients import Client, redirect_uri_problem
 from pacekeeper.oauth2._components import OAuth2Components
 from pacekeeper.oauth2._openapi import openapi_paths
-from pacekeeper.oauth2._scopes import MCP_REQUIRED, missing, satisfies
+from pacekeeper.oauth2._scopes import MCP_REQUIRED, READ, WRITE, missing, satisfies
 from pacekeeper.oauth2._server import CODE_LIFETIME, AuthorizationServer
 from pacekeeper.oauth2._store import OAuthStore, SqlOAuthStore
 
 __all__ = [
     "CODE_LIFETIME",
     "MCP_REQUIRED",
+    "READ",
+    "WRITE",
     "AuthorizationServer",
     "Client",
     "OAuth2Components",

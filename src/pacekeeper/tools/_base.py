@@ -14,8 +14,13 @@ from mcpcast import Context, ToolError
 from pacekeeper.auth import Principal
 from pacekeeper.errors import ApiError
 from pacekeeper.fitness import FitnessService, Owner
+from pacekeeper.oauth2 import READ as SCOPE_READ
+from pacekeeper.oauth2 import WRITE as SCOPE_WRITE
 from pacekeeper.services import Services
 
+# OAuth scopes a tool declares (docs/oauth.md): reading needs fitness:read; anything that
+# changes the person's data or connections fitness:write (which includes read).
+READ, WRITE = SCOPE_READ, SCOPE_WRITE
 # Tool annotations (MCP): what a client may assume about a call.
 READ_ONLY = {"readOnlyHint": True, "idempotentHint": True, "openWorldHint": False}
 WRITES = {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": False,
@@ -48,5 +53,5 @@ async def service_errors() -> AsyncIterator[None]:
         raise ToolError(exc.message) from None
 
 
-__all__ = ["DESTRUCTIVE", "IDEMPOTENT_WRITE", "READ_ONLY", "WRITES", "ToolGroup",
-           "service_errors"]
+__all__ = ["DESTRUCTIVE", "IDEMPOTENT_WRITE", "READ", "READ_ONLY", "WRITE", "WRITES",
+           "ToolGroup", "service_errors"]

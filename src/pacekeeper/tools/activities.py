@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-from typing import Annotated, Any, cast
+from typing import Annotated, Any, Literal, cast
 
 from pydantic import Field
 
@@ -13,7 +13,15 @@ from pacekeeper.fitness import ActivityFilter, activity_json
 from pacekeeper.fitness import _inputs as inputs
 from pacekeeper.fitness._views import outcome_json
 from pacekeeper.fitness.importers import ImportRejected
-from pacekeeper.tools._base import DESTRUCTIVE, READ_ONLY, WRITES, ToolGroup, service_errors
+from pacekeeper.tools._base import (
+    DESTRUCTIVE,
+    READ,
+    READ_ONLY,
+    WRITE,
+    WRITES,
+    ToolGroup,
+    service_errors,
+)
 from pacekeeper.tools._shapes import (
     ActivityDetail,
     ActivityPage,
@@ -43,6 +51,7 @@ class ActivityTools(ToolGroup):
         "time, heart rate, power, training load). Filter by sport, date range or a word in "
         "the name; pass next_cursor back as cursor for the next page.",
         annotations=READ_ONLY,
+        scopes=(READ,),
     )
     async def list_activities(
         self,
@@ -63,7 +72,7 @@ class ActivityTools(ToolGroup):
         async with service_errors():
             filters = ActivityFilter(sport=sport, after=inputs.moment(after, "after"),
                                      before=inputs.moment(before, "before"), text=text or None)
-            page = await self.fitness().list(owner, filters, limit=limit, cursor=cursor)
+            page = await self.fitness().page(owner, filters, limit=limit, cursor=cursor)
         items = [cast(ActivitySummary, activity_json(a)) for a in page.items]
         more = " (more: pass next_cursor)" if page.next_cursor else ""
         return ActivityPage(summary=f"{len(items)} activities{more}", activities=items,
@@ -74,6 +83,7 @@ class ActivityTools(ToolGroup):
         description="One activity in detail: summary, laps, every computed metric (normalized "
         "power, TSS, IF, zones, curves) and the recording device's own figures.",
         annotations=READ_ONLY,
+        scopes=(READ,),
     )
     async def get_activity(self, ctx: Context, activity_id: ActivityId) -> ActivityDetail:
         owner = await self.owner(ctx)
@@ -86,6 +96,7 @@ class ActivityTools(ToolGroup):
         description="An activity's samples (power, heart rate, speed, ...) downsampled to at "
         "most max_points points (bucket means; time is seconds from the start).",
         annotations=READ_ONLY,
+        scopes=(READ,),
     )
     async def get_activity_streams(
         self,
@@ -110,6 +121,7 @@ class ActivityTools(ToolGroup):
         "Strava bulk-export zip), sent base64-encoded. A file already imported is "
         "recognised as a duplicate; the same ride from a provider is merged.",
         annotations=WRITES,
+        scopes=(WRITE,),
     )
     async def import_activity(
         self,
@@ -130,9 +142,10 @@ class ActivityTools(ToolGroup):
                 outcomes = await self.fitness().import_file(owner, data, filename)
         except ImportRejected as exc:
             raise ToolError(f"rejected ({exc.reason}): {exc.message}") from None
-        if len(outcomes) == 1 and outcomes[0].activity is not None:
-            o = outcomes[0]
-            status = "duplicate" if o.duplicate else "merged" if o.merged else "imported"
+        o = outcomes[0]
+        if len(outcomes) == 1 and o.activity is not None:
+            status: Literal["imported", "duplicate", "merged"] = (
+                "duplicate" if o.duplicate else "merged" if o.merged else "imported")
             detail = cast(ActivityDetail, activity_json(o.activity, detail=True))
             return ImportResult(summary=f"{status}: {one_line(dict(detail))}", status=status,
                                 duplicate=o.duplicate, activity=detail)
@@ -146,6 +159,7 @@ class ActivityTools(ToolGroup):
         name="delete_activity",
         description="Delete one activity with its streams and files. Cannot be undone.",
         annotations=DESTRUCTIVE,
+        scopes=(WRITE,),
     )
     async def delete_activity(self, ctx: Context, activity_id: ActivityId) -> Deleted:
         owner = await self.owner(ctx)

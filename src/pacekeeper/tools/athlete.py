@@ -10,7 +10,14 @@ from pydantic import Field
 from mcpcast import Context, Param, resource, tool
 from pacekeeper.fitness import _inputs as inputs
 from pacekeeper.fitness import daily_json
-from pacekeeper.tools._base import IDEMPOTENT_WRITE, READ_ONLY, ToolGroup, service_errors
+from pacekeeper.tools._base import (
+    IDEMPOTENT_WRITE,
+    READ,
+    READ_ONLY,
+    WRITE,
+    ToolGroup,
+    service_errors,
+)
 from pacekeeper.tools._shapes import AthleteResult, DailyDay, DailyResult
 
 
@@ -20,23 +27,33 @@ def _settings_line(settings: dict[str, Any]) -> str:
     return ", ".join(f"{k}={v}" for k, v in settings.items())
 
 
+def _result(found: dict[str, Any], summary: str | None = None) -> AthleteResult:
+    result = AthleteResult(summary=summary or _settings_line(found["settings"]),
+                           as_of=found["as_of"], settings=found["settings"],
+                           history=found["history"])
+    if "recomputed_activities" in found:
+        result["recomputed_activities"] = found["recomputed_activities"]
+    return result
+
+
 class AthleteTools(ToolGroup):
     @tool(
         name="get_athlete",
         description="The athlete's settings valid today (FTP, LTHR, max and resting heart "
         "rate, weight, threshold pace, sex, birth year, units) and their history.",
         annotations=READ_ONLY,
+        scopes=(READ,),
     )
     async def get_athlete(self, ctx: Context) -> AthleteResult:
         owner = await self.owner(ctx)
-        found = await self.fitness().athlete(owner)
-        return AthleteResult(summary=_settings_line(found["settings"]), **found)
+        return _result(await self.fitness().athlete(owner))
 
     @tool(
         name="update_athlete_settings",
         description="Set athlete settings from a day on (today by default); the metrics of "
         "activities from that day on are recomputed with the new values.",
         annotations=IDEMPOTENT_WRITE,
+        scopes=(WRITE,),
     )
     async def update_athlete_settings(
         self,
@@ -72,14 +89,14 @@ class AthleteTools(ToolGroup):
         async with service_errors():
             found = await self.fitness().update_athlete(
                 owner, values, inputs.day(valid_from, "valid_from"))
-        n = found.get("recomputed_activities", 0)
-        return AthleteResult(summary=f"saved; {n} activities recomputed", **found)
+        return _result(found, f"saved; {found['recomputed_activities']} activities recomputed")
 
     @tool(
         name="get_daily_summaries",
         description="Daily health per day: resting heart rate, HRV (rMSSD), sleep (duration, "
         "stages, score), steps and weight, merged across connected providers.",
         annotations=READ_ONLY,
+        scopes=(READ,),
     )
     async def get_daily_summaries(
         self,

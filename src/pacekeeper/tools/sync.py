@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 from typing_extensions import TypedDict
 
 from mcpcast import Context, Param, ToolError, tool
-from pacekeeper.tools._base import WRITES, ToolGroup
+from pacekeeper.tools._base import WRITE, WRITES, ToolGroup
 
 
 class SyncResult(TypedDict):
@@ -28,6 +28,7 @@ class SyncTools(ToolGroup):
         "daily health since the last sync, or the last year on the first one. Reports "
         "progress while it runs; safe to repeat (nothing is stored twice).",
         annotations=WRITES,
+        scopes=(WRITE,),
     )
     async def sync_activities(
         self,
