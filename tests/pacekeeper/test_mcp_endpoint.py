@@ -40,7 +40,10 @@ async def test_discovery_methods_need_no_credentials(harness: Harness) -> None:
         "/mcp", headers=headers, json={"jsonrpc": "2.0", "id": 3, "method": "tools/list"}
     )).json()["result"]["tools"]
     assert {t["name"] for t in tools} == {
-        "whoami", "get_connection_status", "connect_provider", "get_provider_profile"
+        "whoami", "get_connection_status", "connect_provider", "get_provider_profile",
+        "list_activities", "get_activity", "get_activity_streams", "import_activity",
+        "delete_activity", "get_athlete", "update_athlete_settings", "get_daily_summaries",
+        "sync_activities",
     }
 
 
