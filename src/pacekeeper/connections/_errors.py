@@ -116,6 +116,12 @@ STATE_REASONS = {
     "wrong_user": "This authorization link was issued to another account.",
     "wrong_provider": "This authorization link belongs to another provider.",
     "denied": "Access was not granted.",
+    "not_continued": "This connection was not started from Pacekeeper's connect page. "
+    "Open the link your assistant gave you and press Continue.",
+    "continued": "This connection link was already opened and continued in a browser. "
+    "Ask your assistant for a new link.",
+    "wrong_browser": "This connection was started in another browser. Start it again in "
+    "this browser, from the link your assistant gave you.",
     "exchange_failed": "The provider did not complete the connection.",
 }
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,13 +59,28 @@ class ConnHarness(Harness):
         return body["user_id"], {"authorization": f"Bearer {body['token']}"}
 
     async def authorization_url(self, provider: str, user_id: str, headers: dict[str, str]) -> str:
+        """The provider's URL, through our connect page (its Continue binds this client)."""
         response = await self.client.get(f"/api/oauth/auth/{provider}/{user_id}", headers=headers)
         assert response.status_code == 200, response.text
         url: str = response.json()["authorization_url"]
-        return url
+        return await self.continue_connect(url)
+
+    async def continue_connect(self, url: str) -> str:
+        """Open our connect page and press Continue: the provider's URL (issue 20, #4)."""
+        if not url.startswith("https://pk.test/api/oauth/connect/"):
+            return url
+        page = await self.client.get(url)
+        assert page.status_code == 200, page.text
+        form = dict(re.findall(r'name="(state|confirm)" value="([^"]*)"', page.text))
+        path = urlsplit(url).path
+        response = await self.client.post(path, data={**form, "decision": "continue"})
+        assert response.status_code == 303, response.text
+        location: str = response.headers["location"]
+        return location
 
     async def approve(self, url: str, athlete: int = 7) -> str:
         """What the consent page's Approve does: the redirect back to our callback."""
+        url = await self.continue_connect(url)
         sep = "&" if "?" in url else "?"
         response = await self.client.get(
             f"{url}{sep}sandbox_auto=approve&sandbox_athlete={athlete}"
