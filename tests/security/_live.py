@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from http.cookiejar import DefaultCookiePolicy
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -51,8 +52,19 @@ class Live:
     url: str
 
     def client(self) -> httpx.Client:
-        """A separate browser: its own cookie jar."""
-        return httpx.Client(base_url=self.url, timeout=30)
+        """A separate browser: its own cookie jar. Like a browser, it treats loopback as
+        a secure context, so `Secure` cookies are sent to http://127.0.0.1 too."""
+        client = httpx.Client(base_url=self.url, timeout=30)
+        client.cookies.jar.set_policy(
+            DefaultCookiePolicy(secure_protocols=("https", "wss", "http"))
+        )
+
+        def send_cookies(request: httpx.Request) -> None:
+            # httpx copies the jar into one with the default policy for each request.
+            client.cookies.set_cookie_header(request)
+
+        client.event_hooks = {"request": [send_cookies]}
+        return client
 
     def register(self, email: str, password: str = PASSWORD) -> tuple[str, str]:
         """(user_id, JWT) of a new user."""
