@@ -59,6 +59,10 @@ class Settings(BaseSettings):
     apikey_usage_flush_seconds: float = Field(default=5.0, gt=0)
     # Per-tier burst overrides as JSON, e.g. {"trial": 120}; unnamed tiers keep defaults.
     apikey_burst_per_minute: dict[str, int] = Field(default_factory=dict)
+    # Keys per person (quotas are per key, so keys must not multiply them): live keys of
+    # any tier, and trial keys created in the last 30 days, deleted ones included.
+    apikey_max_live_keys_per_user: int = Field(default=10, ge=1)
+    apikey_max_trial_keys_per_user: int = Field(default=2, ge=0)
 
     master_encryption_key: SecretStr = Field(
         default=SecretStr(""),
