@@ -130,9 +130,20 @@ def create_app(
     if providers.sandbox:
         # Development only (never in production): the provider emulator, so every
         # provider can be connected without credentials.
+        from starlette.requests import Request
+
         from pacekeeper.providers.sandbox import create_sandbox_app
 
-        routes.append(Mount(SANDBOX_PATH, app=create_sandbox_app()))
+        async def sandbox_admin(request: Request) -> bool:
+            # Anyone can reach the mounted sandbox: its control panel (reset, revoke,
+            # failures, quotas) needs an admin JWT of this service (issue 20, #15).
+            try:
+                principal = await current_services().resolver.resolve(request.headers)
+            except ApiError:
+                return False
+            return principal is not None and principal.is_admin
+
+        routes.append(Mount(SANDBOX_PATH, app=create_sandbox_app(admin_check=sandbox_admin)))
     return Starlette(
         routes=routes,
         middleware=[

@@ -15,9 +15,10 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from starlette.types import Receive, Scope, Send
 
 from pacekeeper.app import create_app
+from pacekeeper.db import Role
 from pacekeeper.ratelimit import MemoryRateLimiter
 from pacekeeper.web import STYLESHEET_PATH
-from tests.pacekeeper.conftest import FakeClock, Harness, _harness, make_settings
+from tests.pacekeeper.conftest import PASSWORD, FakeClock, Harness, _harness, make_settings
 
 PROVIDERS = ("strava", "fitbit", "garmin")
 TOKEN_PATHS = ("/oauth/token", "/oauth2/token", "/oauth/access_token")
@@ -52,6 +53,7 @@ def assert_styled_by_the_shared_stylesheet(page: httpx.Response) -> None:
 @dataclass
 class ConnHarness(Harness):
     transport: CountingTransport = field(default=None)  # type: ignore[assignment]
+    _admin_headers: dict[str, str] | None = None
 
     async def user(self, email: str) -> tuple[str, dict[str, str]]:
         body = await self.register(email)
@@ -94,8 +96,20 @@ class ConnHarness(Harness):
         callback = await self.approve(await self.authorization_url(provider, user_id, headers))
         return await self.client.get(callback)
 
+    async def sandbox_admin(self) -> dict[str, str]:
+        """An admin JWT of the service: the mounted sandbox's control panel needs one."""
+        if self._admin_headers is None:
+            user = await self.services.accounts.register(
+                f"sandbox-admin-{id(self)}@example.com", PASSWORD, role=Role.ADMIN
+            )
+            token = self.services.tokens.issue(user).token
+            self._admin_headers = {"authorization": f"Bearer {token}"}
+        return self._admin_headers
+
     async def admin(self, path: str, body: dict[str, Any]) -> None:
-        response = await self.client.post(f"/sandbox/admin/{path}", json=body)
+        response = await self.client.post(
+            f"/sandbox/admin/{path}", json=body, headers=await self.sandbox_admin()
+        )
         assert response.status_code < 300, response.text
 
 
