@@ -141,3 +141,34 @@ def live_factory(
             yield Live(url)
 
     return make
+
+
+class Mcp:
+    """A minimal MCP client over the real socket (2025-11-25 handshake)."""
+
+    def __init__(self, live: Live, token: str) -> None:
+        self.http = live.client()
+        self.headers = {"accept": "application/json, text/event-stream",
+                        "content-type": "application/json",
+                        "authorization": f"Bearer {token}"}  # fmt: skip
+        init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                           "clientInfo": {"name": "attack", "version": "1"}}}  # fmt: skip
+        response = self.http.post("/mcp", headers=self.headers, json=init)
+        assert response.status_code == 200, response.text
+        self.headers.update({"mcp-session-id": response.headers["mcp-session-id"],
+                             "mcp-protocol-version": "2025-11-25"})  # fmt: skip
+        self.ids = 1
+
+    def call(self, name: str, **arguments: Any) -> dict[str, Any]:
+        """The tool's result (check `isError`)."""
+        self.ids += 1
+        body = {"jsonrpc": "2.0", "id": self.ids, "method": "tools/call",
+                "params": {"name": name, "arguments": arguments}}  # fmt: skip
+        response = self.http.post("/mcp", headers=self.headers, json=body)
+        assert response.status_code == 200, response.text
+        result: dict[str, Any] = response.json()["result"]
+        return result
+
+    def close(self) -> None:
+        self.http.close()

@@ -93,10 +93,13 @@ def explain_provider_error(provider: str, exc: ProviderError) -> ConnectionProbl
         return NeedsReconnect(provider)
     if isinstance(exc, ProviderRateLimited):
         seconds = max(1, round(exc.retry_after))
-        problem = ProviderTrouble(
-            f"{provider} is rate limiting requests: try again in {seconds} s",
-            retry_after=seconds,
+        text = (
+            f"your account's share of this server's {provider} request quota is used up: "
+            f"try again in {seconds} s"
+            if exc.tenant_share
+            else f"{provider} is rate limiting requests: try again in {seconds} s"
         )
+        problem = ProviderTrouble(text, retry_after=seconds)
         problem.code, problem.status = "provider_rate_limited", 429
         return problem
     if isinstance(exc, ProviderUnavailable):

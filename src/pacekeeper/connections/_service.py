@@ -34,14 +34,17 @@ from pacekeeper.connections._records import ConnectionStatus, PendingState, Stor
 from pacekeeper.connections._sql import sha256_hex
 from pacekeeper.crypto import CryptoError, TokenCipher, TokenContext
 from pacekeeper.providers import (
+    DEFAULT_TENANT_SHARE,
     AccessTokenRejected,
     AuthorizationStart,
     GarminClient,
     ProviderClient,
     ProviderError,
+    RateLimitTracker,
     ReconnectRequired,
     TokenSet,
     client_for,
+    current_tenant,
 )
 
 log = logging.getLogger("pacekeeper.connections")
@@ -67,6 +70,7 @@ class ConnectionService:
         state_ttl_s: float,
         refresh_margin_s: float,
         garmin_oauth_version: int = 2,
+        tenant_share: float = DEFAULT_TENANT_SHARE,
     ) -> None:
         self.states = states
         self.connections = connections
@@ -78,6 +82,7 @@ class ConnectionService:
         self.state_ttl_s = state_ttl_s
         self._state_ttl = timedelta(seconds=state_ttl_s)
         self._garmin_version = garmin_oauth_version
+        self._tenant_share = tenant_share
         self._clients: dict[str, ProviderClient] = {}
         self.keeper = TokenKeeper(connections, cipher, self.client, clock, refresh_margin_s)
 
@@ -89,11 +94,15 @@ class ConnectionService:
             settings = self.setup.settings.get(provider)
             if settings is None:
                 raise ProviderNotConfigured(provider)
+            # The provider's quota is the application's: each tenant gets a fair share.
+            tracker = RateLimitTracker(self._tenant_share)
             if provider == "garmin":
                 version: Literal[1, 2] = 1 if self._garmin_version == 1 else 2
-                self._clients[provider] = GarminClient(settings, self.http, oauth_version=version)
+                self._clients[provider] = GarminClient(
+                    settings, self.http, oauth_version=version, tracker=tracker
+                )
             else:
-                self._clients[provider] = client_for(provider, settings, self.http)
+                self._clients[provider] = client_for(provider, settings, self.http, tracker)
         return self._clients[provider]
 
     # -- PROV-1/2: start ---------------------------------------------------------------
@@ -152,6 +161,7 @@ class ConnectionService:
         UPDATE: of two browsers only one binds) and return the provider's URL."""
         found = await self.pending(provider, state)
         user_id, nonce = _parse_state(state)
+        current_tenant.set(str(found.tenant_id))
         try:
             start = await self.client(provider).start_authorization(state)
         except ProviderError as exc:
@@ -199,6 +209,7 @@ class ConnectionService:
             raise StateRejected("wrong_browser")
         if "error" in query:
             raise StateRejected("denied")
+        current_tenant.set(str(pending.tenant_id))
         start = self._start_of(pending, query.get("state", ""))
         try:
             tokens = await client.complete_authorization(start, query)
@@ -296,9 +307,17 @@ class ConnectionService:
         user_id: uuid.UUID,
         provider: str,
         action: Callable[[ProviderClient, TokenSet], Awaitable[T]],
+        tenant_id: uuid.UUID | None = None,
     ) -> T:
-        """Run ``action`` with fresh tokens; on a 401 refresh once and retry once."""
+        """Run ``action`` with fresh tokens; on a 401 refresh once and retry once.
+        Its requests count against ``tenant_id``'s fair share of the provider's quota
+        (looked up from the connection when not given)."""
         client = self.client(provider)
+        if tenant_id is None:
+            found = await self.connections.get(user_id, provider)
+            tenant_id = found.tenant_id if found is not None else None
+        # A ContextVar set here is local to this task: concurrent calls do not mix.
+        current_tenant.set(None if tenant_id is None else str(tenant_id))
         try:
             tokens = await self.keeper.tokens(user_id, provider)
             try:
