@@ -20,7 +20,7 @@ from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 
-from pacekeeper import api
+from pacekeeper import api, logredact
 from pacekeeper.a2a import a2a_routes
 from pacekeeper.api import BodyLimitMiddleware
 from pacekeeper.apikeys.routes import delete_key, keys_collection
@@ -78,6 +78,8 @@ def create_app(
     provider_transport: httpx.AsyncBaseTransport | None = None,
 ) -> Starlette:
     settings = settings or Settings()
+    # ERR-3: no secret in any log line, uvicorn's access log included (issue 20, #14).
+    logredact.install()
     # PROV-7: bad provider settings (e.g. an http redirect URI off localhost) stop start-up.
     providers = provider_setup(settings, os.environ)
     limit = settings.max_body_bytes
