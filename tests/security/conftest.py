@@ -27,3 +27,7 @@ def live(
             monkeypatch.delenv(f"{provider}_{suffix}", raising=False)
     monkeypatch.delenv("PACEKEEPER_PROVIDER_BASE_URL", raising=False)
     return live_factory(tmp_path, keygen)
+
+
+# The storage fixtures (both databases) for the repository-level race test.
+from tests.pacekeeper.conftest import db_url, migrated_db  # noqa: E402, F401
