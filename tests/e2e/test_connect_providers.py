@@ -134,7 +134,7 @@ def test_connect_all_three_providers_in_a_browser(server: str) -> None:
                 page.goto(url)
                 assert "newcomer@example.com" in page.inner_text("#connect")
                 page.get_by_role("button", name="Continue").click()
-                page.wait_for_url(f"{server}/sandbox/{provider}/*")
+                page.wait_for_url(f"{server}/sandbox/{provider}/**")
                 page.get_by_role("button", name="Approve").wait_for()
                 page.screenshot(path=str(SHOTS / f"consent-{provider}.png"))
                 page.get_by_role("button", name="Approve").click()
