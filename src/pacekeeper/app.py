@@ -22,7 +22,7 @@ from starlette.middleware import Middleware
 from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 from starlette.types import ASGIApp
 
-from pacekeeper import api
+from pacekeeper import api, logredact
 from pacekeeper.a2a import a2a_routes
 from pacekeeper.api import BodyLimitMiddleware, SecurityHeadersMiddleware
 from pacekeeper.apikeys.routes import delete_key, keys_collection
@@ -95,6 +95,8 @@ def create_app(
     provider_transport: httpx.AsyncBaseTransport | None = None,
 ) -> Starlette:
     settings = settings or Settings()
+    # ERR-3: no secret in any log line, uvicorn's access log included (issue 20, #14).
+    logredact.install()
     # PROV-7: bad provider settings (e.g. an http redirect URI off localhost) stop start-up.
     providers = provider_setup(settings, os.environ)
     limit = settings.max_body_bytes
@@ -148,9 +150,20 @@ def create_app(
     if providers.sandbox:
         # Development only (never in production): the provider emulator, so every
         # provider can be connected without credentials.
+        from starlette.requests import Request
+
         from pacekeeper.providers.sandbox import create_sandbox_app
 
-        routes.append(Mount(SANDBOX_PATH, app=create_sandbox_app()))
+        async def sandbox_admin(request: Request) -> bool:
+            # Anyone can reach the mounted sandbox: its control panel (reset, revoke,
+            # failures, quotas) needs an admin JWT of this service (issue 20, #15).
+            try:
+                principal = await current_services().resolver.resolve(request.headers)
+            except ApiError:
+                return False
+            return principal is not None and principal.is_admin
+
+        routes.append(Mount(SANDBOX_PATH, app=create_sandbox_app(admin_check=sandbox_admin)))
     return _Service(
         production=settings.is_production,
         routes=routes,

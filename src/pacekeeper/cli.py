@@ -85,6 +85,9 @@ def serve(
     """Run the HTTP service (uvicorn with uvloop and httptools)."""
     import uvicorn
 
+    from pacekeeper import logredact
+
+    logredact.install()  # before uvicorn logs anything (create_app installs it too)
     settings = _settings()
     uvicorn.run(
         "pacekeeper.app:create_app",

@@ -71,6 +71,10 @@ class Settings(BaseSettings):
     apikey_usage_flush_seconds: float = Field(default=5.0, gt=0)
     # Per-tier burst overrides as JSON, e.g. {"trial": 120}; unnamed tiers keep defaults.
     apikey_burst_per_minute: dict[str, int] = Field(default_factory=dict)
+    # Keys per person (quotas are per key, so keys must not multiply them): live keys of
+    # any tier, and trial keys created in the last 30 days, deleted ones included.
+    apikey_max_live_keys_per_user: int = Field(default=10, ge=1)
+    apikey_max_trial_keys_per_user: int = Field(default=2, ge=0)
 
     master_encryption_key: SecretStr = Field(
         default=SecretStr(""),
@@ -112,6 +116,9 @@ class Settings(BaseSettings):
     provider_refresh_margin_seconds: float = Field(default=300, ge=0)
     # How long a provider authorization (the `state`) may take.
     provider_state_ttl_seconds: float = Field(default=600, gt=0)
+    # Fair share of a provider's (application-wide) quota: a tenant may use at most this
+    # fraction of what it can still reach in each window (1 = no per-tenant limit).
+    provider_tenant_share: float = Field(default=0.5, gt=0, le=1)
     # Garmin: 2 = OAuth 2.0 + PKCE (current API), 1 = OAuth 1.0a (legacy Health API).
     garmin_oauth_version: int = Field(default=2, ge=1, le=2)
     # Shared secret expected as `?secret=` on the Garmin webhook URLs (empty: none).

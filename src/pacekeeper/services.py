@@ -193,6 +193,8 @@ async def build_services(
             key_store, usage, limiter, clock, revocations, settings.apikey_usage_flush_seconds,
             burst_overrides=settings.apikey_burst_per_minute, meter=meter,
             seconds=time.time if clock is utc_now else None,  # the real clock, as a float
+            max_live_keys=settings.apikey_max_live_keys_per_user,
+            max_trial_keys=settings.apikey_max_trial_keys_per_user,
         )
         oauth_store = SqlOAuthStore(sessions)
         revoked_tokens = SqlRevokedTokens(sessions)

@@ -129,8 +129,12 @@ def test_connect_all_three_providers_in_a_browser(server: str) -> None:
             page = browser.new_page(viewport={"width": 900, "height": 700})
             for provider in PROVIDERS:
                 url = mcp.call("connect_provider", provider=provider)["authorization_url"]
-                assert url.startswith(f"{server}/sandbox/{provider}/")
+                # Our connect page first: it names the account (issue 20, #4).
+                assert url.startswith(f"{server}/api/oauth/connect/{provider}?state=")
                 page.goto(url)
+                assert "newcomer@example.com" in page.inner_text("#connect")
+                page.get_by_role("button", name="Continue").click()
+                page.wait_for_url(f"{server}/sandbox/{provider}/**")
                 page.get_by_role("button", name="Approve").wait_for()
                 page.screenshot(path=str(SHOTS / f"consent-{provider}.png"))
                 page.get_by_role("button", name="Approve").click()

@@ -15,7 +15,7 @@ import secrets
 import tempfile
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlencode, urlsplit
+from urllib.parse import parse_qs, quote, urlencode, urlsplit
 
 import httpx
 import httpx2
@@ -179,11 +179,23 @@ async def test_sdk_oauth_flow_with_browser(live: str, mode: str) -> None:
         finally:
             await browser.close()
     # The rotated-away refresh token is dead (AS-9).
+    # The client authenticates exactly as it registered, so the only thing wrong is the
+    # refresh token: exactly 400 invalid_grant (a 401 invalid_client would prove nothing).
+    client_id = storage.client.client_id or ""
+    secret = storage.client.client_secret or ""
+    form = {"grant_type": "refresh_token", "refresh_token": tokens_after_login.refresh_token}
+    headers: dict[str, str] = {}
+    method = storage.client.token_endpoint_auth_method or "client_secret_basic"
+    if method == "client_secret_basic":
+        headers["authorization"] = "Basic " + base64.b64encode(
+            f"{quote(client_id, safe='')}:{quote(secret, safe='')}".encode()).decode()
+    elif method == "client_secret_post":
+        form |= {"client_id": client_id, "client_secret": secret}
+    else:
+        form["client_id"] = client_id
     async with httpx.AsyncClient(base_url=live) as http:
-        reuse = await http.post("/oauth2/token", data={
-            "grant_type": "refresh_token", "refresh_token": tokens_after_login.refresh_token,
-            "client_id": storage.client.client_id or "",
-            "client_secret": storage.client.client_secret or ""})
-        assert reuse.status_code in (400, 401)
+        reuse = await http.post("/oauth2/token", data=form, headers=headers)
+        assert reuse.status_code == 400, reuse.text
+        assert reuse.json()["error"] == "invalid_grant"
     for name in ("oauth-login.png", "oauth-consent.png", "oauth-error.png"):
         assert (SHOTS / name).stat().st_size > 5000

@@ -22,7 +22,7 @@ import mmap
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from hashlib import sha256
 
 from pacekeeper.apikeys import _secret
@@ -30,8 +30,14 @@ from pacekeeper.apikeys._cached import CHALLENGE, CachedKey, rejected
 from pacekeeper.apikeys._meter import RedisKeyMeter
 from pacekeeper.apikeys._revocation import FileRevocationSignal, RevocationSignal
 from pacekeeper.apikeys._secret import key_id_of, new_key
-from pacekeeper.apikeys._store import ApiKey, ApiKeyRepository
-from pacekeeper.apikeys._tiers import BURST_PER_MINUTE, QUOTAS, TRIAL_LIFETIME, Tier
+from pacekeeper.apikeys._store import ApiKey, ApiKeyRepository, KeyCapReached, KeyCaps
+from pacekeeper.apikeys._tiers import (
+    BURST_PER_MINUTE,
+    QUOTA_WINDOW_DAYS,
+    QUOTAS,
+    TRIAL_LIFETIME,
+    Tier,
+)
 from pacekeeper.apikeys._usage import MemoryUsageCounter, UsageCounter
 from pacekeeper.apikeys._window import DAY_SECONDS, QuotaDecision, day_of
 from pacekeeper.auth import Principal
@@ -42,6 +48,11 @@ API_KEY_HEADER = "x-api-key"
 # Where the public id sits in a well-formed key, `pk_live_<16 hex>_<secret>`: a cheap
 # cache probe; the digest comparison then covers the whole text.
 _ID = slice(8, 24)
+
+
+class KeyLimitReached(ApiError):
+    status = 409
+    code = "conflict"
 
 
 class QuotaExceeded(ApiError):
@@ -106,10 +117,14 @@ class ApiKeyService:
         cache_size: int = 10_000,
         meter: RedisKeyMeter | None = None,
         seconds: Callable[[], float] | None = None,
+        max_live_keys: int = 10,
+        max_trial_keys: int = 2,
     ) -> None:
         """`seconds`: the same time as `clock`, in Unix seconds (e.g. `time.time` for the
         real clock): the hot path then makes no datetime. Default: `clock().timestamp()`."""
         self._meter = meter
+        self.max_live_keys = max_live_keys
+        self.max_trial_keys = max_trial_keys
         self.store = store
         self.revocations = revocations
         self._cache: dict[str, CachedKey] = {}
@@ -160,7 +175,13 @@ class ApiKeyService:
         made = new_key()
         expires_at = now + TRIAL_LIFETIME if tier is Tier.TRIAL else None
         key = ApiKey(made.key_id, user_id, name, tier, made.digest, now, expires_at, None, None)
-        await self.store.add(key)
+        # Every creation goes through the caps (issue 20, #11), whoever asks.
+        caps = KeyCaps(self.max_live_keys, self.max_trial_keys,
+                       now - timedelta(days=QUOTA_WINDOW_DAYS))  # fmt: skip
+        try:
+            await self.store.add(key, caps)
+        except KeyCapReached as exc:
+            raise KeyLimitReached(str(exc)) from None
         return CreatedKey(key, made.plaintext)
 
     async def list_for(self, user_id: uuid.UUID) -> list[tuple[ApiKey, int]]:
@@ -288,6 +309,7 @@ __all__ = [
     "ApiKeyService",
     "CreatedKey",
     "KeyCaller",
+    "KeyLimitReached",
     "QuotaExceeded",
     "rejected",
 ]

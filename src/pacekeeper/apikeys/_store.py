@@ -41,8 +41,25 @@ class KeyLookup:
     owner_token_version: int
 
 
+@dataclass(frozen=True, slots=True)
+class KeyCaps:
+    """How many keys one user may hold (issue 20, #11: quotas are per key, so keys must
+    not be free to multiply). Trial keys count for 30 days from creation, deleted or not:
+    deleting one and creating another does not mint a fresh quota."""
+
+    max_live: int
+    max_trial: int
+    trial_since: datetime  # trial keys created after this count against `max_trial`
+
+
+class KeyCapReached(Exception):
+    """The new key would exceed a cap; the message says which, for the person."""
+
+
 class ApiKeyRepository(Protocol):
-    async def add(self, key: ApiKey) -> None: ...
+    async def add(self, key: ApiKey, caps: KeyCaps | None = None) -> None:
+        """Store `key`; with `caps`, atomically refuse (KeyCapReached) when it would
+        exceed them, also against concurrent creations for the same user."""
     async def get(self, key_id: str) -> ApiKey | None: ...
     async def list_for_user(self, user_id: uuid.UUID) -> Sequence[ApiKey]: ...
     async def mark_deleted(self, key_id: str, at: datetime) -> bool:
@@ -82,15 +99,47 @@ class SqlApiKeyRepository:
             UserRow.token_version,
         ).join(UserRow, UserRow.id == ApiKeyRow.user_id)
 
-    async def add(self, key: ApiKey) -> None:
-        async with self._sessions() as session:
+    async def add(self, key: ApiKey, caps: KeyCaps | None = None) -> None:
+        async with self._sessions() as session, session.begin():
+            if caps is not None:
+                # PostgreSQL: concurrent creations for one user queue on the user's row.
+                # SQLite: the INSERT below takes the database's write lock first. Either
+                # way the counts after the insert see every committed key of this user.
+                await session.execute(
+                    select(UserRow.id).where(UserRow.id == key.user_id).with_for_update()
+                )
             session.add(ApiKeyRow(
                 id=key.id, user_id=key.user_id, name=key.name, tier=key.tier.value,
                 secret_hash=key.secret_hash, created_at=key.created_at,
                 expires_at=key.expires_at, last_used_at=key.last_used_at,
                 deleted_at=key.deleted_at,
             ))
-            await session.commit()
+            await session.flush()
+            if caps is not None:
+                problem = await self._over_cap(session, key, caps)
+                if problem is not None:
+                    await session.rollback()
+                    raise KeyCapReached(problem)
+
+    @staticmethod
+    async def _over_cap(session: AsyncSession, key: ApiKey, caps: KeyCaps) -> str | None:
+        mine = ApiKeyRow.user_id == key.user_id
+        live = await session.scalar(select(func.count()).where(
+            mine, ApiKeyRow.deleted_at.is_(None),
+            (ApiKeyRow.expires_at.is_(None)) | (ApiKeyRow.expires_at > key.created_at),
+        ))  # fmt: skip
+        if (live or 0) > caps.max_live:
+            return (f"you already have {caps.max_live} live API keys, the most allowed: "
+                    "delete one first")  # fmt: skip
+        if key.tier is Tier.TRIAL:
+            trials = await session.scalar(select(func.count()).where(
+                mine, ApiKeyRow.tier == Tier.TRIAL.value,
+                ApiKeyRow.created_at > caps.trial_since,
+            ))  # fmt: skip
+            if (trials or 0) > caps.max_trial:
+                return (f"at most {caps.max_trial} trial keys per person in 30 days "
+                        "(deleted ones count): use an existing key, or ask for a paid tier")
+        return None
 
     async def get(self, key_id: str) -> ApiKey | None:
         async with self._sessions() as session:

@@ -93,10 +93,13 @@ def explain_provider_error(provider: str, exc: ProviderError) -> ConnectionProbl
         return NeedsReconnect(provider)
     if isinstance(exc, ProviderRateLimited):
         seconds = max(1, round(exc.retry_after))
-        problem = ProviderTrouble(
-            f"{provider} is rate limiting requests: try again in {seconds} s",
-            retry_after=seconds,
+        text = (
+            f"your account's share of this server's {provider} request quota is used up: "
+            f"try again in {seconds} s"
+            if exc.tenant_share
+            else f"{provider} is rate limiting requests: try again in {seconds} s"
         )
+        problem = ProviderTrouble(text, retry_after=seconds)
         problem.code, problem.status = "provider_rate_limited", 429
         return problem
     if isinstance(exc, ProviderUnavailable):
@@ -116,6 +119,12 @@ STATE_REASONS = {
     "wrong_user": "This authorization link was issued to another account.",
     "wrong_provider": "This authorization link belongs to another provider.",
     "denied": "Access was not granted.",
+    "not_continued": "This connection was not started from Pacekeeper's connect page. "
+    "Open the link your assistant gave you and press Continue.",
+    "continued": "This connection link was already opened and continued in a browser. "
+    "Ask your assistant for a new link.",
+    "wrong_browser": "This connection was started in another browser. Start it again in "
+    "this browser, from the link your assistant gave you.",
     "exchange_failed": "The provider did not complete the connection.",
 }
 

@@ -51,6 +51,9 @@ class OAuthStateRow(Base):
     expires_at: Mapped[datetime] = mapped_column(UtcDateTime)
     used_at: Mapped[datetime | None] = mapped_column(UtcDateTime, nullable=True)
     created_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    # SHA-256 of the browser binding secret (an HttpOnly cookie of the browser that
+    # continued the flow); None until our connect page's Continue (issue 20, #4).
+    binding_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
 
 
 class WebhookKeyRow(Base):

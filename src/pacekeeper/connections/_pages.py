@@ -14,6 +14,9 @@ _LABELS = {"strava": "Strava", "fitbit": "Fitbit", "garmin": "Garmin Connect"}
 _TEMPLATE = Template(
     resources.files("pacekeeper.connections").joinpath("templates/result.html").read_text()
 )
+_CONNECT = Template(
+    resources.files("pacekeeper.connections").joinpath("templates/connect.html").read_text()
+)
 # No caching (the page is per person), no framing (clickjacking), and nothing but the
 # shared stylesheet (no inline styles, no scripts).
 _HEADERS = {
@@ -48,4 +51,18 @@ def result_page(provider: str, *, ok: bool, message: str) -> HTMLResponse:
     return HTMLResponse(html, status_code=200 if ok else 400, headers=_HEADERS)
 
 
-__all__ = ["provider_label", "result_page"]
+def connect_page(provider: str, email: str, state: str, confirm: str) -> HTMLResponse:
+    """Our page before the provider's: whose account is being connected, and Continue."""
+    label = provider_label(provider)
+    html = _CONNECT.substitute(
+        stylesheet=STYLESHEET_PATH, brand=BRAND_MARK, provider_label=escape(label),
+        provider=escape(provider), email=escape(email), state=escape(state),
+        confirm=escape(confirm),
+    )  # fmt: skip
+    # frame-ancestors as well as X-Frame-Options: Continue must never be clickjacked.
+    headers = {**_HEADERS, "Content-Security-Policy":
+               "default-src 'none'; style-src 'self'; frame-ancestors 'none'"}  # fmt: skip
+    return HTMLResponse(html, headers=headers)
+
+
+__all__ = ["connect_page", "provider_label", "result_page"]

@@ -18,16 +18,28 @@ from pacekeeper.connections._records import (
 class OAuthStateRepository(Protocol):
     async def add(self, state: PendingState, now: datetime) -> None: ...
 
+    async def bind(
+        self, nonce_hash: str, provider: str, user_id: uuid.UUID, binding_hash: str,
+        secret_envelope: str | None, request_token: str | None, now: datetime,
+    ) -> PendingState | None:
+        """Bind an unbound, unused, unexpired state to a browser and store what the
+        provider's start left (sealed secret, request token), in ONE atomic statement."""
+        ...
+
     async def consume(
-        self, nonce_hash: str, provider: str, user_id: uuid.UUID, now: datetime
+        self, nonce_hash: str, provider: str, user_id: uuid.UUID, binding_hash: str,
+        now: datetime,
     ) -> PendingState | None:
         """Mark used and return it, in ONE atomic statement; None unless it was unused,
-        unexpired, for this provider and issued to this user (PROV-3)."""
+        unexpired, for this provider, issued to this user (PROV-3) and bound to the
+        browser presenting ``binding_hash``."""
         ...
 
     async def explain(self, nonce_hash: str) -> PendingState | None:
         """The record whatever its state (only to word a refusal, never to accept)."""
         ...
+
+    async def used(self, nonce_hash: str) -> bool: ...
 
     async def purge(self, now: datetime) -> int: ...
 

@@ -63,6 +63,8 @@ class PendingState:
     secret_envelope: str | None = field(repr=False)
     request_token: str | None
     expires_at: datetime
+    # SHA-256 of the browser binding secret; None until the flow is continued.
+    binding_hash: str | None = field(default=None, repr=False)
 
 
 __all__ = [

@@ -8,13 +8,14 @@ and stores the tokens for the user of that record, without asking for a login (P
 
 from __future__ import annotations
 
+import hmac
 import logging
 import secrets
 import uuid
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any, Literal, TypeVar
+from urllib.parse import urlencode
 
 import httpx
 
@@ -33,14 +34,17 @@ from pacekeeper.connections._records import ConnectionStatus, PendingState, Stor
 from pacekeeper.connections._sql import sha256_hex
 from pacekeeper.crypto import CryptoError, TokenCipher, TokenContext
 from pacekeeper.providers import (
+    DEFAULT_TENANT_SHARE,
     AccessTokenRejected,
     AuthorizationStart,
     GarminClient,
     ProviderClient,
     ProviderError,
+    RateLimitTracker,
     ReconnectRequired,
     TokenSet,
     client_for,
+    current_tenant,
 )
 
 log = logging.getLogger("pacekeeper.connections")
@@ -62,9 +66,11 @@ class ConnectionService:
         setup: ProviderSetup,
         http: httpx.AsyncClient,
         clock: Clock,
+        base_url: str,
         state_ttl_s: float,
         refresh_margin_s: float,
         garmin_oauth_version: int = 2,
+        tenant_share: float = DEFAULT_TENANT_SHARE,
     ) -> None:
         self.states = states
         self.connections = connections
@@ -72,8 +78,11 @@ class ConnectionService:
         self.setup = setup
         self.http = http
         self.clock = clock
+        self._base_url = base_url.rstrip("/")
+        self.state_ttl_s = state_ttl_s
         self._state_ttl = timedelta(seconds=state_ttl_s)
         self._garmin_version = garmin_oauth_version
+        self._tenant_share = tenant_share
         self._clients: dict[str, ProviderClient] = {}
         self.keeper = TokenKeeper(connections, cipher, self.client, clock, refresh_margin_s)
 
@@ -85,61 +94,122 @@ class ConnectionService:
             settings = self.setup.settings.get(provider)
             if settings is None:
                 raise ProviderNotConfigured(provider)
+            # The provider's quota is the application's: each tenant gets a fair share.
+            tracker = RateLimitTracker(self._tenant_share)
             if provider == "garmin":
                 version: Literal[1, 2] = 1 if self._garmin_version == 1 else 2
-                self._clients[provider] = GarminClient(settings, self.http, oauth_version=version)
+                self._clients[provider] = GarminClient(
+                    settings, self.http, oauth_version=version, tracker=tracker
+                )
             else:
-                self._clients[provider] = client_for(provider, settings, self.http)
+                self._clients[provider] = client_for(provider, settings, self.http, tracker)
         return self._clients[provider]
 
     # -- PROV-1/2: start ---------------------------------------------------------------
+    #
+    # A flow is bound to the browser that continues it (issue 20, #4): ``authorize``
+    # makes an unbound state and returns OUR connect page, which names the Pacekeeper
+    # account being connected; its Continue (``begin``) binds the state to a random
+    # secret kept in an HttpOnly cookie of that browser and only then reveals the
+    # provider's URL. The callback needs that cookie, so a provider link (or a connect
+    # page already continued) sent to another person's browser connects nothing.
 
-    async def authorize(self, tenant_id: uuid.UUID, user_id: uuid.UUID, provider: str) -> str:
-        """The provider's authorization URL for this user; the state is kept server-side."""
-        client = self.client(provider)
+    def connect_page_url(self, provider: str, state: str) -> str:
+        return f"{self._base_url}/api/oauth/connect/{provider}?{urlencode({'state': state})}"
+
+    async def _new_state(self, tenant_id: uuid.UUID, user_id: uuid.UUID, provider: str) -> str:
+        self.client(provider)  # an unknown or unconfigured provider fails here, clearly
         nonce = secrets.token_urlsafe(32)
-        state = f"{user_id}:{nonce}"
-        try:
-            start = await client.start_authorization(state)
-        except ProviderError as exc:
-            raise explain_provider_error(provider, exc) from None
         pending = PendingState(
             nonce_hash=sha256_hex(nonce),
             tenant_id=tenant_id,
             user_id=user_id,
             provider=provider,
             secret_envelope=None,
-            request_token=start.request_token,
+            request_token=None,
             expires_at=self.clock() + self._state_ttl,
         )
-        secret = start.code_verifier or start.request_token_secret
-        if secret is not None:
-            sealed = self.cipher.encrypt_text(secret, _state_context(pending))
-            pending = replace(pending, secret_envelope=sealed)
         await self.states.add(pending, self.clock())
+        return f"{user_id}:{nonce}"
+
+    async def authorize(self, tenant_id: uuid.UUID, user_id: uuid.UUID, provider: str) -> str:
+        """Our connect page for a new state of this user (MCP tool, bearer API callers)."""
+        return self.connect_page_url(provider, await self._new_state(tenant_id, user_id, provider))
+
+    async def start_in_browser(
+        self, tenant_id: uuid.UUID, user_id: uuid.UUID, provider: str, binding_secret: str
+    ) -> str:
+        """The provider's URL, the state bound at once: the asking browser holds the
+        user's own session (the dashboard), so it is the browser that starts the flow."""
+        state = await self._new_state(tenant_id, user_id, provider)
+        return await self.begin(provider, state, binding_secret)
+
+    async def pending(self, provider: str, state: str) -> PendingState:
+        """The state behind a connect page, while it can still be continued."""
+        user_id, nonce = _parse_state(state)
+        self.client(provider)
+        found = await self.states.explain(sha256_hex(nonce))
+        reason = self._unusable(found, provider, user_id)
+        if reason is not None or found is None:
+            raise StateRejected(reason or "invalid")
+        if found.binding_hash is not None:
+            raise StateRejected("continued")
+        return found
+
+    async def begin(self, provider: str, state: str, binding_secret: str) -> str:
+        """Continue: bind the state to the browser holding ``binding_secret`` (one atomic
+        UPDATE: of two browsers only one binds) and return the provider's URL."""
+        found = await self.pending(provider, state)
+        user_id, nonce = _parse_state(state)
+        current_tenant.set(str(found.tenant_id))
+        try:
+            start = await self.client(provider).start_authorization(state)
+        except ProviderError as exc:
+            raise explain_provider_error(provider, exc) from None
+        secret = start.code_verifier or start.request_token_secret
+        sealed = None
+        if secret is not None:
+            sealed = self.cipher.encrypt_text(secret, _state_context(found))
+        bound = await self.states.bind(
+            sha256_hex(nonce), provider, user_id, sha256_hex(binding_secret), sealed,
+            start.request_token, self.clock(),
+        )  # fmt: skip
+        if bound is None:
+            raise StateRejected("continued")
         return start.url
 
     # -- PROV-3/4: callback ------------------------------------------------------------
 
     async def complete(
-        self, provider: str, query: Mapping[str, str], session_user: uuid.UUID | None = None
+        self,
+        provider: str,
+        query: Mapping[str, str],
+        session_user: uuid.UUID | None = None,
+        binding_secret: str | None = None,
     ) -> StoredConnection:
         client = self.client(provider)
-        user_text, _, nonce = query.get("state", "").partition(":")
-        try:
-            state_user = uuid.UUID(user_text)
-        except ValueError:
-            raise StateRejected("invalid") from None
-        if not nonce:
-            raise StateRejected("invalid")
+        state_user, nonce = _parse_state(query.get("state", ""))
         if session_user is not None and session_user != state_user:
             raise StateRejected("wrong_user")  # a signed-in browser must match the state
         nonce_hash = sha256_hex(nonce)
-        pending = await self.states.consume(nonce_hash, provider, state_user, self.clock())
+        if not binding_secret:
+            raise StateRejected(await self._why_refused(nonce_hash, provider, state_user, None))
+        binding_hash = sha256_hex(binding_secret)
+        pending = await self.states.consume(
+            nonce_hash, provider, state_user, binding_hash, self.clock()
+        )
         if pending is None:
-            raise StateRejected(await self._why_refused(nonce_hash, provider, state_user))
+            raise StateRejected(
+                await self._why_refused(nonce_hash, provider, state_user, binding_hash)
+            )
+        # The database matched the binding already; compare again in constant time.
+        if pending.binding_hash is None or not hmac.compare_digest(
+            pending.binding_hash, binding_hash
+        ):
+            raise StateRejected("wrong_browser")
         if "error" in query:
             raise StateRejected("denied")
+        current_tenant.set(str(pending.tenant_id))
         start = self._start_of(pending, query.get("state", ""))
         try:
             tokens = await client.complete_authorization(start, query)
@@ -167,8 +237,9 @@ class ConnectionService:
             request_token_secret=secret if oauth1 else None,
         )
 
-    async def _why_refused(self, nonce_hash: str, provider: str, user_id: uuid.UUID) -> str:
-        found = await self.states.explain(nonce_hash)
+    def _unusable(
+        self, found: PendingState | None, provider: str, user_id: uuid.UUID
+    ) -> str | None:
         if found is None:
             return "invalid"
         if found.user_id != user_id:
@@ -177,7 +248,21 @@ class ConnectionService:
             return "wrong_provider"
         if found.expires_at <= self.clock():
             return "expired"
-        return "used"
+        return None
+
+    async def _why_refused(
+        self, nonce_hash: str, provider: str, user_id: uuid.UUID, binding_hash: str | None
+    ) -> str:
+        """Words for a refusal; this read never accepts anything."""
+        found = await self.states.explain(nonce_hash)
+        reason = self._unusable(found, provider, user_id)
+        if reason is not None or found is None:
+            return reason or "invalid"
+        if await self.states.used(nonce_hash):
+            return "used"
+        if found.binding_hash is None:
+            return "not_continued"
+        return "wrong_browser"
 
     async def purge(self, now: datetime) -> int:
         """Forget authorizations that ended more than a day ago (housekeeping)."""
@@ -222,9 +307,17 @@ class ConnectionService:
         user_id: uuid.UUID,
         provider: str,
         action: Callable[[ProviderClient, TokenSet], Awaitable[T]],
+        tenant_id: uuid.UUID | None = None,
     ) -> T:
-        """Run ``action`` with fresh tokens; on a 401 refresh once and retry once."""
+        """Run ``action`` with fresh tokens; on a 401 refresh once and retry once.
+        Its requests count against ``tenant_id``'s fair share of the provider's quota
+        (looked up from the connection when not given)."""
         client = self.client(provider)
+        if tenant_id is None:
+            found = await self.connections.get(user_id, provider)
+            tenant_id = found.tenant_id if found is not None else None
+        # A ContextVar set here is local to this task: concurrent calls do not mix.
+        current_tenant.set(None if tenant_id is None else str(tenant_id))
         try:
             tokens = await self.keeper.tokens(user_id, provider)
             try:
@@ -237,6 +330,18 @@ class ConnectionService:
         except CryptoError:
             log.error("stored %s tokens of a user do not decrypt", provider)
             raise TokensUnreadable(provider) from None
+
+
+def _parse_state(state: str) -> tuple[uuid.UUID, str]:
+    """``<user_id>:<nonce>`` (PROV-2), or StateRejected("invalid")."""
+    user_text, _, nonce = state.partition(":")
+    try:
+        user_id = uuid.UUID(user_text)
+    except ValueError:
+        raise StateRejected("invalid") from None
+    if not nonce:
+        raise StateRejected("invalid")
+    return user_id, nonce
 
 
 def _iso(row: StoredConnection) -> str | None:

@@ -18,7 +18,7 @@ from pacekeeper.db import upsert_insert
 def _state(row: OAuthStateRow) -> PendingState:
     return PendingState(
         row.nonce_hash, row.tenant_id, row.user_id, row.provider,
-        row.secret_envelope, row.request_token, row.expires_at,
+        row.secret_envelope, row.request_token, row.expires_at, row.binding_hash,
     )  # fmt: skip
 
 
@@ -41,16 +41,42 @@ class SqlOAuthStateRepository:
                 )
             )
 
-    async def consume(
-        self, nonce_hash: str, provider: str, user_id: uuid.UUID, now: datetime
+    async def bind(
+        self, nonce_hash: str, provider: str, user_id: uuid.UUID, binding_hash: str,
+        secret_envelope: str | None, request_token: str | None, now: datetime,
     ) -> PendingState | None:
-        # One UPDATE ... RETURNING: of several concurrent callbacks exactly one sees a row.
+        # One UPDATE ... RETURNING: of several browsers pressing Continue exactly one binds.
         stmt = (
             update(OAuthStateRow)
             .where(
                 OAuthStateRow.nonce_hash == nonce_hash,
                 OAuthStateRow.provider == provider,
                 OAuthStateRow.user_id == user_id,
+                OAuthStateRow.binding_hash.is_(None),
+                OAuthStateRow.used_at.is_(None),
+                OAuthStateRow.expires_at > now,
+            )
+            .values(binding_hash=binding_hash, secret_envelope=secret_envelope,
+                    request_token=request_token)
+            .returning(OAuthStateRow)
+        )  # fmt: skip
+        async with self._sessions() as session, session.begin():
+            row = (await session.execute(stmt)).scalar_one_or_none()
+            return None if row is None else _state(row)
+
+    async def consume(
+        self, nonce_hash: str, provider: str, user_id: uuid.UUID, binding_hash: str,
+        now: datetime,
+    ) -> PendingState | None:
+        # One UPDATE ... RETURNING: of several concurrent callbacks exactly one sees a row.
+        # A callback from a browser without the binding matches nothing and uses nothing up.
+        stmt = (
+            update(OAuthStateRow)
+            .where(
+                OAuthStateRow.nonce_hash == nonce_hash,
+                OAuthStateRow.provider == provider,
+                OAuthStateRow.user_id == user_id,
+                OAuthStateRow.binding_hash == binding_hash,
                 OAuthStateRow.used_at.is_(None),
                 OAuthStateRow.expires_at > now,
             )

@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
+import hmac
 import logging
+import secrets
 import uuid
 
 from starlette.middleware import Middleware
-from starlette.requests import Request
-from starlette.responses import Response
+from starlette.requests import Request, cookie_parser
+from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from pacekeeper.api import BodyLimitMiddleware
 from pacekeeper.api._common import JSONResponse, services
 from pacekeeper.connections._config import PROVIDERS
 from pacekeeper.connections._errors import ConnectionProblem, StateRejected
-from pacekeeper.connections._pages import result_page
+from pacekeeper.connections._pages import connect_page, result_page
 from pacekeeper.connections._service import ConnectionService
 from pacekeeper.errors import ApiError, Forbidden, Unauthenticated, ValidationFailed
 from pacekeeper.providers import ProviderError, WebhookRejected
@@ -22,6 +24,30 @@ from pacekeeper.providers._garmin_webhook import MAX_BODY_BYTES
 
 log = logging.getLogger("pacekeeper.connections")
 WEBHOOK_PREFIX = "/api/webhooks/garmin"
+# Issue 20, #4: the browser binding. `pk_bind_<provider>` holds a random secret whose
+# SHA-256 is stored with the state; SameSite=Lax so the provider's cross-site redirect
+# back (a top-level GET) carries it, HttpOnly, Path = that provider's callback only.
+# `pk_connect_confirm` is the connect page's double-submit token: SameSite=Strict, so a
+# cross-site page cannot press Continue for someone.
+BINDING_COOKIE = "pk_bind_"
+CONFIRM_COOKIE = "pk_connect_confirm"
+CONNECT_PREFIX = "/api/oauth/connect"
+
+
+def _cookie(request: Request, name: str, value: str, *, path: str, max_age: int,
+            same_site: str) -> str:
+    secure = "; Secure" if services(request).settings.public_base_url.startswith("https:") else ""
+    return (f"{name}={value}; Path={path}; Max-Age={max_age}; HttpOnly; "
+            f"SameSite={same_site}{secure}")  # fmt: skip
+
+
+def _binding_cookie(request: Request, provider: str, value: str, max_age: int) -> str:
+    return _cookie(request, BINDING_COOKIE + provider, value,
+                   path=f"/api/oauth/callback/{provider}", max_age=max_age, same_site="Lax")
+
+
+def _read_cookie(request: Request, name: str) -> str | None:
+    return cookie_parser(request.headers.get("cookie", "")).get(name) or None
 
 
 def connection_service(request: Request) -> ConnectionService:
@@ -56,11 +82,70 @@ async def start_authorization(request: Request) -> Response:
         if target is None:
             raise ApiError("no such user", code="not_found", status=404)
         tenant_id = target.tenant_id
+    connections = connection_service(request)
+    binding = secrets.token_urlsafe(32) if principal.via == "cookie" else None
     try:
-        url = await connection_service(request).authorize(tenant_id, user_id, provider)
+        if binding is not None:
+            # The dashboard: this browser holds the user's own session, so it is the one
+            # that starts the flow; it is bound now and goes straight to the provider.
+            url = await connections.start_in_browser(tenant_id, user_id, provider, binding)
+        else:
+            # A bearer caller is not the browser: our connect page binds whoever opens it.
+            url = await connections.authorize(tenant_id, user_id, provider)
     except ConnectionProblem as problem:
         raise api_error(problem) from None
-    return JSONResponse({"authorization_url": url, "provider": provider})
+    response = JSONResponse({"authorization_url": url, "provider": provider})
+    if binding is not None:
+        max_age = int(connections.state_ttl_s)
+        response.headers.append("Set-Cookie", _binding_cookie(request, provider, binding, max_age))
+    return response
+
+
+async def connect_page_view(request: Request) -> Response:
+    """GET /api/oauth/connect/{provider}?state=: whose account, and Continue (issue 20, #4)."""
+    provider = request.path_params["provider"]
+    svc = services(request)
+    state = request.query_params.get("state", "")
+    try:
+        pending = await connection_service(request).pending(provider, state)
+    except ConnectionProblem as problem:
+        return result_page(provider, ok=False, message=problem.message)
+    user = await svc.users.get(pending.user_id)
+    if user is None:
+        return result_page(provider, ok=False, message="This authorization link is not valid.")
+    confirm = secrets.token_urlsafe(32)
+    response = connect_page(provider, user.email, state, confirm)
+    response.headers.append("Set-Cookie", _cookie(
+        request, CONFIRM_COOKIE, confirm, path=CONNECT_PREFIX,
+        max_age=int(connection_service(request).state_ttl_s), same_site="Strict"))  # fmt: skip
+    return response
+
+
+async def connect_continue(request: Request) -> Response:
+    """POST /api/oauth/connect/{provider}: bind this browser, then go to the provider."""
+    provider = request.path_params["provider"]
+    form = await request.form(max_files=0, max_fields=8)
+    state, confirm = form.get("state"), form.get("confirm")
+    cookie = _read_cookie(request, CONFIRM_COOKIE)
+    if not (isinstance(state, str) and isinstance(confirm, str) and cookie
+            and hmac.compare_digest(cookie.encode(), confirm.encode())):  # fmt: skip
+        return result_page(
+            provider, ok=False,
+            message="This page expired or was not opened here: open the link again.",
+        )  # fmt: skip
+    connections = connection_service(request)
+    binding = secrets.token_urlsafe(32)
+    try:
+        url = await connections.begin(provider, state, binding)
+    except ConnectionProblem as problem:
+        return result_page(provider, ok=False, message=problem.message)
+    response = RedirectResponse(url, status_code=303, headers={"Cache-Control": "no-store",
+                                                               "Referrer-Policy": "no-referrer"})
+    max_age = int(connections.state_ttl_s)
+    response.headers.append("Set-Cookie", _binding_cookie(request, provider, binding, max_age))
+    response.headers.append("Set-Cookie", _cookie(
+        request, CONFIRM_COOKIE, "", path=CONNECT_PREFIX, max_age=0, same_site="Strict"))
+    return response
 
 
 async def callback(request: Request) -> Response:
@@ -73,9 +158,10 @@ async def callback(request: Request) -> Response:
         session_user = principal.user_id if principal is not None else None
     except Unauthenticated:
         pass  # a stale session cookie must not block a valid provider callback
+    binding = _read_cookie(request, BINDING_COOKIE + provider)
     try:
         await connection_service(request).complete(
-            provider, dict(request.query_params), session_user
+            provider, dict(request.query_params), session_user, binding
         )
     except StateRejected as problem:
         known = provider if provider in PROVIDERS else "unknown"  # no raw input in logs
@@ -83,9 +169,12 @@ async def callback(request: Request) -> Response:
         return result_page(provider, ok=False, message=problem.message)
     except ConnectionProblem as problem:
         return result_page(provider, ok=False, message=problem.message)
-    return result_page(
+    page = result_page(
         provider, ok=True, message="Your account is connected. Pacekeeper can now read your data."
     )
+    if provider in PROVIDERS:
+        page.headers.append("Set-Cookie", _binding_cookie(request, provider, "", 0))
+    return page
 
 
 async def status(request: Request) -> Response:
@@ -130,6 +219,8 @@ async def garmin_webhook(request: Request) -> Response:
 def connection_routes() -> list[Route]:
     return [
         Route("/api/oauth/auth/{provider}/{user_id}", start_authorization, methods=["GET"]),
+        Route(CONNECT_PREFIX + "/{provider}", connect_page_view, methods=["GET"]),
+        Route(CONNECT_PREFIX + "/{provider}", connect_continue, methods=["POST"]),
         Route("/api/oauth/callback/{provider}", callback, methods=["GET"]),
         Route("/oauth/status", status, methods=["GET"]),
         Route("/api/oauth/connections/{provider}", disconnect, methods=["DELETE"]),

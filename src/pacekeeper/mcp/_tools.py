@@ -131,7 +131,7 @@ class PacekeeperTools(PacekeeperToolsBase, ActivityTools, AthleteTools, SyncTool
 
         try:
             return await self._connections().call(
-                principal.user_id, provider.strip().lower(), fetch
+                principal.user_id, provider.strip().lower(), fetch, principal.tenant_id
             )
         except ConnectionProblem as problem:
             raise ToolError(problem.message) from None

@@ -73,6 +73,12 @@ async def validate(
         raise ErrorPage("Missing client", "The request does not name a client (client_id).")
     client = await find_client(client_id)
     redirect_uri = _single(params, "redirect_uri")
+    # RFC 9700 4.11: an error goes back only to a redirect URI the request itself named
+    # and that matched exactly. A client with one registered URI may omit it (RFC 6749
+    # 4.1.1/3.1.2.3) and still be answered there after the user's consent; but an
+    # automatic error redirect to an unnamed URI would make any registered client an
+    # open redirector, so such errors get the error page.
+    named = redirect_uri is not None
     if redirect_uri is None:
         if len(client.redirect_uris) != 1:
             raise ErrorPage("Missing redirect URI", "This client must name its redirect_uri.")
@@ -96,6 +102,8 @@ async def validate(
         scope = _scopes.parse(_single(params, "scope"), allowed)
         audience = resources.audience(params.get("resource", []))
     except OAuth2Error as exc:
+        if not named:
+            raise ErrorPage("Invalid request", exc.description or exc.error) from None
         raise RedirectError(exc, redirect_uri, state) from None
     kept = tuple((k, v) for k in _PARAMS for v in params.get(k, []))
     return AuthorizationRequest(client, redirect_uri, state, scope, audience, challenge, kept)

@@ -3,9 +3,12 @@
 A `client_id` that is an https URL with a path names a JSON document the client hosts.
 The server fetches it with SSRF precautions: https only (http on loopback only in
 development), every resolved address must be public (no loopback, private, link-local,
-multicast or reserved ranges; loopback allowed in development) and the connection goes
-to the checked address (no DNS rebinding between check and use), no redirects, a 5 s
-timeout and a 64 KiB cap. The document's `client_id` must equal the URL exactly, and
+multicast or reserved ranges; loopback allowed in development), and so must every IPv4
+address an IPv6 address embeds (mapped, compatible, NAT64 64:ff9b::/96 and
+64:ff9b:1::/48, 6to4, Teredo), and the connection goes to the checked address (no DNS
+rebinding between check and use), no redirects, ONE 5 s deadline for the whole fetch
+(connect, headers and body: a server trickling bytes cannot hold us) and a 64 KiB
+cap. The document's `client_id` must equal the URL exactly, and
 it must carry `client_name` and valid `redirect_uris`. Documents are cached per the
 response's `Cache-Control: max-age` (default 5 minutes, at most a day); failures are
 cached for a minute so a bad URL cannot make us fetch in a loop.
@@ -34,6 +37,53 @@ DEFAULT_TTL = 300
 MAX_TTL = 86_400
 FAILURE_TTL = 60
 _MAX_AGE = re.compile(r"max-age=(\d+)")
+
+
+_NAT64 = ipaddress.ip_network("64:ff9b::/96")  # RFC 6052 well-known prefix
+_NAT64_LOCAL = ipaddress.ip_network("64:ff9b:1::/48")  # RFC 8215 local-use prefix
+_COMPATIBLE = ipaddress.ip_network("::/96")  # deprecated IPv4-compatible (RFC 4291)
+
+
+def embedded_ipv4(ip: ipaddress.IPv6Address) -> list[ipaddress.IPv4Address]:
+    """Every IPv4 address that `ip` carries and that a translator or tunnel could reach."""
+    found: list[ipaddress.IPv4Address] = []
+    value = int(ip)
+    if ip.ipv4_mapped is not None:
+        found.append(ip.ipv4_mapped)
+    if ip in _NAT64 or (ip in _COMPATIBLE and value > 1):
+        found.append(ipaddress.IPv4Address(value & 0xFFFFFFFF))
+    if ip in _NAT64_LOCAL:
+        # RFC 6052 2.2, /48 prefix: 16 bits, the reserved u octet, then 16 bits.
+        found.append(ipaddress.IPv4Address(((value >> 64) & 0xFFFF) << 16
+                                           | (value >> 40) & 0xFFFF))  # fmt: skip
+    if ip.sixtofour is not None:
+        found.append(ip.sixtofour)
+    if ip.teredo is not None:
+        found.extend(ip.teredo)  # (server, client)
+    return found
+
+
+def _not_public(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    return (ip.is_private or ip.is_loopback or ip.is_link_local or ip.is_unspecified
+            or ip.is_multicast or ip.is_reserved or not ip.is_global)  # fmt: skip
+
+
+def address_refused(
+    ip: ipaddress.IPv4Address | ipaddress.IPv6Address, *, allow_loopback: bool
+) -> bool:
+    """True unless `ip` and every IPv4 address it embeds are public. Development may
+    reach plain loopback (127/8, ::1), never an embedded one."""
+    if ip.is_loopback and allow_loopback:
+        return False
+    if isinstance(ip, ipaddress.IPv6Address) and ip in _NAT64:
+        # The well-known NAT64 prefix sits in ::/8 ("reserved"): a DNS64 answer for a
+        # public IPv4 host is fine, so only the address it translates to is judged.
+        return any(_not_public(inner) for inner in embedded_ipv4(ip))
+    if _not_public(ip):
+        return True
+    if isinstance(ip, ipaddress.IPv6Address):
+        return any(_not_public(inner) for inner in embedded_ipv4(ip))
+    return False
 
 
 class MetadataDocumentError(Exception):
@@ -71,7 +121,14 @@ class MetadataDocuments:
 
     async def _load(self, url: str) -> _Entry:
         try:
-            client, ttl = await self._fetch(url)
+            # One deadline for the whole fetch: resolving, connecting, headers and body
+            # (httpx's timeout is per read: a server sending a byte every few seconds
+            # would otherwise hold the fetch, and a connection, for minutes).
+            async with asyncio.timeout(TIMEOUT_SECONDS):
+                client, ttl = await self._fetch(url)
+        except TimeoutError:
+            error = MetadataDocumentError("client metadata took too long to fetch")
+            return _Entry(None, str(error), time.monotonic() + FAILURE_TTL)
         except MetadataDocumentError as exc:
             return _Entry(None, str(exc), time.monotonic() + FAILURE_TTL)
         return _Entry(client, "", time.monotonic() + ttl)
@@ -85,9 +142,7 @@ class MetadataDocuments:
             raise MetadataDocumentError("client metadata host does not resolve") from None
         addresses = [ipaddress.ip_address(info[4][0]) for info in infos]
         for ip in addresses:
-            if ip.is_loopback and self._allow_loopback:
-                continue
-            if not ip.is_global or ip.is_multicast:
+            if address_refused(ip, allow_loopback=self._allow_loopback):
                 raise MetadataDocumentError("client metadata host is not a public address")
         if not addresses:
             raise MetadataDocumentError("client metadata host does not resolve")
@@ -111,21 +166,27 @@ class MetadataDocuments:
         extensions = {"sni_hostname": host} if parts.scheme == "https" else {}
         http = self._http or httpx.AsyncClient(timeout=TIMEOUT_SECONDS, follow_redirects=False)
         try:
-            async with http.stream("GET", pinned, headers=headers, extensions=extensions) as resp:
-                if resp.status_code != 200:
-                    raise MetadataDocumentError(f"client metadata answered {resp.status_code}")
-                body = bytearray()
-                async for chunk in resp.aiter_bytes():
-                    body += chunk
-                    if len(body) > MAX_BYTES:
-                        raise MetadataDocumentError("client metadata document is too large")
-                cache_control = resp.headers.get("cache-control", "")
+            body, cache_control = await self._download(http, pinned, headers, extensions)
         except httpx.HTTPError:
             raise MetadataDocumentError("client metadata could not be fetched") from None
         finally:
             if self._http is None:
                 await http.aclose()
-        return _client(url, bytes(body)), _ttl(cache_control)
+        return _client(url, body), _ttl(cache_control)
+
+    @staticmethod
+    async def _download(
+        http: httpx.AsyncClient, url: str, headers: dict[str, str], extensions: dict[str, Any]
+    ) -> tuple[bytes, str]:
+        async with http.stream("GET", url, headers=headers, extensions=extensions) as resp:
+            if resp.status_code != 200:
+                raise MetadataDocumentError(f"client metadata answered {resp.status_code}")
+            body = bytearray()
+            async for chunk in resp.aiter_bytes():
+                body += chunk
+                if len(body) > MAX_BYTES:
+                    raise MetadataDocumentError("client metadata document is too large")
+            return bytes(body), resp.headers.get("cache-control", "")
 
 
 def _ttl(cache_control: str) -> int:
@@ -169,4 +230,10 @@ def _client(url: str, body: bytes) -> Client:
     )
 
 
-__all__ = ["MetadataDocumentError", "MetadataDocuments", "is_metadata_url"]
+__all__ = [
+    "MetadataDocumentError",
+    "MetadataDocuments",
+    "address_refused",
+    "embedded_ipv4",
+    "is_metadata_url",
+]

@@ -37,7 +37,13 @@ from ._garmin_webhook import GarminNotification, GarminWebhook, WebhookResult
 from ._http import ProviderHTTP, RetryPolicy
 from ._memory import MemoryIdempotencyStore
 from ._oauth1 import OAuth1Auth
-from ._ratelimit import RateLimitTracker, RateLimitWindow, parse_rate_limits
+from ._ratelimit import (
+    DEFAULT_TENANT_SHARE,
+    RateLimitTracker,
+    RateLimitWindow,
+    current_tenant,
+    parse_rate_limits,
+)
 from ._sealed import open_token_set, seal_token_set
 from ._tokens import AuthorizationStart, TokenSet, code_challenge, new_code_verifier
 from .fitbit import FitbitClient
@@ -46,6 +52,7 @@ from .strava import StravaClient
 
 __all__ = [
     "DEFAULT_ENDPOINTS",
+    "DEFAULT_TENANT_SHARE",
     "ENV_SANDBOX_BASE",
     "AccessTokenRejected",
     "AuthorizationStart",
@@ -79,6 +86,7 @@ __all__ = [
     "check_redirect_uri",
     "client_for",
     "code_challenge",
+    "current_tenant",
     "new_code_verifier",
     "open_token_set",
     "parse_rate_limits",
@@ -88,7 +96,10 @@ __all__ = [
 
 
 def client_for(
-    provider: str, settings: ProviderSettings, http: httpx.AsyncClient
+    provider: str,
+    settings: ProviderSettings,
+    http: httpx.AsyncClient,
+    tracker: RateLimitTracker | None = None,
 ) -> ProviderClient:
     """A client for a provider id, sharing the caller's ``httpx.AsyncClient``."""
     classes: dict[str, type[StravaClient] | type[FitbitClient] | type[GarminClient]] = {
@@ -98,4 +109,4 @@ def client_for(
     }
     if provider not in classes:
         raise ProviderConfigError(provider, "unknown provider")
-    return classes[provider](settings, http)
+    return classes[provider](settings, http, tracker=tracker)

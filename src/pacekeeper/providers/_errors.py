@@ -39,9 +39,14 @@ class ReconnectRequired(ProviderAuthError):
 
 
 class ProviderRateLimited(ProviderError):
-    def __init__(self, provider: str, retry_after: float, *, status: int | None = 429) -> None:
+    def __init__(
+        self, provider: str, retry_after: float, *, status: int | None = 429,
+        tenant_share: bool = False,
+    ) -> None:
         super().__init__(provider, f"rate limited; retry after {retry_after:.0f}s", status=status)
         self.retry_after = retry_after
+        # True: the provider still has quota; this tenant used its fair share of it.
+        self.tenant_share = tenant_share
 
 
 class ProviderUnavailable(ProviderError):

@@ -25,7 +25,7 @@ from ._errors import (
     ProviderUnavailable,
     ReconnectRequired,
 )
-from ._ratelimit import RateLimitTracker, parse_retry_after
+from ._ratelimit import RateLimitTracker, current_tenant, parse_retry_after
 
 Sleep = Callable[[float], Awaitable[None]]
 Clock = Callable[[], float]
@@ -96,10 +96,14 @@ class ProviderHTTP:
         if bearer is not None:
             all_headers["Authorization"] = f"Bearer {bearer}"
         last_failure = "no attempt made"
+        tenant = current_tenant.get()
         for attempt in range(self.policy.attempts):
             blocked = self.tracker.blocked_for(self._clock())
             if blocked is not None:
                 raise ProviderRateLimited(self.provider, blocked)
+            share = self.tracker.share_blocked_for(tenant, self._clock())
+            if share is not None:
+                raise ProviderRateLimited(self.provider, share, tenant_share=True)
             try:
                 response = await self.client.request(
                     method,
@@ -116,6 +120,7 @@ class ProviderHTTP:
                 last_failure = "connection failed"
             else:
                 self.tracker.observe(response.headers, self._clock())
+                self.tracker.count(tenant, self._clock())
                 if response.status_code < 400:
                     return response
                 wait = self._wait_for(response, attempt, token_endpoint)

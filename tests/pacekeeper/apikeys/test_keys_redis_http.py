@@ -9,7 +9,8 @@ from tests.pacekeeper.apikeys._helpers import bearer, create_key, user_token
 
 async def test_rules_hold_on_redis(harness_factory: Any, redis_url: str) -> None:
     """KEY-4, KEY-5, KEY-7, ACC-8 with the one-round-trip Redis path."""
-    async with harness_factory(redis_url=redis_url) as h:
+    # Three trial keys of one user: above the default cap of 2 (tests/security covers it).
+    async with harness_factory(redis_url=redis_url, apikey_max_trial_keys_per_user=5) as h:
         assert h.services.redis is not None
         token = await user_token(h, "r@example.com")
         key = await create_key(h, token)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,9 +15,10 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from starlette.types import Receive, Scope, Send
 
 from pacekeeper.app import create_app
+from pacekeeper.db import Role
 from pacekeeper.ratelimit import MemoryRateLimiter
 from pacekeeper.web import STYLESHEET_PATH
-from tests.pacekeeper.conftest import FakeClock, Harness, _harness, make_settings
+from tests.pacekeeper.conftest import PASSWORD, FakeClock, Harness, _harness, make_settings
 
 PROVIDERS = ("strava", "fitbit", "garmin")
 TOKEN_PATHS = ("/oauth/token", "/oauth2/token", "/oauth/access_token")
@@ -51,6 +53,7 @@ def assert_styled_by_the_shared_stylesheet(page: httpx.Response) -> None:
 @dataclass
 class ConnHarness(Harness):
     transport: CountingTransport = field(default=None)  # type: ignore[assignment]
+    _admin_headers: dict[str, str] | None = None
 
     async def user(self, email: str) -> tuple[str, dict[str, str]]:
         body = await self.register(email)
@@ -58,13 +61,28 @@ class ConnHarness(Harness):
         return body["user_id"], {"authorization": f"Bearer {body['token']}"}
 
     async def authorization_url(self, provider: str, user_id: str, headers: dict[str, str]) -> str:
+        """The provider's URL, through our connect page (its Continue binds this client)."""
         response = await self.client.get(f"/api/oauth/auth/{provider}/{user_id}", headers=headers)
         assert response.status_code == 200, response.text
         url: str = response.json()["authorization_url"]
-        return url
+        return await self.continue_connect(url)
+
+    async def continue_connect(self, url: str) -> str:
+        """Open our connect page and press Continue: the provider's URL (issue 20, #4)."""
+        if not url.startswith("https://pk.test/api/oauth/connect/"):
+            return url
+        page = await self.client.get(url)
+        assert page.status_code == 200, page.text
+        form = dict(re.findall(r'name="(state|confirm)" value="([^"]*)"', page.text))
+        path = urlsplit(url).path
+        response = await self.client.post(path, data={**form, "decision": "continue"})
+        assert response.status_code == 303, response.text
+        location: str = response.headers["location"]
+        return location
 
     async def approve(self, url: str, athlete: int = 7) -> str:
         """What the consent page's Approve does: the redirect back to our callback."""
+        url = await self.continue_connect(url)
         sep = "&" if "?" in url else "?"
         response = await self.client.get(
             f"{url}{sep}sandbox_auto=approve&sandbox_athlete={athlete}"
@@ -78,8 +96,20 @@ class ConnHarness(Harness):
         callback = await self.approve(await self.authorization_url(provider, user_id, headers))
         return await self.client.get(callback)
 
+    async def sandbox_admin(self) -> dict[str, str]:
+        """An admin JWT of the service: the mounted sandbox's control panel needs one."""
+        if self._admin_headers is None:
+            user = await self.services.accounts.register(
+                f"sandbox-admin-{id(self)}@example.com", PASSWORD, role=Role.ADMIN
+            )
+            token = self.services.tokens.issue(user).token
+            self._admin_headers = {"authorization": f"Bearer {token}"}
+        return self._admin_headers
+
     async def admin(self, path: str, body: dict[str, Any]) -> None:
-        response = await self.client.post(f"/sandbox/admin/{path}", json=body)
+        response = await self.client.post(
+            f"/sandbox/admin/{path}", json=body, headers=await self.sandbox_admin()
+        )
         assert response.status_code < 300, response.text
 
 

@@ -48,6 +48,9 @@ async def test_connect_provider_tool_returns_url_for_jwt_user(conn: ConnHarness)
     for provider in ("strava", "fitbit", "garmin"):
         result = await mcp.call("connect_provider", provider=provider)
         url = result["structuredContent"]["authorization_url"]
+        # Our connect page first (issue 20, #4), then the provider's.
+        assert url.startswith(f"https://pk.test/api/oauth/connect/{provider}?state={user_id}")
+        url = await conn.continue_connect(url)
         assert url.startswith(f"https://pk.test/sandbox/{provider}/")
         page = await conn.client.get(await conn.approve(url))
         assert page.status_code == 200, page.text

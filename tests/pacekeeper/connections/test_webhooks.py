@@ -26,6 +26,7 @@ async def _push_body(h: ConnHarness, token: str) -> bytes:
     response = await h.client.get(
         "/sandbox/admin/garmin/push",
         params={"athlete_id": "7", "date": DAY, "user_access_token": token},
+        headers=await h.sandbox_admin(),
     )
     assert response.status_code == 200, response.text
     return response.content

@@ -1,0 +1,102 @@
+"""One redaction for every log line (issue 20, #14; ERR-3: no log line carries a token,
+key or password).
+
+uvicorn's access log prints each request's path with its query string, so provider
+callbacks (`code`, `state`), OAuth redirects and SSE session URLs (`session_id`) would
+land in the log verbatim, and httpx logs the URLs the service calls. `install()` wraps
+the LogRecord factory once per process: every record of every logger (uvicorn.access,
+uvicorn.error, pacekeeper.*, httpx, ...) is redacted when it is created, before any
+handler or formatter sees it. A filter on named loggers would miss child loggers
+(`pacekeeper.connections`) and handlers that tests or operators attach elsewhere.
+
+Masked: the values of query/form parameters with credential-like names, `Bearer`
+credentials, JWTs and Pacekeeper API keys anywhere in a message. The structure of
+`record.args` is kept (uvicorn's access formatter unpacks it by position).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any
+
+MASK = "[redacted]"
+SENSITIVE_PARAMETERS = (
+    "code", "state", "session_id", "access_token", "refresh_token", "token",
+    "client_secret", "code_verifier", "oauth_token", "oauth_verifier", "api_key",
+    "password", "csrf_token", "id_token", "assertion", "secret",
+)  # fmt: skip
+_PARAM = re.compile(
+    r"(?i)((?:^|[?&;\s\"'])(?:" + "|".join(SENSITIVE_PARAMETERS) + r")=)[^&;\s\"'#]+"
+)
+SENSITIVE_HEADERS = (
+    "authorization", "cookie", "set-cookie", "x-api-key", "x-csrf-token", "mcp-session-id",
+    "x-sandbox-admin",
+)  # fmt: skip
+_PATTERNS = (
+    # A header's whole value: `Cookie: a=b; c=d`, or httpcore's `(b'set-cookie', b'...')`.
+    re.compile(
+        r"(?i)((?:^|[\s'\"(,])(?:" + "|".join(SENSITIVE_HEADERS)
+        + r")(?:['\"]?\s*,\s*b?['\"]|['\"]?\s*:\s*(?:b?['\"])?))[^'\"\r\n]+"
+    ),
+    re.compile(r"(?i)(\bbearer\s+)[A-Za-z0-9\-._~+/]+=*"),
+    re.compile(r"()\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*"),  # JWT
+    re.compile(r"()\bpk_live_[0-9a-f]{16}_[A-Za-z0-9_-]+"),  # Pacekeeper API key
+)
+
+
+def redact(text: str) -> str:
+    """`text` with every credential-looking value replaced by a mask."""
+    text = _PARAM.sub(lambda m: m.group(1) + MASK, text)
+    for pattern in _PATTERNS:
+        text = pattern.sub(lambda m: m.group(1) + MASK, text)
+    return text
+
+
+def _clean(value: Any) -> Any:
+    if value is None or isinstance(value, (int, float)):
+        return value  # numbers stay numbers (uvicorn formats the status with %d)
+    text = value if isinstance(value, str) else str(value)  # e.g. httpx.URL
+    masked = redact(text)
+    return value if masked == text else masked
+
+
+def redact_record(record: logging.LogRecord) -> None:
+    if isinstance(record.msg, str):
+        record.msg = redact(record.msg)
+    args = record.args
+    if isinstance(args, tuple):
+        record.args = tuple(_clean(a) for a in args)
+    elif isinstance(args, dict):
+        record.args = {k: _clean(v) for k, v in args.items()}
+
+
+class RedactingFilter(logging.Filter):
+    """The same redaction as a filter, for handlers configured outside this process's
+    record factory (e.g. a dictConfig that builds records elsewhere)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        redact_record(record)
+        return True
+
+
+_installed = False
+
+
+def install() -> None:
+    """Redact every log record of this process from now on (idempotent)."""
+    global _installed
+    if _installed:
+        return
+    _installed = True
+    previous = logging.getLogRecordFactory()
+
+    def factory(*args: Any, **kwargs: Any) -> logging.LogRecord:
+        record = previous(*args, **kwargs)
+        redact_record(record)
+        return record
+
+    logging.setLogRecordFactory(factory)
+
+
+__all__ = ["MASK", "SENSITIVE_PARAMETERS", "RedactingFilter", "install", "redact"]

@@ -1,0 +1,47 @@
+"""Issue 20, #5 (second half): one tenant cannot spend a provider's quota for everyone.
+
+The attack: Strava's quota (100 requests / 15 min, 1,000 / day) belongs to the service's
+application, shared by every tenant. One tenant calling data tools in a loop spent it,
+and every other tenant then got "strava is rate limiting requests: try again in 718 s".
+Now each tenant may use at most a fair share (PACEKEEPER_PROVIDER_TENANT_SHARE, 0.5) of
+what it can still reach in each window.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.security._live import Mcp
+
+
+def test_one_tenant_exhausting_its_share_leaves_others_theirs(live: Any) -> None:
+    """SMCP-4 (per-tenant limits), PROV-6 context: against the sandbox's Strava with a
+    15-minute window of 20 requests, tenant A calls until refused; A's refusal names its
+    share, and tenant B still gets its data, several times."""
+    with live() as service, service.client() as browser:
+        a_id, a_token = service.register("greedy@example.com")
+        b_id, b_token = service.register("patient@example.com")
+        assert service.connect(browser, "strava", a_id, a_token, athlete=7).status_code == 200
+        assert service.connect(browser, "strava", b_id, b_token, athlete=8).status_code == 200
+        admin = {"authorization": f"Bearer {service.admin_token()}"}
+        limits = {"provider": "strava", "limits": [[20, 900], [1000, 86400]]}
+        assert browser.post("/sandbox/admin/limits", json=limits, headers=admin).status_code == 200
+        a, b = Mcp(service, a_token), Mcp(service, b_token)
+        try:
+            served = 0
+            for _ in range(40):
+                result = a.call("get_provider_profile", provider="strava")
+                if result.get("isError"):
+                    break
+                served += 1
+            refusal = result["content"][0]["text"]
+            assert result.get("isError") and "try again in" in refusal, result
+            assert "share" in refusal, refusal
+            assert 1 <= served < 20
+            for _ in range(3):
+                other = b.call("get_provider_profile", provider="strava")
+                assert not other.get("isError"), other
+                assert other["structuredContent"]["provider"] == "strava"
+        finally:
+            a.close()
+            b.close()
