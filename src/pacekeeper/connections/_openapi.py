@@ -76,6 +76,30 @@ def connection_paths() -> dict[str, Any]:
                 "429": _err("provider rate limit"), "503": _err("provider not configured"),
             },
         }},
+        "/api/oauth/connect/{provider}": {
+            "get": {
+                "summary": "Our connect page: whose account the provider will be connected "
+                           "to, and Continue (no login asked)",
+                "security": [{}],
+                "parameters": [_PROVIDER,
+                               {"name": "state", "in": "query", "schema": {"type": "string"}}],
+                "responses": {"200": {"description": "the page, or why the link is not "
+                                                     "valid", "content": _HTML}},
+            },
+            "post": {
+                "summary": "Continue: bind this browser to the authorization, then go to "
+                           "the provider",
+                "security": [{}],
+                "parameters": [_PROVIDER],
+                "requestBody": {"required": True, "content": {
+                    "application/x-www-form-urlencoded": {"schema": {
+                        "type": "object", "properties": {"state": {"type": "string"},
+                                                         "confirm": {"type": "string"}}}}}},
+                "responses": {"303": {"description": "to the provider's consent page"},
+                              "200": {"description": "refused; the page says why",
+                                      "content": _HTML}},
+            },
+        },
         "/api/oauth/callback/{provider}": {"get": {
             "summary": "Provider redirect target: checks the state, stores the tokens, shows "
                        "an HTML result page (no login asked)",
