@@ -134,12 +134,12 @@ def import_files(
     from pacekeeper.fitness import Owner
     from pacekeeper.fitness.importers import ImportRejected
 
-    async def action(services: Services) -> tuple[int, int]:
+    async def action(services: Services) -> dict[str, int]:
         user = await services.users.get_by_email(email.strip().lower())
         if user is None:
             raise ApiError("no such user")
         owner = Owner(user.id, user.tenant_id)
-        stored = failed = 0
+        counts = {"imported": 0, "merged": 0, "duplicate": 0, "rejected": 0}
         with Progress(transient=False) as progress:
             task = progress.add_task("importing", total=len(files))
             for path in files:
@@ -148,24 +148,24 @@ def import_files(
                         owner, path.read_bytes(), path.name)
                 except ImportRejected as exc:
                     progress.console.print(f"{path.name}: rejected: {exc.message}")
-                    failed += 1
+                    counts["rejected"] += 1
                 else:
                     for o in outcomes:
                         if o.rejected is not None:
                             progress.console.print(f"{o.name}: rejected: {o.rejected.message}")
-                            failed += 1
+                            counts["rejected"] += 1
                             continue
                         state = ("duplicate" if o.duplicate else
                                  "merged" if o.merged else "imported")
                         assert o.activity is not None
                         progress.console.print(f"{o.name}: {state} ({o.activity.id})")
-                        stored += 1
+                        counts[state] += 1
                 progress.advance(task)
-        return stored, failed
+        return counts
 
-    stored, failed = _with_services(action)
-    typer.echo(f"{stored} stored, {failed} rejected")
-    if failed and not stored:
+    counts = _with_services(action)
+    typer.echo(", ".join(f"{n} {state}" for state, n in counts.items()))
+    if counts["rejected"] and counts["rejected"] == sum(counts.values()):
         raise typer.Exit(code=1)
 
 
