@@ -352,3 +352,46 @@ async def test_no_path_shows_one_persons_data_to_another(harness: Harness) -> No
     assert await store.streams(b_owner.user_id, uuid.UUID(ident)) is None
     assert await store.settings(b_owner.user_id) == []
     assert not await store.delete(b_owner.user_id, uuid.UUID(ident))
+
+
+async def test_deleting_a_user_removes_their_fitness_rows(harness: Harness) -> None:
+    """Every fitness table cascades from the user: nothing of theirs is left behind, and
+    another person's rows stay."""
+    from sqlalchemy import delete, func, select
+
+    from pacekeeper.db import Base
+    from pacekeeper.fitness import TABLES
+
+    h = harness
+    auth, owner = await _user(h, "leaving@example.com")
+    other_auth, _ = await _user(h, "staying@example.com")
+    await _import(h, auth, TRAINER)
+    await _import(h, other_auth, TRAINER)
+    await h.client.patch("/api/athlete", headers=auth, json={"ftp_watts": 250})
+    await h.services.fitness.store.upsert_daily(
+        owner, [DailyHealth(date(2026, 3, 1), "garmin", resting_hr=50)], datetime.now(UTC))
+    engine = h.services.engine
+
+    async def rows(user_id: uuid.UUID | None) -> dict[str, int]:
+        counts = {}
+        async with engine.connect() as conn:
+            for name in TABLES:
+                table = Base.metadata.tables[name]
+                query = select(func.count()).select_from(table)
+                if user_id is not None:
+                    query = query.where(table.c.user_id == user_id)
+                counts[name] = (await conn.execute(query)).scalar_one()
+        return counts
+
+    before = await rows(owner.user_id)
+    assert before["activities"] == 1 and before["activity_streams"] == 1
+    assert before["activity_files"] == 1 and before["athlete_settings"] == 1
+    assert before["daily_health"] == 1
+    async with engine.begin() as conn:
+        csrf = Base.metadata.tables["csrf_tokens"]
+        users = Base.metadata.tables["users"]
+        await conn.execute(delete(csrf).where(csrf.c.user_id == owner.user_id))
+        await conn.execute(delete(users).where(users.c.id == owner.user_id))
+    assert set((await rows(owner.user_id)).values()) == {0}
+    everyone = await rows(None)
+    assert everyone["activities"] == 1 and everyone["activity_streams"] == 1
