@@ -5,6 +5,7 @@ Messages never carry tokens, and never the provider's raw response body.
 
 from __future__ import annotations
 
+from pacekeeper.errors import PacekeeperError
 from pacekeeper.providers import (
     ProviderConfigError,
     ProviderError,
@@ -14,7 +15,7 @@ from pacekeeper.providers import (
 )
 
 
-class ConnectionProblem(Exception):
+class ConnectionProblem(PacekeeperError):
     """Base: ``code`` is stable for programs, ``message`` is for people."""
 
     code = "connection_error"
