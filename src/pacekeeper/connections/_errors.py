@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pacekeeper.errors import PacekeeperError
 from pacekeeper.providers import (
+    PROVIDER_IDS,
     ProviderConfigError,
     ProviderError,
     ProviderRateLimited,
@@ -31,7 +32,9 @@ class UnknownProvider(ConnectionProblem):
     status = 404
 
     def __init__(self, provider: str) -> None:
-        super().__init__(f"unknown provider {provider[:40]!r}: use strava, fitbit or garmin")
+        known = list(PROVIDER_IDS)
+        use = ", ".join(known[:-1]) + f" or {known[-1]}" if len(known) > 1 else known[0]
+        super().__init__(f"unknown provider {provider[:40]!r}: use {use}")
 
 
 class ProviderNotConfigured(ConnectionProblem):
