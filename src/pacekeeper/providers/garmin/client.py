@@ -1,6 +1,6 @@
 """Garmin Health API client: OAuth 1.0a and OAuth 2.0 PKCE, pulls and backfill (PROV-9).
 
-Garmin delivers data mainly by push/ping webhooks (see ``_garmin_webhook``); the pull
+Garmin delivers data mainly by push/ping webhooks (see ``webhook``); the pull
 endpoints take upload-time windows of at most 24 hours, so ranges are walked day by day.
 """
 
