@@ -1,7 +1,56 @@
-"""Service errors: one exception type carrying status, code and message (ERR-1).
+"""Pacekeeper's exceptions: one root, and the service errors rendered as HTTP (ERR-1).
 
-Handlers raise these; the app turns them into `{"error": code, "message": text}`.
-Every 401 carries `WWW-Authenticate` (ERR-2); 422 is never used (400 instead).
+Every exception class the service defines derives from ``PacekeeperError``, so a caller
+can catch "anything pacekeeper raised" in one clause; mixins (``ValueError``) stay where
+code catches them. Each subtree lives beside the code that raises it (its module in
+brackets). ``tests/pacekeeper/test_error_tree.py`` walks the package and fails when a
+class is missing here or does not derive from the root.
+
+PacekeeperError
+ +-- ApiError                     status, code, message -> {"error", "message"} (here)
+ |    +-- ValidationFailed        400 validation_error
+ |    |    +-- FitnessInputError     a bad fitness query or body [fitness._errors]
+ |    +-- Unauthenticated         401, always with WWW-Authenticate
+ |    +-- Forbidden               403
+ |    +-- CsrfFailed              403 csrf_failed
+ |    +-- Conflict                409
+ |    +-- RateLimited             429
+ |    +-- NotFound                404, an API key [apikeys.routes]
+ |    +-- KeyLimitReached         too many API keys [apikeys._service]
+ |    +-- QuotaExceeded           429, the key's monthly quota [apikeys._service]
+ |    +-- ToolNotFound            404, /a2a/execute [a2a._routes]
+ |    +-- ActivityNotFound        404 [fitness._errors]
+ +-- OAuth2Error                  RFC 6749 bodies {"error", "error_description"} [oauth2.errors]
+ |    +-- InvalidRequest, InvalidClient, InvalidGrant, UnauthorizedClient,
+ |    |   UnsupportedGrantType, UnsupportedResponseType, InvalidScope, InvalidTarget,
+ |    |   AccessDenied, InvalidRedirectUri, InvalidClientMetadata, UnsupportedTokenType,
+ |    |   SlowDown
+ +-- ErrorPage                    shown to the user, never redirected [oauth2._authrequest]
+ +-- RedirectError                an OAuth2Error for a verified redirect URI [oauth2._authrequest]
+ +-- MetadataDocumentError        unusable client metadata document (CIMD) [oauth2.cimd]
+ +-- TokenInvalid                 a JWT failed verification [auth._tokens]
+ +-- DuplicateEmailError          409 on registration [db._records]
+ +-- KeyCapReached                a new API key would exceed a cap [apikeys._store]
+ +-- MasterKeyError (ValueError)  master key missing or malformed [masterkey]
+ +-- CryptoError                  token encryption [crypto._errors]
+ |    +-- KeyConfigError, UnknownKeyVersionError, EnvelopeFormatError, DecryptionError
+ +-- ProviderError                a provider call [providers._errors]
+ |    +-- ProviderConfigError
+ |    +-- ProviderAuthError
+ |    |    +-- AccessTokenRejected, ReconnectRequired
+ |    +-- ProviderRateLimited, ProviderUnavailable, ProviderRequestError,
+ |        ProviderResponseError, WebhookRejected
+ +-- ConnectionProblem            code + message for people [connections._errors]
+ |    +-- UnknownProvider, ProviderNotConfigured, NotConnected, NeedsReconnect,
+ |        TokensUnreadable, ProviderTrouble, StateRejected
+ +-- ImportRejected               a file not imported, with a reason [fitness.importers]
+ +-- StreamError (ValueError)     a stream set that cannot be built [fitness.streams]
+ +-- BadCursor (ValueError)       a malformed page cursor [fitness._store]
+ +-- DuplicateSource              the source is already stored [fitness._store]
+ +-- _TooLarge                    internal: a body over the limit [api._body_limit]
+
+Handlers raise ``ApiError``s; the app turns them into ``{"error": code, "message":
+text}``. Every 401 carries ``WWW-Authenticate`` (ERR-2); 422 is never used (400).
 """
 
 from __future__ import annotations
@@ -9,7 +58,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 
-class ApiError(Exception):
+class PacekeeperError(Exception):
+    """The root of every exception pacekeeper defines (the tree is above)."""
+
+
+class ApiError(PacekeeperError):
     status = 400
     code = "bad_request"
 
@@ -74,6 +127,7 @@ __all__ = [
     "Conflict",
     "CsrfFailed",
     "Forbidden",
+    "PacekeeperError",
     "RateLimited",
     "Unauthenticated",
     "ValidationFailed",

@@ -14,6 +14,7 @@ import secrets
 from pathlib import Path
 
 from pacekeeper.crypto import KeyConfigError, decode_key
+from pacekeeper.errors import PacekeeperError
 
 log = logging.getLogger("pacekeeper.masterkey")
 
@@ -21,7 +22,7 @@ MASTER_KEY_BYTES = 32
 MASTER_KEY_FILE = "master.key"
 
 
-class MasterKeyError(ValueError):
+class MasterKeyError(PacekeeperError, ValueError):
     """The master key is missing or malformed (the message never contains the key)."""
 
 

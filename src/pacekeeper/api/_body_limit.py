@@ -12,10 +12,12 @@ from collections.abc import Mapping, Sequence
 import orjson
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from pacekeeper.errors import PacekeeperError
+
 _BODY = orjson.dumps({"error": "payload_too_large", "message": "request body too large"})
 
 
-class _TooLarge(Exception):
+class _TooLarge(PacekeeperError):
     pass
 
 

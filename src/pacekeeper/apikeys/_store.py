@@ -14,6 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from pacekeeper.apikeys._tables import ApiKeyRow, ApiKeyUsageRow
 from pacekeeper.apikeys._tiers import Tier
 from pacekeeper.db import Role, UserRow, UserStatus, upsert_insert
+from pacekeeper.errors import PacekeeperError
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +53,7 @@ class KeyCaps:
     trial_since: datetime  # trial keys created after this count against `max_trial`
 
 
-class KeyCapReached(Exception):
+class KeyCapReached(PacekeeperError):
     """The new key would exceed a cap; the message says which, for the person."""
 
 

@@ -27,13 +27,14 @@ import jwt
 from pacekeeper.auth._keystore import KeyStore
 from pacekeeper.config import Settings
 from pacekeeper.db import Role, User
+from pacekeeper.errors import PacekeeperError
 
 log = logging.getLogger("pacekeeper.tokens")
 _MAX_TOKEN_CHARS = 8192
 _IAT_LEEWAY_SECONDS = 60
 
 
-class TokenInvalid(Exception):
+class TokenInvalid(PacekeeperError):
     """The token failed verification; the reason is for logs, never for the client."""
 
 

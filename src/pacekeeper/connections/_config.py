@@ -10,12 +10,14 @@ mounted at ``/sandbox``, so a newcomer can connect all three without credentials
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Literal
 
 from pacekeeper.config import Settings
-from pacekeeper.providers import ProviderConfigError, ProviderSettings
+from pacekeeper.providers import PROVIDER_IDS, ProviderConfigError, ProviderSettings
+from pacekeeper.providers import PROVIDERS as SPECS
 
-PROVIDERS = ("strava", "fitbit", "garmin")
+PROVIDERS = PROVIDER_IDS  # a live view of the registry's ids, in its order
 SANDBOX_PATH = "/sandbox"
 
 
@@ -33,7 +35,8 @@ def callback_url(settings: Settings, provider: str) -> str:
 def provider_setup(settings: Settings, environ: Mapping[str, str]) -> ProviderSetup:
     found: dict[str, ProviderSettings] = {}
     sandbox = False
-    for provider in PROVIDERS:
+    for spec in SPECS.values():
+        provider = spec.id
         names = [f"{provider.upper()}_{n}" for n in ("CLIENT_ID", "CLIENT_SECRET", "REDIRECT_URI")]
         if any(environ.get(name) for name in names):
             found[provider] = ProviderSettings.from_env(provider, environ)
@@ -51,6 +54,10 @@ def provider_setup(settings: Settings, environ: Mapping[str, str]) -> ProviderSe
                     "set PACEKEEPER_BASE_URL (e.g. http://127.0.0.1:8080)",
                 ) from None
             sandbox = True
+        if provider in found and spec.auth == "oauth1+oauth2":
+            # PACEKEEPER_GARMIN_OAUTH_VERSION: the one switch between the two flavours.
+            version: Literal[1, 2] = 1 if settings.garmin_oauth_version == 1 else 2
+            found[provider] = replace(found[provider], oauth_version=version)
     return ProviderSetup(found, sandbox)
 
 

@@ -5,7 +5,9 @@ Messages never carry tokens, and never the provider's raw response body.
 
 from __future__ import annotations
 
+from pacekeeper.errors import PacekeeperError
 from pacekeeper.providers import (
+    PROVIDER_IDS,
     ProviderConfigError,
     ProviderError,
     ProviderRateLimited,
@@ -14,7 +16,7 @@ from pacekeeper.providers import (
 )
 
 
-class ConnectionProblem(Exception):
+class ConnectionProblem(PacekeeperError):
     """Base: ``code`` is stable for programs, ``message`` is for people."""
 
     code = "connection_error"
@@ -30,7 +32,9 @@ class UnknownProvider(ConnectionProblem):
     status = 404
 
     def __init__(self, provider: str) -> None:
-        super().__init__(f"unknown provider {provider[:40]!r}: use strava, fitbit or garmin")
+        known = list(PROVIDER_IDS)
+        use = ", ".join(known[:-1]) + f" or {known[-1]}" if len(known) > 1 else known[0]
+        super().__init__(f"unknown provider {provider[:40]!r}: use {use}")
 
 
 class ProviderNotConfigured(ConnectionProblem):

@@ -27,6 +27,7 @@ from pacekeeper.connections._records import (
 )
 from pacekeeper.crypto import Envelope, TokenCipher, TokenContext
 from pacekeeper.providers import (
+    PROVIDERS,
     ProviderClient,
     ReconnectRequired,
     TokenSet,
@@ -42,8 +43,9 @@ def _expiry(tokens: TokenSet) -> datetime | None:
 
 
 def _lookup(provider: str, tokens: TokenSet) -> str | None:
-    # Garmin webhooks identify the user by access token; keep only its digest.
-    if provider != "garmin":
+    # Push webhooks (Garmin's) identify the user by access token; keep only its digest.
+    spec = PROVIDERS.get(provider)
+    if spec is None or not spec.capabilities.push_webhooks:
         return None
     return hashlib.sha256(tokens.access_token.encode()).hexdigest()
 

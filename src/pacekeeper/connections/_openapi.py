@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from pacekeeper.providers import PROVIDER_IDS
+
 _ERROR = {"$ref": "#/components/schemas/Error"}
 _AUTH: list[dict[str, list[str]]] = [{"bearer": []}, {"cookie": []}]
-_PROVIDER = {"name": "provider", "in": "path", "required": True,
-             "schema": {"type": "string", "enum": ["strava", "fitbit", "garmin"]}}  # fmt: skip
 _HTML = {"text/html": {"schema": {"type": "string"}}}
 
 
@@ -60,13 +60,19 @@ _WEBHOOK = {
 }
 
 
+def _provider() -> dict[str, Any]:
+    return {"name": "provider", "in": "path", "required": True,
+            "schema": {"type": "string", "enum": list(PROVIDER_IDS)}}  # fmt: skip
+
+
 def connection_paths() -> dict[str, Any]:
+    provider = _provider()
     return {
         "/api/oauth/auth/{provider}/{user_id}": {"get": {
             "summary": "Start a provider authorization (PROV-1): your own user id, or any "
                        "for an admin",
             "security": _AUTH,
-            "parameters": [_PROVIDER, {"name": "user_id", "in": "path", "required": True,
+            "parameters": [provider, {"name": "user_id", "in": "path", "required": True,
                                        "schema": {"type": "string", "format": "uuid"}}],
             "responses": {
                 "200": _json("the URL to open", {"type": "object", "properties": {
@@ -104,7 +110,7 @@ def connection_paths() -> dict[str, Any]:
             "summary": "Provider redirect target: checks the state, stores the tokens, shows "
                        "an HTML result page (no login asked)",
             "security": [{}],
-            "parameters": [_PROVIDER,
+            "parameters": [provider,
                            {"name": "state", "in": "query", "schema": {"type": "string"}},
                            {"name": "code", "in": "query", "schema": {"type": "string"}}],
             "responses": {"200": {"description": "connected", "content": _HTML},
@@ -119,7 +125,7 @@ def connection_paths() -> dict[str, Any]:
         "/api/oauth/connections/{provider}": {"delete": {
             "summary": "Disconnect: tokens deleted at once, provider deauthorized (PROV-10)",
             "security": _AUTH,
-            "parameters": [_PROVIDER],
+            "parameters": [provider],
             "responses": {
                 "200": _json("done", {"type": "object", "properties": {
                     "provider": {"type": "string"}, "removed": {"type": "boolean"},

@@ -8,9 +8,9 @@ from string import Template
 
 from starlette.responses import HTMLResponse
 
+from pacekeeper.providers import PROVIDERS
 from pacekeeper.web import BRAND_MARK, STYLESHEET_PATH
 
-_LABELS = {"strava": "Strava", "fitbit": "Fitbit", "garmin": "Garmin Connect"}
 _TEMPLATE = Template(
     resources.files("pacekeeper.connections").joinpath("templates/result.html").read_text()
 )
@@ -28,7 +28,8 @@ _HEADERS = {
 
 
 def provider_label(provider: str) -> str:
-    return _LABELS.get(provider, provider[:40])
+    spec = PROVIDERS.get(provider)
+    return spec.name if spec is not None else provider[:40]
 
 
 def result_page(provider: str, *, ok: bool, message: str) -> HTMLResponse:

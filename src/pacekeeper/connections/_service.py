@@ -14,7 +14,7 @@ import secrets
 import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from datetime import datetime, timedelta
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 from urllib.parse import urlencode
 
 import httpx
@@ -37,7 +37,6 @@ from pacekeeper.providers import (
     DEFAULT_TENANT_SHARE,
     AccessTokenRejected,
     AuthorizationStart,
-    GarminClient,
     ProviderClient,
     ProviderError,
     RateLimitTracker,
@@ -69,7 +68,6 @@ class ConnectionService:
         base_url: str,
         state_ttl_s: float,
         refresh_margin_s: float,
-        garmin_oauth_version: int = 2,
         tenant_share: float = DEFAULT_TENANT_SHARE,
     ) -> None:
         self.states = states
@@ -81,7 +79,6 @@ class ConnectionService:
         self._base_url = base_url.rstrip("/")
         self.state_ttl_s = state_ttl_s
         self._state_ttl = timedelta(seconds=state_ttl_s)
-        self._garmin_version = garmin_oauth_version
         self._tenant_share = tenant_share
         self._clients: dict[str, ProviderClient] = {}
         self.keeper = TokenKeeper(connections, cipher, self.client, clock, refresh_margin_s)
@@ -96,13 +93,8 @@ class ConnectionService:
                 raise ProviderNotConfigured(provider)
             # The provider's quota is the application's: each tenant gets a fair share.
             tracker = RateLimitTracker(self._tenant_share)
-            if provider == "garmin":
-                version: Literal[1, 2] = 1 if self._garmin_version == 1 else 2
-                self._clients[provider] = GarminClient(
-                    settings, self.http, oauth_version=version, tracker=tracker
-                )
-            else:
-                self._clients[provider] = client_for(provider, settings, self.http, tracker)
+            # The spec builds it (Garmin's OAuth flavour travels in its settings).
+            self._clients[provider] = client_for(provider, settings, self.http, tracker)
         return self._clients[provider]
 
     # -- PROV-1/2: start ---------------------------------------------------------------

@@ -80,7 +80,6 @@ def build_connection_layer(
         base_url=settings.public_base_url,
         state_ttl_s=settings.provider_state_ttl_seconds,
         refresh_margin_s=settings.provider_refresh_margin_seconds,
-        garmin_oauth_version=settings.garmin_oauth_version,
         tenant_share=settings.provider_tenant_share,
     )
     garmin = setup.settings.get("garmin")

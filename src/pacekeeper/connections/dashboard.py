@@ -31,12 +31,18 @@ _TEMPLATE = Template(
     resources.files("pacekeeper.connections").joinpath("templates/dashboard.html").read_text()
 )
 _SIGN_IN = """<h1>Sign in</h1>
-<p class="lead">Sign in to connect Strava, Fitbit or Garmin to Pacekeeper.</p>
+<p class="lead">Sign in to connect $names to Pacekeeper.</p>
 <div class="card"><form class="signin">
 <input name="email" type="email" autocomplete="username" placeholder="Email" required>
 <input name="password" type="password" autocomplete="current-password"
  placeholder="Password" required>
 <button type="submit" class="primary">Sign in</button></form></div>"""
+
+
+def _sign_in() -> str:
+    names = [escape(provider_label(p)) for p in PROVIDERS]
+    listed = ", ".join(names[:-1]) + f" or {names[-1]}" if len(names) > 1 else names[0]
+    return Template(_SIGN_IN).substitute(names=listed)
 
 
 def _row(provider: str, entry: dict[str, Any]) -> str:
@@ -73,7 +79,7 @@ async def dashboard(request: Request) -> Response:
     nonce = secrets.token_urlsafe(16)
     connections = services(request).connections
     if principal is None or connections is None:
-        body, who, user_id = _SIGN_IN, "", ""
+        body, who, user_id = _sign_in(), "", ""
     else:
         status = await connections.status(principal.user_id)
         rows = "".join(_row(p, status[p]) for p in PROVIDERS)

@@ -20,7 +20,7 @@ from pacekeeper.connections._pages import connect_page, result_page
 from pacekeeper.connections._service import ConnectionService
 from pacekeeper.errors import ApiError, Forbidden, Unauthenticated, ValidationFailed
 from pacekeeper.providers import ProviderError, WebhookRejected
-from pacekeeper.providers._garmin_webhook import MAX_BODY_BYTES
+from pacekeeper.providers.garmin.webhook import MAX_BODY_BYTES
 
 log = logging.getLogger("pacekeeper.connections")
 WEBHOOK_PREFIX = "/api/webhooks/garmin"

@@ -9,8 +9,10 @@ CryptoError
 
 from __future__ import annotations
 
+from pacekeeper.errors import PacekeeperError
 
-class CryptoError(Exception):
+
+class CryptoError(PacekeeperError):
     """Root of every error raised by :mod:`pacekeeper.crypto`. Messages carry no secrets."""
 
 

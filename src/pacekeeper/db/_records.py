@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 
+from pacekeeper.errors import PacekeeperError
+
 
 class Role(StrEnum):
     USER = "user"
@@ -68,7 +70,7 @@ class CsrfRecord:
     expires_at: datetime
 
 
-class DuplicateEmailError(Exception):
+class DuplicateEmailError(PacekeeperError):
     """A user with this email (compared case-insensitively) already exists."""
 
 

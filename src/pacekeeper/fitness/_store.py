@@ -20,6 +20,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from pacekeeper.db import upsert_insert
+from pacekeeper.errors import PacekeeperError
 from pacekeeper.fitness._records import (
     HEALTH_FIELDS,
     ActivityFilter,
@@ -45,11 +46,11 @@ from pacekeeper.fitness._tables import (
 _NEW_FIELDS = tuple(f.name for f in fields(NewActivity))
 
 
-class BadCursor(ValueError):
+class BadCursor(PacekeeperError, ValueError):
     pass
 
 
-class DuplicateSource(Exception):
+class DuplicateSource(PacekeeperError):
     """The source (file digest, or provider activity) is already stored for this person."""
 
     def __init__(self, activity_id: uuid.UUID) -> None:

@@ -24,6 +24,8 @@ import numpy as np
 import numpy.typing as npt
 import orjson
 
+from pacekeeper.errors import PacekeeperError
+
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
@@ -56,7 +58,7 @@ _MAGIC: Final = b"PKS1"
 _I32 = np.iinfo(np.int32)
 
 
-class StreamError(ValueError):
+class StreamError(PacekeeperError, ValueError):
     """A stream set that cannot be built or decoded."""
 
 

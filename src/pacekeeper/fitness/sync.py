@@ -17,9 +17,8 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, timedelta
-from functools import partial
-from typing import Any, cast
+from datetime import UTC, datetime, timedelta
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -28,10 +27,17 @@ from pacekeeper.fitness._records import DailyHealth, NewActivity, Owner, SourceR
 from pacekeeper.fitness._service import FitnessService, richness
 from pacekeeper.fitness.models import Activity, DailySummary, SleepSession, Streams
 from pacekeeper.fitness.streams import StreamSet, resample_1hz
-from pacekeeper.providers import FitbitClient, GarminClient, ProviderClient, TokenSet
+from pacekeeper.providers import (
+    PROVIDERS,
+    ProviderCall,
+    ProviderClient,
+    ProviderSpec,
+    TokenSet,
+)
 
 log = logging.getLogger("pacekeeper.sync")
 Progress = Callable[[float, float | None, str], Awaitable[None]]
+T = TypeVar("T")
 LEASE_S = 120.0
 
 
@@ -98,39 +104,6 @@ def _health(provider: str, d: DailySummary | None = None, sleep: SleepSession | 
     assert d is not None
     return DailyHealth(d.date, provider, resting_hr=d.resting_heartrate,
                        hrv_rmssd_ms=d.hrv_rmssd_ms, steps=d.steps)
-
-
-# Provider calls, each taking the client and fresh tokens (ConnectionService.call).
-async def _fetch_activities(since: datetime, c: ProviderClient, t: TokenSet) -> list[Activity]:
-    return await c.fetch_activities(t, after=since, limit=5000)
-
-
-async def _fetch_streams(ident: str, c: ProviderClient, t: TokenSet) -> Streams:
-    return await c.fetch_streams(t, ident)
-
-
-async def _garmin_details(after: datetime, before: datetime, c: ProviderClient, t: TokenSet
-                          ) -> list[tuple[Activity, Streams]]:
-    return await cast(GarminClient, c).fetch_activity_details(t, after=after, before=before)
-
-
-async def _garmin_dailies(after: datetime, c: ProviderClient, t: TokenSet
-                          ) -> list[DailySummary]:
-    return await cast(GarminClient, c).fetch_dailies(t, after=after)
-
-
-async def _garmin_sleeps(after: datetime, c: ProviderClient, t: TokenSet
-                         ) -> list[SleepSession]:
-    return await cast(GarminClient, c).fetch_sleeps(t, after=after)
-
-
-async def _fitbit_daily(day: date, c: ProviderClient, t: TokenSet) -> DailySummary:
-    return await cast(FitbitClient, c).fetch_daily(t, day)
-
-
-async def _fitbit_sleep(start: date, end: date, c: ProviderClient, t: TokenSet
-                        ) -> list[SleepSession]:
-    return await cast(FitbitClient, c).fetch_sleep(t, start, end)
 
 
 class SyncService:
@@ -209,44 +182,30 @@ class SyncService:
             updated_at=now,
         ))
 
+    def _spec(self, provider: str) -> ProviderSpec:
+        self.connections.client(provider)  # unknown or unconfigured: the usual problem
+        return PROVIDERS[provider]
+
+    def _caller(self, owner: Owner, provider: str) -> ProviderCall:
+        async def call(action: Callable[[Any, TokenSet], Awaitable[T]]) -> T:
+            found: T = await self._call(owner, provider, action)
+            return found
+        return call
+
     async def _activities(self, owner: Owner, provider: str, since: datetime,
                           report: SyncReport, progress: Progress | None) -> None:
-        client = self.connections.client(provider)
-        if isinstance(client, GarminClient):
-            await self._garmin_activities(owner, since, report, progress)
-            return
-        found: list[Activity] = await self._call(owner, provider,
-                                                 partial(_fetch_activities, since))
-        found.sort(key=lambda a: a.start)
-        total = len(found)
-        for i, activity in enumerate(found, 1):
-            streams = None
-            if not isinstance(client, FitbitClient) and not activity.manual:
-                raw: Streams = await self._call(
-                    owner, provider, partial(_fetch_streams, activity.provider_id))
-                streams = stream_set(raw)
-            await self._store(owner, provider, activity, streams, report)
-            await self._save(owner, provider, report, cursor=activity.start)
+        # The provider's spec reads it (with streams where it has them), in batches
+        # oldest first; the cursor moves after each batch is stored.
+        spec = self._spec(provider)
+        batches = spec.sync.activities(self._caller(owner, provider), since, self.clock())
+        async for batch in batches:
+            for activity, raw in batch.items:
+                streams = stream_set(raw) if raw is not None else None
+                await self._store(owner, provider, activity, streams, report)
+            await self._save(owner, provider, report, cursor=batch.cursor)
             if progress is not None:
-                await progress(i, total, f"{provider}: {i} of {total} activities")
-
-    async def _garmin_activities(self, owner: Owner, since: datetime, report: SyncReport,
-                                 progress: Progress | None) -> None:
-        # Garmin answers per 24-hour upload window; each detail carries its samples.
-        start, end = since, self.clock()
-        days = max(1, (end - start).days + 1)
-        step = 0
-        while start < end:
-            stop = min(start + timedelta(days=7), end)
-            details: list[tuple[Activity, Streams]] = await self._call(
-                owner, "garmin", partial(_garmin_details, start, stop))
-            for activity, streams in sorted(details, key=lambda d: d[0].start):
-                await self._store(owner, "garmin", activity, stream_set(streams), report)
-            await self._save(owner, "garmin", report, cursor=stop)
-            step += (stop - start).days or 1
-            start = stop
-            if progress is not None:
-                await progress(min(step, days), days, f"garmin: {min(step, days)} of {days} days")
+                await progress(batch.done, batch.total,
+                               f"{provider}: {batch.done} of {batch.total} {batch.unit}")
 
     async def _store(self, owner: Owner, provider: str, activity: Activity,
                      streams: StreamSet | None, report: SyncReport) -> None:
@@ -264,32 +223,14 @@ class SyncService:
 
     async def _health(self, owner: Owner, provider: str, since: datetime, report: SyncReport,
                       progress: Progress | None) -> None:
-        client = self.connections.client(provider)
+        spec = self._spec(provider)
+        if not spec.capabilities.daily_health:
+            return
         first = since.astimezone(UTC).date()
         last = self.clock().date()
-        days: list[DailyHealth] = []
-        if isinstance(client, GarminClient):
-            after = datetime.combine(first, datetime.min.time(), UTC)
-            dailies: list[DailySummary] = await self._call(
-                owner, provider, partial(_garmin_dailies, after))
-            sleeps: list[SleepSession] = await self._call(
-                owner, provider, partial(_garmin_sleeps, after))
-            days = [_health(provider, d) for d in dailies]
-            days += [_health(provider, sleep=s) for s in sleeps if s.is_main_sleep]
-        elif isinstance(client, FitbitClient):
-            day = first
-            while day <= last:
-                summary: DailySummary = await self._call(
-                    owner, provider, partial(_fitbit_daily, day))
-                days.append(_health(provider, summary))
-                day += timedelta(days=1)
-            window = first
-            while window <= last:
-                stop = min(window + timedelta(days=99), last)
-                nights: list[SleepSession] = await self._call(
-                    owner, provider, partial(_fitbit_sleep, window, stop))
-                days += [_health(provider, sleep=s) for s in nights if s.is_main_sleep]
-                window = stop + timedelta(days=1)
+        found = await spec.sync.health(self._caller(owner, provider), first, last)
+        days = [_health(provider, d) for d in found.dailies]
+        days += [_health(provider, sleep=s) for s in found.sleeps if s.is_main_sleep]
         if days:
             await self.fitness.store.upsert_daily(owner, days, self.clock())
             report.days = len({d.day for d in days})

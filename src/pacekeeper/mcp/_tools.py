@@ -18,6 +18,8 @@ from pacekeeper.providers import ProviderClient, TokenSet
 from pacekeeper.services import Services
 from pacekeeper.tools import ActivityTools, AthleteTools, SyncTools
 
+_ONE_OF = ", ".join(list(PROVIDERS)[:-1]) + f" or {list(PROVIDERS)[-1]}"  # "a, b or c"
+
 
 class WhoAmI(TypedDict):
     user_id: str
@@ -92,7 +94,7 @@ class PacekeeperTools(PacekeeperToolsBase, ActivityTools, AthleteTools, SyncTool
 
     @tool(
         name="get_connection_status",
-        description="Which fitness providers (strava, fitbit, garmin) the user has connected, "
+        description=f"Which fitness providers ({', '.join(PROVIDERS)}) the user has connected, "
         "when their tokens expire, and which need to be reconnected.",
         scopes=(READ,),
     )
@@ -102,7 +104,7 @@ class PacekeeperTools(PacekeeperToolsBase, ActivityTools, AthleteTools, SyncTool
 
     @tool(
         name="connect_provider",
-        description="Start connecting a fitness provider (strava, fitbit or garmin): returns "
+        description=f"Start connecting a fitness provider ({_ONE_OF}): returns "
         "the URL the user opens in a browser to grant access.",
         scopes=(WRITE,),
     )
@@ -119,7 +121,7 @@ class PacekeeperTools(PacekeeperToolsBase, ActivityTools, AthleteTools, SyncTool
 
     @tool(
         name="get_provider_profile",
-        description="The athlete profile at a connected provider (strava, fitbit or garmin).",
+        description=f"The athlete profile at a connected provider ({_ONE_OF}).",
         scopes=(READ,),
     )
     async def get_provider_profile(self, ctx: Context, provider: str) -> dict[str, Any]:

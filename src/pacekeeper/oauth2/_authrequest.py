@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 
+from pacekeeper.errors import PacekeeperError
 from pacekeeper.oauth2 import _scopes, rfc7636
 from pacekeeper.oauth2._clients import Client
 from pacekeeper.oauth2.errors import OAuth2Error, UnsupportedResponseType
@@ -21,7 +22,7 @@ _PARAMS = (
 )
 
 
-class ErrorPage(Exception):
+class ErrorPage(PacekeeperError):
     """Shown to the user, never redirected: unknown client, bad redirect URI (AS-4)."""
 
     def __init__(self, title: str, detail: str, status: int = 400) -> None:
@@ -31,7 +32,7 @@ class ErrorPage(Exception):
         self.status = status
 
 
-class RedirectError(Exception):
+class RedirectError(PacekeeperError):
     """An OAuth error for a verified redirect URI: sent there with `state` and `iss`."""
 
     def __init__(self, error: OAuth2Error, redirect_uri: str, state: str) -> None:

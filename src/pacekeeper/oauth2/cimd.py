@@ -29,6 +29,7 @@ from urllib.parse import urlsplit
 import httpx
 import orjson
 
+from pacekeeper.errors import PacekeeperError
 from pacekeeper.oauth2._clients import Client, redirect_uri_problem
 
 MAX_BYTES = 64 * 1024
@@ -86,7 +87,7 @@ def address_refused(
     return False
 
 
-class MetadataDocumentError(Exception):
+class MetadataDocumentError(PacekeeperError):
     """The document could not be used; the message is safe to show on the error page."""
 
 

@@ -12,10 +12,12 @@ from collections.abc import Mapping
 import orjson
 from starlette.responses import Response
 
+from pacekeeper.errors import PacekeeperError
+
 NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
 
 
-class OAuth2Error(Exception):
+class OAuth2Error(PacekeeperError):
     error = "server_error"
     status = 400
 

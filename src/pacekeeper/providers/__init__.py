@@ -1,5 +1,6 @@
-"""Fitness-data providers: one interface, the Strava, Fitbit and Garmin clients, the
-normalizing mappers, and (in ``sandbox``) an emulator of all three.
+"""Fitness-data providers: one interface (``ProviderClient``, ``ProviderSpec``), one
+folder per provider (client, mapping, sandbox emulation, spec), the registry they are
+listed in (``PROVIDERS``), and (in ``sandbox``) the emulator's shared machinery.
 
 Typical use::
 
@@ -14,7 +15,6 @@ import httpx
 
 from ._base import GarminTokenLookup, IdempotencyStore, ProviderClient
 from ._config import (
-    DEFAULT_ENDPOINTS,
     ENV_SANDBOX_BASE,
     Endpoints,
     ProviderSettings,
@@ -33,7 +33,6 @@ from ._errors import (
     ReconnectRequired,
     WebhookRejected,
 )
-from ._garmin_webhook import GarminNotification, GarminWebhook, WebhookResult
 from ._http import ProviderHTTP, RetryPolicy
 from ._memory import MemoryIdempotencyStore
 from ._oauth1 import OAuth1Auth
@@ -45,27 +44,47 @@ from ._ratelimit import (
     parse_rate_limits,
 )
 from ._sealed import open_token_set, seal_token_set
+from ._spec import (
+    ActivityBatch,
+    AuthKind,
+    Capabilities,
+    HealthDays,
+    ProviderCall,
+    ProviderSpec,
+    ProviderSync,
+)
 from ._tokens import AuthorizationStart, TokenSet, code_challenge, new_code_verifier
 from .fitbit import FitbitClient
 from .garmin import GarminClient
+from .garmin.webhook import GarminNotification, GarminWebhook, WebhookResult
+from .registry import PROVIDER_IDS, PROVIDERS, default_endpoints
 from .strava import StravaClient
+
+DEFAULT_ENDPOINTS = default_endpoints()  # the real providers' URLs, by provider id
 
 __all__ = [
     "DEFAULT_ENDPOINTS",
     "DEFAULT_TENANT_SHARE",
     "ENV_SANDBOX_BASE",
+    "PROVIDERS",
+    "PROVIDER_IDS",
     "AccessTokenRejected",
+    "ActivityBatch",
+    "AuthKind",
     "AuthorizationStart",
+    "Capabilities",
     "Endpoints",
     "FitbitClient",
     "GarminClient",
     "GarminNotification",
     "GarminTokenLookup",
     "GarminWebhook",
+    "HealthDays",
     "IdempotencyStore",
     "MemoryIdempotencyStore",
     "OAuth1Auth",
     "ProviderAuthError",
+    "ProviderCall",
     "ProviderClient",
     "ProviderConfigError",
     "ProviderError",
@@ -74,6 +93,8 @@ __all__ = [
     "ProviderRequestError",
     "ProviderResponseError",
     "ProviderSettings",
+    "ProviderSpec",
+    "ProviderSync",
     "ProviderUnavailable",
     "RateLimitTracker",
     "RateLimitWindow",
@@ -102,11 +123,7 @@ def client_for(
     tracker: RateLimitTracker | None = None,
 ) -> ProviderClient:
     """A client for a provider id, sharing the caller's ``httpx.AsyncClient``."""
-    classes: dict[str, type[StravaClient] | type[FitbitClient] | type[GarminClient]] = {
-        "strava": StravaClient,
-        "fitbit": FitbitClient,
-        "garmin": GarminClient,
-    }
-    if provider not in classes:
+    spec = PROVIDERS.get(provider)
+    if spec is None:
         raise ProviderConfigError(provider, "unknown provider")
-    return classes[provider](settings, http, tracker=tracker)
+    return spec.client(settings, http, tracker=tracker)

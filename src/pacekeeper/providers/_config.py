@@ -8,10 +8,14 @@ environment. Endpoint URLs default to the real provider; ``PACEKEEPER_PROVIDER_B
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
+from typing import TYPE_CHECKING, Literal
 from urllib.parse import urlsplit
 
 from ._errors import ProviderConfigError
+
+if TYPE_CHECKING:
+    from ._spec import ProviderSpec
 
 ENV_SANDBOX_BASE = "PACEKEEPER_PROVIDER_BASE_URL"
 _LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
@@ -28,58 +32,25 @@ class Endpoints:
     oauth1_authorize: str | None = None
     oauth1_access: str | None = None
 
+    def under(self, root: str) -> Endpoints:
+        """Every URL prefixed with ``root`` (a spec's sandbox paths are relative)."""
+        urls = {k: v for k, v in asdict(self).items() if v is not None}
+        return Endpoints(**{k: f"{root}{v}" for k, v in urls.items()})
 
-DEFAULT_ENDPOINTS: dict[str, Endpoints] = {
-    "strava": Endpoints(
-        authorize="https://www.strava.com/oauth/authorize",
-        exchange="https://www.strava.com/oauth/token",
-        revoke="https://www.strava.com/oauth/deauthorize",
-        api="https://www.strava.com/api/v3",
-    ),
-    "fitbit": Endpoints(
-        authorize="https://www.fitbit.com/oauth2/authorize",
-        exchange="https://api.fitbit.com/oauth2/token",
-        revoke="https://api.fitbit.com/oauth2/revoke",
-        api="https://api.fitbit.com",
-    ),
-    "garmin": Endpoints(
-        authorize="https://connect.garmin.com/oauth2Confirm",
-        exchange="https://diauth.garmin.com/di-oauth2-service/oauth/token",
-        api="https://apis.garmin.com",
-        oauth1_request="https://connectapi.garmin.com/oauth-service/oauth/request_token",
-        oauth1_authorize="https://connect.garmin.com/oauthConfirm",
-        oauth1_access="https://connectapi.garmin.com/oauth-service/oauth/access_token",
-    ),
-}
+
+def _spec(provider: str) -> ProviderSpec:
+    # Imported here: the registry imports every provider's client, which imports this.
+    from .registry import PROVIDERS
+
+    spec = PROVIDERS.get(provider)
+    if spec is None:
+        raise ProviderConfigError(provider, "unknown provider")
+    return spec
 
 
 def sandbox_endpoints(provider: str, base_url: str) -> Endpoints:
     """The same paths the sandbox serves under ``<base>/<provider>``."""
-    root = f"{base_url.rstrip('/')}/{provider}"
-    if provider == "strava":
-        return Endpoints(
-            authorize=f"{root}/oauth/authorize",
-            exchange=f"{root}/oauth/token",
-            revoke=f"{root}/oauth/deauthorize",
-            api=f"{root}/api/v3",
-        )
-    if provider == "fitbit":
-        return Endpoints(
-            authorize=f"{root}/oauth2/authorize",
-            exchange=f"{root}/oauth2/token",
-            revoke=f"{root}/oauth2/revoke",
-            api=root,
-        )
-    if provider == "garmin":
-        return Endpoints(
-            authorize=f"{root}/oauth2Confirm",
-            exchange=f"{root}/di-oauth2-service/oauth/token",
-            api=root,
-            oauth1_request=f"{root}/oauth-service/oauth/request_token",
-            oauth1_authorize=f"{root}/oauthConfirm",
-            oauth1_access=f"{root}/oauth-service/oauth/access_token",
-        )
-    raise ProviderConfigError(provider, "unknown provider")
+    return _spec(provider).sandbox_endpoints(base_url)
 
 
 def check_redirect_uri(provider: str, uri: str) -> None:
@@ -104,6 +75,8 @@ class ProviderSettings:
     redirect_uri: str
     endpoints: Endpoints
     scopes: tuple[str, ...] = ()
+    # For a provider that speaks both OAuth 1.0a and 2.0 (auth "oauth1+oauth2"): which.
+    oauth_version: Literal[1, 2] = 2
 
     def __post_init__(self) -> None:
         if not self.client_id or not self.client_secret:
@@ -121,9 +94,8 @@ class ProviderSettings:
         if missing:
             raise ProviderConfigError(provider, f"missing settings: {', '.join(missing)}")
         base = environ.get(ENV_SANDBOX_BASE)
-        if provider not in DEFAULT_ENDPOINTS:
-            raise ProviderConfigError(provider, "unknown provider")
-        endpoints = sandbox_endpoints(provider, base) if base else DEFAULT_ENDPOINTS[provider]
+        spec = _spec(provider)
+        endpoints = spec.sandbox_endpoints(base) if base else spec.endpoints
         return cls(
             provider=provider,
             client_id=environ[f"{prefix}_CLIENT_ID"],

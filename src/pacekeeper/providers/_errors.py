@@ -14,8 +14,10 @@ ProviderError
 
 from __future__ import annotations
 
+from pacekeeper.errors import PacekeeperError
 
-class ProviderError(Exception):
+
+class ProviderError(PacekeeperError):
     def __init__(self, provider: str, message: str, *, status: int | None = None) -> None:
         super().__init__(f"{provider}: {message}")
         self.provider = provider

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated
 
 from typing_extensions import TypedDict
 
 from mcpcast import Context, Param, ToolError, tool
+from pacekeeper.providers.registry import ProviderName
 from pacekeeper.tools._base import WRITE, WRITES, ToolGroup
 
 
@@ -33,8 +34,7 @@ class SyncTools(ToolGroup):
     async def sync_activities(
         self,
         ctx: Context,
-        provider: Annotated[Literal["strava", "fitbit", "garmin"],
-                            Param(description="The provider to sync.")],
+        provider: Annotated[ProviderName, Param(description="The provider to sync.")],
     ) -> SyncResult:
         owner = await self.owner(ctx)
         syncs = self._services().syncs

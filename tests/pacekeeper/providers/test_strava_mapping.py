@@ -12,7 +12,7 @@ import pytest
 
 from pacekeeper.fitness import ProviderId, Sport
 from pacekeeper.providers import ProviderRequestError, ProviderResponseError, StravaClient
-from pacekeeper.providers._strava_map import map_activity, map_athlete, map_streams, map_zones
+from pacekeeper.providers.strava._map import map_activity, map_athlete, map_streams, map_zones
 
 from ._helpers import connect
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Final, Literal
 
+from pacekeeper.errors import PacekeeperError
+
 Reason = Literal[
     "unsupported_format", "corrupt", "truncated", "empty", "not_an_activity", "too_large"
 ]
@@ -13,7 +15,7 @@ REASONS: Final[frozenset[str]] = frozenset(
 )
 
 
-class ImportRejected(Exception):
+class ImportRejected(PacekeeperError):
     """A file that is not imported, and why.
 
     ``reason`` is one of ``REASONS`` (stable, for programs); ``message`` is a short

@@ -1,4 +1,4 @@
-"""An emulator of the Strava, Fitbit and Garmin APIs for development and tests.
+"""An emulator of the registered providers' APIs (Strava, Fitbit, Garmin) for development and tests.
 
 ``create_sandbox_app()`` returns an ASGI app; run it alone with
 ``python -m pacekeeper.providers.sandbox --port 8765`` or mount it under ``/sandbox``.

@@ -23,7 +23,6 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from ._garmin import push_payload
 from ._state import FAILURE_MODES, PROVIDERS, SandboxState
 
 
@@ -115,6 +114,9 @@ def _get(state: SandboxState, action: str, request: Request) -> Response:
             }
         )
     if action == "garmin/push":
+        # Here, not at the top: Garmin's emulation imports this package's machinery.
+        from ..garmin.sandbox import push_payload
+
         q = request.query_params
         try:
             athlete_id, day = int(q.get("athlete_id", "1")), date.fromisoformat(q["date"])

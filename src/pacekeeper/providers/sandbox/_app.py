@@ -1,4 +1,4 @@
-"""The sandbox ASGI app: all three providers under /strava, /fitbit, /garmin, plus /admin."""
+"""The sandbox ASGI app: every registered provider under /<id>, plus /admin."""
 
 from __future__ import annotations
 
@@ -10,11 +10,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Mount, Route
 
+from ..registry import PROVIDERS
 from ._admin import AdminCheck, admin_routes
-from ._fitbit import fitbit_routes
-from ._garmin import garmin_routes
 from ._state import SandboxState
-from ._strava import strava_routes
 
 DEFAULT_HISTORY_DAYS = 120
 
@@ -40,7 +38,7 @@ def create_sandbox_app(
         return JSONResponse(
             {
                 "sandbox": "pacekeeper provider sandbox",
-                "providers": ["strava", "fitbit", "garmin"],
+                "providers": list(PROVIDERS),
                 "client_id": "sandbox-client",
             }
         )
@@ -48,9 +46,8 @@ def create_sandbox_app(
     app = Starlette(
         routes=[
             Route("/", index),
-            Mount("/strava", routes=strava_routes(sandbox, history_days)),
-            Mount("/fitbit", routes=fitbit_routes(sandbox)),
-            Mount("/garmin", routes=garmin_routes(sandbox)),
+            *(Mount(f"/{spec.id}", routes=list(spec.sandbox_routes(sandbox, history_days)))
+              for spec in PROVIDERS.values()),
             *admin_routes(sandbox, admin_token, admin_check),
         ]
     )

@@ -8,7 +8,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-PROVIDERS = ("strava", "fitbit", "garmin")
+from ..registry import PROVIDER_IDS
+from ..registry import PROVIDERS as SPECS
+
+PROVIDERS = PROVIDER_IDS
+
 FAILURE_MODES = frozenset({"500", "502", "503", "504", "timeout", "429", "revoke"})
 
 
@@ -80,9 +84,8 @@ class SandboxState:
     counters: dict[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        self.set_limits("strava", [(100, 900.0), (1000, 86_400.0)])
-        self.set_limits("fitbit", [(150, 3600.0)])
-        self.set_limits("garmin", [(1000, 60.0)])
+        for spec in SPECS.values():
+            self.set_limits(spec.id, list(spec.sandbox_limits))
 
     # -- tokens ----------------------------------------------------------------------
 

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from ._base import GarminTokenLookup, IdempotencyStore
-from ._errors import WebhookRejected
+from .._base import GarminTokenLookup, IdempotencyStore
+from .._errors import WebhookRejected
 
 SUMMARY_TYPES = frozenset(
     {

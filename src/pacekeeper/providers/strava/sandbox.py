@@ -9,10 +9,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from . import _generator as gen
-from ._guard import Flavor, api_getter, strava_quota_headers
-from ._oauth2_routes import OAuth2Flavor, oauth2_routes
-from ._state import Grant, SandboxState
+from ..sandbox import _generator as gen
+from ..sandbox._guard import Flavor, api_getter, strava_quota_headers
+from ..sandbox._oauth2_routes import OAuth2Flavor, oauth2_routes
+from ..sandbox._state import Grant, SandboxState
 
 STREAM_TYPES = (
     "time", "distance", "latlng", "altitude", "velocity_smooth",

@@ -10,11 +10,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from . import _generator as gen
-from . import _wellness as well
-from ._guard import Flavor, api_getter, fitbit_quota_headers
-from ._oauth2_routes import OAuth2Flavor, oauth2_routes
-from ._state import Grant, SandboxState
+from ..sandbox import _generator as gen
+from ..sandbox import _wellness as well
+from ..sandbox._guard import Flavor, api_getter, fitbit_quota_headers
+from ..sandbox._oauth2_routes import OAuth2Flavor, oauth2_routes
+from ..sandbox._state import Grant, SandboxState
 
 _TYPE_IDS = {"Ride": 90001, "Run": 90009}
 _NAMES = {"Ride": "Outdoor Bike", "Run": "Run"}

@@ -12,12 +12,12 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from . import _generator as gen
-from . import _wellness as well
-from ._consent import consent_page, error_page
-from ._guard import Flavor, endpoint, generic_quota_headers, verify_oauth1
-from ._oauth2_routes import OAuth2Flavor, oauth2_routes
-from ._state import Grant, RequestToken, SandboxState
+from ..sandbox import _generator as gen
+from ..sandbox import _wellness as well
+from ..sandbox._consent import consent_page, error_page
+from ..sandbox._guard import Flavor, endpoint, generic_quota_headers, verify_oauth1
+from ..sandbox._oauth2_routes import OAuth2Flavor, oauth2_routes
+from ..sandbox._state import Grant, RequestToken, SandboxState
 
 _TYPES = {"Ride": "ROAD_BIKING", "Run": "RUNNING"}
 _MAX_WINDOW_S = 86_400

@@ -15,17 +15,18 @@ from pacekeeper.fitness.models import (
     Streams,
 )
 
-from . import _strava_map as m
-from ._config import ProviderSettings
-from ._http import ProviderHTTP, expect_dict, expect_list
-from ._oauth2 import OAuth2Flow
-from ._oauth2_client import OAuth2ProviderClient
-from ._tokens import TokenSet
+from .._config import ProviderSettings
+from .._http import ProviderHTTP, expect_dict, expect_list
+from .._oauth2 import OAuth2Flow
+from .._oauth2_client import OAuth2ProviderClient
+from .._tokens import TokenSet
+from . import _map as m
 
 STREAM_KEYS = (
     "time", "distance", "latlng", "altitude", "velocity_smooth",
     "heartrate", "cadence", "watts",
 )  # fmt: skip
+SCOPES = ("read", "activity:read_all", "profile:read_all")  # asked for by default
 T = TypeVar("T")
 _PAGE_SIZE = 100  # Strava's maximum per_page is 200; 100 keeps responses small
 
@@ -46,7 +47,7 @@ class StravaClient(OAuth2ProviderClient):
             pkce=False,
             basic_auth=False,
             scope_separator=",",
-            default_scopes=("read", "activity:read_all", "profile:read_all"),
+            default_scopes=SCOPES,
             extra_authorize_params={"approval_prompt": "auto"},
             user_id_of=_athlete_id,
         )

@@ -19,14 +19,15 @@ from pacekeeper.fitness.models import (
     Streams,
 )
 
-from . import _fitbit_map as m
-from ._config import ProviderSettings
-from ._errors import ProviderRequestError
-from ._http import ProviderHTTP, expect_dict, expect_list
-from ._oauth2 import OAuth2Flow
-from ._oauth2_client import OAuth2ProviderClient
-from ._tokens import TokenSet
+from .._config import ProviderSettings
+from .._errors import ProviderRequestError
+from .._http import ProviderHTTP, expect_dict, expect_list
+from .._oauth2 import OAuth2Flow
+from .._oauth2_client import OAuth2ProviderClient
+from .._tokens import TokenSet
+from . import _map as m
 
+SCOPES = ("activity", "heartrate", "sleep", "profile", "location")  # asked for by default
 T = TypeVar("T")
 _PAGE = 100  # Fitbit's maximum for activities/list.json
 
@@ -48,7 +49,7 @@ class FitbitClient(OAuth2ProviderClient):
             pkce=True,
             basic_auth=True,
             scope_separator=" ",
-            default_scopes=("activity", "heartrate", "sleep", "profile", "location"),
+            default_scopes=SCOPES,
             user_id_of=_user_id,
         )
 

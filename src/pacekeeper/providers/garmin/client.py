@@ -1,6 +1,6 @@
 """Garmin Health API client: OAuth 1.0a and OAuth 2.0 PKCE, pulls and backfill (PROV-9).
 
-Garmin delivers data mainly by push/ping webhooks (see ``_garmin_webhook``); the pull
+Garmin delivers data mainly by push/ping webhooks (see ``webhook``); the pull
 endpoints take upload-time windows of at most 24 hours, so ranges are walked day by day.
 """
 
@@ -23,19 +23,19 @@ from pacekeeper.fitness.models import (
     Streams,
 )
 
-from . import _garmin_map as m
-from ._config import ProviderSettings
-from ._errors import (
+from .._config import ProviderSettings
+from .._errors import (
     ProviderConfigError,
     ProviderRequestError,
     ProviderResponseError,
     ReconnectRequired,
 )
-from ._http import ProviderHTTP, RetryPolicy, Sleep, expect_dict, expect_list
-from ._oauth1 import OAuth1Auth, parse_token_response
-from ._oauth2 import OAuth2Flow
-from ._ratelimit import RateLimitTracker
-from ._tokens import AuthorizationStart, TokenSet
+from .._http import ProviderHTTP, RetryPolicy, Sleep, expect_dict, expect_list
+from .._oauth1 import OAuth1Auth, parse_token_response
+from .._oauth2 import OAuth2Flow
+from .._ratelimit import RateLimitTracker
+from .._tokens import AuthorizationStart, TokenSet
+from . import _map as m
 
 T = TypeVar("T")
 _DAY = 86_400

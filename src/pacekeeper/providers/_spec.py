@@ -1,0 +1,146 @@
+"""What a provider is to the rest of the service: one ``ProviderSpec`` per provider.
+
+Each provider's folder (``strava/``, ``fitbit/``, ``garmin/``) holds its client, its
+mapping to the normalized models, its sandbox emulation and a ``spec.py`` exposing
+``SPEC``; ``registry.PROVIDERS`` lists the specs, and every list of providers in the
+service is derived from it. Nothing outside a provider's folder names a provider.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
+
+import httpx
+
+from pacekeeper.fitness.models import Activity, DailySummary, SleepSession, Streams
+
+from ._base import ProviderClient
+from ._config import Endpoints, ProviderSettings
+from ._ratelimit import RateLimitTracker
+from ._tokens import TokenSet
+
+if TYPE_CHECKING:  # the sandbox loads only where it is mounted
+    from starlette.routing import BaseRoute
+
+    from .sandbox._state import SandboxState
+
+T = TypeVar("T")
+AuthKind = Literal["oauth2", "oauth2+pkce", "oauth1+oauth2"]
+
+
+class ProviderCall(Protocol):
+    """Runs one provider call with the client and fresh tokens (``ConnectionService.call``
+    plus the sync's rate-limit waits). ``Any``: each provider's sync knows its client."""
+
+    async def __call__(self, action: Callable[[Any, TokenSet], Awaitable[T]]) -> T: ...
+
+
+@dataclass(frozen=True, slots=True)
+class ActivityBatch:
+    """Activities a sync stores together, then moves its cursor to ``cursor``."""
+
+    items: Sequence[tuple[Activity, Streams | None]]
+    cursor: datetime  # where a later sync resumes once these are stored
+    done: int  # progress: "<done> of <total> <unit>"
+    total: int
+    unit: str
+
+
+@dataclass(frozen=True, slots=True)
+class HealthDays:
+    dailies: Sequence[DailySummary]
+    sleeps: Sequence[SleepSession]
+
+
+class ProviderSync(Protocol):
+    """How a sync reads one provider (``fitness.sync.SyncService`` does the storing)."""
+
+    def activities(self, call: ProviderCall, since: datetime, now: datetime
+                   ) -> AsyncIterator[ActivityBatch]:
+        """Activities that started after ``since``, oldest first, in resumable batches."""
+        ...
+
+    async def health(self, call: ProviderCall, first: date, last: date) -> HealthDays:
+        """Daily summaries and sleeps of ``first`` .. ``last`` (nothing: empty lists)."""
+        ...
+
+
+class ClientFactory(Protocol):
+    def __call__(self, settings: ProviderSettings, http: httpx.AsyncClient, /, *,
+                 tracker: RateLimitTracker | None = None) -> ProviderClient: ...
+
+
+SandboxRoutes = Callable[["SandboxState", int], Sequence["BaseRoute"]]
+
+
+@dataclass(frozen=True, slots=True)
+class Capabilities:
+    activity_streams: bool  # per-second samples with (or beside) each activity
+    daily_health: bool  # daily summaries and sleep
+    # Pushes data to our webhooks, naming the user by access token (we keep its digest).
+    push_webhooks: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderSpec:
+    id: str  # the path segment, the env prefix (upper-cased) and the stored name
+    name: str  # for people
+    auth: AuthKind
+    endpoints: Endpoints  # the real provider's
+    sandbox_paths: Endpoints  # the same endpoints relative to the sandbox's /<id>
+    scopes: tuple[str, ...]  # what we ask for by default
+    client: ClientFactory
+    sandbox_routes: SandboxRoutes  # mounted at /<id> in the sandbox
+    sandbox_limits: tuple[tuple[int, float], ...]  # (requests, window seconds)
+    capabilities: Capabilities
+    sync: ProviderSync
+
+    def sandbox_endpoints(self, base_url: str) -> Endpoints:
+        """The endpoints of the sandbox at ``base_url``, which serves us under /<id>."""
+        return self.sandbox_paths.under(f"{base_url.rstrip('/')}/{self.id}")
+
+
+class ListedActivities:
+    """The sync of a provider that lists activities and serves streams per activity."""
+
+    def __init__(self, *, streams: bool) -> None:
+        self.streams = streams
+
+    async def activities(self, call: ProviderCall, since: datetime, now: datetime
+                         ) -> AsyncIterator[ActivityBatch]:
+        async def listed(c: ProviderClient, t: TokenSet) -> list[Activity]:
+            return await c.fetch_activities(t, after=since, limit=5000)
+
+        found = sorted(await call(listed), key=lambda a: a.start)
+        for i, activity in enumerate(found, 1):
+            streams = None
+            if self.streams and not activity.manual:
+                streams = await call(_streams_of(activity.provider_id))
+            yield ActivityBatch([(activity, streams)], activity.start, i, len(found),
+                                "activities")
+
+    async def health(self, call: ProviderCall, first: date, last: date) -> HealthDays:
+        return HealthDays([], [])
+
+
+def _streams_of(ident: str) -> Callable[[ProviderClient, TokenSet], Awaitable[Streams]]:
+    async def fetch(c: ProviderClient, t: TokenSet) -> Streams:
+        return await c.fetch_streams(t, ident)
+    return fetch
+
+
+__all__ = [
+    "ActivityBatch",
+    "AuthKind",
+    "Capabilities",
+    "ClientFactory",
+    "HealthDays",
+    "ListedActivities",
+    "ProviderCall",
+    "ProviderSpec",
+    "ProviderSync",
+    "SandboxRoutes",
+]

@@ -1,0 +1,84 @@
+"""Fitbit as the service sees it: one ``ProviderSpec``."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from datetime import date, timedelta
+from typing import TYPE_CHECKING
+
+from pacekeeper.fitness.models import DailySummary, SleepSession
+
+from .._config import Endpoints
+from .._spec import Capabilities, HealthDays, ListedActivities, ProviderCall, ProviderSpec
+from .._tokens import TokenSet
+from .client import SCOPES, FitbitClient
+
+if TYPE_CHECKING:
+    from starlette.routing import BaseRoute
+
+    from ..sandbox._state import SandboxState
+
+_SLEEP_RANGE_DAYS = 99  # Fitbit's sleep range holds at most 100 days
+
+
+class FitbitSync(ListedActivities):
+    """Activity logs (no per-second streams); health day by day, sleep by range."""
+
+    def __init__(self) -> None:
+        super().__init__(streams=False)
+
+    async def health(self, call: ProviderCall, first: date, last: date) -> HealthDays:
+        dailies: list[DailySummary] = []
+        day = first
+        while day <= last:
+            dailies.append(await call(_daily(day)))
+            day += timedelta(days=1)
+        sleeps: list[SleepSession] = []
+        window = first
+        while window <= last:
+            stop = min(window + timedelta(days=_SLEEP_RANGE_DAYS), last)
+            sleeps += await call(_sleep(window, stop))
+            window = stop + timedelta(days=1)
+        return HealthDays(dailies, sleeps)
+
+
+def _daily(day: date) -> Callable[[FitbitClient, TokenSet], Awaitable[DailySummary]]:
+    async def fetch(c: FitbitClient, t: TokenSet) -> DailySummary:
+        return await c.fetch_daily(t, day)
+    return fetch
+
+
+def _sleep(start: date, end: date
+           ) -> Callable[[FitbitClient, TokenSet], Awaitable[list[SleepSession]]]:
+    async def fetch(c: FitbitClient, t: TokenSet) -> list[SleepSession]:
+        return await c.fetch_sleep(t, start, end)
+    return fetch
+
+
+def _sandbox(state: SandboxState, history_days: int) -> Sequence[BaseRoute]:
+    from .sandbox import fitbit_routes  # the emulation loads only where it is mounted
+
+    return fitbit_routes(state)
+
+
+SPEC = ProviderSpec(
+    id="fitbit",
+    name="Fitbit",
+    auth="oauth2+pkce",
+    endpoints=Endpoints(
+        authorize="https://www.fitbit.com/oauth2/authorize",
+        exchange="https://api.fitbit.com/oauth2/token",
+        revoke="https://api.fitbit.com/oauth2/revoke",
+        api="https://api.fitbit.com",
+    ),
+    sandbox_paths=Endpoints(
+        authorize="/oauth2/authorize", exchange="/oauth2/token", revoke="/oauth2/revoke",
+        api="",
+    ),
+    scopes=SCOPES,
+    client=FitbitClient,
+    sandbox_routes=_sandbox,
+    sandbox_limits=((150, 3600.0),),  # 150 requests an hour per user
+    capabilities=Capabilities(activity_streams=False, daily_health=True, push_webhooks=False),
+    sync=FitbitSync(),
+)

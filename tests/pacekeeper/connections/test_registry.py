@@ -1,0 +1,116 @@
+"""Every list of providers derives from ``pacekeeper.providers.registry``: a fourth
+provider registered here (a spec, no other change) appears in the connection status,
+the dashboard, the sync route's allowed providers, the OpenAPI enum and the sandbox."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Sequence
+from datetime import date, datetime
+from typing import Any, get_args
+
+import pytest
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import BaseRoute, Route
+
+from pacekeeper.fitness.models import ProviderId
+from pacekeeper.providers import (
+    PROVIDER_IDS,
+    PROVIDERS,
+    ActivityBatch,
+    Capabilities,
+    Endpoints,
+    HealthDays,
+    ProviderCall,
+    ProviderSpec,
+    registry,
+)
+from pacekeeper.providers.registry import ProviderName
+from tests.pacekeeper.connections.conftest import ConnHarness
+
+
+class _NoSync:
+    async def activities(self, call: ProviderCall, since: datetime, now: datetime
+                         ) -> AsyncIterator[ActivityBatch]:
+        return
+        yield
+
+    async def health(self, call: ProviderCall, first: date, last: date) -> HealthDays:
+        return HealthDays([], [])
+
+
+def _routes(state: Any, history_days: int) -> Sequence[BaseRoute]:
+    async def hello(request: Request) -> JSONResponse:
+        return JSONResponse({"provider": "polar"})
+    return [Route("/hello", hello)]
+
+
+POLAR = ProviderSpec(
+    id="polar",
+    name="Polar Flow",
+    auth="oauth2",
+    endpoints=Endpoints(authorize="https://flow.polar.example/oauth2/authorization",
+                        exchange="https://polarremote.example/v2/oauth2/token",
+                        api="https://www.polaraccesslink.example/v3"),
+    sandbox_paths=Endpoints(authorize="/authorize", exchange="/token", api="/api"),
+    scopes=("accesslink.read_all",),
+    client=lambda settings, http, tracker=None: pytest.fail("not called"),
+    sandbox_routes=_routes,
+    sandbox_limits=((10, 60.0),),
+    capabilities=Capabilities(activity_streams=False, daily_health=False, push_webhooks=False),
+    sync=_NoSync(),
+)
+
+
+@pytest.fixture
+def polar(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The one line of registry.py, for this test only (undone after it)."""
+    monkeypatch.setitem(registry._SPECS, "polar", POLAR)
+    monkeypatch.delenv("POLAR_CLIENT_ID", raising=False)
+
+
+async def test_a_registered_provider_appears_everywhere(
+    polar: None, conn_factory: Callable[..., Any]
+) -> None:
+    async with conn_factory() as conn:
+        h: ConnHarness = conn
+        user_id, headers = await h.user("registry@example.com")
+
+        status = (await h.client.get("/oauth/status", headers=headers)).json()
+        assert status["polar"] == {"connected": False}
+        assert list(status)[1:] == ["strava", "fitbit", "garmin", "polar"]
+
+        # The sync route accepts it (not connected yet), and still refuses an unknown one.
+        started = await h.client.post("/api/sync", json={"provider": "polar"}, headers=headers)
+        assert (started.status_code, started.json()["error"]) == (409, "not_connected")
+        unknown = await h.client.post("/api/sync", json={"provider": "suunto"},
+                                      headers=headers)
+        assert unknown.status_code == 400 and "polar" in unknown.json()["message"]
+
+        openapi = (await h.client.get("/openapi.json")).json()
+        params = openapi["paths"]["/api/oauth/connections/{provider}"]["delete"]["parameters"]
+        assert params[0]["schema"]["enum"] == ["strava", "fitbit", "garmin", "polar"]
+
+        hello = await h.client.get("/sandbox/polar/hello")
+        assert hello.json() == {"provider": "polar"}
+        assert "polar" in (await h.client.get("/sandbox/")).json()["providers"]
+
+        h.client.cookies.clear()
+        page = await h.client.get("/dashboard")
+        assert "Polar Flow" in page.text  # the sign-in page names every provider
+
+
+async def test_an_unknown_provider_is_named_against_the_registry(conn: ConnHarness) -> None:
+    user_id, headers = await conn.user("unknown@example.com")
+    response = await conn.client.get(f"/api/oauth/auth/suunto/{user_id}", headers=headers)
+    assert response.status_code == 404
+    assert "use strava, fitbit or garmin" in response.json()["message"]
+
+
+def test_the_typed_lists_equal_the_registry() -> None:
+    """The two lists a type checker must see stay typed; they cannot drift from it."""
+    assert tuple(PROVIDERS) == tuple(PROVIDER_IDS) == ("strava", "fitbit", "garmin")
+    assert [p.value for p in ProviderId] == list(PROVIDERS)  # the normalized models' field
+    assert get_args(ProviderName) == tuple(PROVIDERS)  # sync_activities' argument enum
+    for spec in PROVIDERS.values():
+        assert spec.id == spec.id.lower() and spec.name
