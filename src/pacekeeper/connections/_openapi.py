@@ -87,7 +87,7 @@ def connection_paths() -> dict[str, Any]:
                 "summary": "Our connect page: whose account the provider will be connected "
                            "to, and Continue (no login asked)",
                 "security": [{}],
-                "parameters": [_PROVIDER,
+                "parameters": [_provider(),
                                {"name": "state", "in": "query", "schema": {"type": "string"}}],
                 "responses": {"200": {"description": "the page, or why the link is not "
                                                      "valid", "content": _HTML}},
@@ -96,7 +96,7 @@ def connection_paths() -> dict[str, Any]:
                 "summary": "Continue: bind this browser to the authorization, then go to "
                            "the provider",
                 "security": [{}],
-                "parameters": [_PROVIDER],
+                "parameters": [_provider()],
                 "requestBody": {"required": True, "content": {
                     "application/x-www-form-urlencoded": {"schema": {
                         "type": "object", "properties": {"state": {"type": "string"},

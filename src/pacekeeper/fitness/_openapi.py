@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from pacekeeper.connections import PROVIDERS
 from pacekeeper.fitness._settings import SETTINGS
 from pacekeeper.fitness.models import Sport
 from pacekeeper.fitness.streams import CHANNELS
+from pacekeeper.providers import PROVIDER_IDS
 
 _ERROR = {"$ref": "#/components/schemas/Error"}
 _AUTH: list[dict[str, list[str]]] = [{"bearer": []}, {"cookie": []}]
@@ -67,7 +67,6 @@ _IMPORT_RESULT: dict[str, Any] = {
 }
 _ID = [{"name": "activity_id", "in": "path", "required": True,
         "schema": {"type": "string", "format": "uuid"}}]
-_PROVIDER = {"type": "string", "enum": list(PROVIDERS)}
 _SETTINGS_BODY: dict[str, Any] = {
     "type": "object",
     "properties": {
@@ -88,108 +87,115 @@ def _query(name: str, schema: dict[str, Any], description: str, required: bool =
             "description": description}
 
 
-FITNESS_PATHS: dict[str, dict[str, Any]] = {
-    "/api/activities/import": {"post": {
-        "summary": "Import an activity file (FIT, GPX, TCX, gzipped, or a bulk-export zip)",
-        "security": _AUTH,
-        "requestBody": {"required": True, "content": {"multipart/form-data": {"schema": {
-            "type": "object", "required": ["file"],
-            "properties": {"file": {"type": "string", "format": "binary"}}}}}},
-        "responses": {"201": _json("imported", _IMPORT_RESULT),
-                      "200": _json("a duplicate, merged, or an archive's results",
-                                   _IMPORT_RESULT),
-                      **_errors(400, 403, 413)},
-    }},
-    "/api/activities": {"get": {
-        "summary": "The caller's activities, newest first, with a cursor",
-        "security": _AUTH,
-        "parameters": [
-            _query("sport", {"type": "string", "enum": [s.value for s in Sport]}, "a sport"),
-            _query("after", {"type": "string"}, "ISO date or time (inclusive)"),
-            _query("before", {"type": "string"}, "ISO date or time (exclusive)"),
-            _query("text", {"type": "string"}, "words of the name"),
-            _query("limit", {"type": "integer", "minimum": 1, "maximum": 200}, "page size"),
-            _query("cursor", {"type": "string"}, "next_cursor of the previous page"),
-        ],
-        "responses": {"200": _json("a page", {
-            "type": "object", "required": ["activities", "next_cursor"],
-            "properties": {"activities": {"type": "array", "items": _SUMMARY},
-                           "next_cursor": _STR}}), **_errors(400)},
-    }},
-    "/api/activities/{activity_id}": {
-        "get": {"summary": "One activity in detail", "security": _AUTH, "parameters": _ID,
-                "responses": {"200": _json("the activity", _DETAIL), **_errors(404)}},
-        "delete": {"summary": "Delete an activity with its streams and files",
-                   "security": _AUTH, "parameters": _ID,
-                   "responses": {"204": {"description": "deleted"}, **_errors(403, 404)}},
-    },
-    "/api/activities/{activity_id}/streams": {"get": {
-        "summary": "An activity's samples, optionally downsampled",
-        "security": _AUTH,
-        "parameters": [*_ID,
-                       _query("keys", {"type": "string"},
-                              f"comma-separated: time, {', '.join(CHANNELS)}"),
-                       _query("max_points", {"type": "integer", "minimum": 2},
-                              "at most this many points (bucket means)")],
-        "responses": {"200": _json("the streams", {
-            "type": "object", "required": ["activity_id", "points", "streams"],
-            "properties": {"activity_id": {"type": "string"},
-                           "points": {"type": "integer"},
-                           "streams": {"type": "object"}}}), **_errors(400, 404)},
-    }},
-    "/api/athlete": {
-        "get": {"summary": "Settings valid today and their history", "security": _AUTH,
-                "responses": {"200": _json("the athlete", {"type": "object"}), **_errors()}},
-        "patch": {"summary": "Set settings from a day on; dependent metrics are recomputed",
-                  "security": _AUTH,
-                  "requestBody": {"required": True, "content": {
-                      "application/json": {"schema": _SETTINGS_BODY}}},
-                  "responses": {"200": _json("the athlete", {"type": "object"}),
-                                **_errors(400, 403)}},
-    },
-    "/api/daily": {"get": {
-        "summary": "Daily health, merged across providers",
-        "security": _AUTH,
-        "parameters": [_query("from", _DATE, "first day", True),
-                       _query("to", _DATE, "last day", True)],
-        "responses": {"200": _json("days", {
-            "type": "object", "required": ["days"],
-            "properties": {"days": {"type": "array", "items": {"type": "object"}}}}),
-            **_errors(400)},
-    }},
-    "/api/sync": {"post": {
-        "summary": "Start a provider sync in the background",
-        "security": _AUTH,
-        "requestBody": {"required": True, "content": {"application/json": {"schema": {
-            "type": "object", "required": ["provider"],
-            "properties": {"provider": _PROVIDER}}}}},
-        "responses": {"202": _json("started (or already running)", {
-            "type": "object", "required": ["provider", "status_url"],
-            "properties": {"provider": _PROVIDER, "started": {"type": "boolean"},
-                           "status_url": {"type": "string"}}}),
-            **_errors(400, 403, 409, 503)},
-    }},
-    "/api/sync/{provider}": {"get": {
-        "summary": "A provider sync's state",
-        "security": _AUTH,
-        "parameters": [{"name": "provider", "in": "path", "required": True,
-                        "schema": _PROVIDER}],
-        "responses": {"200": _json("the state", {
-            "type": "object", "required": ["provider", "status"],
-            "properties": {"provider": _PROVIDER, "status": {"type": "string"}}}),
-            **_errors(400)},
-    }},
-    "/api/data/{provider}": {"delete": {
-        "summary": "Forget what one provider brought",
-        "security": _AUTH,
-        "parameters": [{"name": "provider", "in": "path", "required": True,
-                        "schema": _PROVIDER}],
-        "responses": {"200": _json("what was deleted", {
-            "type": "object", "required": ["provider", "deleted_activities"],
-            "properties": {"provider": _PROVIDER,
-                           "deleted_activities": {"type": "integer"}}}),
-            **_errors(400, 403)},
-    }},
-}
+def fitness_paths() -> dict[str, dict[str, Any]]:
+    """The path items; the provider enum is read from the registry when asked."""
+    provider = {"type": "string", "enum": list(PROVIDER_IDS)}
+    return _paths(provider)
 
-__all__ = ["FITNESS_PATHS"]
+
+def _paths(provider: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {
+        "/api/activities/import": {"post": {
+            "summary": "Import an activity file (FIT, GPX, TCX, gzipped, or a bulk-export zip)",
+            "security": _AUTH,
+            "requestBody": {"required": True, "content": {"multipart/form-data": {"schema": {
+                "type": "object", "required": ["file"],
+                "properties": {"file": {"type": "string", "format": "binary"}}}}}},
+            "responses": {"201": _json("imported", _IMPORT_RESULT),
+                          "200": _json("a duplicate, merged, or an archive's results",
+                                       _IMPORT_RESULT),
+                          **_errors(400, 403, 413)},
+        }},
+        "/api/activities": {"get": {
+            "summary": "The caller's activities, newest first, with a cursor",
+            "security": _AUTH,
+            "parameters": [
+                _query("sport", {"type": "string", "enum": [s.value for s in Sport]}, "a sport"),
+                _query("after", {"type": "string"}, "ISO date or time (inclusive)"),
+                _query("before", {"type": "string"}, "ISO date or time (exclusive)"),
+                _query("text", {"type": "string"}, "words of the name"),
+                _query("limit", {"type": "integer", "minimum": 1, "maximum": 200}, "page size"),
+                _query("cursor", {"type": "string"}, "next_cursor of the previous page"),
+            ],
+            "responses": {"200": _json("a page", {
+                "type": "object", "required": ["activities", "next_cursor"],
+                "properties": {"activities": {"type": "array", "items": _SUMMARY},
+                               "next_cursor": _STR}}), **_errors(400)},
+        }},
+        "/api/activities/{activity_id}": {
+            "get": {"summary": "One activity in detail", "security": _AUTH, "parameters": _ID,
+                    "responses": {"200": _json("the activity", _DETAIL), **_errors(404)}},
+            "delete": {"summary": "Delete an activity with its streams and files",
+                       "security": _AUTH, "parameters": _ID,
+                       "responses": {"204": {"description": "deleted"}, **_errors(403, 404)}},
+        },
+        "/api/activities/{activity_id}/streams": {"get": {
+            "summary": "An activity's samples, optionally downsampled",
+            "security": _AUTH,
+            "parameters": [*_ID,
+                           _query("keys", {"type": "string"},
+                                  f"comma-separated: time, {', '.join(CHANNELS)}"),
+                           _query("max_points", {"type": "integer", "minimum": 2},
+                                  "at most this many points (bucket means)")],
+            "responses": {"200": _json("the streams", {
+                "type": "object", "required": ["activity_id", "points", "streams"],
+                "properties": {"activity_id": {"type": "string"},
+                               "points": {"type": "integer"},
+                               "streams": {"type": "object"}}}), **_errors(400, 404)},
+        }},
+        "/api/athlete": {
+            "get": {"summary": "Settings valid today and their history", "security": _AUTH,
+                    "responses": {"200": _json("the athlete", {"type": "object"}), **_errors()}},
+            "patch": {"summary": "Set settings from a day on; dependent metrics are recomputed",
+                      "security": _AUTH,
+                      "requestBody": {"required": True, "content": {
+                          "application/json": {"schema": _SETTINGS_BODY}}},
+                      "responses": {"200": _json("the athlete", {"type": "object"}),
+                                    **_errors(400, 403)}},
+        },
+        "/api/daily": {"get": {
+            "summary": "Daily health, merged across providers",
+            "security": _AUTH,
+            "parameters": [_query("from", _DATE, "first day", True),
+                           _query("to", _DATE, "last day", True)],
+            "responses": {"200": _json("days", {
+                "type": "object", "required": ["days"],
+                "properties": {"days": {"type": "array", "items": {"type": "object"}}}}),
+                **_errors(400)},
+        }},
+        "/api/sync": {"post": {
+            "summary": "Start a provider sync in the background",
+            "security": _AUTH,
+            "requestBody": {"required": True, "content": {"application/json": {"schema": {
+                "type": "object", "required": ["provider"],
+                "properties": {"provider": provider}}}}},
+            "responses": {"202": _json("started (or already running)", {
+                "type": "object", "required": ["provider", "status_url"],
+                "properties": {"provider": provider, "started": {"type": "boolean"},
+                               "status_url": {"type": "string"}}}),
+                **_errors(400, 403, 409, 503)},
+        }},
+        "/api/sync/{provider}": {"get": {
+            "summary": "A provider sync's state",
+            "security": _AUTH,
+            "parameters": [{"name": "provider", "in": "path", "required": True,
+                            "schema": provider}],
+            "responses": {"200": _json("the state", {
+                "type": "object", "required": ["provider", "status"],
+                "properties": {"provider": provider, "status": {"type": "string"}}}),
+                **_errors(400)},
+        }},
+        "/api/data/{provider}": {"delete": {
+            "summary": "Forget what one provider brought",
+            "security": _AUTH,
+            "parameters": [{"name": "provider", "in": "path", "required": True,
+                            "schema": provider}],
+            "responses": {"200": _json("what was deleted", {
+                "type": "object", "required": ["provider", "deleted_activities"],
+                "properties": {"provider": provider,
+                               "deleted_activities": {"type": "integer"}}}),
+                **_errors(400, 403)},
+        }},
+    }
+
+__all__ = ["fitness_paths"]

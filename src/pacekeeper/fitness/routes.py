@@ -20,7 +20,7 @@ from pacekeeper.auth import Principal
 from pacekeeper.connections import PROVIDERS
 from pacekeeper.errors import ApiError, ValidationFailed
 from pacekeeper.fitness import _inputs as inputs
-from pacekeeper.fitness._openapi import FITNESS_PATHS
+from pacekeeper.fitness._openapi import fitness_paths
 from pacekeeper.fitness._records import ActivityFilter, Owner
 from pacekeeper.fitness._service import FitnessService
 from pacekeeper.fitness._views import activity_json, daily_json, outcome_json
@@ -223,4 +223,4 @@ def fitness_routes() -> list[BaseRoute]:
     ]
 
 
-__all__ = ["FITNESS_PATHS", "IMPORT_PATH", "fitness_routes", "rejection"]
+__all__ = ["IMPORT_PATH", "fitness_paths", "fitness_routes", "rejection"]

@@ -53,7 +53,7 @@ async def test_dashboard_is_styled_only_by_the_shared_stylesheet(conn: ConnHarne
         assert_styled_by_the_shared_stylesheet(page)
         csp = page.headers["content-security-policy"]
         assert re.search(r"script-src 'nonce-[\w-]+'; style-src 'self'; connect-src 'self'; "
-                         r"form-action 'self'; base-uri 'none'$", csp), csp  # fmt: skip
+                         r"form-action 'self'; base-uri 'none', frame-ancestors 'none'$", csp), csp  # fmt: skip
         assert '<body class="dashboard">' in page.text and 'class="wordmark"' in page.text
     assert '<button class="primary" data-connect="fitbit">Connect</button>' in signed_in.text
     css = await conn.client.get(STYLESHEET_PATH)

@@ -61,6 +61,8 @@ async def test_result_pages_are_styled_only_by_the_shared_stylesheet(conn: ConnH
     assert (success.status_code, refused.status_code) == (200, 400)
     for page, tone in ((success, "ok"), (refused, "bad")):
         assert_styled_by_the_shared_stylesheet(page)
-        assert page.headers["content-security-policy"] == "default-src 'none'; style-src 'self'"
+        # The page's own policy, and frame-ancestors from the headers middleware (finding 15).
+        assert page.headers["content-security-policy"] == (
+            "default-src 'none'; style-src 'self', frame-ancestors 'none'")
         assert f'<div class="badge {tone}" aria-hidden="true">' in page.text
         assert '<body class="result">' in page.text and 'class="wordmark"' in page.text
