@@ -45,12 +45,15 @@ def test_schemathesis_finds_no_failures(live: str, tmp_path: Path) -> None:
 
     `positive_data_acceptance` is left out: the password-strength rule (3 distinct
     characters) cannot be written in JSON Schema, so some schema-valid bodies are 400.
+    Logout is left out: it revokes the JWT it is sent (finding 13), which would leave
+    every later operation of the run unauthenticated.
     """
     token = httpx.post(f"{live}/api/auth/register",
                        json={"email": "fuzz@example.com", "password": PASSWORD}).json()["token"]
     done = subprocess.run(
         [ST, "run", f"{live}/openapi.json", "--checks", "all",
          "--exclude-checks", "positive_data_acceptance", "--max-examples", "40",
+         "--exclude-path", "/api/auth/logout",
          "-H", f"Authorization: Bearer {token}", "--report-dir", str(tmp_path)],
         capture_output=True, timeout=600, check=False, cwd=tmp_path,
     )

@@ -69,9 +69,13 @@ def test_register_login_refresh_logout_and_mcp(server: str) -> None:
         assert anonymous.status_code == 401
         assert anonymous.headers["www-authenticate"] == (
             f'Bearer resource_metadata="{server}/.well-known/oauth-protected-resource"')
-        who = http.post("/mcp", headers={**session,
-                                         "authorization": f"Bearer {body['jwt_token']}"},
-                        json=call)
+        ended = http.post("/mcp", headers={**session,
+                                           "authorization": f"Bearer {body['jwt_token']}"},
+                          json=call)
+        assert ended.status_code == 401  # logout revoked the JWT it ended (finding 13)
+        assert "invalid token" in ended.text
+        who = http.post("/mcp", headers={
+            **session, "authorization": f"Bearer {registered.json()['token']}"}, json=call)
         assert who.status_code == 200
         assert who.json()["result"]["structuredContent"]["email"] == "e2e@example.com"
         huge = http.post("/api/auth/register", content=b"x" * 2_000_000,
@@ -95,6 +99,8 @@ def test_wrong_password_and_unknown_email_take_similar_time(tmp_path: Path) -> N
     port = free_port()
     env = service_env(tmp_path / "data", port)
     del env["PACEKEEPER_ARGON2_MEMORY_KIB"], env["PACEKEEPER_ARGON2_TIME_COST"]
+    # 16 failed sign-ins from one address: above the guessing limits (finding 1).
+    env["PACEKEEPER_LOGIN_LIMIT_PER_ACCOUNT"] = env["PACEKEEPER_LOGIN_LIMIT_PER_ADDRESS"] = "100"
     proc = subprocess.Popen([EXE, "serve"], env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"

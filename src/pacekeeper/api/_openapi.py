@@ -103,7 +103,8 @@ def openapi_document(base_url: str) -> dict[str, Any]:
                 "201": _ok("created", {"$ref": "#/components/schemas/RegisterResponse"}),
                 "400": _err("bad input"), "401": _err("admin token missing or invalid"),
                 "403": _err("not an admin, or CSRF failure"), "409": _err("email taken"),
-                "413": _err("body too large"), "429": _err("tenant rate limit"),
+                "413": _err("body too large"),
+                "429": _err("tenant rate limit, or too many registrations from this address"),
             },
         }},
         "/oauth/token": {"post": {
@@ -119,6 +120,9 @@ def openapi_document(base_url: str) -> dict[str, Any]:
                 "400": {"description": "RFC 6749 error (invalid_request, "
                                        "unsupported_grant_type)"},
                 "401": {"description": "invalid_grant: wrong email or password"},
+                "403": _err("a cross-site request (login CSRF)"),
+                "429": _err("too many sign-in attempts from this address or for this "
+                            "account from it"),
             },
         }},
         "/api/auth/refresh": {"post": {
@@ -135,8 +139,9 @@ def openapi_document(base_url: str) -> dict[str, Any]:
             },
         }},
         "/api/auth/logout": {"post": {
-            "summary": "Clear both session cookies (Max-Age=0)",
-            "responses": {"200": _ok("cleared", {"type": "object"})},
+            "summary": "Clear both session cookies (Max-Age=0) and revoke the JWT it ends",
+            "responses": {"200": _ok("cleared", {"type": "object"}),
+                          "403": _err("a cross-site request (forced logout)")},
         }},
         "/mcp": {
             "get": {"summary": "Legacy era: open the server-to-client SSE stream of a session",
