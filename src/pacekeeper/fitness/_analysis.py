@@ -98,6 +98,12 @@ def aligned(curve: Sequence[float | None] | None, durations: Sequence[int] | Non
     out = np.full(len(an.STANDARD_DURATIONS), np.nan)
     if not curve or not durations:
         return out
+    n = len(durations)
+    if (n == len(curve) and n <= len(out) and durations[0] == an.STANDARD_DURATIONS[0]
+            and durations[-1] == an.STANDARD_DURATIONS[n - 1]):
+        # What import stores: the standard grid up to the activity's length (a prefix).
+        out[:n] = np.array(curve, dtype=np.float64)  # None becomes NaN
+        return out
     for d, v in zip(durations, curve, strict=False):
         i = _INDEX.get(int(d))
         if i is not None and v is not None:
@@ -148,16 +154,17 @@ class AnalysisService:
     async def daily_loads(self, owner: Owner, first: date, last: date) -> FloatArray:
         """Sum of activity loads per local day, index 0 = ``first`` (0 on rest days)."""
         n = (last - first).days + 1
-        out = np.zeros(max(n, 0))
         rows = await self.store.loads(owner.user_id, _midnight(first - timedelta(days=1)),
                                       _midnight(last + timedelta(days=2)))
-        for start_at, offset, load in rows:
-            if load is None:
-                continue
-            i = (local_day(start_at, offset) - first).days
-            if 0 <= i < n:
-                out[i] += load
-        return out
+        rows = [r for r in rows if r[2] is not None]
+        if not rows:
+            return np.zeros(max(n, 0))
+        origin = _midnight(first).timestamp()
+        seconds = np.array([r[0].timestamp() + (r[1] or 0) for r in rows]) - origin
+        index = np.floor_divide(seconds, 86400.0).astype(np.int64)
+        ok = (index >= 0) & (index < n)
+        return np.bincount(index[ok], weights=np.array([r[2] for r in rows])[ok],
+                           minlength=n).astype(np.float64)
 
     async def pmc(self, owner: Owner, first: date, last: date
                   ) -> tuple[FloatArray, an.Pmc]:
@@ -393,13 +400,22 @@ class AnalysisService:
 
     async def _period_curve(self, owner: Owner, kind: CurveKind, first: date, last: date,
                             sport: str | None) -> tuple[FloatArray, list[PeriodRow]]:
+        best, rows, _ = await self._period_curves(owner, kind, first, last, sport)
+        return best, rows
+
+    async def _period_curves(self, owner: Owner, kind: CurveKind, first: date, last: date,
+                             sport: str | None
+                             ) -> tuple[FloatArray, list[PeriodRow], FloatArray]:
+        """The period's best curve, its activities, and their curves (one row each)."""
         key = _CURVE_KEY[kind]
         rows = await self._rows(owner, first, last, (key, "curve_durations"), sport=sport)
         rows = [r for r in rows if r.metrics.get(key)]
-        curves = [aligned(r.metrics[key], r.metrics["curve_durations"]) for r in rows]
-        best = an.merge_curves(*curves) if curves else np.full(len(an.STANDARD_DURATIONS),
-                                                                np.nan)
-        return best, rows
+        if not rows:
+            empty = np.full(len(an.STANDARD_DURATIONS), np.nan)
+            return empty, rows, empty[None, :0]
+        curves = np.vstack([aligned(r.metrics[key], r.metrics["curve_durations"])
+                            for r in rows])
+        return an.merge_curves(*curves), rows, curves
 
     @staticmethod
     def durations(asked: Sequence[int] | None) -> list[int]:
@@ -434,11 +450,11 @@ class AnalysisService:
             first, last = self.period(start, end, 365)
             if kind == "pace" and sport is None:
                 sport = "run"
-            best, rows = await self._period_curve(owner, kind, first, last, sport)
+            best, rows, curves = await self._period_curves(owner, kind, first, last, sport)
             where = f"{first} to {last}"
             scope = {"from": first.isoformat(), "to": last.isoformat()}
             rows_n = len(rows)
-            sources = self._argbest(rows, key, best)
+            sources = self._argbest(rows, curves)
         points: list[dict[str, Any]] = []
         for d in ds:
             v = float(best[_INDEX[d]])
@@ -465,16 +481,16 @@ class AnalysisService:
                 "points": points}
 
     @staticmethod
-    def _argbest(rows: Sequence[PeriodRow], key: str, best: FloatArray
-                 ) -> list[tuple[str, str]]:
-        out = [("", "")] * len(an.STANDARD_DURATIONS)
-        for r in rows:
-            c = aligned(r.metrics[key], r.metrics["curve_durations"])
-            hit = np.flatnonzero(np.isfinite(c) & (c == best))
-            for i in hit.tolist():
-                if not out[i][0]:
-                    out[i] = (str(r.id), local_day(r.start_at, r.utc_offset_s).isoformat())
-        return out
+    def _argbest(rows: Sequence[PeriodRow], curves: FloatArray) -> list[tuple[str, str]]:
+        """Per duration, the (first) activity whose curve is the period's best there."""
+        if not rows:
+            return [("", "")] * len(an.STANDARD_DURATIONS)
+        filled = np.where(np.isnan(curves), -np.inf, curves)
+        winners = np.argmax(filled, axis=0).tolist()
+        names = {i: (str(rows[i].id),
+                     local_day(rows[i].start_at, rows[i].utc_offset_s).isoformat())
+                 for i in set(winners)}
+        return [names[i] for i in winners]
 
     # -- running ----------------------------------------------------------------------------
 
