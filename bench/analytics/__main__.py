@@ -115,9 +115,26 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--repeat", type=int, default=5, help="runs per figure (median)")
     parser.add_argument("--no-sweat", action="store_true", help="skip the sweat figure")
+    parser.add_argument("--http-only", action="store_true",
+                        help="only the HTTP figures (fitness chart, power curve)")
+    parser.add_argument("--no-http", action="store_true", help="skip the HTTP figures")
     args = parser.parse_args(argv)
     rng = np.random.default_rng(2026)
     rows: list[dict[str, Any]] = []
+    if not args.no_http:
+        from ._http import http_rows
+
+        for r in http_rows():
+            met = "" if "met" not in r else ("MET" if r["met"] else "NOT MET")
+            print(f"{r['figure']:<48} p50 {r['p50_ms']:7.2f} ms  p90 {r['p90_ms']:7.2f} ms  "
+                  f"{r['bytes']:>8} B  {r.get('target', '')} {met}")
+            rows.append(r)
+        if args.http_only:
+            RESULTS.mkdir(parents=True, exist_ok=True)
+            (RESULTS / "analytics-http-latest.json").write_text(json.dumps(
+                {"when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                 "loadavg_at_end": os.getloadavg(), "rows": rows}, indent=2))
+            return 0
 
     load = rng.gamma(1.2, 50.0, 3650) * (rng.random(3650) > 0.25)
     ours_s, pmc = _median_time(lambda: an.ctl_atl_tsb(load), args.repeat * 4)

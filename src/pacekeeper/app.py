@@ -32,6 +32,7 @@ from pacekeeper.connections import SANDBOX_PATH, provider_setup
 from pacekeeper.connections.dashboard import dashboard_routes
 from pacekeeper.connections.routes import WEBHOOK_PREFIX, connection_routes
 from pacekeeper.errors import ApiError
+from pacekeeper.fitness.analysis_routes import analysis_routes
 from pacekeeper.fitness.routes import IMPORT_PATH, fitness_routes
 from pacekeeper.mcp import build_mcp
 from pacekeeper.oauth2 import oauth2_routes
@@ -142,6 +143,7 @@ def create_app(
         Route("/api/keys", keys_collection, methods=["GET", "POST"]),
         Route("/api/keys/{key_id}", delete_key, methods=["DELETE"]),
         *fitness_routes(),
+        *analysis_routes(),
         *a2a_routes(mcp_server),
         *oauth2_routes(),
         *connection_routes(),

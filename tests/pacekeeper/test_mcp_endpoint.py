@@ -44,7 +44,20 @@ async def test_discovery_methods_need_no_credentials(harness: Harness) -> None:
         "list_activities", "get_activity", "get_activity_streams", "import_activity",
         "delete_activity", "get_athlete", "update_athlete_settings", "get_daily_summaries",
         "sync_activities",
+        # analysis (issue 15)
+        "get_training_summary", "get_fitness_chart", "get_load_risk", "get_readiness",
+        "get_recovery_status", "get_weekly_load", "get_power_curve", "get_hr_curve",
+        "get_pace_curve", "get_best_efforts", "estimate_critical_power", "estimate_ftp",
+        "get_wbal", "get_zone_distribution", "calculate_zones", "estimate_vo2max",
+        "predict_race_time", "get_training_paces", "analyze_activity", "compare_activities",
+        "get_period_summary", "compare_periods", "detect_patterns", "set_goal", "get_goals",
+        "delete_goal", "goal_feasibility", "suggest_training_week",
     }
+    assert len(tools) >= 40
+    for t in tools:
+        assert t.get("outputSchema"), t["name"]
+        assert t.get("annotations") or t["name"] in {
+            "whoami", "get_connection_status", "connect_provider", "get_provider_profile"}
 
 
 async def test_tools_call_without_jwt_is_401(harness: Harness) -> None:

@@ -11,6 +11,7 @@ from pacekeeper.api._common import JSONResponse, services
 from pacekeeper.api._openapi import add_path, openapi_document
 from pacekeeper.apikeys import KEY_PATHS
 from pacekeeper.connections import connection_paths
+from pacekeeper.fitness.analysis_routes import analysis_paths
 from pacekeeper.fitness.routes import fitness_paths
 from pacekeeper.oauth2 import openapi_paths
 
@@ -31,7 +32,8 @@ async def openapi(request: Request) -> Response:
     document = openapi_document(services(request).settings.public_base_url)
     for path, item in openapi_paths().items():
         add_path(document, path, item)
-    for path, item in {**connection_paths(), **KEY_PATHS, **A2A_PATHS, **fitness_paths()}.items():
+    for path, item in {**connection_paths(), **KEY_PATHS, **A2A_PATHS, **fitness_paths(),
+                       **analysis_paths()}.items():
         add_path(document, path, item)
     document["components"]["securitySchemes"]["apiKey"] = API_KEY_SCHEME
     return JSONResponse(document)

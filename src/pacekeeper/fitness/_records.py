@@ -168,14 +168,47 @@ class SyncState:
     updated_at: datetime
 
 
+@dataclass(frozen=True, slots=True)
+class PeriodRow:
+    """One activity for a period question: summary columns and a subset of its metrics."""
+
+    id: uuid.UUID
+    start_at: datetime
+    utc_offset_s: int | None
+    sport: str
+    name: str | None
+    elapsed_s: float
+    moving_s: float | None
+    distance_m: float | None
+    load: float | None
+    updated_at: datetime
+    has_streams: bool
+    metrics: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Goal:
+    id: uuid.UUID
+    kind: str  # race, ftp, weight, volume
+    name: str | None
+    target_date: date | None
+    sport: str | None
+    distance_m: float | None
+    time_s: float | None
+    value: float | None
+    created_at: datetime
+
+
 __all__ = [
     "HEALTH_FIELDS",
     "SUMMARY_FIELDS",
     "ActivityFilter",
     "DailyHealth",
+    "Goal",
     "NewActivity",
     "Owner",
     "Page",
+    "PeriodRow",
     "SettingValue",
     "SourceRef",
     "StoredActivity",

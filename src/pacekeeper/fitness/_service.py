@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, date, datetime
 from typing import Any
 
+from pacekeeper.fitness._analysis import AnalysisService
 from pacekeeper.fitness._errors import ActivityNotFound, FitnessInputError
 from pacekeeper.fitness._records import (
     ActivityFilter,
@@ -109,6 +110,8 @@ class FitnessService:
         self.store = store
         self.clock = clock
         self.max_import_bytes = max_import_bytes
+        # Period and activity analysis over the stored metrics (the analysis tools).
+        self.analysis = AnalysisService(store, clock)
 
     # -- getting data in ------------------------------------------------------------------
 

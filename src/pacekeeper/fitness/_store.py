@@ -25,9 +25,11 @@ from pacekeeper.fitness._records import (
     HEALTH_FIELDS,
     ActivityFilter,
     DailyHealth,
+    Goal,
     NewActivity,
     Owner,
     Page,
+    PeriodRow,
     SettingValue,
     SourceRef,
     StoredActivity,
@@ -40,10 +42,17 @@ from pacekeeper.fitness._tables import (
     ActivityStreamRow,
     AthleteSettingRow,
     DailyHealthRow,
+    GoalRow,
     SyncStateRow,
 )
 
 _NEW_FIELDS = tuple(f.name for f in fields(NewActivity))
+
+
+def load_of(metrics: dict[str, Any]) -> float | None:
+    """``metrics["load"]`` for the ``activities.load`` column (None when absent)."""
+    value = metrics.get("load")
+    return float(value) if isinstance(value, int | float) else None
 
 
 class BadCursor(PacekeeperError, ValueError):
@@ -208,6 +217,7 @@ class SqlFitnessStore:
                 async with session.begin():
                     session.add(ActivityRow(id=activity_id, user_id=owner.user_id,
                                             tenant_id=owner.tenant_id, metrics=metrics,
+                                            load=load_of(metrics),
                                             created_at=now, updated_at=now, **values))
                     await session.flush()
                     source = self._source_row(owner, activity_id, ref, now)
@@ -248,7 +258,8 @@ class SqlFitnessStore:
                             update(ActivityRow)
                             .where(ActivityRow.user_id == owner.user_id,
                                    ActivityRow.id == activity_id)
-                            .values(**values, metrics=metrics or {}, updated_at=now))
+                            .values(**values, metrics=metrics or {},
+                                    load=load_of(metrics or {}), updated_at=now))
                     if streams is not None:
                         await session.execute(delete(ActivityStreamRow).where(
                             ActivityStreamRow.user_id == owner.user_id,
@@ -277,7 +288,7 @@ class SqlFitnessStore:
             await session.execute(
                 update(ActivityRow)
                 .where(ActivityRow.user_id == user_id, ActivityRow.id == activity_id)
-                .values(metrics=metrics, updated_at=now))
+                .values(metrics=metrics, load=load_of(metrics), updated_at=now))
 
     async def streams(self, user_id: uuid.UUID, activity_id: uuid.UUID) -> bytes | None:
         async with self._sessions() as session:
@@ -355,6 +366,95 @@ class SqlFitnessStore:
                 .where(ActivitySourceRow.user_id == user_id,
                        ActivityFileRow.user_id == user_id))
             return [(str(sha), name, bytes(data)) for sha, name, data in rows.all()]
+
+    # -- period questions (pacekeeper.fitness._analysis) -----------------------------------
+
+    async def first_start(self, user_id: uuid.UUID) -> datetime | None:
+        """When the person's first activity started (None without activities)."""
+        async with self._sessions() as session:
+            return (await session.execute(
+                select(func.min(ActivityRow.start_at)).where(ActivityRow.user_id == user_id)
+            )).scalar_one_or_none()  # fmt: skip
+
+    async def loads(self, user_id: uuid.UUID, start: datetime, end: datetime
+                    ) -> list[tuple[datetime, int | None, float | None]]:
+        """(start, UTC offset, load) of the activities starting in [start, end): the
+        daily load series reads one float per activity (``activities.load``)."""
+        async with self._sessions() as session:
+            rows = await session.execute(
+                select(ActivityRow.start_at, ActivityRow.utc_offset_s, ActivityRow.load)
+                .where(ActivityRow.user_id == user_id, ActivityRow.start_at >= start,
+                       ActivityRow.start_at < end))
+            return [(a, b, c) for a, b, c in rows.all()]
+
+    async def period_rows(self, user_id: uuid.UUID, start: datetime, end: datetime,
+                          keys: Sequence[str], *, sport: str | None = None,
+                          limit: int | None = None) -> list[PeriodRow]:
+        """The activities starting in [start, end), oldest first, with the summary
+        columns and only the named members of their stored metrics (extracted by the
+        database: the rest of each metrics JSON never reaches Python)."""
+        parts = [ActivityRow.metrics[k].label(f"m_{i}") for i, k in enumerate(keys)]
+        has_streams = select(ActivityStreamRow.activity_id).where(
+            ActivityStreamRow.user_id == user_id,
+            ActivityStreamRow.activity_id == ActivityRow.id).exists()
+        stmt = (select(ActivityRow.id, ActivityRow.start_at, ActivityRow.utc_offset_s,
+                       ActivityRow.sport, ActivityRow.name, ActivityRow.elapsed_s,
+                       ActivityRow.moving_s, ActivityRow.distance_m, ActivityRow.load,
+                       ActivityRow.updated_at, has_streams.label("has_streams"), *parts)
+                .where(ActivityRow.user_id == user_id, ActivityRow.start_at >= start,
+                       ActivityRow.start_at < end)
+                .order_by(ActivityRow.start_at, ActivityRow.id))
+        if sport:
+            stmt = stmt.where(ActivityRow.sport == sport)
+        if limit:
+            stmt = stmt.limit(limit)
+        async with self._sessions() as session:
+            rows = (await session.execute(stmt)).all()
+        return [PeriodRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9],
+                          bool(r[10]), {k: r[11 + i] for i, k in enumerate(keys)})
+                for r in rows]
+
+    async def stale_activities(self, user_id: uuid.UUID) -> int:
+        """Activities with streams whose metrics predate a setting valid on their day
+        (stored after their last computation): a recomputation has yet to reach them."""
+        newest = select(func.max(AthleteSettingRow.created_at)).where(
+            AthleteSettingRow.user_id == user_id).scalar_subquery()
+        later = select(AthleteSettingRow.field).where(
+            AthleteSettingRow.user_id == user_id,
+            AthleteSettingRow.created_at > ActivityRow.updated_at,
+            AthleteSettingRow.valid_from <= func.date(ActivityRow.start_at)).exists()
+        streams = select(ActivityStreamRow.activity_id).where(
+            ActivityStreamRow.user_id == user_id,
+            ActivityStreamRow.activity_id == ActivityRow.id).exists()
+        async with self._sessions() as session:
+            return int((await session.execute(
+                select(func.count()).select_from(ActivityRow).where(
+                    ActivityRow.user_id == user_id, ActivityRow.updated_at < newest,
+                    later, streams))).scalar_one())
+
+    # -- goals --------------------------------------------------------------------------------
+
+    async def add_goal(self, owner: Owner, goal: Goal) -> None:
+        async with self._sessions() as session, session.begin():
+            session.add(GoalRow(id=goal.id, user_id=owner.user_id, tenant_id=owner.tenant_id,
+                                kind=goal.kind, name=goal.name, target_date=goal.target_date,
+                                sport=goal.sport, distance_m=goal.distance_m,
+                                time_s=goal.time_s, value=goal.value,
+                                created_at=goal.created_at))
+
+    async def goals(self, user_id: uuid.UUID) -> list[Goal]:
+        async with self._sessions() as session:
+            rows = (await session.execute(
+                select(GoalRow).where(GoalRow.user_id == user_id)
+                .order_by(GoalRow.created_at, GoalRow.id))).scalars()
+            return [Goal(r.id, r.kind, r.name, r.target_date, r.sport, r.distance_m,
+                         r.time_s, r.value, r.created_at) for r in rows]
+
+    async def delete_goal(self, user_id: uuid.UUID, goal_id: uuid.UUID) -> bool:
+        async with self._sessions() as session, session.begin():
+            result = await session.execute(delete(GoalRow).where(
+                GoalRow.user_id == user_id, GoalRow.id == goal_id))
+            return int(result.rowcount) == 1  # type: ignore[attr-defined]
 
     # -- athlete settings ----------------------------------------------------------------
 
@@ -456,4 +556,5 @@ class SqlFitnessStore:
                 index_elements=["user_id", "provider"], set_=values))
 
 
-__all__ = ["BadCursor", "DuplicateSource", "SqlFitnessStore", "decode_cursor", "encode_cursor"]
+__all__ = ["BadCursor", "DuplicateSource", "SqlFitnessStore", "decode_cursor", "encode_cursor",
+           "load_of"]

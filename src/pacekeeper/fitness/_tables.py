@@ -70,6 +70,9 @@ class ActivityRow(Base):
     device_metrics: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     created_at: Mapped[datetime] = mapped_column(UtcDateTime)
     updated_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    # metrics["load"] as a plain column (migration 0010), written with the metrics: period
+    # questions (the fitness chart over years) read it without parsing each metrics JSON.
+    load: Mapped[float | None] = mapped_column(Float, nullable=True)
 
 
 # Newest first, per person: the list's order and its cursor.
@@ -184,6 +187,27 @@ class SyncStateRow(Base):
     updated_at: Mapped[datetime] = mapped_column(UtcDateTime)
 
 
+class GoalRow(Base):
+    """A person's goal (migration 0010): a race, an FTP, a weight or a weekly volume."""
+
+    __tablename__ = "goals"
+
+    id: Mapped[uuid.UUID] = mapped_column(Uuid, primary_key=True)
+    user_id: Mapped[uuid.UUID] = _user_fk()
+    tenant_id: Mapped[uuid.UUID] = _tenant_fk()
+    kind: Mapped[str] = mapped_column(String(10))  # race, ftp, weight, volume
+    name: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    target_date: Mapped[date | None] = mapped_column(Date, nullable=True)
+    sport: Mapped[str | None] = mapped_column(String(20), nullable=True)
+    distance_m: Mapped[float | None] = mapped_column(Float, nullable=True)
+    time_s: Mapped[float | None] = mapped_column(Float, nullable=True)
+    value: Mapped[float | None] = mapped_column(Float, nullable=True)  # W, kg or h/week
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime)
+
+
+Index("ix_goals_user", GoalRow.user_id, GoalRow.created_at)
+
+
 TABLES = (
     "activities",
     "activity_sources",
@@ -202,5 +226,6 @@ __all__ = [
     "ActivityStreamRow",
     "AthleteSettingRow",
     "DailyHealthRow",
+    "GoalRow",
     "SyncStateRow",
 ]

@@ -16,7 +16,18 @@ from pacekeeper.mcp._gate import checked_by_gate
 from pacekeeper.oauth2 import READ, WRITE
 from pacekeeper.providers import ProviderClient, TokenSet
 from pacekeeper.services import Services
-from pacekeeper.tools import ActivityTools, AthleteTools, SyncTools
+from pacekeeper.tools import (
+    ActivityTools,
+    AthleteTools,
+    CompareTools,
+    CurveTools,
+    GoalTools,
+    LoadTools,
+    PhysiologyTools,
+    PlanningTools,
+    RunningTools,
+    SyncTools,
+)
 
 _ONE_OF = ", ".join(list(PROVIDERS)[:-1]) + f" or {list(PROVIDERS)[-1]}"  # "a, b or c"
 
@@ -69,10 +80,14 @@ class PacekeeperToolsBase:
     path="/mcp",
     version=__version__,
     instructions="Fitness data for the signed-in user: activities with their streams and "
-    "metrics, athlete settings, daily health, provider connections and file import. Start "
-    "with list_activities or get_athlete; call whoami to see who the user is.",
+    "metrics, athlete settings, daily health, provider connections and file import, and "
+    "analysis of it all (fitness chart, curves, critical power, race predictions, goals, "
+    "a suggested week). Start with get_training_summary; call whoami to see who the user "
+    "is.",
 )
-class PacekeeperTools(PacekeeperToolsBase, ActivityTools, AthleteTools, SyncTools):
+class PacekeeperTools(PacekeeperToolsBase, ActivityTools, AthleteTools, SyncTools, LoadTools,
+                      CurveTools, PhysiologyTools, RunningTools, CompareTools, GoalTools,
+                      PlanningTools):
     # Every tool declares the OAuth scopes it needs (docs/oauth.md); reading needs
     # fitness:read, anything that changes the user's data or connections fitness:write.
     @tool(name="whoami", description="The signed-in user: id, email, tenant and role.",

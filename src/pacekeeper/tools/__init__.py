@@ -7,6 +7,19 @@ the same registry.
 from pacekeeper.tools._base import ToolGroup
 from pacekeeper.tools.activities import ActivityTools
 from pacekeeper.tools.athlete import AthleteTools
+from pacekeeper.tools.compare import CompareTools
+from pacekeeper.tools.curves import CurveTools
+from pacekeeper.tools.goals import GoalTools
+from pacekeeper.tools.load import LoadTools
+from pacekeeper.tools.physiology import PhysiologyTools
+from pacekeeper.tools.planning import PlanningTools
+from pacekeeper.tools.running import RunningTools
 from pacekeeper.tools.sync import SyncTools
 
-__all__ = ["ActivityTools", "AthleteTools", "SyncTools", "ToolGroup"]
+# The analysis groups (issue 15), thin adapters onto pacekeeper.fitness._analysis.
+ANALYSIS_GROUPS = (LoadTools, CurveTools, PhysiologyTools, RunningTools, CompareTools,
+                   GoalTools, PlanningTools)
+
+__all__ = ["ANALYSIS_GROUPS", "ActivityTools", "AthleteTools", "CompareTools", "CurveTools",
+           "GoalTools", "LoadTools", "PhysiologyTools", "PlanningTools", "RunningTools",
+           "SyncTools", "ToolGroup"]

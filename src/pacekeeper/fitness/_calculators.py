@@ -1,0 +1,140 @@
+"""Pure calculators behind predict_race_time, get_training_paces and calculate_zones (and
+their HTTP twins): the engine called directly, inputs checked, results rounded."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from pacekeeper.fitness import analytics as an
+from pacekeeper.fitness._errors import FitnessInputError
+
+STANDARD_RACES = {"5km": 5000.0, "10km": 10000.0, "half_marathon": 21097.5,
+                  "marathon": 42195.0}
+
+
+def hms(seconds: float) -> str:
+    s = round(seconds)
+    h, rest = divmod(s, 3600)
+    m, sec = divmod(rest, 60)
+    return f"{h}:{m:02d}:{sec:02d}" if h else f"{m}:{sec:02d}"
+
+
+def _race(distance_m: float, time_s: float) -> float:
+    if not 800 <= distance_m <= 100_000:
+        raise FitnessInputError("distance_m must be between 800 and 100000")
+    if not 60 <= time_s <= 86_400:
+        raise FitnessInputError("time_s must be between 60 and 86400")
+    speed = distance_m / time_s
+    if not 1.0 <= speed <= 11.0:
+        raise FitnessInputError("that race is not a running pace (1-11 m/s)")
+    vdot = an.vdot_from_race(distance_m, time_s)
+    if not 15 <= vdot <= 90:
+        raise FitnessInputError(f"that race gives VDOT {vdot:.1f}, outside 15-90 where "
+                                "Daniels' tables hold")
+    return vdot
+
+
+def predict_race(distance_m: float, time_s: float, targets: list[float]) -> dict[str, Any]:
+    """Daniels-Gilbert VDOT equivalents and Riegel (T2 = T1 (D2/D1)^1.06) for each target."""
+    vdot = _race(distance_m, time_s)
+    if not targets:
+        targets = list(STANDARD_RACES.values())
+    for t in targets:
+        if not 800 <= t <= 100_000:
+            raise FitnessInputError("target_distance_m must be between 800 and 100000")
+    predictions = []
+    for target in targets:
+        for method, seconds in (("vdot", an.race_time_for_vdot(vdot, target)),
+                                ("riegel", an.riegel(time_s, distance_m, target))):
+            predictions.append({"method": method, "distance_m": target,
+                                "time_s": round(seconds, 1), "time": hms(seconds),
+                                "pace_s_per_km": round(seconds / target * 1000.0, 1)})
+    first = [p for p in predictions if p["distance_m"] == targets[0]]
+    line = ", ".join(f"{p['method']} {p['time']}" for p in first)
+    return {"summary": f"{distance_m / 1000:g} km in {hms(time_s)} = VDOT {vdot:.1f}; "
+                       f"{targets[0] / 1000:g} km: {line}",
+            "vdot": round(vdot, 2), "distance_m": distance_m, "time_s": time_s,
+            "predictions": predictions}
+
+
+def training_paces(vdot: float | None, distance_m: float | None, time_s: float | None
+                   ) -> dict[str, Any]:
+    """Daniels E/M/T/I/R paces for a VDOT, or for the VDOT of a race."""
+    if vdot is None:
+        if distance_m is None or time_s is None:
+            raise FitnessInputError("give vdot, or distance_m and time_s of a race")
+        vdot = _race(distance_m, time_s)
+    elif not 15 <= vdot <= 90:
+        raise FitnessInputError("vdot must be between 15 and 90")
+    p = an.training_paces(vdot)
+    paces = {"easy_fast": p.easy_fast, "easy_slow": p.easy_slow, "marathon": p.marathon,
+             "threshold": p.threshold, "interval": p.interval, "repetition": p.repetition}
+    text = {k: f"{hms(v)}/km" for k, v in paces.items()}
+    return {"summary": f"VDOT {vdot:.1f}: E {text['easy_fast']}-{text['easy_slow']}, "
+                       f"M {text['marathon']}, T {text['threshold']}, I {text['interval']}, "
+                       f"R {hms(p.r_per_400m)}/400 m",
+            "vdot": round(vdot, 2), "paces_s_per_km": {k: round(v, 1) for k, v in paces.items()},
+            "paces": text, "repetition_per_400m_s": round(p.r_per_400m, 1)}
+
+
+def _bands(bounds: list[float], names: list[str], unit: str, digits: int = 0
+           ) -> list[dict[str, Any]]:
+    out = []
+    for i, low in enumerate(bounds):
+        high = bounds[i + 1] if i + 1 < len(bounds) else None
+        out.append({"zone": names[i], "low": round(low, digits),
+                    "high": None if high is None else round(high, digits), "unit": unit})
+    return out
+
+
+POWER_NAMES = ["1 active recovery", "2 endurance", "3 tempo", "4 threshold", "5 VO2max",
+               "6 anaerobic", "7 neuromuscular"]
+FRIEL_HR_NAMES = ["1 recovery", "2 aerobic", "3 tempo", "4 sub-threshold",
+                  "5a super-threshold", "5b aerobic capacity", "5c anaerobic"]
+FIVE_NAMES = ["1", "2", "3", "4", "5"]
+PACE_NAMES = FRIEL_HR_NAMES
+
+
+def zones(settings: dict[str, Any]) -> dict[str, Any]:
+    """Power (Coggan, % FTP), heart rate (Friel % LTHR, else Karvonen, else % max) and pace
+    (Friel, % threshold pace) zones from whichever settings are given."""
+    out: dict[str, Any] = {"settings": settings}
+    ftp = settings.get("ftp_watts")
+    lthr, top, rest = (settings.get(k) for k in ("lthr_bpm", "max_hr_bpm", "resting_hr_bpm"))
+    pace = settings.get("threshold_pace_s_per_km")
+    parts = []
+    if ftp:
+        out["power"] = _bands([float(x) for x in an.power_zones(ftp)], POWER_NAMES, "W")
+        parts.append(f"power from FTP {ftp} W")
+    if lthr:
+        out["heart_rate"] = _bands([float(x) for x in an.lthr_zones(lthr)], FRIEL_HR_NAMES,
+                                   "bpm")
+        parts.append(f"HR from LTHR {lthr}")
+    elif top and rest:
+        if rest >= top:
+            raise FitnessInputError("resting_hr_bpm must be below max_hr_bpm")
+        out["heart_rate"] = _bands([float(x) for x in an.karvonen_zones(rest, top)],
+                                   FIVE_NAMES, "bpm")
+        parts.append(f"HR Karvonen {rest}-{top}")
+    elif top:
+        out["heart_rate"] = _bands([float(x) for x in an.max_hr_zones(top)], FIVE_NAMES, "bpm")
+        parts.append(f"HR from max {top}")
+    if pace:
+        speeds = [float(x) for x in an.pace_zones(pace)]
+        rows = []
+        for i, low in enumerate(speeds):
+            high = speeds[i + 1] if i + 1 < len(speeds) else math.inf
+            rows.append({"zone": PACE_NAMES[i],
+                         "slowest_s_per_km": None if low == 0 else round(1000 / low, 1),
+                         "fastest_s_per_km": None if math.isinf(high) else round(1000 / high, 1),
+                         "unit": "s/km"})
+        out["pace"] = rows
+        parts.append(f"pace from threshold {hms(pace)}/km")
+    out["summary"] = ("zones: " + "; ".join(parts)) if parts else (
+        "no zones: give (or set) ftp_watts, lthr_bpm, max_hr_bpm (with resting_hr_bpm) or "
+        "threshold_pace_s_per_km")
+    return out
+
+
+__all__ = ["STANDARD_RACES", "hms", "predict_race", "training_paces", "zones"]

@@ -1,0 +1,110 @@
+"""One activity analysed, activities and periods side by side, and patterns over weeks."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import Field
+
+from mcpcast import Context, Param, resource, tool
+from pacekeeper.tools._analysis_base import AnalysisGroup
+from pacekeeper.tools._analysis_shapes import (
+    ActivityAnalysis,
+    ActivityComparison,
+    Patterns,
+    PeriodComparison,
+    PeriodStats,
+)
+from pacekeeper.tools._base import READ, READ_ONLY, service_errors
+from pacekeeper.tools._params import DATE, ActivityRef, From, To
+
+AFrom = Annotated[str, Param(description="Period A's first day (YYYY-MM-DD)."),
+                  Field(pattern=DATE)]
+ATo = Annotated[str, Param(description="Period A's last day."), Field(pattern=DATE)]
+BFrom = Annotated[str, Param(description="Period B's first day."), Field(pattern=DATE)]
+BTo = Annotated[str, Param(description="Period B's last day."), Field(pattern=DATE)]
+
+
+class CompareTools(AnalysisGroup):
+    @tool(
+        name="analyze_activity",
+        description="One activity's analysis from its stored metrics: load and how it was "
+        "computed, NP / IF / VI / EF, aerobic decoupling, time in zones, peak efforts, best "
+        "efforts, and the FTP it was computed with.",
+        annotations=READ_ONLY,
+        scopes=(READ,),
+    )
+    async def analyze_activity(self, ctx: Context, activity_id: ActivityRef
+                               ) -> ActivityAnalysis:
+        owner = await self.owner(ctx)
+        return await self.shaped(ActivityAnalysis, self.analysis().analyze(owner, activity_id))
+
+    @tool(
+        name="compare_activities",
+        description="2-5 activities side by side: each metric and peak effort as a row.",
+        annotations=READ_ONLY,
+        scopes=(READ,),
+    )
+    async def compare_activities(
+        self, ctx: Context,
+        activity_ids: Annotated[list[Annotated[str, Field(max_length=64)]], Param(
+            description="The activities' ids (2-5)."), Field(min_length=2, max_length=5)],
+    ) -> ActivityComparison:
+        owner = await self.owner(ctx)
+        return await self.shaped(ActivityComparison,
+                                 self.analysis().compare_activities(owner, activity_ids))
+
+    @tool(
+        name="get_period_summary",
+        description="Totals of a period (default the last 28 days): activities, hours, km, "
+        "load per week, mean and final CTL, 5 and 20 min power bests, by sport.",
+        annotations=READ_ONLY,
+        scopes=(READ,),
+    )
+    async def get_period_summary(self, ctx: Context, from_date: From = None,
+                                 to_date: To = None) -> PeriodStats:
+        owner = await self.owner(ctx)
+        return await self.shaped(PeriodStats,
+                                 self.analysis().period_summary(owner, from_date, to_date))
+
+    @tool(
+        name="compare_periods",
+        description="Two periods side by side (e.g. this block against the last one): "
+        "totals, load per week, CTL and power bests, with the change from A to B.",
+        annotations=READ_ONLY,
+        scopes=(READ,),
+    )
+    async def compare_periods(
+        self, ctx: Context,
+        a_from: AFrom, a_to: ATo, b_from: BFrom, b_to: BTo,
+    ) -> PeriodComparison:
+        owner = await self.owner(ctx)
+        return await self.shaped(PeriodComparison, self.analysis().compare_periods(
+            owner, (a_from, a_to), (b_from, b_to)))
+
+    @tool(
+        name="detect_patterns",
+        description="Patterns over the last weeks: weekly load and hours trends (with their "
+        "significance), long-run and long-ride progression, intensity distribution, "
+        "consistency and the usual training day.",
+        annotations=READ_ONLY,
+        scopes=(READ,),
+    )
+    async def detect_patterns(
+        self, ctx: Context,
+        weeks: Annotated[int, Param(description="Whole weeks to look at (4-104)."),
+                         Field(ge=4, le=104)] = 12,
+    ) -> Patterns:
+        owner = await self.owner(ctx)
+        return await self.shaped(Patterns, self.analysis().patterns(owner, weeks))
+
+    @resource(uri="activity://{id}/analysis", name="activity-analysis",
+              mime_type="application/json",
+              description="One activity's analysis (the analyze_activity result).")
+    async def activity_analysis_resource(self, id: str, ctx: Context) -> dict[str, Any]:
+        owner = await self.owner(ctx)
+        async with service_errors():
+            return await self.analysis().analyze(owner, id)
+
+
+__all__ = ["CompareTools"]

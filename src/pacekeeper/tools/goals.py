@@ -1,0 +1,74 @@
+"""Goals: set, list, delete, and how feasible one is from the current training."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from mcpcast import Context, Param, tool
+from pacekeeper.tools._analysis_base import AnalysisGroup
+from pacekeeper.tools._analysis_shapes import Feasibility, GoalDeleted, GoalList, GoalResult
+from pacekeeper.tools._base import DESTRUCTIVE, READ, READ_ONLY, WRITE, WRITES
+from pacekeeper.tools._params import DATE
+from pacekeeper.tools._shapes import SportName
+
+GoalId = Annotated[str, Param(description="The goal's id (from get_goals)."),
+                   Field(min_length=1, max_length=64)]
+
+
+class GoalTools(AnalysisGroup):
+    @tool(
+        name="set_goal",
+        description="Add a goal: a race (distance_m and time_s), an FTP (value W), a weight "
+        "(value kg) or a weekly volume (value hours), optionally by a date.",
+        annotations=WRITES,
+        scopes=(WRITE,),
+    )
+    async def set_goal(
+        self, ctx: Context,
+        kind: Annotated[Literal["race", "ftp", "weight", "volume"], Param(
+            description="What kind of goal.")],
+        date: Annotated[str | None, Param(description="Target day (YYYY-MM-DD)."),
+                        Field(pattern=DATE)] = None,
+        name: Annotated[str | None, Param(description="A name, e.g. the race's."),
+                        Field(max_length=200)] = None,
+        sport: Annotated[SportName | None, Param(description="Sport (race: run).")] = None,
+        distance_m: Annotated[float | None, Param(description="Race distance, m."),
+                              Field(ge=800, le=100000)] = None,
+        time_s: Annotated[float | None, Param(description="Race goal time, s."),
+                          Field(ge=60, le=86400)] = None,
+        value: Annotated[float | None, Param(
+            description="FTP W, weight kg or weekly hours."), Field(gt=0, le=2000)] = None,
+    ) -> GoalResult:
+        owner = await self.owner(ctx)
+        return await self.shaped(GoalResult, self.analysis().set_goal(
+            owner, kind=kind, target_date=date, name=name, sport=sport,
+            distance_m=distance_m, time_s=time_s, value=value))
+
+    @tool(name="get_goals", description="The athlete's goals, oldest first.",
+          annotations=READ_ONLY, scopes=(READ,))
+    async def get_goals(self, ctx: Context) -> GoalList:
+        owner = await self.owner(ctx)
+        return await self.shaped(GoalList, self.analysis().goals(owner))
+
+    @tool(name="delete_goal", description="Delete one goal.", annotations=DESTRUCTIVE,
+          scopes=(WRITE,))
+    async def delete_goal(self, ctx: Context, goal_id: GoalId) -> GoalDeleted:
+        owner = await self.owner(ctx)
+        return await self.shaped(GoalDeleted, self.analysis().delete_goal(owner, goal_id))
+
+    @tool(
+        name="goal_feasibility",
+        description="How feasible a goal is by its date from current form: a race by the "
+        "VDOT it needs against recent best efforts, FTP, weight and volume by weekly rates; "
+        "the model used is part of the answer.",
+        annotations=READ_ONLY,
+        scopes=(READ,),
+    )
+    async def goal_feasibility(self, ctx: Context, goal_id: GoalId) -> Feasibility:
+        owner = await self.owner(ctx)
+        return await self.shaped(Feasibility, self.analysis().goal_feasibility(owner, goal_id))
+
+
+__all__ = ["GoalTools"]

@@ -1,0 +1,99 @@
+"""Training-load tools: the summary an assistant asks for first, the fitness chart (PMC),
+load risk, readiness, recovery status and weekly load."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import Field
+
+from mcpcast import Context, Param, tool
+from pacekeeper.tools._analysis_base import AnalysisGroup
+from pacekeeper.tools._analysis_shapes import (
+    FitnessChart,
+    LoadRisk,
+    ReadinessResult,
+    RecoveryStatus,
+    TrainingSummary,
+    WeeklyLoad,
+)
+from pacekeeper.tools._base import READ, READ_ONLY
+from pacekeeper.tools._params import Day, From, To
+
+
+class LoadTools(AnalysisGroup):
+    @tool(
+        name="get_training_summary",
+        description="Start here: today's fitness (CTL), fatigue (ATL) and form (TSB), the "
+        "last four weeks by sport, recent bests (power, run times, VDOT) and readiness, "
+        "in one small answer.",
+        annotations=READ_ONLY,
+        scopes=(READ,),
+    )
+    async def get_training_summary(self, ctx: Context) -> TrainingSummary:
+        owner = await self.owner(ctx)
+        return await self.shaped(TrainingSummary, self.analysis().training_summary(owner))
+
+    @tool(
+        name="get_fitness_chart",
+        description="The performance management chart: per day CTL (42-day fitness), ATL "
+        "(7-day fatigue), TSB (form going into the day = yesterday's CTL - ATL) and the day's "
+        "training load. Up to eleven years; default the last 90 days.",
+        annotations=READ_ONLY,
+        scopes=(READ,),
+    )
+    async def get_fitness_chart(self, ctx: Context, from_date: From = None,
+                                to_date: To = None) -> FitnessChart:
+        owner = await self.owner(ctx)
+        return await self.shaped(FitnessChart,
+                                 self.analysis().fitness_chart(owner, from_date, to_date))
+
+    @tool(
+        name="get_load_risk",
+        description="Injury-risk load markers on a day: acute:chronic workload ratio "
+        "(rolling 7/28 d and EWMA), Foster monotony and strain, CTL ramp rate, with flags.",
+        annotations=READ_ONLY,
+        scopes=(READ,),
+    )
+    async def get_load_risk(self, ctx: Context, date: Day = None) -> LoadRisk:
+        owner = await self.owner(ctx)
+        return await self.shaped(LoadRisk, self.analysis().load_risk(owner, date))
+
+    @tool(
+        name="get_readiness",
+        description="Readiness 0-100 on a day from HRV and resting HR against their 60-day "
+        "baselines, last night's sleep and form (TSB), with each input's contribution.",
+        annotations=READ_ONLY,
+        scopes=(READ,),
+    )
+    async def get_readiness(self, ctx: Context, date: Day = None) -> ReadinessResult:
+        owner = await self.owner(ctx)
+        return await self.shaped(ReadinessResult, self.analysis().readiness(owner, date))
+
+    @tool(
+        name="get_recovery_status",
+        description="How recovered the athlete is today: form after today's training, "
+        "readiness, days since the last hard session, and what kind of training suits.",
+        annotations=READ_ONLY,
+        scopes=(READ,),
+    )
+    async def get_recovery_status(self, ctx: Context) -> RecoveryStatus:
+        owner = await self.owner(ctx)
+        return await self.shaped(RecoveryStatus, self.analysis().recovery_status(owner))
+
+    @tool(
+        name="get_weekly_load",
+        description="Training per week (Monday first) and sport: sessions, hours, km, load.",
+        annotations=READ_ONLY,
+        scopes=(READ,),
+    )
+    async def get_weekly_load(
+        self, ctx: Context,
+        weeks: Annotated[int, Param(description="How many weeks back, this one included."),
+                         Field(ge=1, le=104)] = 8,
+    ) -> WeeklyLoad:
+        owner = await self.owner(ctx)
+        return await self.shaped(WeeklyLoad, self.analysis().weekly_load(owner, weeks))
+
+
+__all__ = ["LoadTools"]

@@ -1,0 +1,145 @@
+"""Physiology tools: critical power, FTP, W' balance, zones and their distribution,
+VO2max estimates."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, cast
+
+from pydantic import Field
+
+from mcpcast import Context, Param, resource, tool
+from pacekeeper.fitness._calculators import zones
+from pacekeeper.tools._analysis_base import AnalysisGroup
+from pacekeeper.tools._analysis_shapes import (
+    CriticalPowerResult,
+    FtpEstimate,
+    Vo2max,
+    WPrimeBalance,
+    ZoneDistribution,
+    Zones,
+)
+from pacekeeper.tools._base import READ, READ_ONLY, service_errors
+from pacekeeper.tools._params import ActivityRef, From, To
+
+
+class PhysiologyTools(AnalysisGroup):
+    @tool(
+        name="estimate_critical_power",
+        description="Critical power (W) and W' (J) fitted to the period's mean-maximal power "
+        "(default the last 90 days): 2-parameter (work-time regression on 2-20 min bests) or "
+        "Morton's 3-parameter model (adds Pmax).",
+        annotations=READ_ONLY,
+        scopes=(READ,),
+    )
+    async def estimate_critical_power(
+        self, ctx: Context, from_date: From = None, to_date: To = None,
+        model: Annotated[Literal["2p", "3p"], Param(description="Model: 2p or 3p.")] = "2p",
+    ) -> CriticalPowerResult:
+        owner = await self.owner(ctx)
+        return await self.shaped(CriticalPowerResult, self.analysis().critical_power(
+            owner, from_date, to_date, model))
+
+    @tool(
+        name="estimate_ftp",
+        description="FTP estimates from the period's bests (default 90 days): 95 % of the "
+        "20 min best, the 2-parameter CP, 75 % of the best minute (ramp tests only), and "
+        "whether the estimate beats the FTP set now.",
+        annotations=READ_ONLY,
+        scopes=(READ,),
+    )
+    async def estimate_ftp(self, ctx: Context, from_date: From = None,
+                           to_date: To = None) -> FtpEstimate:
+        owner = await self.owner(ctx)
+        return await self.shaped(FtpEstimate,
+                                 self.analysis().ftp_estimate(owner, from_date, to_date))
+
+    @tool(
+        name="get_wbal",
+        description="W' balance through one ride (Skiba 2012 integral or 2015 differential "
+        "model): the lowest point, when, time below 25 %, and a downsampled series. CP and "
+        "W' default to the 2-parameter fit of the 90 days up to the ride.",
+        annotations=READ_ONLY,
+        scopes=(READ,),
+    )
+    async def get_wbal(
+        self, ctx: Context, activity_id: ActivityRef,
+        cp_watts: Annotated[float | None, Param(description="Critical power, W."),
+                            Field(ge=50, le=1000)] = None,
+        w_prime_j: Annotated[float | None, Param(description="W', J."),
+                             Field(ge=1000, le=100000)] = None,
+        model: Annotated[Literal["skiba2012", "skiba2015"], Param(
+            description="Skiba 2012 (integral) or 2015 (differential).")] = "skiba2015",
+        max_points: Annotated[int, Param(description="Series points (10-1000)."),
+                              Field(ge=10, le=1000)] = 200,
+    ) -> WPrimeBalance:
+        owner = await self.owner(ctx)
+        return await self.shaped(WPrimeBalance, self.analysis().w_prime_balance(
+            owner, activity_id, cp_watts, w_prime_j, model, max_points))
+
+    @tool(
+        name="get_zone_distribution",
+        description="Time in each power, heart-rate or pace zone over a period (default 28 "
+        "days), summed from the activities, and Seiler's 3-zone shares with the "
+        "polarization index (polarized / pyramidal / threshold).",
+        annotations=READ_ONLY,
+        scopes=(READ,),
+    )
+    async def get_zone_distribution(
+        self, ctx: Context, from_date: From = None, to_date: To = None,
+        kind: Annotated[Literal["power", "hr", "pace"], Param(
+            description="Which zones.")] = "power",
+    ) -> ZoneDistribution:
+        owner = await self.owner(ctx)
+        return await self.shaped(ZoneDistribution, self.analysis().zone_distribution(
+            owner, from_date, to_date, kind))
+
+    @tool(
+        name="calculate_zones",
+        description="Training zones from the values given, else from the athlete's settings: "
+        "power (Coggan, % FTP), heart rate (Friel % LTHR, else Karvonen, else % max) and "
+        "running pace (Friel, % threshold pace).",
+        annotations=READ_ONLY,
+        scopes=(READ,),
+    )
+    async def calculate_zones(
+        self, ctx: Context,
+        ftp_watts: Annotated[float | None, Param(description="FTP, W."),
+                             Field(ge=30, le=2000)] = None,
+        lthr_bpm: Annotated[float | None, Param(description="Lactate threshold HR."),
+                            Field(ge=80, le=230)] = None,
+        max_hr_bpm: Annotated[float | None, Param(description="Maximum HR."),
+                              Field(ge=100, le=250)] = None,
+        resting_hr_bpm: Annotated[float | None, Param(description="Resting HR."),
+                                  Field(ge=25, le=120)] = None,
+        threshold_pace_s_per_km: Annotated[float | None, Param(
+            description="Threshold pace, s/km."), Field(ge=120, le=900)] = None,
+    ) -> Zones:
+        given = {k: v for k, v in {
+            "ftp_watts": ftp_watts, "lthr_bpm": lthr_bpm, "max_hr_bpm": max_hr_bpm,
+            "resting_hr_bpm": resting_hr_bpm,
+            "threshold_pace_s_per_km": threshold_pace_s_per_km}.items() if v is not None}
+        if not given:
+            owner = await self.owner(ctx)
+            given = (await self.fitness().athlete(owner))["settings"]
+        async with service_errors():
+            return cast(Zones, zones(given))
+
+    @tool(
+        name="estimate_vo2max",
+        description="VO2max estimates (ml/kg/min) from the last 90 days: cycling from the "
+        "best 5 min power and weight (Sitko 2021), running as Daniels VDOT of best efforts.",
+        annotations=READ_ONLY,
+        scopes=(READ,),
+    )
+    async def estimate_vo2max(self, ctx: Context) -> Vo2max:
+        owner = await self.owner(ctx)
+        return await self.shaped(Vo2max, self.analysis().vo2max(owner))
+
+    @resource(uri="athlete://zones", name="athlete-zones", mime_type="application/json",
+              description="The athlete's current power, heart-rate and pace zones.")
+    async def zones_resource(self, ctx: Context) -> dict[str, Any]:
+        owner = await self.owner(ctx)
+        return zones((await self.fitness().athlete(owner))["settings"])
+
+
+__all__ = ["PhysiologyTools"]

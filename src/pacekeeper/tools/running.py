@@ -1,0 +1,61 @@
+"""Running calculators: race-time prediction (Daniels VDOT and Riegel) and training paces,
+and the runner's current VDOT."""
+
+from __future__ import annotations
+
+from typing import Annotated, cast
+
+from pydantic import Field
+
+from mcpcast import Param, tool
+from pacekeeper.fitness._calculators import predict_race, training_paces
+from pacekeeper.tools._analysis_base import AnalysisGroup
+from pacekeeper.tools._analysis_shapes import RacePrediction, TrainingPaces
+from pacekeeper.tools._base import READ, READ_ONLY, service_errors
+
+RaceDistance = Annotated[float, Param(description="Race distance, m (800-100000)."),
+                         Field(ge=800, le=100000)]
+RaceTime = Annotated[float, Param(description="Race time, s."), Field(ge=60, le=86400)]
+
+
+class RunningTools(AnalysisGroup):
+    @tool(
+        name="predict_race_time",
+        description="Predict race times from a recent race: Daniels-Gilbert VDOT equivalents "
+        "and Riegel's T2 = T1 (D2/D1)^1.06, for target_distance_m (default 5 km, 10 km, half "
+        "and full marathon).",
+        annotations=READ_ONLY,
+        scopes=(READ,),
+    )
+    async def predict_race_time(
+        self, distance_m: RaceDistance, time_s: RaceTime,
+        target_distance_m: Annotated[float | None, Param(
+            description="Distance to predict, m."), Field(ge=800, le=100000)] = None,
+    ) -> RacePrediction:
+        async with service_errors():
+            result = predict_race(distance_m, time_s,
+                                  [target_distance_m] if target_distance_m else [])
+        return cast(RacePrediction, result)
+
+    @tool(
+        name="get_training_paces",
+        description="Daniels training paces (easy range, marathon, threshold, interval, "
+        "repetition) for a VDOT, or for the VDOT of a race (distance_m and time_s).",
+        annotations=READ_ONLY,
+        scopes=(READ,),
+    )
+    async def get_training_paces(
+        self,
+        vdot: Annotated[float | None, Param(description="VDOT (15-90)."),
+                        Field(ge=15, le=90)] = None,
+        distance_m: Annotated[float | None, Param(description="A race's distance, m."),
+                              Field(ge=800, le=100000)] = None,
+        time_s: Annotated[float | None, Param(description="That race's time, s."),
+                          Field(ge=60, le=86400)] = None,
+    ) -> TrainingPaces:
+        async with service_errors():
+            result = training_paces(vdot, distance_m, time_s)
+        return cast(TrainingPaces, result)
+
+
+__all__ = ["RunningTools"]
