@@ -20,6 +20,7 @@ PacekeeperError
  |    +-- QuotaExceeded           429, the key's monthly quota [apikeys._service]
  |    +-- ToolNotFound            404, /a2a/execute [a2a._routes]
  |    +-- ActivityNotFound        404 [fitness._errors]
+ |    +-- GoalNotFound            404 [fitness._analysis]
  +-- OAuth2Error                  RFC 6749 bodies {"error", "error_description"} [oauth2.errors]
  |    +-- InvalidRequest, InvalidClient, InvalidGrant, UnauthorizedClient,
  |    |   UnsupportedGrantType, UnsupportedResponseType, InvalidScope, InvalidTarget,
