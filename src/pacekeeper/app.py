@@ -37,6 +37,7 @@ from pacekeeper.mcp import build_mcp
 from pacekeeper.oauth2 import oauth2_routes
 from pacekeeper.ratelimit import RateLimiter
 from pacekeeper.services import Clock, Services, build_services, utc_now
+from pacekeeper.web.routes import web_routes
 
 log = logging.getLogger("pacekeeper")
 _HOUSEKEEPING_SECONDS = 60.0
@@ -146,6 +147,7 @@ def create_app(
         *oauth2_routes(),
         *connection_routes(),
         *dashboard_routes(),
+        *web_routes(),
     ]
     if providers.sandbox:
         # Development only (never in production): the provider emulator, so every
