@@ -85,14 +85,16 @@
       section.hidden = true;
     } else {
       try {
-        const answer = await Pk.api("/api/activities/" + encodeURIComponent(id) + "/w-prime-balance");
+        const answer = await Pk.api("/api/activities/" + encodeURIComponent(id) + "/wbal?max_points=400");
+        const series = answer.series || [];
         wbal.replaceChildren();
-        Charts.line(wbal, {id: "wbal", title: "W′ balance (kJ)", x: answer.time, xKind: "elapsed",
-          series: [{label: "W′ balance", values: answer.w_prime_balance.map((v) => (v === null ? null : v / 1000)), color: Charts.COLORS.tsb, unit: "kJ", digits: 1}],
-          summary: "W′ balance over the ride, lowest " + (Math.min(...answer.w_prime_balance.filter((v) => v !== null)) / 1000).toFixed(1) + " kJ"});
+        if (answer.summary) { wbal.append(el("p", {class: "muted", text: answer.summary})); }
+        Charts.line(wbal, {id: "wbal", title: "W\u2032 balance (kJ)", x: series.map((p) => p.t_s), xLabel: "Elapsed", xKind: "elapsed",
+          series: [{label: "W\u2032 balance", values: series.map((p) => (p.w_prime_bal_j === null ? null : p.w_prime_bal_j / 1000)), color: Charts.COLORS.tsb, unit: "kJ", digits: 1}],
+          summary: answer.summary || "W\u2032 balance over the ride"});
       } catch (error) {
         wbal.replaceChildren(el("p", {class: "muted", text: error.status === 404 || error.status === 405
-          ? "W′ balance is not available from this server yet (it needs the analysis endpoint; the browser does not compute it)."
+          ? "W\u2032 balance is not available from this server yet (it comes from the analysis endpoint; the browser does not compute it)."
           : error.message}));
       }
     }
