@@ -115,7 +115,7 @@ async def build_export(svc: Services, user: User) -> bytes:
             safe = (name or "file").replace("/", "_").replace("\\", "_")[-120:]
             archive.writestr(f"originals/{sha[:16]}-{safe}", data)
         archive.writestr("settings.json", _json(await svc.fitness.athlete(owner)))
-        days = await svc.fitness.daily(owner, date(1970, 1, 1), date.today())
+        days = await svc.fitness.store.daily(user.id, date(1970, 1, 1), date.today())
         archive.writestr("daily.json", _json(daily_json(days)))
         connections: dict[str, Any] = {}
         if svc.connections is not None:
