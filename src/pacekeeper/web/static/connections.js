@@ -37,8 +37,8 @@
   });
   document.querySelectorAll("button[data-disconnect]").forEach((button) => {
     button.addEventListener("click", async () => {
-      const label = button.closest(".row").querySelector(".name").textContent;
-      if (!window.confirm("Disconnect " + label + "? Pacekeeper stops reading it; what it already brought stays.")) { return; }
+      // No confirmation: a disconnection is undone by connecting again, and what the
+      // provider already brought stays.
       try {
         await Pk.api("/api/oauth/connections/" + button.dataset.disconnect, {method: "DELETE"});
         location.reload();
