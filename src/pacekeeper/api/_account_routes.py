@@ -71,6 +71,7 @@ async def change_password(request: Request) -> Response:
     async with svc.engine.begin() as conn:
         await conn.execute(update(users).where(users.c.id == user.id).values(
             password_hash=new_hash, token_version=users.c.token_version + 1))
+    await _signal_change(svc)
     fresh = await svc.users.get(user.id)
     assert fresh is not None
     body: dict[str, Any] = {"changed": True}
@@ -83,6 +84,14 @@ async def change_password(request: Request) -> Response:
         set_session_cookies(response, issued.token, csrf.token,
                             svc.settings.jwt_lifetime_seconds)
     return response
+
+
+async def _signal_change(svc: Services) -> None:
+    """Move the cross-process revocation signal (after the commit), as a disable does:
+    every process then re-reads the user's state (token version, existence) instead of
+    its cached copy, and drops cached API keys."""
+    if svc.oauth is not None and svc.oauth.server.revocations is not None:
+        await svc.oauth.server.revocations.bump()
 
 
 def _json(value: Any) -> bytes:
@@ -174,6 +183,7 @@ async def erase_user(svc: Services, user: User) -> dict[str, Any]:
                 if "tenant_id" in table.c and table.name != "users":
                     await conn.execute(delete(table).where(table.c.tenant_id == user.tenant_id))
             await conn.execute(delete(tenants).where(tenants.c.id == user.tenant_id))
+    await _signal_change(svc)
     return {"deleted": True, "deauthorized_providers": deauthorized}
 
 
