@@ -25,6 +25,13 @@ from starlette.types import ASGIApp
 from pacekeeper import api, logredact
 from pacekeeper.a2a import a2a_routes
 from pacekeeper.api import BodyLimitMiddleware, SecurityHeadersMiddleware
+from pacekeeper.api._account_routes import (
+    change_password,
+    delete_account,
+    export_account,
+    list_assistants,
+    revoke_assistant,
+)
 from pacekeeper.apikeys.routes import delete_key, keys_collection
 from pacekeeper.auth import KeyGenerator, generate_rsa_key
 from pacekeeper.config import Settings
@@ -38,6 +45,7 @@ from pacekeeper.mcp import build_mcp
 from pacekeeper.oauth2 import oauth2_routes
 from pacekeeper.ratelimit import RateLimiter
 from pacekeeper.services import Clock, Services, build_services, utc_now
+from pacekeeper.web.routes import web_routes
 
 log = logging.getLogger("pacekeeper")
 _HOUSEKEEPING_SECONDS = 60.0
@@ -140,6 +148,11 @@ def create_app(
         Route("/api/auth/logout", api.logout, methods=["POST"]),
         Route("/oauth2/jwks", api.jwks, methods=["GET"]),
         Route("/admin/jwks", api.jwks, methods=["GET"]),
+        Route("/api/account", delete_account, methods=["DELETE"]),
+        Route("/api/account/password", change_password, methods=["POST"]),
+        Route("/api/account/export", export_account, methods=["GET"]),
+        Route("/api/account/assistants", list_assistants, methods=["GET"]),
+        Route("/api/account/assistants/{client_id:path}", revoke_assistant, methods=["DELETE"]),
         Route("/api/keys", keys_collection, methods=["GET", "POST"]),
         Route("/api/keys/{key_id}", delete_key, methods=["DELETE"]),
         *fitness_routes(),
@@ -148,6 +161,7 @@ def create_app(
         *oauth2_routes(),
         *connection_routes(),
         *dashboard_routes(),
+        *web_routes(),
     ]
     if providers.sandbox:
         # Development only (never in production): the provider emulator, so every

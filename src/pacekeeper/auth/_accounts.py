@@ -161,6 +161,17 @@ class Accounts:
         await self._users.record_login(user.id, self._clock(), new_hash)
         return user
 
+    async def verify_password(self, user: User, password: str) -> bool:
+        """Whether `password` is this user's (for confirming a sensitive change)."""
+        if len(password) > MAX_PASSWORD_CHARS:
+            return False
+        return await self._hasher.verify(user.password_hash, password)
+
+    async def hash_password(self, password: str) -> str:
+        """The stored form of a new password, after the same rules as registration."""
+        validate_password(password)
+        return await self._hasher.hash(password)
+
     async def disable(self, email: str) -> bool:
         user = await self._users.get_by_email(normalize_email(email))
         if user is None:

@@ -1,9 +1,13 @@
-"""Rendering pages with the headers every page of ours carries.
+"""Rendering every page of ours: one Jinja environment, one layout, one policy.
 
-`Content-Security-Policy` allows only our own stylesheet, forms posting to ourselves
-(plus, on the consent page, the client's origin the browser is redirected to after the
-POST: Chromium applies `form-action` to that redirect), and no framing at all
-(`frame-ancestors 'none'` and `X-Frame-Options: DENY` against clickjacking a consent).
+Every HTML page of the service (the web app, the OAuth login, consent and error pages,
+the provider connect and result pages) is rendered here from `templates/`, extends
+`base.html` and carries the same headers. The Content-Security-Policy allows only our own
+scripts and stylesheet (`script-src 'self'; style-src 'self'`: no inline script, no
+inline style), fetches to ourselves, forms posting to ourselves (plus, on the consent
+page, the client's origin the browser is redirected to after the POST: Chromium applies
+`form-action` to that redirect), and no framing at all (`frame-ancestors 'none'` and
+`X-Frame-Options: DENY` against clickjacking a consent or a Continue button).
 """
 
 from __future__ import annotations
@@ -22,9 +26,9 @@ _ENV = Environment(
     trim_blocks=True,
     lstrip_blocks=True,
 )
-STYLESHEET_PATH = "/oauth2/static/pacekeeper.css"
-# The logo and wordmark every page of ours shows: Jinja pages include the file, the
-# connection pages (string.Template) substitute this text.
+STATIC_PREFIX = "/static"
+STYLESHEET_PATH = f"{STATIC_PREFIX}/pacekeeper.css"
+# The logo and wordmark every page of ours shows (templates include the file).
 BRAND_MARK = resources.files("pacekeeper.web").joinpath("templates/_brand.html").read_text()
 
 
@@ -35,8 +39,9 @@ class PageSecurity:
     def headers(self) -> dict[str, str]:
         form_action = " ".join(("'self'", *self.form_targets))
         csp = (
-            "default-src 'none'; style-src 'self'; img-src 'self' data:; "
-            f"form-action {form_action}; frame-ancestors 'none'; base-uri 'none'"
+            "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+            f"connect-src 'self'; form-action {form_action}; frame-ancestors 'none'; "
+            "base-uri 'none'"
         )
         return {
             "Content-Security-Policy": csp,
@@ -55,7 +60,9 @@ def render_page(
     security: PageSecurity | None = None,
     headers: dict[str, str] | None = None,
 ) -> HTMLResponse:
-    html = _ENV.get_template(template).render(stylesheet=STYLESHEET_PATH, **context)
+    html = _ENV.get_template(template).render(
+        stylesheet=STYLESHEET_PATH, static=STATIC_PREFIX, **context
+    )
     merged = {**(security or PageSecurity()).headers(), **(headers or {})}
     return HTMLResponse(html, status_code=status, headers=merged)
 
@@ -64,6 +71,7 @@ _CSS = resources.files("pacekeeper.web").joinpath("static/pacekeeper.css")
 
 
 async def stylesheet(_request: Request) -> Response:
+    """The stylesheet at its historical path /oauth2/static/pacekeeper.css."""
     return Response(
         _CSS.read_bytes(),
         media_type="text/css",
@@ -71,4 +79,5 @@ async def stylesheet(_request: Request) -> Response:
     )
 
 
-__all__ = ["STYLESHEET_PATH", "PageSecurity", "render_page", "stylesheet"]
+__all__ = ["BRAND_MARK", "STATIC_PREFIX", "STYLESHEET_PATH", "PageSecurity", "render_page",
+           "stylesheet"]

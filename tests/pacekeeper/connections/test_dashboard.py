@@ -1,11 +1,9 @@
-"""GET /dashboard: sign-in form without a cookie session, the providers with one; styled
-only by the shared stylesheet."""
+"""GET /connections (and its old address /dashboard): sign-in form without a cookie
+session, the providers with one; under the web app's one layout, policy and stylesheet."""
 
 from __future__ import annotations
 
-import re
-
-from pacekeeper.web import STYLESHEET_PATH
+from pacekeeper.web import STYLESHEET_PATH, PageSecurity
 from tests.pacekeeper.connections.conftest import (
     ConnHarness,
     assert_styled_by_the_shared_stylesheet,
@@ -16,12 +14,14 @@ async def test_dashboard_without_session_shows_sign_in(conn: ConnHarness) -> Non
     """No cookie (a bearer token alone is not a browser session): the sign-in form."""
     _, headers = await conn.user("dash-anon@example.com")
     for extra in ({}, headers):
-        page = await conn.client.get("/dashboard", headers=extra)
-        assert page.status_code == 200
-        assert 'form class="signin"' in page.text and "data-provider" not in page.text
+        for path in ("/dashboard", "/connections"):
+            page = await conn.client.get(path, headers=extra)
+            assert page.status_code == 200
+            assert 'data-form="signin"' in page.text and "data-provider" not in page.text
     csp = page.headers["content-security-policy"]
-    assert "script-src 'nonce-" in csp and "default-src 'none'" in csp
-    assert f'nonce="{csp.split("nonce-")[1].split(chr(39))[0]}"' in page.text
+    # Our scripts only, from files: no inline script (so no nonce is needed).
+    assert "script-src 'self'" in csp and "default-src 'none'" in csp
+    assert "<script>" not in page.text and '<script src="/static/app.js" defer>' in page.text
 
 
 async def test_dashboard_lists_providers_for_cookie_session(conn: ConnHarness) -> None:
@@ -29,19 +29,19 @@ async def test_dashboard_lists_providers_for_cookie_session(conn: ConnHarness) -
     user_id, headers = await conn.user("dash@example.com")
     assert (await conn.connect("fitbit", user_id, headers)).status_code == 200
     assert (await conn.login("dash@example.com")).status_code == 200
-    page = await conn.client.get("/dashboard")
+    page = await conn.client.get("/connections")
     assert "dash@example.com" in page.text
     assert 'data-disconnect="fitbit"' in page.text
     assert 'data-connect="strava"' in page.text and 'data-connect="garmin"' in page.text
-    assert f'const userId = "{user_id}"' in page.text
+    assert f'data-user-id="{user_id}"' in page.text
 
 
 async def test_dashboard_is_styled_only_by_the_shared_stylesheet(conn: ConnHarness) -> None:
     """No requirement ID covers page styling (the manifest has none); the rule is the one of
     docs/oauth.md for every page: no inline styles, `style-src 'self'`. Both states of the
     page (the sign-in form; the list with Disconnect and Connect buttons) link
-    STYLESHEET_PATH, which the same app serves with the dashboard's rules; the script's
-    nonce and the rest of the policy are unchanged."""
+    STYLESHEET_PATH, which the same app serves with the app's rules, under the one policy
+    of every page (`PageSecurity`)."""
     signed_out = await conn.client.get("/dashboard")
     user_id, headers = await conn.user("dash-style@example.com")
     assert (await conn.connect("strava", user_id, headers)).status_code == 200
@@ -52,10 +52,9 @@ async def test_dashboard_is_styled_only_by_the_shared_stylesheet(conn: ConnHarne
         assert page.status_code == 200
         assert_styled_by_the_shared_stylesheet(page)
         csp = page.headers["content-security-policy"]
-        assert re.search(r"script-src 'nonce-[\w-]+'; style-src 'self'; connect-src 'self'; "
-                         r"form-action 'self'; base-uri 'none', frame-ancestors 'none'$", csp), csp  # fmt: skip
-        assert '<body class="dashboard">' in page.text and 'class="wordmark"' in page.text
-    assert '<button class="primary" data-connect="fitbit">Connect</button>' in signed_in.text
+        assert csp == PageSecurity().headers()["Content-Security-Policy"], csp
+        assert '<body class="app ' in page.text and 'class="wordmark"' in page.text
+    assert 'data-connect="fitbit">Connect</button>' in signed_in.text
     css = await conn.client.get(STYLESHEET_PATH)
     assert css.status_code == 200 and css.headers["content-type"].startswith("text/css")
-    assert "body.dashboard" in css.text and ".dashboard .row" in css.text
+    assert "body.app" in css.text and ".app .row" in css.text

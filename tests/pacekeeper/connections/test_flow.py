@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from pacekeeper.web import PageSecurity
 from tests.pacekeeper.connections.conftest import (
     PROVIDERS,
     ConnHarness,
@@ -61,8 +62,7 @@ async def test_result_pages_are_styled_only_by_the_shared_stylesheet(conn: ConnH
     assert (success.status_code, refused.status_code) == (200, 400)
     for page, tone in ((success, "ok"), (refused, "bad")):
         assert_styled_by_the_shared_stylesheet(page)
-        # The page's own policy, and frame-ancestors from the headers middleware (finding 15).
-        assert page.headers["content-security-policy"] == (
-            "default-src 'none'; style-src 'self', frame-ancestors 'none'")
+        assert page.headers["content-security-policy"] == PageSecurity().headers()[
+            "Content-Security-Policy"]  # the one policy of every page
         assert f'<div class="badge {tone}" aria-hidden="true">' in page.text
         assert '<body class="result">' in page.text and 'class="wordmark"' in page.text

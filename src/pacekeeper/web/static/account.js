@@ -1,0 +1,46 @@
+/* Account: change password, download my data, delete my account (each confirmed). */
+"use strict";
+(() => {
+  const password = document.querySelector("[data-change-password]");
+  password.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const status = password.querySelector(".form-status");
+    status.textContent = "";
+    try {
+      const answer = await Pk.api("/api/account/password", {method: "POST", body: {current_password: password.current_password.value, new_password: password.new_password.value}});
+      if (answer.csrf_token) { try { localStorage.setItem("pk.csrf", JSON.stringify({token: answer.csrf_token, at: Date.now()})); } catch (e) { /* ignore */ } }
+      password.reset();
+      status.textContent = "Password changed. Other sessions and devices were signed out.";
+    } catch (error) { status.textContent = error.message; }
+  });
+
+  const exportButton = document.querySelector("[data-export]");
+  const exportStatus = document.querySelector("[data-export-status]");
+  exportButton.addEventListener("click", async () => {
+    exportButton.disabled = true;
+    exportStatus.textContent = "Preparing your archive…";
+    try {
+      const response = await Pk.api("/api/account/export", {raw: true});
+      const blob = await response.blob();
+      const name = (/filename="([^"]+)"/.exec(response.headers.get("content-disposition") || "") || [null, "pacekeeper-export.zip"])[1];
+      const link = Pk.el("a", {href: URL.createObjectURL(blob), download: name, class: "offscreen", text: "download"});
+      document.body.append(link);
+      link.click();
+      link.remove();
+      exportStatus.textContent = "Downloaded " + name + " (" + Math.ceil(blob.size / 1024) + " KB).";
+    } catch (error) { exportStatus.textContent = error.message; }
+    exportButton.disabled = false;
+  });
+
+  const remove = document.querySelector("[data-delete-account]");
+  remove.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const status = remove.querySelector(".form-status");
+    if (!window.confirm("Delete your account and all your data now? This cannot be undone.")) { return; }
+    try {
+      await Pk.api("/api/account", {method: "DELETE", body: {password: remove.password.value}});
+      try { localStorage.removeItem("pk.csrf"); } catch (e) { /* ignore */ }
+      location.assign("/?reason=deleted");
+    } catch (error) { status.textContent = error.message; }
+  });
+})();

@@ -1,0 +1,111 @@
+/* One activity: summary metrics, stream charts, the mean-maximal power curve. */
+"use strict";
+(() => {
+  const {el, fmt} = Pk;
+  const root = document.querySelector("[data-activity]");
+  const id = root.dataset.activity;
+  const STREAMS = [
+    {key: "power", label: "Power", unit: "W"},
+    {key: "heartrate", label: "Heart rate", unit: "bpm"},
+    {key: "speed", label: "Speed", unit: "km/h", scale: 3.6, digits: 1},
+    {key: "altitude", label: "Altitude", unit: "m"},
+  ];
+
+  function metric(label, value) {
+    return value === "–" || value === undefined ? null : el("div", {}, el("dt", {text: label}), el("dd", {text: value}));
+  }
+
+  function summary(values) {
+    const present = values.filter((v) => v !== null && v !== undefined);
+    if (!present.length) { return "no samples"; }
+    const mean = present.reduce((a, b) => a + b, 0) / present.length;
+    return "average " + mean.toFixed(0) + ", max " + Math.max(...present).toFixed(0);
+  }
+
+  async function main() {
+    let a;
+    try { a = await Pk.api("/api/activities/" + encodeURIComponent(id)); } catch (error) {
+      root.querySelector("[data-name]").textContent = error.status === 404 ? "Activity not found" : "Could not load the activity";
+      Pk.showError(error);
+      return;
+    }
+    document.title = (a.name || a.sport) + " · Pacekeeper";
+    root.querySelector("[data-name]").textContent = a.name || "Untitled " + a.sport;
+    root.querySelector("[data-when]").textContent = fmt.datetime(a.start_time_utc || a.start_time) + " · " + a.sport + (a.device ? " · " + a.device : "");
+    const m = a.metrics || {};
+    const items = [
+      metric("Distance", fmt.km(a.distance_m)),
+      metric("Moving time", fmt.duration(a.moving_time_s)),
+      metric("Elapsed time", fmt.duration(a.elapsed_time_s)),
+      metric("Elevation gain", fmt.num(a.elevation_gain_m, 0, "m")),
+      metric("Average speed", a.average_speed_mps ? fmt.num(a.average_speed_mps * 3.6, 1, "km/h") : "–"),
+      metric("Average power", fmt.num(a.average_power, 0, "W")),
+      metric("Normalized power", fmt.num(m.normalized_power, 0, "W")),
+      metric("Average heart rate", fmt.num(a.average_heartrate, 0, "bpm")),
+      metric("Max heart rate", fmt.num(a.max_heartrate, 0, "bpm")),
+      metric("Cadence", fmt.num(a.average_cadence, 0, "rpm")),
+      metric("Training load", fmt.num(m.load, 0)),
+      metric("Intensity factor", fmt.num(m.intensity_factor, 2)),
+      metric("Calories", fmt.num(a.calories, 0, "kcal")),
+    ];
+    root.querySelector("[data-metrics]").replaceChildren(...items.filter(Boolean));
+
+    const box = root.querySelector("[data-streams]");
+    const wanted = STREAMS.filter((s) => (a.streams || []).includes(s.key));
+    if (!wanted.length) {
+      box.replaceChildren(el("p", {class: "muted", text: "This activity has no sample streams (a summary only)."}));
+    } else {
+      const keys = wanted.map((s) => s.key).join(",");
+      const data = await Pk.api("/api/activities/" + encodeURIComponent(id) + "/streams?keys=" + keys + "&max_points=800");
+      box.replaceChildren();
+      for (const s of wanted) {
+        const values = (data.streams[s.key] || []).map((v) => (v === null ? null : v * (s.scale || 1)));
+        Charts.line(box, {id: s.key, title: s.label + " (" + s.unit + ")", x: data.streams.time, xLabel: "Elapsed", xKind: "elapsed",
+          series: [{label: s.label, values: values, color: Charts.COLORS[s.key], unit: s.unit, digits: s.digits}],
+          summary: s.label + " over the activity: " + summary(values) + " " + s.unit});
+      }
+    }
+
+    const curveBox = root.querySelector("[data-curve]");
+    const durations = m.curve_durations || [];
+    const curve = m.power_curve || [];
+    const points = durations.map((d, i) => [d, curve[i]]).filter((p) => p[1] !== null && p[1] !== undefined && p[0] > 0);
+    if (!points.length) {
+      curveBox.replaceChildren(el("p", {class: "muted", text: "No power data: no mean-maximal curve for this activity."}));
+    } else {
+      curveBox.replaceChildren();
+      Charts.line(curveBox, {id: "power-curve", title: "Best average power for each duration (W)", x: points.map((p) => p[0]), xLabel: "Duration", xKind: "duration", log: true,
+        series: [{label: "Power", values: points.map((p) => p[1]), color: Charts.COLORS.curve, unit: "W"}],
+        summary: "Mean-maximal power: " + points.map((p) => Charts.durationLabel(p[0]) + " " + Math.round(p[1]) + " W").join(", ")});
+    }
+
+    const wbal = root.querySelector("[data-wbal]");
+    const section = root.querySelector("[data-wbal-section]");
+    if (a.sport !== "ride" || !(a.streams || []).includes("power")) {
+      section.hidden = true;
+    } else {
+      try {
+        const answer = await Pk.api("/api/activities/" + encodeURIComponent(id) + "/wbal?max_points=400");
+        const series = answer.series || [];
+        wbal.replaceChildren();
+        if (answer.summary) { wbal.append(el("p", {class: "muted", text: answer.summary})); }
+        Charts.line(wbal, {id: "wbal", title: "W\u2032 balance (kJ)", x: series.map((p) => p.t_s), xLabel: "Elapsed", xKind: "elapsed",
+          series: [{label: "W\u2032 balance", values: series.map((p) => (p.w_prime_bal_j === null ? null : p.w_prime_bal_j / 1000)), color: Charts.COLORS.tsb, unit: "kJ", digits: 1}],
+          summary: answer.summary || "W\u2032 balance over the ride"});
+      } catch (error) {
+        wbal.replaceChildren(el("p", {class: "muted", text: error.status === 404 || error.status === 405
+          ? "W\u2032 balance is not available from this server yet (it comes from the analysis endpoint; the browser does not compute it)."
+          : error.message}));
+      }
+    }
+
+    root.querySelector("[data-delete]").addEventListener("click", async () => {
+      if (!window.confirm("Delete this activity, its files and streams? This cannot be undone.")) { return; }
+      try {
+        await Pk.api("/api/activities/" + encodeURIComponent(id), {method: "DELETE"});
+        location.assign("/activities");
+      } catch (error) { Pk.showError(error); }
+    });
+  }
+  main().catch(Pk.showError);
+})();

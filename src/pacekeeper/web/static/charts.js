@@ -1,0 +1,51 @@
+/* Charts on uPlot (vendored in static/vendor/uplot, MIT): line charts that follow their
+   container's width, with a text summary for screen readers (the canvas is an image). */
+"use strict";
+const Charts = (() => {
+  const COLORS = {power: "#7c3aed", heartrate: "#dc2626", speed: "#0f766e", altitude: "#a16207",
+    cadence: "#2563eb", ctl: "#0f766e", atl: "#7c3aed", tsb: "#ea580c", best: "#94a3b8", curve: "#7c3aed"};
+
+  function sized(container, make) {
+    let plot = make(Math.max(280, container.clientWidth));
+    new ResizeObserver(() => {
+      const width = Math.max(280, container.clientWidth);
+      if (plot && Math.abs(plot.width - width) > 4) { plot.setSize({width: width, height: plot.height}); }
+    }).observe(container);
+    return plot;
+  }
+
+  /* opts: {title, summary, x: [...], xLabel, xKind: "elapsed"|"date"|"duration", log,
+            series: [{label, values, color, unit, dash}], height} */
+  function line(container, opts) {
+    const figure = Pk.el("figure", {class: "chart", "data-chart": opts.id || opts.title, role: "group", "aria-label": opts.title});
+    figure.append(Pk.el("h3", {text: opts.title}));
+    const area = Pk.el("div", {role: "img", "aria-label": opts.summary || opts.title});
+    figure.append(area);
+    container.append(figure);
+    const xFmt = opts.xKind === "date" ? null
+      : (opts.xKind === "duration" ? (v) => durationLabel(v) : (v) => Pk.fmt.duration(v));
+    const axes = [
+      {stroke: "#475569", grid: {stroke: "#e2e8f0"}, values: xFmt ? (u, vals) => vals.map(xFmt) : undefined},
+      {stroke: "#475569", grid: {stroke: "#e2e8f0"}, size: 56},
+    ];
+    const series = [{label: opts.xLabel || "Time", value: xFmt ? (u, v) => (v === null ? "–" : xFmt(v)) : undefined}];
+    opts.series.forEach((s) => series.push({
+      label: s.label, stroke: s.color || "#0f766e", width: 1.5, dash: s.dash, spanGaps: false,
+      value: (u, v) => (v === null || v === undefined ? "–" : Number(v).toFixed(s.digits || 0) + (s.unit ? " " + s.unit : "")),
+    }));
+    const data = [opts.x, ...opts.series.map((s) => s.values)];
+    return sized(area, (width) => new uPlot({
+      width: width, height: opts.height || 200, series: series, axes: axes,
+      scales: {x: opts.log ? {time: false, distr: 3} : {time: opts.xKind === "date"}},
+      cursor: {drag: {x: false, y: false}},
+    }, data, area));
+  }
+
+  function durationLabel(s) {
+    if (s < 60) { return s + "s"; }
+    if (s < 3600) { return Math.round(s / 60) + "m"; }
+    return (s / 3600).toFixed(s % 3600 ? 1 : 0) + "h";
+  }
+
+  return {line: line, COLORS: COLORS, durationLabel: durationLabel};
+})();

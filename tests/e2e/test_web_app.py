@@ -1,0 +1,340 @@
+"""The web app in headless Chromium, as a newcomer uses it (issue 17).
+
+One `pacekeeper serve` (development, open registration, the provider sandbox). One
+journey: register on `/`, sign in, import FIT files with the file picker (imported,
+duplicate, rejected with the reason), open the activity and its charts, create a key (the
+secret shown once, copied) and revoke it, copy the assistant configuration, the CSRF
+token renewed before its 30 minutes run out (the browser's clock moved on), sign out, a
+401 sends the person back to sign-in with the CSRF token cleared, download my data (a zip
+with the activity, its streams and the original file) and delete the account. Every page
+is photographed at 1280 and 390 px wide (docs/screenshots/ with UPDATE_SCREENSHOTS=1,
+else a temporary folder), and checked with axe-core: no serious or critical violation,
+no CSP violation, no console error.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import os
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests._services import free_port
+
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+
+ROOT = Path(__file__).resolve().parents[2]
+EXE = str(Path(sys.executable).parent / "pacekeeper")
+SHOTS = (ROOT / "docs" / "screenshots" if os.environ.get("UPDATE_SCREENSHOTS")
+         else Path(tempfile.gettempdir()) / "pacekeeper-screenshots")  # fmt: skip
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run",
+]  # fmt: skip
+FIT = ROOT / "tests" / "data" / "activities" / "fit"
+RIDE = FIT / "garmin-fenix-5-bike.fit"
+NOT_AN_ACTIVITY = FIT / "Settings.fit"
+PASSWORD = "Web-app-Passw0rd!"
+AXE_VERSION = "4.10.3"
+# Collects CSP violations before any script of the page runs (init scripts are exempt).
+CSP_LISTENER = """window.__csp = [];
+document.addEventListener("securitypolicyviolation",
+  e => window.__csp.push(e.violatedDirective + " " + (e.blockedURI || "inline")));"""
+
+
+def axe_script() -> str:
+    """axe-core from the npm registry: the pinned peers of .tools/npm when the test setup
+    installed them, else installed here into .tools/axe (npm, no other network)."""
+    for base in (os.environ.get("MCPCAST_NPM_TOOLS", ""), str(ROOT / ".tools" / "npm" / "node_modules"),
+                 str(ROOT / ".tools" / "axe" / "node_modules")):  # fmt: skip
+        candidate = Path(base) / "axe-core" / "axe.min.js"
+        if base and candidate.is_file():
+            return candidate.read_text()
+    npm = shutil.which("npm")
+    if npm is None:
+        pytest.fail("npm is needed to install axe-core for the accessibility check")
+    target = ROOT / ".tools" / "axe"
+    subprocess.run([npm, "install", "--silent", "--no-audit", "--no-fund", "--prefix",
+                    str(target), f"axe-core@{AXE_VERSION}"], check=True, timeout=300)  # fmt: skip
+    return (target / "node_modules" / "axe-core" / "axe.min.js").read_text()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    port = free_port()
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PACEKEEPER_", "STRAVA_", "FITBIT_", "GARMIN_"))}  # fmt: skip
+    env.update({
+        "PACEKEEPER_DATA_DIR": str(tmp_path_factory.mktemp("web-data")),
+        "PACEKEEPER_PORT": str(port),
+        "PACEKEEPER_REGISTRATION": "open",
+        "PACEKEEPER_JWT_RSA_KEY_BITS": "2048",
+        "PACEKEEPER_ARGON2_MEMORY_KIB": "1024",
+        "PACEKEEPER_ARGON2_TIME_COST": "1",
+        "PACEKEEPER_ADMIN_EMAIL": "admin@example.com",
+        "PACEKEEPER_ADMIN_PASSWORD": PASSWORD,
+        "SERVICE_MASTER_ENCRYPTION_KEY": base64.b64encode(secrets.token_bytes(32)).decode(),
+    })  # fmt: skip
+    proc = subprocess.Popen([EXE, "serve"], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT)  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            assert proc.poll() is None, "server exited"
+            try:
+                if httpx.get(f"{url}/health", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert time.monotonic() < deadline, "server did not start"
+            time.sleep(0.1)
+        yield url
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+class Checks:
+    """Per page: screenshots at two widths, axe-core, CSP violations, console errors."""
+
+    def __init__(self, page: Any, axe: str) -> None:
+        self.page = page
+        self.axe = axe
+        self.errors: list[str] = []
+        self.findings: dict[str, list[str]] = {}
+        page.on("console", self._console)
+        page.on("pageerror", lambda exc: self.errors.append(f"pageerror {exc}"))
+
+    def _console(self, message: Any) -> None:
+        url = message.location.get("url", "")
+        # 404s are expected where the Fitness page probes analysis routes not yet served,
+        # and the admin page's 403 for a non-admin; the pages say so in words.
+        if message.type == "error" and "Failed to load resource" not in message.text:
+            self.errors.append(f"{message.text} ({url})")
+
+    def page_done(self, name: str) -> None:
+        page = self.page
+        page.wait_for_load_state("networkidle")
+        violations: list[str] = page.evaluate("window.__csp")
+        assert violations == [], (name, violations)
+        result = page.evaluate(
+            "async () => (await axe.run(document, {resultTypes: ['violations']})).violations"
+            ".map(v => ({id: v.id, impact: v.impact, nodes: v.nodes.length,"
+            " target: v.nodes[0] && v.nodes[0].target.join(' ')}))")  # fmt: skip
+        bad = [f"{v['id']} ({v['impact']}, {v['nodes']}x, e.g. {v['target']})"
+               for v in result if v["impact"] in ("serious", "critical")]  # fmt: skip
+        self.findings[name] = bad
+        for width, height in ((1280, 900), (390, 844)):
+            page.set_viewport_size({"width": width, "height": height})
+            page.wait_for_timeout(150)  # the charts follow their container's width
+            page.screenshot(path=str(SHOTS / f"web-{name}-{width}.png"), full_page=True)
+        page.set_viewport_size({"width": 1280, "height": 900})
+
+
+def _csrf(context: Any) -> str:
+    for cookie in context.cookies():
+        if cookie["name"] == "csrf_token":
+            return str(cookie["value"])
+    return ""
+
+
+def test_a_newcomer_uses_the_web_app(server: str) -> None:
+    from playwright.sync_api import expect, sync_playwright
+
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    axe = axe_script()
+    email = "runner@example.com"
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            context = browser.new_context(viewport={"width": 1280, "height": 900},
+                                          accept_downloads=True)  # fmt: skip
+            context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server)
+            context.add_init_script(CSP_LISTENER)
+            context.add_init_script(axe)  # init scripts are exempt from the page's CSP
+            page = context.new_page()
+            page.set_default_timeout(15_000)
+            page.clock.install()
+            checks = Checks(page, axe)
+
+            # Landing: sign-in and (open) registration.
+            page.goto(server + "/")
+            signin = page.locator("form.signin")
+            expect(signin.get_by_label("Email")).to_be_visible()
+            expect(signin.get_by_label("Password")).to_be_visible()
+            expect(signin.get_by_role("button", name="Sign in")).to_be_visible()
+            checks.page_done("landing")
+            register = page.locator("form.register")
+            register.get_by_label("Email").fill(email)
+            register.get_by_label("Password").fill(PASSWORD)
+            register.get_by_role("button", name="Create account").click()
+            nav = page.get_by_role("navigation", name="Main")
+            for name in ("Activities", "Fitness", "Connections", "API keys", "Assistants",
+                         "Account"):  # fmt: skip
+                expect(nav.get_by_role("link", name=name, exact=True)).to_be_visible()
+            expect(nav.get_by_role("link", name="Admin")).to_have_count(0)
+            checks.page_done("home")
+
+            # Activities: import with the file picker; per-file results.
+            nav.get_by_role("link", name="Activities").click()
+            page.get_by_label("Import activity files").set_input_files(
+                [str(RIDE), str(RIDE), str(NOT_AN_ACTIVITY)])
+            results = page.locator("[data-import-results]")
+            expect(results.locator("li.summary")).to_be_visible()
+            statuses = results.locator("li[data-status]").evaluate_all(
+                "items => items.map(i => i.dataset.status)")
+            assert statuses == ["imported", "duplicate", "rejected"], statuses
+            assert "not an activity" in results.locator("li.rejected").inner_text()
+            rows = page.locator("[data-activities] tbody tr")
+            expect(rows).to_have_count(1)
+            checks.page_done("activities")
+
+            # The activity: metrics and charts of its streams.
+            rows.first.get_by_role("link").click()
+            page.wait_for_url(server + "/activities/*")
+            expect(page.locator("[data-metrics] div").first).to_be_visible()
+            for chart in ("heartrate", "speed", "altitude"):
+                expect(page.locator(f"[data-chart={chart}] canvas")).to_be_visible()
+            assert "Distance" in page.locator("[data-metrics]").inner_text()
+            checks.page_done("activity")
+
+            # Fitness: renders, or says plainly what this server does not offer yet.
+            nav.get_by_role("link", name="Fitness").click()
+            expect(page.locator("[data-fitness-chart] .muted, [data-fitness-chart] canvas")
+                   .first).to_be_visible()  # fmt: skip
+            checks.page_done("fitness")
+
+            # Connections: the dashboard under the one layout.
+            nav.get_by_role("link", name="Connections").click()
+            expect(page.locator("[data-provider=strava] button[data-connect]")).to_be_visible()
+            checks.page_done("connections")
+
+            # API keys: create (secret once, copied), then revoke.
+            nav.get_by_role("link", name="API keys").click()
+            page.get_by_label("Name").fill("my agent")
+            page.get_by_role("button", name="Create key").click()
+            secret = page.locator("[data-secret-value]")
+            expect(secret).not_to_be_empty()
+            page.get_by_role("button", name="Copy", exact=True).click()
+            assert page.evaluate("navigator.clipboard.readText()") == secret.inner_text()
+            expect(page.locator("[data-keys] tbody tr")).to_have_count(1)
+            key = secret.inner_text()
+            assert httpx.get(f"{server}/a2a/tools", headers={"X-API-Key": key}).status_code == 200
+            checks.page_done("keys")
+            page.once("dialog", lambda dialog: dialog.accept())
+            page.get_by_role("button", name="Revoke my agent").click()
+            expect(page.locator("[data-keys] tbody tr")).to_have_count(0)
+            assert httpx.get(f"{server}/a2a/tools", headers={"X-API-Key": key}).status_code == 401
+
+            # Assistants: copy the configuration; it names this server's MCP endpoint.
+            nav.get_by_role("link", name="Assistants").click()
+            page.get_by_role("button", name="Copy configuration").click()
+            config = json.loads(page.evaluate("navigator.clipboard.readText()"))
+            assert config["mcpServers"]["pacekeeper"]["url"] == server + "/mcp"
+            page.get_by_role("button", name="Copy command").click()
+            assert f"--url {server}/mcp" in page.evaluate("navigator.clipboard.readText()")
+            initialize = httpx.post(config["mcpServers"]["pacekeeper"]["url"], json={
+                "jsonrpc": "2.0", "id": 1, "method": "initialize",
+                "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                           "clientInfo": {"name": "web-e2e", "version": "1"}}},
+                headers={"accept": "application/json, text/event-stream"})  # fmt: skip
+            assert initialize.status_code == 200, initialize.text
+            checks.page_done("assistants")
+
+            # CSRF renewed before it expires: 26 minutes later (the browser's clock), the
+            # client has called /api/auth/refresh and holds a new token; a write works.
+            before = _csrf(context)
+            with page.expect_response(lambda r: r.url.endswith("/api/auth/refresh")) as renewed:
+                page.clock.run_for("26:00")
+            assert renewed.value.status == 200
+            assert _csrf(context) not in ("", before)
+            nav.get_by_role("link", name="API keys").click()
+            page.get_by_label("Name").fill("after renewal")
+            page.get_by_role("button", name="Create key").click()
+            expect(page.locator("[data-keys] tbody tr")).to_have_count(1)
+
+            # Account page, and the admin page refused to a non-admin.
+            nav.get_by_role("link", name="Account").click()
+            checks.page_done("account")
+
+            # Sign out, then sign in again (labels "Email", "Password", button "Sign in").
+            page.get_by_role("button", name="Sign out").click()
+            page.wait_for_url(server + "/?reason=signed-out")
+            assert _csrf(context) == ""
+            page.locator("form.signin").get_by_label("Email").fill(email)
+            page.locator("form.signin").get_by_label("Password").fill(PASSWORD)
+            page.get_by_role("button", name="Sign in").click()
+            expect(nav).to_be_visible()
+
+            # A 401 (the session cookie is gone) returns to sign-in and clears the CSRF token.
+            nav.get_by_role("link", name="Activities").click()
+            expect(page.locator("[data-activities] tbody tr")).to_have_count(1)
+            assert _csrf(context) != ""
+            context.clear_cookies(name="auth_token")
+            page.get_by_role("button", name="Filter").click()
+            page.wait_for_url(server + "/?reason=expired&next=%2Factivities")
+            assert _csrf(context) == ""
+            expect(page.locator("#signin-notice")).to_contain_text("sign in again")
+            page.locator("form.signin").get_by_label("Email").fill(email)
+            page.locator("form.signin").get_by_label("Password").fill(PASSWORD)
+            page.get_by_role("button", name="Sign in").click()
+            page.wait_for_url(server + "/activities")  # back where the person was
+
+            # Download my data: one zip with the activity, its streams, the original file.
+            nav.get_by_role("link", name="Account").click()
+            with page.expect_download() as download_info:
+                page.get_by_role("button", name="Download my data").click()
+            archive = zipfile.ZipFile(io.BytesIO(Path(download_info.value.path()).read_bytes()))
+            names = archive.namelist()
+            activities = [n for n in names if n.startswith("activities/")]
+            assert len(activities) == 1, names
+            detail = json.loads(archive.read(activities[0]))
+            assert detail["streams"]["heartrate"] and detail["sources"]
+            originals = [n for n in names if n.startswith("originals/")]
+            assert [archive.read(n) for n in originals] == [RIDE.read_bytes()]
+            keys = json.loads(archive.read("api_keys.json"))
+            assert {k["name"] for k in keys} == {"after renewal"}
+            assert all("api_key" not in k for k in keys)
+
+            # Delete the account: confirmed twice (password + checkbox, then the dialog).
+            form = page.locator("[data-delete-account]")
+            form.get_by_label("Password").fill(PASSWORD)
+            form.get_by_label("I understand").check()
+            page.once("dialog", lambda dialog: dialog.accept())
+            form.get_by_role("button", name="Delete my account").click()
+            page.wait_for_url(server + "/?reason=deleted")
+            refused = httpx.post(f"{server}/oauth/token", data={
+                "grant_type": "password", "username": email, "password": PASSWORD})
+            assert refused.status_code == 401
+
+            # The admin sees Admin.
+            page.locator("form.signin").get_by_label("Email").fill("admin@example.com")
+            page.locator("form.signin").get_by_label("Password").fill(PASSWORD)
+            page.get_by_role("button", name="Sign in").click()
+            nav.get_by_role("link", name="Admin").click()
+            expect(page.locator("[data-admin-status] code").first).to_be_visible()
+            checks.page_done("admin")
+        finally:
+            browser.close()
+    assert checks.errors == []
+    assert {k: v for k, v in checks.findings.items() if v} == {}, checks.findings
