@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
 import pytest
@@ -34,7 +35,8 @@ async def test_rehash_on_login_when_parameters_change(harness_factory: Any) -> N
 async def test_openapi_describes_every_route(harness: Harness) -> None:
     document = (await harness.client.get("/openapi.json")).json()
     assert document["openapi"].startswith("3.1")
-    routes = {r.path for r in harness.app.routes if isinstance(r, Route)}
+    # A Starlette converter ({id:path}) is not part of an OpenAPI path template.
+    routes = {re.sub(r":\w+}", "}", r.path) for r in harness.app.routes if isinstance(r, Route)}
     assert routes <= set(document["paths"])
     for path, item in document["paths"].items():
         for operation in item.values():

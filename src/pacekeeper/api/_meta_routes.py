@@ -14,6 +14,7 @@ from pacekeeper.connections import connection_paths
 from pacekeeper.fitness.analysis_routes import analysis_paths
 from pacekeeper.fitness.routes import fitness_paths
 from pacekeeper.oauth2 import openapi_paths
+from pacekeeper.web._openapi import web_paths
 
 
 async def health(_request: Request) -> Response:
@@ -33,7 +34,7 @@ async def openapi(request: Request) -> Response:
     for path, item in openapi_paths().items():
         add_path(document, path, item)
     for path, item in {**connection_paths(), **KEY_PATHS, **A2A_PATHS, **fitness_paths(),
-                       **analysis_paths()}.items():
+                       **analysis_paths(), **web_paths()}.items():
         add_path(document, path, item)
     document["components"]["securitySchemes"]["apiKey"] = API_KEY_SCHEME
     return JSONResponse(document)

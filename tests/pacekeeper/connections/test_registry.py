@@ -95,9 +95,10 @@ async def test_a_registered_provider_appears_everywhere(
         assert hello.json() == {"provider": "polar"}
         assert "polar" in (await h.client.get("/sandbox/")).json()["providers"]
 
-        h.client.cookies.clear()
-        page = await h.client.get("/dashboard")
-        assert "Polar Flow" in page.text  # the sign-in page names every provider
+        assert (await h.login("registry@example.com")).status_code == 200  # a cookie session
+        page = await h.client.get("/connections")
+        assert page.status_code == 200
+        assert "Polar Flow" in page.text  # the Connections page lists every provider
 
 
 async def test_an_unknown_provider_is_named_against_the_registry(conn: ConnHarness) -> None:
