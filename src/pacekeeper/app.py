@@ -31,8 +31,10 @@ from pacekeeper.config import Settings
 from pacekeeper.connections import SANDBOX_PATH, provider_setup
 from pacekeeper.connections.dashboard import dashboard_routes
 from pacekeeper.connections.routes import WEBHOOK_PREFIX, connection_routes
+from pacekeeper.connections.webhooks import webhook_routes
 from pacekeeper.errors import ApiError
 from pacekeeper.fitness.routes import IMPORT_PATH, fitness_routes
+from pacekeeper.jobs import stop_worker
 from pacekeeper.mcp import build_mcp
 from pacekeeper.oauth2 import oauth2_routes
 from pacekeeper.ratelimit import RateLimiter
@@ -117,12 +119,20 @@ def create_app(
         state["services"] = services
         _freeze_startup_heap()
         task = asyncio.create_task(_housekeeping(services))
+        jobs = services.jobs
+        # The in-memory queue (SQLite) has no other worker; on PostgreSQL
+        # PACEKEEPER_WORKER=off leaves the jobs to `pacekeeper worker` processes.
+        worker = (jobs.start_worker(services)
+                  if jobs is not None and (settings.worker == "embedded" or not jobs.shared)
+                  else None)
         try:
             yield
         finally:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+            if worker is not None:
+                await stop_worker(worker)
             mcp_server.sessions.close()
             await services.close()
 
@@ -145,6 +155,7 @@ def create_app(
         *a2a_routes(mcp_server),
         *oauth2_routes(),
         *connection_routes(),
+        *webhook_routes(),
         *dashboard_routes(),
     ]
     if providers.sandbox:
