@@ -120,11 +120,10 @@ def create_app(
         _freeze_startup_heap()
         task = asyncio.create_task(_housekeeping(services))
         jobs = services.jobs
-        # The in-memory queue (SQLite) has no other worker; on PostgreSQL
-        # PACEKEEPER_WORKER=off leaves the jobs to `pacekeeper worker` processes.
+        # PACEKEEPER_WORKER=off: on PostgreSQL the jobs are left to `pacekeeper worker`
+        # processes; with SQLite (in-memory queue) they then wait unrun (tests only).
         worker = (jobs.start_worker(services)
-                  if jobs is not None and (settings.worker == "embedded" or not jobs.shared)
-                  else None)
+                  if jobs is not None and settings.worker == "embedded" else None)
         try:
             yield
         finally:
