@@ -70,6 +70,16 @@ async def sync_provider(context: procrastinate.JobContext, user: str, tenant: st
     if report.status == "paused" and report.retry_after is not None:
         # The provider's window resets later: come back then, from the cursor.
         await services.jobs.enqueue_sync(owner, provider, delay_s=report.retry_after + 1)
+    elif report.status == "busy":
+        # Another run holds the lease: come back when it would lapse. A crashed run's
+        # lease lapses and the retry resumes from its cursor; after a live run the
+        # retry finds little or nothing new.
+        state = await services.fitness.store.sync_state(owner.user_id, provider)
+        if state is not None and state.updated_at is not None:
+            lapses = state.updated_at + timedelta(seconds=services.syncs.lease_s)
+            delay = (lapses - services.clock()).total_seconds()
+            if delay > 0:
+                await services.jobs.enqueue_sync(owner, provider, delay_s=delay + 1)
 
 
 @blueprint.task(name="recompute_metrics", queue=QUEUE, pass_context=True)

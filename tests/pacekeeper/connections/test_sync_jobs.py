@@ -11,7 +11,6 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
-
 from pacekeeper.connections import ConnectionService
 from pacekeeper.fitness import Owner
 from pacekeeper.jobs import JobQueue
