@@ -46,7 +46,6 @@ log = logging.getLogger("pacekeeper.jobs")
 QUEUE = "pacekeeper"
 SCHEDULE_CRON = "*/5 * * * *"
 STALLED_AFTER_S = 60
-blueprint = procrastinate.Blueprint()
 
 
 def _services(context: procrastinate.JobContext) -> Services:
@@ -58,57 +57,64 @@ def sync_lock(user: str, provider: str) -> str:
     return f"sync:{user}:{provider}"
 
 
-@blueprint.task(name="sync_provider", queue=QUEUE, pass_context=True)
-async def sync_provider(context: procrastinate.JobContext, user: str, tenant: str,
-                        provider: str) -> None:
-    services = _services(context)
-    if services.syncs is None or services.jobs is None:
-        return
-    owner = Owner(uuid.UUID(user), uuid.UUID(tenant))
-    report = await services.syncs.sync(owner, provider)
-    log.info("background %s sync: %s", provider, report.status)
-    if report.status == "paused" and report.retry_after is not None:
-        # The provider's window resets later: come back then, from the cursor.
-        await services.jobs.enqueue_sync(owner, provider, delay_s=report.retry_after + 1)
-    elif report.status == "busy":
-        # Another run holds the lease: come back when it would lapse. A crashed run's
-        # lease lapses and the retry resumes from its cursor; after a live run the
-        # retry finds little or nothing new.
-        state = await services.fitness.store.sync_state(owner.user_id, provider)
-        if state is not None and state.updated_at is not None:
-            lapses = state.updated_at + timedelta(seconds=services.syncs.lease_s)
-            delay = (lapses - services.clock()).total_seconds()
-            if delay > 0:
-                await services.jobs.enqueue_sync(owner, provider, delay_s=delay + 1)
+def _register(app: procrastinate.App) -> dict[str, Any]:
+    """The tasks, registered on one App (each App its own: procrastinate binds a task
+    to the app that registered it)."""
+
+    @app.task(name="sync_provider", queue=QUEUE, pass_context=True)
+    async def sync_provider(context: procrastinate.JobContext, user: str, tenant: str,
+                            provider: str) -> None:
+        services = _services(context)
+        if services.syncs is None or services.jobs is None:
+            return
+        owner = Owner(uuid.UUID(user), uuid.UUID(tenant))
+        report = await services.syncs.sync(owner, provider)
+        log.info("background %s sync: %s", provider, report.status)
+        if report.status == "paused" and report.retry_after is not None:
+            # The provider's window resets later: come back then, from the cursor.
+            await services.jobs.enqueue_sync(owner, provider, delay_s=report.retry_after + 1)
+        elif report.status == "busy":
+            # Another run holds the lease: come back when it would lapse. A crashed run's
+            # lease lapses and the retry resumes from its cursor; after a live run the
+            # retry finds little or nothing new.
+            state = await services.fitness.store.sync_state(owner.user_id, provider)
+            if state is not None and state.updated_at is not None:
+                lapses = state.updated_at + timedelta(seconds=services.syncs.lease_s)
+                delay = (lapses - services.clock()).total_seconds()
+                if delay > 0:
+                    await services.jobs.enqueue_sync(owner, provider, delay_s=delay + 1)
 
 
-@blueprint.task(name="recompute_metrics", queue=QUEUE, pass_context=True)
-async def recompute_metrics(context: procrastinate.JobContext, user: str, since: str) -> None:
-    services = _services(context)
-    found = await services.users.get(uuid.UUID(user))
-    if found is None:  # deleted meanwhile: nothing of theirs is left to recompute
-        return
-    count = await services.fitness.recompute(Owner(found.id, found.tenant_id),
-                                             since=date.fromisoformat(since))
-    log.info("recomputed the metrics of %d activities", count)
+    @app.task(name="recompute_metrics", queue=QUEUE, pass_context=True)
+    async def recompute_metrics(context: procrastinate.JobContext, user: str, since: str) -> None:
+        services = _services(context)
+        found = await services.users.get(uuid.UUID(user))
+        if found is None:  # deleted meanwhile: nothing of theirs is left to recompute
+            return
+        count = await services.fitness.recompute(Owner(found.id, found.tenant_id),
+                                                 since=date.fromisoformat(since))
+        log.info("recomputed the metrics of %d activities", count)
 
 
-@blueprint.periodic(cron=SCHEDULE_CRON)
-@blueprint.task(name="schedule_syncs", queue=QUEUE, pass_context=True)
-async def schedule_syncs(context: procrastinate.JobContext, timestamp: int) -> None:
-    services = _services(context)
-    if services.jobs is not None:
-        queued = await services.jobs.enqueue_due_syncs()
-        if queued:
-            log.info("scheduled %d background syncs", queued)
+    @app.periodic(cron=SCHEDULE_CRON)
+    @app.task(name="schedule_syncs", queue=QUEUE, pass_context=True)
+    async def schedule_syncs(context: procrastinate.JobContext, timestamp: int) -> None:
+        services = _services(context)
+        if services.jobs is not None:
+            queued = await services.jobs.enqueue_due_syncs()
+            if queued:
+                log.info("scheduled %d background syncs", queued)
 
 
-@blueprint.periodic(cron=SCHEDULE_CRON)
-@blueprint.task(name="retry_stalled", queue=QUEUE, pass_context=True)
-async def retry_stalled(context: procrastinate.JobContext, timestamp: int) -> None:
-    manager = context.app.job_manager
-    for job in await manager.get_stalled_jobs(seconds_since_heartbeat=STALLED_AFTER_S):
-        await manager.retry_job(job)
+    @app.periodic(cron=SCHEDULE_CRON)
+    @app.task(name="retry_stalled", queue=QUEUE, pass_context=True)
+    async def retry_stalled(context: procrastinate.JobContext, timestamp: int) -> None:
+        manager = context.app.job_manager
+        for job in await manager.get_stalled_jobs(seconds_since_heartbeat=STALLED_AFTER_S):
+            await manager.retry_job(job)
+
+    return {"sync_provider": sync_provider, "recompute_metrics": recompute_metrics,
+            "schedule_syncs": schedule_syncs, "retry_stalled": retry_stalled}
 
 
 def _conninfo(database_url: str) -> str:
@@ -124,6 +130,7 @@ class JobQueue:
     app: procrastinate.App
     settings: Settings
     shared: bool  # PostgreSQL: every process shares it
+    tasks: dict[str, Any]
 
     @classmethod
     def for_settings(cls, settings: Settings) -> JobQueue:
@@ -133,8 +140,7 @@ class JobQueue:
                                                          min_size=1, max_size=4)
                           if shared else InMemoryConnector())
         app = procrastinate.App(connector=connector)
-        app.add_tasks_from(blueprint, namespace="pk")
-        return cls(app, settings, shared)
+        return cls(app, settings, shared, _register(app))
 
     async def open(self) -> None:
         await self.app.open_async()
@@ -150,7 +156,7 @@ class JobQueue:
         user = str(owner.user_id)
         key = sync_lock(user, provider)
         try:
-            await sync_provider.configure(
+            await self.tasks["sync_provider"].configure(
                 queueing_lock=key, lock=key,
                 schedule_in={"seconds": int(delay_s)} if delay_s else None,
             ).defer_async(user=user, tenant=str(owner.tenant_id), provider=provider)
@@ -162,12 +168,13 @@ class JobQueue:
         """Queue a recomputation; its job id, or None when the same one is waiting."""
         user = str(owner.user_id)
         try:
-            return await recompute_metrics.configure(
+            job_id: int = await self.tasks["recompute_metrics"].configure(
                 queueing_lock=f"recompute:{user}:{since.isoformat()}",
                 lock=f"recompute:{user}",
             ).defer_async(user=user, since=since.isoformat())
         except pq_errors.AlreadyEnqueued:
             return None
+        return job_id
 
     async def enqueue_due_syncs(self) -> int:
         """A sync for every connected person and provider whose last one is older than
@@ -229,5 +236,4 @@ async def stop_worker(task: asyncio.Task[None]) -> None:
         await task
 
 
-__all__ = ["QUEUE", "JobQueue", "blueprint", "recompute_metrics", "stop_worker",
-           "sync_provider"]
+__all__ = ["QUEUE", "JobQueue", "stop_worker"]
