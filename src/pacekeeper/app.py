@@ -38,9 +38,11 @@ from pacekeeper.config import Settings
 from pacekeeper.connections import SANDBOX_PATH, provider_setup
 from pacekeeper.connections.dashboard import dashboard_routes
 from pacekeeper.connections.routes import WEBHOOK_PREFIX, connection_routes
+from pacekeeper.connections.webhooks import webhook_routes
 from pacekeeper.errors import ApiError
 from pacekeeper.fitness.analysis_routes import analysis_routes
 from pacekeeper.fitness.routes import IMPORT_PATH, fitness_routes
+from pacekeeper.jobs import stop_worker
 from pacekeeper.mcp import build_mcp
 from pacekeeper.oauth2 import oauth2_routes
 from pacekeeper.ratelimit import RateLimiter
@@ -126,12 +128,19 @@ def create_app(
         state["services"] = services
         _freeze_startup_heap()
         task = asyncio.create_task(_housekeeping(services))
+        jobs = services.jobs
+        # PACEKEEPER_WORKER=off: on PostgreSQL the jobs are left to `pacekeeper worker`
+        # processes; with SQLite (in-memory queue) they then wait unrun (tests only).
+        worker = (jobs.start_worker(services)
+                  if jobs is not None and settings.worker == "embedded" else None)
         try:
             yield
         finally:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+            if worker is not None:
+                await stop_worker(worker)
             mcp_server.sessions.close()
             await services.close()
 
@@ -160,6 +169,7 @@ def create_app(
         *a2a_routes(mcp_server),
         *oauth2_routes(),
         *connection_routes(),
+        *webhook_routes(),
         *dashboard_routes(),
         *web_routes(),
     ]

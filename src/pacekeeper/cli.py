@@ -101,6 +101,38 @@ def serve(
     )
 
 
+@cli.command()
+def worker() -> None:
+    """Run a background worker (provider syncs, recomputations, the sync schedule) on
+    the shared PostgreSQL queue, until SIGINT or SIGTERM. `pacekeeper serve` runs one
+    itself unless PACEKEEPER_WORKER=off."""
+    import signal
+
+    from pacekeeper import logredact
+    from pacekeeper.jobs import stop_worker
+
+    logredact.install()
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    settings = _settings()
+    if not settings.effective_database_url.startswith("postgresql"):
+        raise _fail("a separate worker needs the shared queue: set PACEKEEPER_DATABASE_URL "
+                    "to PostgreSQL (with SQLite, `pacekeeper serve` runs the jobs itself)")
+
+    async def action(services: Services) -> None:
+        assert services.jobs is not None
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        task = asyncio.create_task(services.jobs.work(services, name="worker"))
+        waiter = asyncio.create_task(stop.wait())
+        await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+        waiter.cancel()
+        await stop_worker(task)
+
+    _with_services(action)
+
+
 def _create(email: str, password: str, role: Role) -> None:
     async def action(services: Services) -> None:
         user = await services.accounts.register(email, password, role=role)

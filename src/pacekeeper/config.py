@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 from pathlib import Path
+from typing import Literal
 
 from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -65,6 +66,20 @@ class Settings(BaseSettings):
     max_import_bytes: int = Field(default=50 * 1024 * 1024, ge=1024)
     # How far back a provider's first sync reaches for activities.
     sync_history_days: int = Field(default=365, ge=1, le=3650)
+    # Background syncs of every connected person: a sync is queued when the last one
+    # finished longer ago than this (docs/fitness.md, "Background work").
+    sync_interval_minutes: int = Field(default=360, ge=5)
+    # A running sync's claim expires when not renewed for this long (a crashed process's
+    # sync is taken over after it); a provider's 429 is waited out up to half of it.
+    sync_lease_seconds: float = Field(default=120.0, ge=5)
+    # The background worker: "embedded" runs it inside `pacekeeper serve`; "off" leaves
+    # the queue to separate `pacekeeper worker` processes (PostgreSQL only).
+    worker: Literal["embedded", "off"] = "embedded"
+    # Jobs one worker runs at once (syncs wait on providers most of the time).
+    worker_concurrency: int = Field(default=4, ge=1, le=64)
+    # Strava's webhook subscription: the verify_token we registered it with (empty: the
+    # subscription handshake is refused).
+    strava_webhook_verify_token: SecretStr = SecretStr("")
     # Redis shared by all processes (rate limits, API key usage); empty: in memory.
     redis_url: str = ""
     # How often each process adds its API key usage counts to the database.

@@ -63,6 +63,7 @@ from pacekeeper.db import (
 )
 from pacekeeper.fitness import FitnessService, SqlFitnessStore
 from pacekeeper.fitness.sync import BackgroundSyncs, SyncService
+from pacekeeper.jobs import JobQueue
 from pacekeeper.masterkey import resolve_master_key
 from pacekeeper.oauth2 import OAuth2Components, SqlOAuthStore, build_oauth2
 from pacekeeper.oauth2._ratelimit import client_ip, parse_proxies
@@ -120,6 +121,8 @@ class Services:
     background: BackgroundSyncs | None = None
     # Login and registration limits per address and per account+address (finding 1).
     attempts: AttemptLimiter | None = None
+    # The background job queue (pacekeeper.jobs); None only in hand-built Services.
+    jobs: JobQueue | None = None
 
     @property
     def connections(self) -> ConnectionService | None:
@@ -133,6 +136,8 @@ class Services:
     async def close(self) -> None:
         if self.background is not None:
             await self.background.close()
+        if self.jobs is not None:
+            await self.jobs.close()
         await self.api_keys.close()  # flushes the last usage counts
         if self.connection_layer is not None:
             await self.connection_layer.close()
@@ -230,12 +235,16 @@ async def build_services(
     fitness = FitnessService(SqlFitnessStore(sessions), clock,
                              max_import_bytes=settings.max_import_bytes)
     syncs = None if layer is None else SyncService(
-        fitness, layer.service, history_days=settings.sync_history_days)
+        fitness, layer.service, history_days=settings.sync_history_days,
+        lease_s=settings.sync_lease_seconds)
+    jobs = JobQueue.for_settings(settings)
+    await jobs.open()
+    fitness.recompute_later = jobs.enqueue_recompute
     return Services(
         settings, engine, users, keys, tokens, csrf, accounts, limiter, resolver, clock,
         api_keys, fitness, master_key=master_key, oauth=oauth, connection_layer=layer, redis=redis,
         syncs=syncs, background=None if syncs is None else BackgroundSyncs(syncs),
-        attempts=attempt_limiter(settings, limiter),
+        attempts=attempt_limiter(settings, limiter), jobs=jobs,
     )
 
 

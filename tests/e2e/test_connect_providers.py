@@ -28,6 +28,7 @@ import httpx
 import pytest
 
 from tests._services import free_port
+from tests.e2e._connect import CHROMIUM, CHROMIUM_ARGS
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -37,11 +38,6 @@ EXE = str(Path(sys.executable).parent / "pacekeeper")
 SHOTS = (Path(__file__).resolve().parents[2] / "docs" / "screenshots"
          if os.environ.get("UPDATE_SCREENSHOTS")
          else Path(tempfile.gettempdir()) / "pacekeeper-screenshots")
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run",
-]  # fmt: skip
 ACCEPT = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
 PROVIDERS = ("strava", "fitbit", "garmin")
 

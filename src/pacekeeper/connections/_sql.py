@@ -155,6 +155,28 @@ class SqlConnectionRepository:
             row = (await session.execute(stmt.with_for_update())).scalar_one_or_none()
             yield _LockedRow(None if row is None else _record(row), session, self._sessions)
 
+    # -- background syncs (pacekeeper.jobs) ------------------------------------------
+
+    async def connected(self) -> list[tuple[uuid.UUID, uuid.UUID, str]]:
+        """(user, tenant, provider) of every connection in use (the sync schedule)."""
+        async with self._sessions() as session:
+            rows = (await session.execute(
+                select(_Row.user_id, _Row.tenant_id, _Row.provider)
+                .where(_Row.status == ConnectionStatus.CONNECTED.value)
+                .order_by(_Row.user_id, _Row.provider))).all()
+        return [(user, tenant, provider) for user, tenant, provider in rows]
+
+    async def owners_of(self, provider: str, provider_user_id: str
+                        ) -> list[tuple[uuid.UUID, uuid.UUID]]:
+        """(user, tenant) of the connections of one provider account (a webhook names
+        the account by the provider's own id)."""
+        async with self._sessions() as session:
+            rows = (await session.execute(
+                select(_Row.user_id, _Row.tenant_id).where(
+                    _Row.provider == provider, _Row.provider_user_id == provider_user_id,
+                    _Row.status == ConnectionStatus.CONNECTED.value))).all()
+        return [(user, tenant) for user, tenant in rows]
+
     # -- EncryptedSecretStore (pacekeeper keys rotate-master) ------------------------
 
     async def iter_secrets(self) -> AsyncIterator[StoredSecret]:

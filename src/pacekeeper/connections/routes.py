@@ -19,6 +19,7 @@ from pacekeeper.connections._errors import ConnectionProblem, StateRejected
 from pacekeeper.connections._pages import connect_page, result_page
 from pacekeeper.connections._service import ConnectionService
 from pacekeeper.errors import ApiError, Forbidden, Unauthenticated, ValidationFailed
+from pacekeeper.fitness._records import Owner
 from pacekeeper.providers import ProviderError, WebhookRejected
 from pacekeeper.providers.garmin.webhook import MAX_BODY_BYTES
 
@@ -160,7 +161,7 @@ async def callback(request: Request) -> Response:
         pass  # a stale session cookie must not block a valid provider callback
     binding = _read_cookie(request, BINDING_COOKIE + provider)
     try:
-        await connection_service(request).complete(
+        connected = await connection_service(request).complete(
             provider, dict(request.query_params), session_user, binding
         )
     except StateRejected as problem:
@@ -169,12 +170,25 @@ async def callback(request: Request) -> Response:
         return result_page(provider, ok=False, message=problem.message)
     except ConnectionProblem as problem:
         return result_page(provider, ok=False, message=problem.message)
+    await _queue_sync(request, connected.user_id, connected.tenant_id, connected.provider)
     page = result_page(
         provider, ok=True, message="Your account is connected. Pacekeeper can now read your data."
     )
     if provider in PROVIDERS:
         page.headers.append("Set-Cookie", _binding_cookie(request, provider, "", 0))
     return page
+
+
+async def _queue_sync(request: Request, user_id: uuid.UUID, tenant_id: uuid.UUID,
+                      provider: str) -> None:
+    """Queue a background sync; a queue failure is logged, never the person's problem."""
+    jobs = services(request).jobs
+    if jobs is None or services(request).syncs is None:
+        return
+    try:
+        await jobs.enqueue_sync(Owner(user_id, tenant_id), provider)
+    except Exception as exc:  # the connection itself succeeded
+        log.error("queueing a %s sync failed: %s", provider, type(exc).__name__)
 
 
 async def status(request: Request) -> Response:
@@ -208,8 +222,15 @@ async def garmin_webhook(request: Request) -> Response:
         raise ValidationFailed(f"notification rejected: {exc}") from None
     except ProviderError:
         raise ApiError("notification could not be processed", status=500) from None
+    queued = set()
     for note in result.fresh:
         log.info("garmin %s for user %s", note.kind, note.user_id)
+        if note.user_id is not None and note.user_id not in queued:
+            queued.add(note.user_id)
+            found = await connection_service(request).connections.get(
+                uuid.UUID(note.user_id), "garmin")
+            if found is not None:
+                await _queue_sync(request, found.user_id, found.tenant_id, "garmin")
     return JSONResponse(
         {"accepted": len(result.fresh), "replays": result.replays,
          "unknown_users": result.unknown_users}

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import asdict, dataclass
 from datetime import UTC, date, datetime
 from typing import Any
@@ -112,6 +112,9 @@ class FitnessService:
         self.max_import_bytes = max_import_bytes
         # Period and activity analysis over the stored metrics (the analysis tools).
         self.analysis = AnalysisService(store, clock)
+        # Set by the service (pacekeeper.jobs): recompute after a settings change in a
+        # background job (its id) instead of before answering.
+        self.recompute_later: Callable[[Owner, date], Awaitable[int | None]] | None = None
 
     # -- getting data in ------------------------------------------------------------------
 
@@ -252,13 +255,19 @@ class FitnessService:
     async def update_athlete(self, owner: Owner, values: Mapping[str, Any],
                              valid_from: date | None = None) -> dict[str, Any]:
         """Store settings valid from ``valid_from`` (today by default) and recompute the
-        metrics of the activities on or after that day."""
+        metrics of the activities on or after that day: in a background job when the
+        service has a queue (the answer says ``"recomputing": true`` and from which day),
+        otherwise before answering (``recomputed_activities``)."""
         try:
             checked = check_settings(values)
         except ValueError as exc:
             raise FitnessInputError(str(exc)) from None
         day = valid_from or self.clock().date()
         await self.store.set_settings(owner, checked, day, self.clock())
+        if self.recompute_later is not None:
+            job = await self.recompute_later(owner, day)
+            return {**await self.athlete(owner), "recomputing": True,
+                    "recompute_from": day.isoformat(), "recompute_job": job}
         recomputed = await self.recompute(owner, since=day)
         return {**await self.athlete(owner), "recomputed_activities": recomputed}
 

@@ -165,19 +165,20 @@ def _provider(request: Request, name: str) -> str:
 
 
 async def start_sync(request: Request) -> Response:
-    """POST /api/sync {"provider": "strava"}: 202 with the status URL; the sync runs in
-    the background (one per person and provider; a second start while it runs is 202 too,
-    naming the running one)."""
+    """POST /api/sync {"provider": "strava"}: 202 with the status URL; the sync is queued
+    (one per person and provider; a second start while one waits is 202 too, with
+    ``"started": false``)."""
     principal, owner = await _caller(request)
     data = await read_json_object(request)
     provider = _provider(request, str(data.get("provider", "")))
     svc = services(request)
-    if svc.background is None or svc.connections is None:
+    if svc.syncs is None or svc.jobs is None or svc.connections is None:
         raise ApiError("provider sync is not available on this server", status=503)
     status = await svc.connections.status(owner.user_id)
     if not status.get(provider, {}).get("connected"):
         raise ApiError(f"{provider} is not connected", code="not_connected", status=409)
-    started = svc.background.start(owner, provider)
+    # Queued (pacekeeper.jobs); False when the same sync is already waiting in the queue.
+    started = await svc.jobs.enqueue_sync(owner, provider)
     url = f"/api/sync/{provider}"
     return JSONResponse({"provider": provider, "started": started, "status_url": url}, 202,
                         headers={"Location": url, **_rate(principal)})

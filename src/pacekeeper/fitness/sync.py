@@ -53,6 +53,8 @@ class SyncReport:
     message: str = ""
     cursor: str | None = None
     errors: list[str] = field(default_factory=list)
+    # Set when paused by a provider's rate limit: seconds until it resets.
+    retry_after: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"provider": self.provider, "status": self.status, "imported": self.imported,
@@ -109,14 +111,17 @@ def _health(provider: str, d: DailySummary | None = None, sleep: SleepSession | 
 class SyncService:
     def __init__(self, fitness: FitnessService, connections: ConnectionService, *,
                  history_days: int = 365, health_days: int = 60,
-                 max_wait_s: float = 60.0) -> None:
+                 max_wait_s: float = 60.0, lease_s: float = LEASE_S) -> None:
         self.fitness = fitness
         self.connections = connections
         self.history_days = history_days
         # Daily health is fetched day by day (Fitbit allows 150 calls an hour), so a
         # first sync reaches back less far for it than for activities.
         self.health_days = health_days
-        self.max_wait_s = max_wait_s
+        # A wait does not renew the lease: keep it well inside the lease, or a second
+        # process would take the sync over while this one waits.
+        self.lease_s = lease_s
+        self.max_wait_s = min(max_wait_s, lease_s / 2)
 
     @property
     def clock(self) -> Callable[[], datetime]:
@@ -144,7 +149,7 @@ class SyncService:
         report = SyncReport(provider)
         store = self.fitness.store
         now = self.clock()
-        if not await store.claim_sync(owner, provider, now, lease_s=LEASE_S):
+        if not await store.claim_sync(owner, provider, now, lease_s=self.lease_s):
             report.status, report.message = "busy", "a sync of this provider is running"
             return report
         state = await store.sync_state(owner.user_id, provider)
@@ -160,6 +165,8 @@ class SyncService:
         except ConnectionProblem as problem:
             report.status = "paused" if problem.code == "provider_rate_limited" else "failed"
             report.message = problem.message
+            if report.status == "paused":
+                report.retry_after = getattr(problem, "retry_after", None)
         except Exception as exc:  # recorded on the state; the next run resumes
             log.error("sync of %s failed: %s", provider, type(exc).__name__)
             report.status, report.message = "failed", "the sync failed; it resumes next time"

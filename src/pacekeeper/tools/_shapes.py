@@ -85,6 +85,8 @@ class AthleteResult(TypedDict):
     settings: dict[str, Any]
     history: dict[str, list[dict[str, Any]]]
     recomputed_activities: NotRequired[int]
+    recomputing: NotRequired[bool]
+    recompute_from: NotRequired[str]
 
 
 class DailyDay(TypedDict, total=False):

@@ -33,6 +33,9 @@ def _result(found: dict[str, Any], summary: str | None = None) -> AthleteResult:
                            history=found["history"])
     if "recomputed_activities" in found:
         result["recomputed_activities"] = found["recomputed_activities"]
+    if found.get("recomputing"):
+        result["recomputing"] = True
+        result["recompute_from"] = found["recompute_from"]
     return result
 
 
@@ -89,6 +92,9 @@ class AthleteTools(ToolGroup):
         async with service_errors():
             found = await self.fitness().update_athlete(
                 owner, values, inputs.day(valid_from, "valid_from"))
+        if found.get("recomputing"):
+            return _result(found, "saved; the metrics of activities from "
+                           f"{found['recompute_from']} on are being recomputed")
         return _result(found, f"saved; {found['recomputed_activities']} activities recomputed")
 
     @tool(

@@ -1,0 +1,239 @@
+"""Background work on procrastinate (docs/fitness.md, "Background work").
+
+One queue, two stores: on PostgreSQL the jobs live in the service's own database
+(procrastinate's tables, created by migration 0011), so every process enqueues into and
+works from the same queue, and a job survives a crash of the process that ran it; with
+SQLite (the embedded setup) the same tasks run on procrastinate's in-memory connector
+inside `pacekeeper serve`. Jobs:
+
+- ``sync_provider(user, tenant, provider)``: one provider sync (SyncService: its cursor
+  makes it resumable, its database lease keeps it to one per person and provider across
+  processes). Queued with a queueing lock per person and provider, so a sync that is
+  already waiting is not queued twice; a sync paused by a provider's rate limit queues
+  itself again for when the limit resets.
+- ``recompute_metrics(user, since)``: the metrics of a person's activities from a day on,
+  after a settings change.
+- ``schedule_syncs`` (periodic, every 5 minutes; deferred once per tick across all
+  workers): queues a sync for every connected person whose last sync of that provider
+  finished more than ``PACEKEEPER_SYNC_INTERVAL_MINUTES`` ago.
+- ``retry_stalled`` (periodic, PostgreSQL): jobs of a worker that stopped beating (killed)
+  go back to the queue.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+import uuid
+from dataclasses import dataclass
+from datetime import date, timedelta
+from typing import TYPE_CHECKING, Any
+
+import procrastinate
+from procrastinate import exceptions as pq_errors
+from procrastinate.testing import InMemoryConnector
+from sqlalchemy.engine import make_url
+
+from pacekeeper.fitness._records import Owner
+
+if TYPE_CHECKING:
+    from pacekeeper.config import Settings
+    from pacekeeper.services import Services
+
+log = logging.getLogger("pacekeeper.jobs")
+QUEUE = "pacekeeper"
+SCHEDULE_CRON = "*/5 * * * *"
+STALLED_AFTER_S = 60
+
+
+def _services(context: procrastinate.JobContext) -> Services:
+    found: Services = context.additional_context["services"]
+    return found
+
+
+def sync_lock(user: str, provider: str) -> str:
+    return f"sync:{user}:{provider}"
+
+
+def _register(app: procrastinate.App) -> dict[str, Any]:
+    """The tasks, registered on one App (each App its own: procrastinate binds a task
+    to the app that registered it)."""
+
+    @app.task(name="sync_provider", queue=QUEUE, pass_context=True)
+    async def sync_provider(context: procrastinate.JobContext, user: str, tenant: str,
+                            provider: str) -> None:
+        services = _services(context)
+        if services.syncs is None or services.jobs is None:
+            return
+        owner = Owner(uuid.UUID(user), uuid.UUID(tenant))
+        report = await services.syncs.sync(owner, provider)
+        log.info("background %s sync: %s", provider, report.status)
+        if report.status == "paused" and report.retry_after is not None:
+            # The provider's window resets later: come back then, from the cursor.
+            await services.jobs.enqueue_sync(owner, provider, delay_s=report.retry_after + 1)
+        elif report.status == "busy":
+            # Another run holds the lease: come back when it would lapse. A crashed run's
+            # lease lapses and the retry resumes from its cursor; after a live run the
+            # retry finds little or nothing new.
+            state = await services.fitness.store.sync_state(owner.user_id, provider)
+            if state is not None and state.updated_at is not None:
+                lapses = state.updated_at + timedelta(seconds=services.syncs.lease_s)
+                delay = (lapses - services.clock()).total_seconds()
+                if delay > 0:
+                    await services.jobs.enqueue_sync(owner, provider, delay_s=delay + 1)
+
+
+    @app.task(name="recompute_metrics", queue=QUEUE, pass_context=True)
+    async def recompute_metrics(context: procrastinate.JobContext, user: str, since: str) -> None:
+        services = _services(context)
+        found = await services.users.get(uuid.UUID(user))
+        if found is None:  # deleted meanwhile: nothing of theirs is left to recompute
+            return
+        count = await services.fitness.recompute(Owner(found.id, found.tenant_id),
+                                                 since=date.fromisoformat(since))
+        log.info("recomputed the metrics of %d activities", count)
+
+
+    @app.periodic(cron=SCHEDULE_CRON)
+    @app.task(name="schedule_syncs", queue=QUEUE, pass_context=True)
+    async def schedule_syncs(context: procrastinate.JobContext, timestamp: int) -> None:
+        services = _services(context)
+        if services.jobs is not None:
+            queued = await services.jobs.enqueue_due_syncs()
+            if queued:
+                log.info("scheduled %d background syncs", queued)
+
+
+    @app.periodic(cron=SCHEDULE_CRON)
+    @app.task(name="retry_stalled", queue=QUEUE, pass_context=True)
+    async def retry_stalled(context: procrastinate.JobContext, timestamp: int) -> None:
+        manager = context.app.job_manager
+        for job in await manager.get_stalled_jobs(seconds_since_heartbeat=STALLED_AFTER_S):
+            await manager.retry_job(job)
+
+    return {"sync_provider": sync_provider, "recompute_metrics": recompute_metrics,
+            "schedule_syncs": schedule_syncs, "retry_stalled": retry_stalled}
+
+
+def _conninfo(database_url: str) -> str:
+    """The service's SQLAlchemy URL as a libpq URL for psycopg."""
+    url = make_url(database_url).set(drivername="postgresql")
+    return url.render_as_string(hide_password=False)
+
+
+@dataclass
+class JobQueue:
+    """The service's queue: enqueue, run a worker, wait for a job."""
+
+    app: procrastinate.App
+    settings: Settings
+    shared: bool  # PostgreSQL: every process shares it
+    tasks: dict[str, Any]
+
+    @classmethod
+    def for_settings(cls, settings: Settings) -> JobQueue:
+        url = settings.effective_database_url
+        shared = url.startswith("postgresql")
+        connector: Any = (procrastinate.PsycopgConnector(conninfo=_conninfo(url),
+                                                         min_size=1, max_size=4)
+                          if shared else InMemoryConnector())
+        app = procrastinate.App(connector=connector)
+        return cls(app, settings, shared, _register(app))
+
+    async def open(self) -> None:
+        await self.app.open_async()
+
+    async def close(self) -> None:
+        await self.app.close_async()
+
+    # -- enqueueing ---------------------------------------------------------------
+
+    async def enqueue_sync(self, owner: Owner, provider: str, *, delay_s: float | None = None
+                           ) -> bool:
+        """Queue one sync; False when the same sync is already waiting in the queue."""
+        user = str(owner.user_id)
+        key = sync_lock(user, provider)
+        try:
+            await self.tasks["sync_provider"].configure(
+                queueing_lock=key, lock=key,
+                schedule_in={"seconds": int(delay_s)} if delay_s else None,
+            ).defer_async(user=user, tenant=str(owner.tenant_id), provider=provider)
+        except pq_errors.AlreadyEnqueued:
+            return False
+        return True
+
+    async def enqueue_recompute(self, owner: Owner, since: date) -> int | None:
+        """Queue a recomputation; its job id, or None when the same one is waiting."""
+        user = str(owner.user_id)
+        try:
+            job_id: int = await self.tasks["recompute_metrics"].configure(
+                queueing_lock=f"recompute:{user}:{since.isoformat()}",
+                lock=f"recompute:{user}",
+            ).defer_async(user=user, since=since.isoformat())
+        except pq_errors.AlreadyEnqueued:
+            return None
+        return job_id
+
+    async def enqueue_due_syncs(self) -> int:
+        """A sync for every connected person and provider whose last one is older than
+        the interval (or who never synced)."""
+        services = self.services
+        if services is None or services.connection_layer is None:
+            return 0
+        now = services.clock()
+        due_before = now - timedelta(minutes=self.settings.sync_interval_minutes)
+        queued = 0
+        repository = services.connection_layer.repository
+        for user_id, tenant_id, provider in await repository.connected():
+            state = await services.fitness.store.sync_state(user_id, provider)
+            last = None if state is None else (state.finished_at or state.started_at)
+            if last is not None and last > due_before:
+                continue
+            queued += await self.enqueue_sync(Owner(user_id, tenant_id), provider)
+        return queued
+
+    # -- the worker ---------------------------------------------------------------
+
+    services: Services | None = None
+
+    async def work(self, services: Services, *, name: str = "pacekeeper") -> None:
+        """Run a worker until cancelled."""
+        self.services = services
+        await self.app.run_worker_async(
+            queues=[QUEUE], name=name, concurrency=self.settings.worker_concurrency,
+            install_signal_handlers=False, delete_jobs="successful",
+            additional_context={"services": services},
+            # Without LISTEN/NOTIFY (in memory) a new job is seen at the next poll.
+            fetch_job_polling_interval=1.0 if self.shared else 0.2,
+            shutdown_graceful_timeout=5.0,
+        )
+
+    def start_worker(self, services: Services) -> asyncio.Task[None]:
+        self.services = services
+        return asyncio.create_task(self.work(services, name="serve"))
+
+    async def wait(self, job_id: int, within_s: float = 30.0) -> str:
+        """Wait until a job has run; its final status (succeeded, failed, ...). A job the
+        worker deleted on success reads as succeeded."""
+        deadline = time.monotonic() + within_s
+        while True:
+            try:
+                status = await self.app.job_manager.get_job_status_async(job_id)
+            except Exception:  # deleted after success (delete_jobs="successful")
+                return "succeeded"
+            if status.value not in ("todo", "doing"):
+                return str(status.value)
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"job {job_id} still {status.value}")
+            await asyncio.sleep(0.02)
+
+
+async def stop_worker(task: asyncio.Task[None]) -> None:
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+
+
+__all__ = ["QUEUE", "JobQueue", "stop_worker"]
