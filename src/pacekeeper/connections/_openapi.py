@@ -134,6 +134,28 @@ def connection_paths() -> dict[str, Any]:
                 "404": _err("unknown provider"),
             },
         }},
+        "/api/webhooks/strava": {
+            "get": {
+                "summary": "Strava's subscription check: echo hub.challenge when "
+                           "hub.verify_token is ours",
+                "security": [{}],
+                "parameters": [{"name": n, "in": "query", "schema": {"type": "string"}}
+                               for n in ("hub.mode", "hub.challenge", "hub.verify_token")],
+                "responses": {"200": _json("the challenge", {"type": "object"}),
+                              "400": _err("not a subscription check"),
+                              "403": _err("wrong verify token")},
+            },
+            "post": {
+                "summary": "Strava event: a sync is queued for the athlete's connections",
+                "security": [{}],
+                "requestBody": {"required": True, "content": {"application/json": {
+                    "schema": {"type": "object", "required": ["owner_id", "object_type"],
+                               "properties": {"owner_id": {"type": "integer"},
+                                              "object_type": {"type": "string"}}}}}},
+                "responses": {"200": _json("received", {"type": "object"}),
+                              "400": _err("not an event"), "413": _err("too large")},
+            },
+        },
         "/api/webhooks/garmin/push": {"post": _WEBHOOK},
         "/api/webhooks/garmin/ping": {"post": _WEBHOOK},
         "/dashboard": {"get": {
