@@ -4,16 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-_ERROR = {"$ref": "#/components/schemas/Error"}
+from pacekeeper._openapi_parts import error_response as _err
+from pacekeeper._openapi_parts import json_response as _json
+
 _KEY: list[dict[str, list[str]]] = [{"apiKey": []}]
 
 
-def _json(description: str, schema: dict[str, Any]) -> dict[str, Any]:
-    return {"description": description, "content": {"application/json": {"schema": schema}}}
-
-
-def _err(description: str) -> dict[str, Any]:
-    return _json(description, _ERROR)
 
 
 _KEY_ERRORS = {"401": _err("missing, unknown, deleted or expired key"),

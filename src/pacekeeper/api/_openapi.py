@@ -8,19 +8,10 @@ from __future__ import annotations
 from typing import Any
 
 from pacekeeper import __version__
+from pacekeeper._openapi_parts import ISO_TIME as _ISO
+from pacekeeper._openapi_parts import error_response as _err
+from pacekeeper._openapi_parts import json_response as _ok
 from pacekeeper.auth import EMAIL_PATTERN
-
-_ERROR = {"$ref": "#/components/schemas/Error"}
-_ISO = {"type": "string", "format": "date-time"}
-
-
-def _err(description: str) -> dict[str, Any]:
-    return {"description": description, "content": {"application/json": {"schema": _ERROR}}}
-
-
-def _ok(description: str, schema: dict[str, Any]) -> dict[str, Any]:
-    return {"description": description, "content": {"application/json": {"schema": schema}}}
-
 
 _SCHEMAS: dict[str, Any] = {
     "Error": {

@@ -4,18 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-_ERROR = {"$ref": "#/components/schemas/Error"}
-_ISO = {"type": "string", "format": "date-time"}
-_BEARER: list[dict[str, list[str]]] = [{"bearer": []}, {"cookie": []}]
-
-
-def _json(description: str, schema: dict[str, Any]) -> dict[str, Any]:
-    return {"description": description, "content": {"application/json": {"schema": schema}}}
-
-
-def _err(description: str) -> dict[str, Any]:
-    return _json(description, _ERROR)
-
+from pacekeeper._openapi_parts import ISO_TIME as _ISO
+from pacekeeper._openapi_parts import SESSION_AUTH as _BEARER
+from pacekeeper._openapi_parts import error_response as _err
+from pacekeeper._openapi_parts import json_response as _json
 
 _TIER = {"type": "string", "enum": ["trial", "starter", "professional", "enterprise"]}
 _KEY: dict[str, Any] = {

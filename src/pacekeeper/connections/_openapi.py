@@ -4,20 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from pacekeeper._openapi_parts import HTML as _HTML
+from pacekeeper._openapi_parts import SESSION_AUTH as _AUTH
+from pacekeeper._openapi_parts import error_response as _err
+from pacekeeper._openapi_parts import json_response as _json
 from pacekeeper.providers import PROVIDER_IDS
-
-_ERROR = {"$ref": "#/components/schemas/Error"}
-_AUTH: list[dict[str, list[str]]] = [{"bearer": []}, {"cookie": []}]
-_HTML = {"text/html": {"schema": {"type": "string"}}}
-
-
-def _err(description: str) -> dict[str, Any]:
-    return {"description": description, "content": {"application/json": {"schema": _ERROR}}}
-
-
-def _json(description: str, schema: dict[str, Any]) -> dict[str, Any]:
-    return {"description": description, "content": {"application/json": {"schema": schema}}}
-
 
 _STATUS = {
     "type": "object",

@@ -4,20 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
+from pacekeeper._openapi_parts import ERROR as _ERROR
+from pacekeeper._openapi_parts import SESSION_AUTH as _AUTH
+from pacekeeper._openapi_parts import json_response as _json
 from pacekeeper.fitness._settings import SETTINGS
 from pacekeeper.fitness.models import Sport
 from pacekeeper.fitness.streams import CHANNELS
 from pacekeeper.providers import PROVIDER_IDS
 
-_ERROR = {"$ref": "#/components/schemas/Error"}
-_AUTH: list[dict[str, list[str]]] = [{"bearer": []}, {"cookie": []}]
 _NUM = {"type": ["number", "null"]}
 _STR = {"type": ["string", "null"]}
 _DATE = {"type": "string", "format": "date"}
 
-
-def _json(description: str, schema: dict[str, Any]) -> dict[str, Any]:
-    return {"description": description, "content": {"application/json": {"schema": schema}}}
 
 
 def _errors(*statuses: int) -> dict[str, Any]:

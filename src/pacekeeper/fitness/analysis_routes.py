@@ -13,6 +13,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
+from pacekeeper._openapi_parts import ERROR as _ERROR
+from pacekeeper._openapi_parts import SESSION_AUTH as _AUTH
 from pacekeeper.api._common import JSONResponse, read_json_object, services
 from pacekeeper.errors import ValidationFailed
 from pacekeeper.fitness._analysis import AnalysisService
@@ -241,8 +243,6 @@ def analysis_routes() -> list[BaseRoute]:
             for path, (handler, methods, _) in ROUTES.items()]
 
 
-_ERROR = {"$ref": "#/components/schemas/Error"}
-_AUTH: list[dict[str, list[str]]] = [{"bearer": []}, {"cookie": []}]
 
 
 def analysis_paths() -> dict[str, Any]:
