@@ -13,13 +13,14 @@ import uvicorn
 
 @contextmanager
 def serve(app: Any, **options: Any) -> Iterator[str]:
-    """Yield ``http://127.0.0.1:PORT`` while uvicorn serves ``app``."""
-    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning",
-                            lifespan="on", **options)
-    server = uvicorn.Server(config)
+    """Yield ``http://127.0.0.1:PORT`` while uvicorn serves ``app``. ``options`` override
+    the quiet defaults (e.g. ``port=`` chosen beforehand, ``log_level="info"``)."""
+    settings: dict[str, Any] = {"host": "127.0.0.1", "port": 0, "log_level": "warning",
+                                "lifespan": "on", **options}
+    server = uvicorn.Server(uvicorn.Config(app, **settings))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 15
+    deadline = time.monotonic() + 30
     while not server.started:
         if time.monotonic() > deadline or not thread.is_alive():
             raise RuntimeError("uvicorn did not start")

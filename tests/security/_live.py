@@ -5,8 +5,6 @@ that same socket (the callback URL and the sandbox URL are the server's real add
 from __future__ import annotations
 
 import re
-import threading
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -16,35 +14,20 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
-import uvicorn
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from pacekeeper.app import create_app
 from pacekeeper.ratelimit import MemoryRateLimiter
+from tests._serve import serve
 from tests._services import free_port
 from tests.pacekeeper.conftest import PASSWORD, make_settings
 
 ADMIN_EMAIL = "root@example.com"
 
 
-@contextmanager
-def serve_on(app: Any, port: int, **options: Any) -> Iterator[str]:
-    """Like tests/_serve.py, on a port chosen beforehand (the base URL must be known)."""
-    options.setdefault("log_level", "warning")
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, lifespan="on", **options)
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("uvicorn did not start")
-        time.sleep(0.01)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(10)
+def serve_on(app: Any, port: int, **options: Any) -> Any:
+    """tests/_serve.py's server, on a port chosen beforehand (the base URL must be known)."""
+    return serve(app, port=port, **options)
 
 
 @dataclass

@@ -3,21 +3,17 @@
 from __future__ import annotations
 
 import functools
-import threading
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import httpx
-import uvicorn
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from mcpcast import Unauthorized
 from mcpcast._auth import RequestInfo
 from pacekeeper.app import create_app
 from pacekeeper.auth import generate_rsa_key
+from tests._serve import serve as serve  # the attack modules import it from here
 from tests.pacekeeper.conftest import PASSWORD, make_settings
 
 ACCEPT = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
@@ -31,28 +27,6 @@ INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 def call(name: str, request_id: int = 2, **arguments: Any) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
             "params": {"name": name, "arguments": arguments}}
-
-
-@contextmanager
-def serve(app: Any, **options: Any) -> Iterator[str]:
-    """``http://127.0.0.1:PORT`` while uvicorn serves ``app`` (options override the quiet
-    defaults, e.g. ``log_level="info"`` for the access log)."""
-    settings: dict[str, Any] = {"host": "127.0.0.1", "port": 0, "log_level": "warning",
-                                "lifespan": "on", **options}
-    server = uvicorn.Server(uvicorn.Config(app, **settings))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("uvicorn did not start")
-        time.sleep(0.01)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(10)
 
 
 @functools.cache
