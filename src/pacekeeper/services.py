@@ -13,6 +13,7 @@ import httpx
 from redis.asyncio import Redis
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from pacekeeper.account import AccountService, SqlAccountStore
 from pacekeeper.apikeys import (
     ApiKeyService,
     FileRevocationSignal,
@@ -121,6 +122,8 @@ class Services:
     background: BackgroundSyncs | None = None
     # Login and registration limits per address and per account+address (finding 1).
     attempts: AttemptLimiter | None = None
+    # The person's rights over their own account (export, deletion, password, assistants).
+    account: AccountService | None = None
     # The background job queue (pacekeeper.jobs); None only in hand-built Services.
     jobs: JobQueue | None = None
 
@@ -240,12 +243,14 @@ async def build_services(
     jobs = JobQueue.for_settings(settings)
     await jobs.open()
     fitness.recompute_later = jobs.enqueue_recompute
-    return Services(
+    services = Services(
         settings, engine, users, keys, tokens, csrf, accounts, limiter, resolver, clock,
         api_keys, fitness, master_key=master_key, oauth=oauth, connection_layer=layer, redis=redis,
         syncs=syncs, background=None if syncs is None else BackgroundSyncs(syncs),
         attempts=attempt_limiter(settings, limiter), jobs=jobs,
     )
+    services.account = AccountService(services, SqlAccountStore(engine), revocations.bump)
+    return services
 
 
 def attempt_limiter(settings: Settings, limiter: RateLimiter) -> AttemptLimiter:
