@@ -292,6 +292,9 @@ class Registry:
     def remove_tool(self, name: str) -> bool:
         return self.tools.pop(name, None) is not None
 
+    def remove_prompt(self, name: str) -> bool:
+        return self.prompts.pop(name, None) is not None
+
 
 def collect(instance: Any, injectables: tuple[type, ...]) -> Registry:
     """Build the registry of a decorated class instance (or of a bare ``ServerDecl``)."""
