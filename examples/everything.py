@@ -3,7 +3,12 @@
 Run it and point the suite at it (docs/conformance.md says what each scenario checks):
 
     python -m mcpcast run examples.everything:Everything --port 8123
-    node .../conformance/dist/index.js server --url http://127.0.0.1:8123/mcp --suite all
+    node .../conformance/dist/index.js server --url http://127.0.0.1:8123/mcp \
+        --requirements 2026-07-28          # or 2025-11-25, or --suite all
+
+One class serves both protocol eras: the same ``ctx.elicit`` is a request on the call's
+stream for a handshake-era client and an ``input_required`` round trip for a 2026-07-28
+one.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import zlib
 from typing import Annotated, Any
 
 from mcpcast import (
+    Ask,
     Audio,
     Context,
     EmbeddedResource,
@@ -57,12 +63,14 @@ def _wav_silence() -> bytes:
 PNG = _png_1x1_red()
 WAV = _wav_silence()
 
-# SEP-1613: JSON Schema 2020-12 keywords must reach the client untouched.
+# SEP-1613 and SEP-2106: JSON Schema 2020-12 keywords must reach the client untouched
+# ($anchor, composition and conditional keywords included).
 JSON_SCHEMA_2020_12: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "type": "object",
     "$defs": {
         "address": {
+            "$anchor": "addressDef",
             "type": "object",
             "properties": {"street": {"type": "string"}, "city": {"type": "string"}},
         },
@@ -70,7 +78,14 @@ JSON_SCHEMA_2020_12: dict[str, Any] = {
     "properties": {
         "name": {"type": "string"},
         "address": {"$ref": "#/$defs/address"},
+        "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+        "phone": {"type": "string"},
+        "email": {"type": "string"},
     },
+    "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+    "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+    "then": {"required": ["phone"]},
+    "else": {"required": ["email"]},
     "additionalProperties": False,
 }
 
@@ -118,6 +133,11 @@ USER_SCHEMA: dict[str, Any] = {
     },
     "required": ["username", "email"],
 }
+
+def _form(field: str, typ: str = "string") -> dict[str, Any]:
+    """A one-field elicitation form."""
+    return {"type": "object", "properties": {field: {"type": typ}}, "required": [field]}
+
 
 CITIES = ("paris", "park", "party", "portland", "prague", "test", "testing")
 
@@ -225,10 +245,14 @@ class Everything:
 
     @tool(description="Tool with JSON Schema 2020-12 features",
           input_schema=JSON_SCHEMA_2020_12)
-    def json_schema_2020_12_tool(self, name: str | None = None,
-                                 address: dict[str, str] | None = None) -> str:
+    def json_schema_2020_12_tool(
+        self, name: str | None = None, address: dict[str, str] | None = None,
+        contact_method: Annotated[str | None, Param(name="contactMethod")] = None,
+        phone: str | None = None, email: str | None = None,
+    ) -> str:
         where = ", ".join(f"{k}={v}" for k, v in (address or {}).items())
-        return f"name={name}, address={where or '-'}"
+        contact = phone if contact_method == "phone" else email
+        return f"name={name}, address={where or '-'}, contact={contact}"
 
     @tool()
     async def update_watched_resource(self, content: str, server: Server) -> str:
@@ -243,6 +267,125 @@ class Everything:
         await ctx.close_sse_stream()
         await asyncio.sleep(0.1)
         return "Reconnection test completed successfully"
+
+    # ------------------------------------------- 2026-07-28: per-request envelope
+
+    @tool()
+    async def test_missing_capability(self, ctx: Context) -> str:
+        """Needs the client's sampling capability: without it, -32021 (HTTP 400)."""
+        reply = await ctx.sample("Say hello", max_tokens=10)
+        return f"The model said: {_said(reply)}"
+
+    @tool()
+    async def test_streaming_elicitation(self, ctx: Context) -> str:
+        """Elicits while the call's response stream is open (never a request on it)."""
+        await ctx.report_progress(0, 1, "asking")
+        answer = await ctx.elicit("Pick a colour", _form("colour"), key="colour")
+        return f"colour={answer.get('content', {}).get('colour')}"
+
+    @tool()
+    async def test_logging_tool(self, ctx: Context) -> str:
+        """Logs at info; only a request that set a log level hears it."""
+        await ctx.info("test_logging_tool ran")
+        return "logged"
+
+    @tool()
+    async def test_trigger_tool_change(self, server: Server) -> str:
+        """Adds (or removes again) a tool: listeners hear tools/list_changed."""
+        if server.remove_tool("test_dynamic_tool"):
+            return "removed test_dynamic_tool"
+        server.add_tool(lambda: "dynamic", name="test_dynamic_tool",
+                        description="Added by test_trigger_tool_change.")
+        return "added test_dynamic_tool"
+
+    @tool()
+    async def test_trigger_prompt_change(self, server: Server) -> str:
+        """Adds (or removes again) a prompt: listeners hear prompts/list_changed."""
+        if server.remove_prompt("test_dynamic_prompt"):
+            return "removed test_dynamic_prompt"
+        server.add_prompt(lambda: [Message.user("A prompt added at run time.")],
+                          name="test_dynamic_prompt",
+                          description="Added by test_trigger_prompt_change.")
+        return "added test_dynamic_prompt"
+
+    @tool()
+    def test_custom_headers(
+        self,
+        region: Annotated[str, Param(header="Region", description="Routed on by proxies")],
+        query: Annotated[str, Param(description="Not mirrored in a header")],
+        priority: Annotated[int | None, Param(header="Priority")] = None,
+        verbose: Annotated[bool | None, Param(header="Verbose")] = None,
+    ) -> str:
+        """Mirrors arguments in Mcp-Param-* headers, which the server checks (SEP-2243)."""
+        return f"region={region}, priority={priority}, verbose={verbose}, query={query}"
+
+    # ------------------------------ 2026-07-28: input-required (multi-round trips)
+    # In this era the tool stops at its first unanswered question; the client answers
+    # and retries, and the tool runs again from the top with the answers in hand.
+
+    @tool()
+    async def test_input_required_result_elicitation(self, ctx: Context) -> str:
+        """Asks the user's name, then greets them."""
+        answer = await ctx.elicit("What is your name?", _form("name"), key="user_name")
+        return f"Hello, {answer.get('content', {}).get('name', 'stranger')}!"
+
+    @tool()
+    async def test_input_required_result_sampling(self, ctx: Context) -> str:
+        """Asks the client's model a question."""
+        reply = await ctx.sample("What is the capital of France?", max_tokens=100,
+                                 key="capital_question")
+        return f"The model said: {_said(reply)}"
+
+    @tool()
+    async def test_input_required_result_list_roots(self, ctx: Context) -> str:
+        """Asks for the client's roots."""
+        roots = await ctx.list_roots(key="client_roots")
+        return "Roots: " + ", ".join(str(root.get("uri")) for root in roots)
+
+    @tool()
+    async def test_input_required_result_request_state(self, ctx: Context) -> str:
+        """Asks for a confirmation; the retry must echo the signed requestState."""
+        answer = await ctx.elicit("Please confirm", _form("ok", "boolean"), key="confirm")
+        return f"state-ok: confirmed={answer.get('content', {}).get('ok')}"
+
+    @tool()
+    async def test_input_required_result_multiple_inputs(self, ctx: Context) -> str:
+        """Asks three questions of three kinds in one round."""
+        name, greeting, roots = await ctx.ask(
+            Ask.elicit("What is your name?", _form("name"), key="user_name"),
+            Ask.sample("Generate a greeting", max_tokens=50, key="greeting"),
+            Ask.roots(key="client_roots"))
+        return (f"name={name.get('content', {}).get('name')}, greeting={_said(greeting)}, "
+                f"roots={len(roots.get('roots', []))}")
+
+    @tool()
+    async def test_input_required_result_multi_round(self, ctx: Context) -> str:
+        """Asks twice, the second question only after the first is answered."""
+        first = await ctx.elicit("Step 1: What is your name?", _form("name"), key="step1")
+        name = first.get("content", {}).get("name")
+        second = await ctx.elicit("Step 2: What is your favorite color?", _form("color"),
+                                  key="step2")
+        return f"{name} likes {second.get('content', {}).get('color')}"
+
+    @tool()
+    async def test_input_required_result_tampered_state(self, ctx: Context) -> str:
+        """Asks for a confirmation; a tampered requestState is refused (-32602)."""
+        answer = await ctx.elicit("Please confirm", _form("ok", "boolean"), key="confirm")
+        return f"confirmed={answer.get('content', {}).get('ok')}"
+
+    @tool()
+    async def test_input_required_result_capabilities(self, ctx: Context) -> str:
+        """Asks only what the request's declared capabilities allow."""
+        declared = ctx.client_capabilities
+        questions = []
+        if "elicitation" in declared:
+            questions.append(Ask.elicit("What is your name?", _form("name"), key="user_name"))
+        if "sampling" in declared:
+            questions.append(Ask.sample("Generate a greeting", max_tokens=50, key="greeting"))
+        if "roots" in declared:
+            questions.append(Ask.roots(key="client_roots"))
+        answers = await ctx.ask(*questions)
+        return f"{len(answers)} answer(s) for the declared capabilities"
 
     # -------------------------------------------------------------- resources
 
@@ -302,9 +445,24 @@ class Everything:
         return [Message.user(Image(PNG, "image/png")),
                 Message.user("Please analyze the image above.")]
 
+    @prompt()
+    async def test_input_required_result_prompt(self, ctx: Context) -> list[Message]:
+        """A prompt that asks the user for context first (2026-07-28: a round trip)."""
+        answer = await ctx.elicit("What context should the prompt use?", _form("context"),
+                                  key="user_context")
+        context = answer.get("content", {}).get("context", "none")
+        return [Message.user(f"Answer with this context in mind: {context}")]
+
     @completion(ref="test_prompt_with_arguments", argument="arg1")
     def complete_arg1(self, value: str) -> list[str]:
         return [city for city in CITIES if city.startswith(value.lower())]
+
+
+def _said(reply: dict[str, Any]) -> str:
+    """The text of a sampling reply."""
+    content = reply.get("content")
+    text = content.get("text") if isinstance(content, dict) else None
+    return str(text) if text is not None else "No response"
 
 
 def _elicited(answer: dict[str, Any]) -> str:

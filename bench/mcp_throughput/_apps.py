@@ -26,6 +26,19 @@ def mcpcast_app() -> Any:
     return Server(Bench(), config=ServerConfig(stateless=True)).asgi_app()
 
 
+def mcpcast_sync_app() -> Any:
+    """mcpcast as above, with the tool written as a plain ``def`` (the seed's style)."""
+    from mcpcast import Server, ServerConfig, mcp_server, tool
+
+    @mcp_server(name="bench", path=MCP_PATH, version="1.0.0")
+    class Bench:
+        @tool(description="Add two integers.")
+        def add(self, a: int, b: int) -> int:
+            return a + b
+
+    return Server(Bench(), config=ServerConfig(stateless=True)).asgi_app()
+
+
 def fastmcp_app() -> Any:
     """FastMCP (the standalone package), stateless HTTP with JSON responses."""
     from fastmcp import FastMCP

@@ -59,6 +59,13 @@ SERVERS: tuple[ServerSpec, ...] = (
         "pacekeeper",
     ),
     ServerSpec(
+        "mcpcast-sync",
+        "mcpcast, sync tool",
+        "bench.mcp_throughput._apps:mcpcast_sync_app",
+        "mcpcast:Server",
+        "pacekeeper",
+    ),
+    ServerSpec(
         "fastmcp", "FastMCP", "bench.mcp_throughput._apps:fastmcp_app", "fastmcp:FastMCP", "fastmcp"
     ),
     ServerSpec(

@@ -23,11 +23,12 @@ from ._params import Param
 from ._registry import completion, mcp_server, prompt, resource, tool
 from ._server import Server
 from .broadcast import Broadcaster, BroadcasterFactory, StreamingSession
-from .context import Context
+from .context import Ask, Context
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "Ask",
     "Audio",
     "Broadcaster",
     "BroadcasterFactory",

@@ -65,7 +65,13 @@ class ServerConfig:
     allowed_origins: tuple[str, ...] = ("http://127.0.0.1", "http://localhost", "http://[::1]",
                                         "https://127.0.0.1", "https://localhost", "https://[::1]")
     public_methods: frozenset[str] = field(default=DEFAULT_PUBLIC_METHODS)
+    # Sync tools, resources and prompts: run on the event loop while each call stays
+    # under inline_sync_budget seconds (no thread hop: as fast as async); after one call
+    # that took longer, that method always runs in a worker thread so it cannot stall the
+    # loop again. inline_sync_budget=0 sends every sync call to a thread at once;
+    # sync_tools_in_thread=False runs them all on the loop.
     sync_tools_in_thread: bool = True
+    inline_sync_budget: float = 0.002
     # 2026-07-28: caching hints on list/read/discover results, and round-trip state.
     cache_ttl_ms: int = 0
     cache_scope: Literal["public", "private"] = "private"

@@ -18,3 +18,4 @@ class Param:
     name: str | None = None
     description: str | None = None
     required: bool | None = None
+    header: str | None = None

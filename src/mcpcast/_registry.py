@@ -147,11 +147,15 @@ class Entry:
     signature: Signature
     is_async: bool
     title: str | None = None
-    # Async and nothing injected: the dispatcher may start it without an Exchange.
+    # Nothing injected: the dispatcher may start it without an Exchange.
     plain: bool = field(init=False, default=False)
+    # A sync method runs on the event loop while its calls stay short; once two took
+    # longer than ServerConfig.inline_sync_budget it runs in a worker thread.
+    inline: bool = field(init=False, default=True)
+    overruns: int = field(init=False, default=0)
 
     def __post_init__(self) -> None:
-        self.plain = self.is_async and not self.signature.injected
+        self.plain = not self.signature.injected
 
 
 @dataclass(slots=True)
@@ -291,6 +295,9 @@ class Registry:
 
     def remove_tool(self, name: str) -> bool:
         return self.tools.pop(name, None) is not None
+
+    def remove_prompt(self, name: str) -> bool:
+        return self.prompts.pop(name, None) is not None
 
 
 def collect(instance: Any, injectables: tuple[type, ...]) -> Registry:

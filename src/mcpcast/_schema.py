@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import re
 import types
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -159,6 +160,7 @@ def analyse(func: Callable[..., Any], *, injectables: tuple[type, ...],
     fields: list[tuple[str, str]] = []
     exact: list[tuple[str, str, type]] | None = []
     unions: set[str] = set()
+    headers: set[str] = set()
     for parameter in parameters:
         name = parameter.name
         if parameter.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
@@ -181,6 +183,8 @@ def analyse(func: Callable[..., Any], *, injectables: tuple[type, ...],
         wire_names[wire] = name
         if _is_union(_strip(base)):
             unions.add(wire)
+        if param.header is not None:
+            _check_header(where, name, base, param.header, headers)
         fields.append((f"f{len(fields)}", name))
         model_fields[name] = _model_field(base, parameter.default, param, wire)
         required = parameter.default is _EMPTY if param.required is None else param.required
@@ -222,17 +226,41 @@ def _plain_field_name(name: str) -> bool:
     return not name.startswith(("_", "model_")) and not hasattr(BaseModel, name)
 
 
+_HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")  # an HTTP token (RFC 9110)
+
+
+def _check_header(where: str, name: str, base: Any, header: str, seen: set[str]) -> None:
+    """``Param(header=...)``: a valid, unique header name on a str, int or bool argument."""
+    if not _HEADER_NAME.match(header):
+        raise RegistrationError(
+            f"{where}: Param(header={header!r}) of {name!r} is not a valid header name")
+    if header.lower() in seen:
+        raise RegistrationError(f"{where}: two arguments use the header {header!r}")
+    seen.add(header.lower())
+    plain = _strip(base)
+    if _is_union(plain):
+        members = [m for m in get_args(plain) if m is not type(None)]
+        plain = members[0] if len(members) == 1 else None
+    if plain not in (str, int, bool):
+        raise RegistrationError(
+            f"{where}: Param(header=...) needs a str, int or bool argument, not {name!r}")
+
+
 def _model_field(base: Any, default: Any, param: Param, wire: str) -> tuple[Any, Any]:
     """``(type, FieldInfo)`` of one argument; ``Param.required`` overrides the signature."""
     required = default is _EMPTY if param.required is None else param.required
+    extra: dict[str, Any] | None = {"x-mcp-header": param.header} \
+        if param.header is not None else None
     if required:
-        return base, Field(alias=wire, description=param.description)
+        return base, Field(alias=wire, description=param.description,
+                           json_schema_extra=extra)
     if default is _EMPTY or default is None:
         # Param(required=False) without a default, or "x: int = None": absent or null
         # arrives as None, so the schema says null is fine.
         default = None
         base = base if _allows_none(base) else base | None
-    return base, Field(default=default, alias=wire, description=param.description)
+    return base, Field(default=default, alias=wire, description=param.description,
+                       json_schema_extra=extra)
 
 
 def _split_param(annotation: Any) -> tuple[Any, Param]:

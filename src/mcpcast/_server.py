@@ -12,7 +12,7 @@ from ._auth import Authenticate, CheckScopes, Identify
 from ._config import ServerConfig
 from ._errors import InvalidParams, Unauthorized
 from ._jsonrpc import dumps, notification
-from ._registry import Registry, ToolDecl, collect
+from ._registry import PromptDecl, Registry, ToolDecl, collect
 from .broadcast import Broadcaster, BroadcasterFactory, StreamingSession
 from .context import Context
 from .protocol.current import CurrentProtocol
@@ -152,6 +152,18 @@ class Server:
         removed = self.registry.remove_tool(name)
         if removed:
             self.notify_list_changed("tools")
+        return removed
+
+    def add_prompt(self, func: Callable[..., Any], *, name: str | None = None,
+                   description: str | None = None) -> None:
+        """Publish another prompt now; connected clients hear ``prompts/list_changed``."""
+        self.registry.add(func, PromptDecl(name, description), tuple(self.injectors))
+        self.notify_list_changed("prompts")
+
+    def remove_prompt(self, name: str) -> bool:
+        removed = self.registry.remove_prompt(name)
+        if removed:
+            self.notify_list_changed("prompts")
         return removed
 
     def notify_list_changed(self, kind: str) -> None:

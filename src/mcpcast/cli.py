@@ -73,6 +73,10 @@ class GracefulUvicorn(uvicorn.Server):
         await super().shutdown(sockets)
 
 
+ACCESS_LOG_ENV = "MCPCAST_ACCESS_LOG"
+FALSE_WORDS = frozenset({"0", "false", "no", "off"})
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="mcpcast", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -88,6 +92,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                      help="broadcast backend shared by processes, e.g. redis://host:6379/0 "
                           f"(default: ${BROADCAST_URL_ENV}, else in memory)")
     run.add_argument("--log-level", default="info")
+    run.add_argument("--access-log", action=argparse.BooleanOptionalAction,
+                     default=os.environ.get(ACCESS_LOG_ENV, "1").lower() not in FALSE_WORDS,
+                     help="log one line per HTTP request (default on; "
+                          f"--no-access-log or {ACCESS_LOG_ENV}=0 turns it off)")
     args = parser.parse_args(argv)
 
     hosts = ServerConfig.allowed_hosts + tuple(args.allow_host or ())
@@ -106,7 +114,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     gc.collect()
     gc.freeze()
     GracefulUvicorn(uvicorn.Config(app, host=args.host, port=args.port, loop=loop, http=http,
-                                   log_level=args.log_level, lifespan="on")).run()
+                                   log_level=args.log_level, access_log=args.access_log,
+                                   lifespan="on")).run()
     return 0
 
 

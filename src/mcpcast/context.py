@@ -14,6 +14,46 @@ from .protocol.exchange import Exchange
 from .protocol.versions import LOG_LEVELS
 
 
+class Ask:
+    """One question for the client, for ``Context.ask`` (several in one round).
+
+    ``Ask.elicit(message, schema)``, ``Ask.sample(messages, max_tokens=...)`` and
+    ``Ask.roots()``; ``key`` names it in a 2026-07-28 ``inputRequests`` map.
+    """
+
+    __slots__ = ("capability", "empty", "key", "method", "params")
+
+    def __init__(self, method: str, params: dict[str, Any], capability: str,
+                 key: str | None = None, empty: dict[str, Any] | None = None) -> None:
+        self.method = method
+        self.params = params
+        self.capability = capability
+        self.key = key
+        self.empty = empty or {}  # the answer when the client sent none usable
+
+    @classmethod
+    def elicit(cls, message: str, requested_schema: dict[str, Any], *,
+               key: str | None = None) -> Ask:
+        return cls("elicitation/create",
+                   {"message": message, "requestedSchema": requested_schema},
+                   "elicitation", key, {"action": "cancel"})
+
+    @classmethod
+    def sample(cls, messages: list[dict[str, Any]] | str, *, max_tokens: int = 512,
+               system_prompt: str | None = None, key: str | None = None,
+               **extra: Any) -> Ask:
+        if isinstance(messages, str):
+            messages = [{"role": "user", "content": {"type": "text", "text": messages}}]
+        params: dict[str, Any] = {"messages": messages, "maxTokens": max_tokens, **extra}
+        if system_prompt is not None:
+            params["systemPrompt"] = system_prompt
+        return cls("sampling/createMessage", params, "sampling", key)
+
+    @classmethod
+    def roots(cls, *, key: str | None = None) -> Ask:
+        return cls("roots/list", {}, "roots", key, {"roots": []})
+
+
 class Context:
     __slots__ = ("_exchange",)
 
@@ -80,27 +120,40 @@ class Context:
     async def error(self, data: Any) -> None:
         await self.log("error", data)
 
-    async def elicit(self, message: str, requested_schema: dict[str, Any]) -> dict[str, Any]:
+    async def elicit(self, message: str, requested_schema: dict[str, Any], *,
+                     key: str | None = None) -> dict[str, Any]:
         """Ask the person for input.
 
-        Returns ``{"action": "accept" | "decline" | "cancel", "content": {...}}``.
+        Returns ``{"action": "accept" | "decline" | "cancel", "content": {...}}``. ``key``
+        names the question in a 2026-07-28 ``inputRequests`` map (default ``r0``, ``r1``, ...
+        in call order).
         """
-        self._require("elicitation")
-        result = await self._exchange.request(
-            "elicitation/create", {"message": message, "requestedSchema": requested_schema})
-        return result if isinstance(result, dict) else {"action": "cancel"}
+        return (await self.ask(Ask.elicit(message, requested_schema, key=key)))[0]
 
     async def sample(self, messages: list[dict[str, Any]] | str, *, max_tokens: int = 512,
-                     system_prompt: str | None = None, **extra: Any) -> dict[str, Any]:
+                     system_prompt: str | None = None, key: str | None = None,
+                     **extra: Any) -> dict[str, Any]:
         """Ask the client's model for a completion (``sampling/createMessage``)."""
-        self._require("sampling")
-        if isinstance(messages, str):
-            messages = [{"role": "user", "content": {"type": "text", "text": messages}}]
-        params: dict[str, Any] = {"messages": messages, "maxTokens": max_tokens, **extra}
-        if system_prompt is not None:
-            params["systemPrompt"] = system_prompt
-        result = await self._exchange.request("sampling/createMessage", params)
-        return result if isinstance(result, dict) else {}
+        return (await self.ask(Ask.sample(messages, max_tokens=max_tokens,
+                                          system_prompt=system_prompt, key=key, **extra)))[0]
+
+    async def list_roots(self, *, key: str | None = None) -> list[dict[str, Any]]:
+        """The client's roots (``roots/list``): ``[{"uri": ..., "name": ...}, ...]``."""
+        roots = (await self.ask(Ask.roots(key=key)))[0].get("roots")
+        return [r for r in roots if isinstance(r, dict)] if isinstance(roots, list) else []
+
+    async def ask(self, *questions: Ask) -> list[dict[str, Any]]:
+        """Ask the client several questions at once; their answers, in order.
+
+        In the 2026-07-28 era they make one ``input_required`` round (so the client can
+        answer them together); in the handshake era they are sent one after another.
+        Every capability they need must have been declared by the client.
+        """
+        for question in questions:
+            self._require(question.capability)
+        answers = await self._exchange.ask([(q.key, q.method, q.params) for q in questions])
+        return [a if isinstance(a, dict) else dict(q.empty)
+                for q, a in zip(questions, answers, strict=True)]
 
     async def close_sse_stream(self) -> None:
         """End this call's SSE response now; the client resumes it with ``Last-Event-ID``.

@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
-from typing import Any
+from typing import Annotated, Any
 
-from mcpcast import Context, Server, ToolError, prompt, resource, tool
+from mcpcast import Ask, Context, Param, Server, ToolError, prompt, resource, tool
 from tests.mcpcast.fixtures import Fixture
 
 ROUTE_SCHEMA: dict[str, Any] = {
@@ -74,6 +74,23 @@ class CurrentFixture(Fixture):
         except Exception:
             return "swallowed"
         return str(answer.get("action"))
+
+    @tool()
+    async def survey(self, ctx: Context) -> str:
+        """Three named questions in one round, then one more in a second round."""
+        name, greeting, roots = await ctx.ask(
+            Ask.elicit("Name?", {"type": "object", "properties": {"name": {"type": "string"}}},
+                       key="name"),
+            Ask.sample("Greet", max_tokens=5, key="greeting"),
+            Ask.roots(key="roots"))
+        colour = await ctx.elicit("Colour?", {"type": "object", "properties": {}}, key="colour")
+        return (f"{name['content']['name']}|{greeting['content']['text']}|"
+                f"{roots['roots'][0]['uri']}|{colour['action']}")
+
+    @tool()
+    def shelve(self, shelf: Annotated[str, Param(header="Shelf")], book: str) -> str:
+        """Mirrors one argument in Mcp-Param-Shelf (declared with Param(header=...))."""
+        return f"{book} on {shelf}"
 
     @tool()
     def pid(self) -> int:

@@ -29,6 +29,7 @@ URL = "http://127.0.0.1:8000/mcp"
 V = "2026-07-28"
 ELICIT: dict[str, Any] = {"elicitation": {}}
 BOTH: dict[str, Any] = {"elicitation": {}, "sampling": {}}
+ALL_CAPS: dict[str, Any] = {"elicitation": {}, "sampling": {}, "roots": {}}
 SERVER_INFO = {"io.modelcontextprotocol/serverInfo": {"name": "fixture", "version": "1.2.3"}}
 _NAME_KEY = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 
@@ -254,6 +255,38 @@ async def test_param_headers(wire: Wire) -> None:
                                  headers={"mcp-param-region": "eu-west",
                                           "mcp-param-count": "1"})
     assert absent_arg.status_code == 400 and error_of(absent_arg)["code"] == -32020
+
+
+async def test_whitespace_around_header_values_is_not_part_of_them(wire: Wire) -> None:
+    """RFC 9110 5.5: optional whitespace around a field value is excluded before comparing."""
+    params = {"name": "shelve", "arguments": {"shelf": "top", "book": "Dune"}}
+    result = await wire.result("tools/call", params, headers={
+        "mcp-name": "  shelve  ", "mcp-method": "\ttools/call ",
+        "mcp-protocol-version": f" {V}\t", "mcp-param-shelf": " top "})
+    assert result["content"][0]["text"] == "Dune on top"
+    inner = await wire.post("tools/call", params, headers={"mcp-name": "shel ve"})
+    assert inner.status_code == 400 and error_of(inner)["code"] == -32020
+
+
+async def test_param_header_declared_with_param(wire: Wire) -> None:
+    """Param(header=...) publishes x-mcp-header, and the server holds clients to it."""
+    listed = await wire.result("tools/list")
+    tool = next(t for t in listed["tools"] if t["name"] == "shelve")
+    assert tool["inputSchema"]["properties"]["shelf"] == {"type": "string",
+                                                          "x-mcp-header": "Shelf"}
+    params = {"name": "shelve", "arguments": {"shelf": "Hello", "book": "Dune"}}
+    hello = base64.b64encode(b"Hello").decode()
+    assert (await wire.result("tools/call", params,
+                              headers={"mcp-param-shelf": f"=?base64?{hello}?="}))["isError"] \
+        is False
+    for bad in ("=?base64?SGVsbG8?=", "=?base64?SGVs!!!bG8=?=", "hello", None):
+        sent = {} if bad is None else {"mcp-param-shelf": bad}
+        response = await wire.post("tools/call", params, headers=sent)
+        assert response.status_code == 400 and error_of(response)["code"] == -32020, bad
+    for literal in (hello, f"=?base64?{hello}"):  # no wrapper: taken as it is
+        same = {"name": "shelve", "arguments": {"shelf": literal, "book": "Dune"}}
+        assert (await wire.result("tools/call", same,
+                                  headers={"mcp-param-shelf": literal}))["isError"] is False
 
 
 async def test_unsupported_version(wire: Wire) -> None:
@@ -502,18 +535,80 @@ async def test_round_trips_on_prompts_and_resources(wire: Wire) -> None:
 
 async def test_unanswered_or_unasked_responses_ask_again(wire: Wire,
                                                          fixture: CurrentFixture) -> None:
-    """Missing responses: another input_required, not an error; answers without a state
-    (questions never asked) are ignored."""
+    """Missing responses: another input_required, not an error; unknown keys are ignored."""
     params: dict[str, Any] = {"name": "confirm", "arguments": {"item": "x"}}
     first = await wire.result("tools/call", params, caps=ELICIT)
     again = await wire.result("tools/call", {**params, "requestState": first["requestState"],
                                              "inputResponses": {"zz": {}}}, caps=ELICIT)
     assert again["resultType"] == "input_required"
-    forged = await wire.result("tools/call", {
-        **params, "inputResponses": {"r0": {"action": "accept", "content": {"ok": True}}}},
-        caps=ELICIT)
-    assert forged["resultType"] == "input_required"
+    unknown = await wire.result("tools/call", {**params, "inputResponses": {"zz": {}}},
+                                caps=ELICIT)
+    assert unknown["resultType"] == "input_required"
     assert fixture.confirm_runs == 3
+
+
+async def test_answers_without_a_state_count_for_the_first_round_only(wire: Wire) -> None:
+    """A client may answer the first questions up front (what it would be asked anyway),
+    with unknown keys ignored; a later round's question still needs a sealed state."""
+    params: dict[str, Any] = {"name": "confirm", "arguments": {"item": "x"}}
+    done = await wire.result("tools/call", {**params, "inputResponses": {
+        "r0": {"action": "accept", "content": {"ok": True}}, "extra": {"any": 1}}},
+        caps=ELICIT)
+    assert done["content"][0]["text"] == "x deleted"
+    survey = {"name": "survey", "arguments": {}}
+    answers = {"name": {"action": "accept", "content": {"name": "Ada"}},
+               "greeting": {"role": "assistant", "model": "m",
+                            "content": {"type": "text", "text": "Hi"}},
+               "roots": {"roots": [{"uri": "file:///w", "name": "w"}]},
+               "colour": {"action": "decline"}}
+    second = await wire.result("tools/call", {**survey, "inputResponses": answers},
+                               caps=ALL_CAPS)
+    assert second["resultType"] == "input_required"
+    assert list(second["inputRequests"]) == ["colour"]
+
+
+async def test_several_named_questions_in_one_round(wire: Wire) -> None:
+    survey: dict[str, Any] = {"name": "survey", "arguments": {}}
+    first = await wire.result("tools/call", survey, caps=ALL_CAPS)
+    asked = first["inputRequests"]
+    assert {k: v["method"] for k, v in asked.items()} == {
+        "name": "elicitation/create", "greeting": "sampling/createMessage",
+        "roots": "roots/list"}
+    assert asked["roots"]["params"] == {}
+    second = await wire.result("tools/call", {**survey, "requestState": first["requestState"],
+        "inputResponses": {
+            "name": {"action": "accept", "content": {"name": "Ada"}},
+            "greeting": {"role": "assistant", "model": "m",
+                         "content": {"type": "text", "text": "Hi"}},
+            "roots": {"roots": [{"uri": "file:///w", "name": "w"}]}}}, caps=ALL_CAPS)
+    assert list(second["inputRequests"]) == ["colour"]
+    done = await wire.result("tools/call", {**survey, "requestState": second["requestState"],
+        "inputResponses": {"colour": {"action": "decline"}}}, caps=ALL_CAPS)
+    assert done["content"][0]["text"] == "Ada|Hi|file:///w|decline"
+
+
+async def test_roots_need_the_roots_capability(wire: Wire) -> None:
+    response = await wire.post("tools/call", {"name": "survey", "arguments": {}}, caps=BOTH)
+    assert response.status_code == 400
+    assert error_of(response)["data"]["requiredCapabilities"] == {"roots": {}}
+
+
+@pytest.mark.parametrize("responses", [
+    {"r0": 12345}, {"r0": {"action": "maybe"}}, {"r0": {"action": "accept", "content": 1}}])
+async def test_malformed_answers_are_invalid_params(wire: Wire,
+                                                    responses: dict[str, Any]) -> None:
+    response = await wire.post("tools/call", {"name": "confirm", "arguments": {"item": "x"},
+                                              "inputResponses": responses}, caps=ELICIT)
+    assert response.status_code == 400
+    assert error_of(response)["code"] == -32602
+    assert error_of(response)["data"] == {"argument": "inputResponses"}
+
+
+async def test_input_responses_must_be_an_object(wire: Wire) -> None:
+    response = await wire.post("tools/call", {"name": "confirm", "arguments": {"item": "x"},
+                                              "inputResponses": None}, caps=ELICIT)
+    assert response.status_code == 400
+    assert error_of(response)["code"] == -32602
 
 
 async def test_a_broad_except_in_the_tool_does_not_break_the_round_trip(wire: Wire) -> None:

@@ -720,3 +720,34 @@ def test_exact_path_only_for_required_plain_types() -> None:
     sig = analyse(_renamed_args, injectables=(), skip_self=False)
     assert sig.bind({"count": 3, "json": "x"}) == {"n": 3, "json": "x"}
     assert sig.bind({"count": True, "json": "x"}) == {"n": 1, "json": "x"}  # pydantic's lax int
+
+
+def _header_tool(header: str, typ: Any) -> Callable[..., Any]:
+    def tool(value: Annotated[typ, Param(header=header)]) -> str:  # type: ignore[valid-type]
+        return str(value)
+    return tool
+
+
+@pytest.mark.parametrize(("header", "typ"), [
+    ("", str), ("My Region", str), ("Region:Primary", str), ("Région", str),
+    ("Region\t1", str), ("Score", float), ("Items", list[str]), ("Data", dict[str, int]),
+])
+def test_param_header_must_be_a_token_on_a_primitive(header: str, typ: Any) -> None:
+    """SEP-2243: x-mcp-header names are HTTP tokens, on string, integer or boolean only."""
+    with pytest.raises(RegistrationError, match="header"):
+        analyse(_header_tool(header, typ), injectables=(), skip_self=False)
+
+
+def test_param_header_names_are_unique_case_insensitively() -> None:
+    def tool(a: Annotated[str, Param(header="MyField")],
+             b: Annotated[int | None, Param(header="myfield")] = None) -> str:
+        return a
+    with pytest.raises(RegistrationError, match="two arguments use the header"):
+        analyse(tool, injectables=(), skip_self=False)
+
+
+def test_param_header_on_optional_primitives() -> None:
+    def tool(flag: Annotated[bool | None, Param(header="Flag")] = None) -> str:
+        return str(flag)
+    schema = analyse(tool, injectables=(), skip_self=False).input_schema
+    assert schema["properties"]["flag"]["x-mcp-header"] == "Flag"

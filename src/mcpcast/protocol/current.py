@@ -77,7 +77,9 @@ def _param_values(raw: list[tuple[bytes, bytes]]) -> dict[str, str]:
 
 
 def decode_header(value: str) -> str:
-    """Header values may be sent as ``=?base64?...?=`` (non-ASCII names)."""
+    """Header values may be sent as ``=?base64?...?=`` (non-ASCII names); the whitespace
+    around a field value is not part of it (RFC 9110, section 5.5)."""
+    value = value.strip(" \t")
     if value.startswith("=?base64?") and value.endswith("?="):
         try:
             return base64.b64decode(value[9:-2], validate=True).decode("utf-8")
@@ -267,16 +269,7 @@ class CurrentProtocol:
             raise MethodNotFound("Method not found", method, http_status=404)
         round_trip = None
         if method in ROUND_TRIP_METHODS:
-            responses: dict[str, Any] = {}
-            if "requestState" in params:
-                # Answers count only for the questions this server asked (named in the
-                # sealed state); without a state, inputResponses are ignored and asked again.
-                responses, asked = await self.codec.open(params["requestState"], method,
-                                                         params, principal)
-                fresh = params.get("inputResponses")
-                if isinstance(fresh, dict):
-                    responses.update({k: v for k, v in fresh.items() if k in asked})
-            round_trip = RoundTrip(responses)
+            round_trip = await self._round_trip(method, params, principal)
         exchange = Exchange(session, rid, principal, params["_meta"], send,
                             http_headers=http_headers, round_trip=round_trip)
         try:
@@ -286,6 +279,23 @@ class CurrentProtocol:
             return result(rid, self._input_required(method, params, principal, round_trip,
                                                      needed))
         return result(rid, self._decorate(method, params, body))
+
+    async def _round_trip(self, method: str, params: dict[str, Any],
+                          principal: Any) -> RoundTrip:
+        """The answers this request brings: earlier rounds' from the sealed state, and this
+        round's ``inputResponses`` for the questions that state asked (without a state,
+        for the tool's first questions only). Unknown keys are ignored."""
+        fresh = params.get("inputResponses")
+        if "inputResponses" in params and not isinstance(fresh, dict):
+            raise InvalidParams("inputResponses must be an object",
+                                {"argument": "inputResponses"}, http_status=400)
+        if "requestState" not in params:
+            return RoundTrip({}, fresh, first_round_only=True)
+        responses, asked = await self.codec.open(params["requestState"], method, params,
+                                                 principal)
+        if fresh:
+            fresh = {k: v for k, v in fresh.items() if k in asked}
+        return RoundTrip(responses, fresh)
 
     def discover(self) -> dict[str, Any]:
         body: dict[str, Any] = {"supportedVersions": list(CURRENT_VERSIONS),
@@ -330,8 +340,9 @@ class CurrentProtocol:
 
     def _input_required(self, method: str, params: dict[str, Any], principal: Any,
                         round_trip: RoundTrip, needed: InputRequired) -> dict[str, Any]:
-        state = self.codec.seal(method, params, principal, round_trip.responses, [needed.key])
-        return {"resultType": "input_required", "inputRequests": {needed.key: needed.request},
+        state = self.codec.seal(method, params, principal, round_trip.responses,
+                                list(needed.requests))
+        return {"resultType": "input_required", "inputRequests": needed.requests,
                 "requestState": state, "_meta": self.server_meta()}
 
     def listen_filter(self, params: dict[str, Any]) -> dict[str, Any]:

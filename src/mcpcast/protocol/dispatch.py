@@ -13,6 +13,7 @@ import binascii
 import contextvars
 import functools
 import logging
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
@@ -23,7 +24,7 @@ from .._content import EmbeddedResource, Message
 from .._errors import InvalidParams, McpcastError, ProtocolError, ToolError
 from .._registry import Entry, Registry, ToolEntry
 from ..tracing import NO_SPAN
-from ._eager import Later, Suspended, first_step, resume
+from ._eager import Later, first_step, resume
 from .deadlines import Watchdog
 from .exchange import Exchange
 from .roundtrip import InputRequired
@@ -113,13 +114,39 @@ class Methods:
                 kwargs[pname] = self._inject(typ, ex, wire)
         if entry.is_async:
             coro = entry.func(**kwargs)
-        elif self.config.sync_tools_in_thread:
-            # Sync methods run in a worker thread so a blocking one never stalls the loop.
-            call = functools.partial(contextvars.copy_context().run, entry.func, **kwargs)
-            coro = asyncio.get_running_loop().run_in_executor(None, call)
+        elif self._threaded(entry):
+            coro = self._in_thread(entry, kwargs)
         else:
-            return entry.func(**kwargs)
+            return self._inline(entry, kwargs)
         return await self.watchdog.run(coro)
+
+    def _threaded(self, entry: Entry) -> bool:
+        """Must this sync method run in a worker thread (see ``ServerConfig``)?"""
+        return self.config.sync_tools_in_thread and (
+            not entry.inline or self.config.inline_sync_budget <= 0)
+
+    @staticmethod
+    def _in_thread(entry: Entry, kwargs: dict[str, Any]) -> Awaitable[Any]:
+        call = functools.partial(contextvars.copy_context().run, entry.func, **kwargs)
+        return asyncio.get_running_loop().run_in_executor(None, call)
+
+    def _inline(self, entry: Entry, kwargs: dict[str, Any]) -> Any:
+        """Run a sync method on the loop; one that overran its budget twice goes to a
+        thread from its next call on (said once in the log). Twice, not once: a short
+        tool can overrun once by bad luck (a GC pass, the process descheduled)."""
+        if not self.config.sync_tools_in_thread:
+            return entry.func(**kwargs)
+        start = time.perf_counter()
+        try:
+            return entry.func(**kwargs)
+        finally:
+            took = time.perf_counter() - start
+            if took > self.config.inline_sync_budget:
+                entry.overruns += 1
+                entry.inline = entry.overruns < 2
+                if not entry.inline:
+                    log.warning("sync %r took %.1f ms on the event loop; it runs in a "
+                                "worker thread from now on", entry.name, took * 1000)
 
     def _inject(self, typ: type, ex: Exchange, kwargs: dict[str, Any]) -> Any:
         for base in typ.__mro__:
@@ -179,17 +206,26 @@ class Methods:
         the call under the tool deadline. Invalid arguments raise ``InvalidParams``.
         """
         kwargs = entry.signature.bind(arguments)
+        if not entry.is_async:
+            if self._threaded(entry):
+                return self._finish_plain(entry, self._in_thread(entry, kwargs))
+            try:
+                value = self._inline(entry, kwargs)
+            except Exception as exc:
+                return self._tool_failed(entry, exc, NO_SPAN)
+            return _tool_result(entry, value)
         try:
             done, value = first_step(entry.func(**kwargs))
         except Exception as exc:
             return self._tool_failed(entry, exc, NO_SPAN)
         if done:
             return _tool_result(entry, value)
-        return self._finish_plain(entry, value)
+        return self._finish_plain(entry, resume(value))
 
-    async def _finish_plain(self, entry: ToolEntry, suspended: Suspended) -> dict[str, Any]:
+    async def _finish_plain(self, entry: ToolEntry, running: Awaitable[Any]
+                            ) -> dict[str, Any]:
         try:
-            value = await self.watchdog.run(resume(suspended))
+            value = await self.watchdog.run(running)
         except Exception as exc:
             return self._tool_failed(entry, exc, NO_SPAN)
         return _tool_result(entry, value)

@@ -101,10 +101,20 @@ class Exchange:
         params = dict(params)
         await self.send(notification(method, params))
 
+    async def ask(self, questions: list[tuple[str | None, str, dict[str, Any]]]) -> list[Any]:
+        """Ask the client several ``(key, method, params)`` questions at once.
+
+        Current era: one ``input_required`` round naming all unanswered ones. Handshake
+        era: one server-to-client request each, in order, on the call's stream.
+        """
+        if self.round_trip is not None:
+            return self.round_trip.ask(questions)
+        return [await self.request(method, params) for _, method, params in questions]
+
     async def request(self, method: str, params: dict[str, Any]) -> Any:
         """Ask the client: a request on the call's stream (legacy) or a round trip (current)."""
         if self.round_trip is not None:
-            return self.round_trip.ask(method, params)
+            return self.round_trip.ask([(None, method, params)])[0]
         if self.pending is None:
             raise ToolError(f"{method} is not available on this transport")
         rid, future = self.pending.open(self.session.id)

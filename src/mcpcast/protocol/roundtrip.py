@@ -31,16 +31,17 @@ _STRIP = ("_meta", "inputResponses", "requestState")
 
 
 class InputRequired(BaseException):
-    """Raised inside a handler when the client must answer ``request`` first.
+    """Raised inside a handler when the client must answer ``requests`` first.
 
-    A BaseException (like ``CancelledError``): it is control flow, and a tool's own
-    ``except Exception`` around ``ctx.elicit`` must not swallow it and break the round trip.
+    ``requests`` maps each question's key to its ``{method, params}``. A BaseException
+    (like ``CancelledError``): it is control flow, and a tool's own ``except Exception``
+    around ``ctx.elicit`` must not swallow it and break the round trip.
     """
 
-    def __init__(self, key: str, request: dict[str, Any]) -> None:
-        super().__init__(f"input required: {request['method']}")
-        self.key = key
-        self.request = request
+    def __init__(self, requests: dict[str, dict[str, Any]]) -> None:
+        super().__init__("input required: " + ", ".join(
+            str(r["method"]) for r in requests.values()))
+        self.requests = requests
 
 
 class ReplayGuard(Protocol):
@@ -157,18 +158,71 @@ def _invalid(message: str = "Invalid requestState") -> InvalidParams:
     return InvalidParams(message, {"argument": "requestState"}, http_status=400)
 
 
+# What a valid answer to each kind of question looks like (checked before a tool sees it).
+_ANSWER_SHAPES: dict[str, tuple[str, ...]] = {
+    "elicitation/create": ("action",),
+    "sampling/createMessage": ("role", "content"),
+    "roots/list": ("roots",),
+}
+_ELICIT_ACTIONS = frozenset({"accept", "decline", "cancel"})
+
+
+def check_answer(key: str, method: str, answer: Any) -> dict[str, Any]:
+    """An answer from ``inputResponses``, or -32602 when it is not that method's result."""
+    ok = isinstance(answer, dict) and all(k in answer for k in _ANSWER_SHAPES.get(method, ()))
+    if ok and method == "elicitation/create":
+        content = answer.get("content")
+        ok = answer["action"] in _ELICIT_ACTIONS and (content is None
+                                                      or isinstance(content, dict))
+    elif ok and method == "roots/list":
+        ok = isinstance(answer["roots"], list)
+    if not ok:
+        raise InvalidParams(f"inputResponses[{key!r}] is not a result of {method}",
+                            {"argument": "inputResponses"}, http_status=400)
+    return answer  # type: ignore[no-any-return]
+
+
 class RoundTrip:
-    """The answers a re-run tool gets for its numbered ``elicit``/``sample`` calls."""
+    """The answers a re-run tool gets for its questions (``elicit``/``sample``/...).
 
-    __slots__ = ("_index", "responses")
+    ``responses`` are trusted: the answers gathered in earlier rounds (from the sealed
+    state). ``fresh`` are this request's ``inputResponses``, already narrowed to the keys
+    the state asked; each is checked against its question's method when the tool asks it.
+    With ``first_round_only`` (a request without a state) fresh answers count only for the
+    tool's first round of questions, the ones it asks before it has any answer: what any
+    caller would be asked first anyway.
+    """
 
-    def __init__(self, responses: dict[str, Any]) -> None:
+    __slots__ = ("_first_only", "_fresh", "_index", "responses")
+
+    def __init__(self, responses: dict[str, Any], fresh: dict[str, Any] | None = None,
+                 *, first_round_only: bool = False) -> None:
         self.responses = responses
+        self._fresh = fresh
+        self._first_only = first_round_only
         self._index = 0
 
-    def ask(self, method: str, params: dict[str, Any]) -> Any:
-        key = f"r{self._index}"
-        self._index += 1
-        if key in self.responses:
-            return self.responses[key]
-        raise InputRequired(key, {"method": method, "params": params})
+    def ask(self, questions: list[tuple[str | None, str, dict[str, Any]]]) -> list[Any]:
+        """Answers for ``(key, method, params)`` questions asked together, in order; raises
+        ``InputRequired`` naming the unanswered ones. A key of None is numbered ``r0``,
+        ``r1``, ... in call order."""
+        answers: list[Any] = []
+        missing: dict[str, dict[str, Any]] = {}
+        fresh = self._fresh
+        if self._first_only:
+            self._fresh = None
+        for key, method, params in questions:
+            if key is None:
+                key = f"r{self._index}"
+                self._index += 1
+            if key in self.responses:
+                answers.append(self.responses[key])
+            elif fresh is not None and key in fresh:
+                answer = check_answer(key, method, fresh[key])
+                self.responses[key] = answer
+                answers.append(answer)
+            else:
+                missing[key] = {"method": method, "params": params}
+        if missing:
+            raise InputRequired(missing)
+        return answers

@@ -216,6 +216,10 @@ class StreamableHTTP:
             return
         version_header = headers.get(b"mcp-protocol-version")
         known = _KNOWN_VERSIONS.get(version_header)  # no decoding for the versions we speak
+        if known is None and version_header is not None:
+            # Field values exclude the whitespace around them (RFC 9110, section 5.5).
+            version_header = version_header.strip(b" \t")
+            known = _KNOWN_VERSIONS.get(version_header)
         if known is not None:
             version, modern = known
         elif version_header is None:
@@ -410,7 +414,8 @@ class StreamableHTTP:
         sid = headers.get(b"mcp-session-id")
         if self.config.stateless:
             version = headers.get(b"mcp-protocol-version")
-            return Session(None, version.decode() if version else DEFAULT_HEADERLESS_VERSION)
+            return Session(None, version.decode("latin-1").strip(" \t") if version
+                           else DEFAULT_HEADERLESS_VERSION)
         if sid is None:
             return SessionMissing("Bad Request: Mcp-Session-Id header is required")
         session = self.sessions.get(sid.decode("latin-1"))
@@ -546,7 +551,7 @@ _KNOWN_VERSIONS: dict[bytes | None, tuple[str, bool]] = {
 def _current_era(headers: dict[bytes, bytes]) -> bool:
     """GET/DELETE from a 2026-07-28 client: that era has no GET stream and no sessions."""
     version = headers.get(b"mcp-protocol-version")
-    return version is not None and version.decode("latin-1") in CURRENT_VERSIONS
+    return version is not None and version.decode("latin-1").strip(" \t") in CURRENT_VERSIONS
 
 
 def _has_modern_envelope(payload: Any) -> bool:
