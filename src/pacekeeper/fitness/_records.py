@@ -23,6 +23,12 @@ SUMMARY_FIELDS = (
 )
 
 
+# The metrics every activity summary carries (lists read only these, not the full JSON:
+# curves and zones stay in the detail view).
+HEADLINE_METRICS = ("normalized_power", "intensity_factor", "tss", "load", "load_method",
+                    "hr_tss", "trimp", "efficiency_factor", "variability_index")
+
+
 @dataclass(frozen=True, slots=True)
 class Owner:
     """Whose data: every store call names the user (and the tenant, for new rows)."""
@@ -200,6 +206,7 @@ class Goal:
 
 
 __all__ = [
+    "HEADLINE_METRICS",
     "HEALTH_FIELDS",
     "SUMMARY_FIELDS",
     "ActivityFilter",

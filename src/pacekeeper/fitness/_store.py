@@ -15,13 +15,15 @@ from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
 import orjson
-from sqlalchemy import Select, and_, delete, func, or_, select, update
+from sqlalchemy import and_, delete, func, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.orm import defer
 
 from pacekeeper.db import upsert_insert
 from pacekeeper.errors import PacekeeperError
 from pacekeeper.fitness._records import (
+    HEADLINE_METRICS,
     HEALTH_FIELDS,
     ActivityFilter,
     DailyHealth,
@@ -47,6 +49,10 @@ from pacekeeper.fitness._tables import (
 )
 
 _NEW_FIELDS = tuple(f.name for f in fields(NewActivity))
+_HEADLINE_COLUMNS = tuple(
+    ActivityRow.metrics[k].as_string() if k == "load_method" else ActivityRow.metrics[k].as_float()
+    for k in HEADLINE_METRICS
+)
 
 
 def load_of(metrics: dict[str, Any]) -> float | None:
@@ -89,8 +95,10 @@ def _source(row: ActivitySourceRow) -> SourceRef:
                      row.file_format, row.file_name, row.channels)
 
 
-def _activity(row: ActivityRow, sources: Sequence[SourceRef], channels: str | None
-              ) -> StoredActivity:
+def _activity(row: ActivityRow, sources: Sequence[SourceRef], channels: str | None,
+              headline: dict[str, Any] | None = None) -> StoredActivity:
+    """A record of a row; with ``headline``, a list's row whose JSON columns were not
+    read (its metrics are the headline ones, laps and device figures empty)."""
     return StoredActivity(
         id=row.id, user_id=row.user_id, sport=row.sport, source_sport=row.source_sport,
         name=row.name, start_at=row.start_at, utc_offset_s=row.utc_offset_s,
@@ -99,8 +107,10 @@ def _activity(row: ActivityRow, sources: Sequence[SourceRef], channels: str | No
         max_speed_mps=row.max_speed_mps, avg_heartrate=row.avg_heartrate,
         max_heartrate=row.max_heartrate, avg_watts=row.avg_watts, max_watts=row.max_watts,
         avg_cadence=row.avg_cadence, calories=row.calories, device_name=row.device_name,
-        laps=list(row.laps or []), metrics=dict(row.metrics or {}),
-        device_metrics=dict(row.device_metrics or {}), sources=tuple(sources),
+        laps=[] if headline is not None else list(row.laps or []),
+        metrics=headline if headline is not None else dict(row.metrics or {}),
+        device_metrics={} if headline is not None else dict(row.device_metrics or {}),
+        sources=tuple(sources),
         stream_channels=tuple(channels.split(",")) if channels else (),
         created_at=row.created_at, updated_at=row.updated_at,
     )  # fmt: skip
@@ -113,7 +123,8 @@ class SqlFitnessStore:
 
     # -- activities -------------------------------------------------------------------
 
-    async def _hydrate(self, session: AsyncSession, rows: Sequence[ActivityRow]
+    async def _hydrate(self, session: AsyncSession, rows: Sequence[ActivityRow],
+                       headlines: Sequence[dict[str, Any]] | None = None
                        ) -> list[StoredActivity]:
         if not rows:
             return []
@@ -133,7 +144,9 @@ class SqlFitnessStore:
                     ActivityStreamRow.user_id == user, ActivityStreamRow.activity_id.in_(ids))
             )).all()
         )  # fmt: skip
-        return [_activity(r, sources[r.id], channels.get(r.id)) for r in rows]
+        return [_activity(r, sources[r.id], channels.get(r.id),
+                          headlines[i] if headlines is not None else None)
+                for i, r in enumerate(rows)]
 
     async def get(self, user_id: uuid.UUID, activity_id: uuid.UUID) -> StoredActivity | None:
         async with self._sessions() as session:
@@ -147,8 +160,12 @@ class SqlFitnessStore:
 
     async def page(self, user_id: uuid.UUID, filters: ActivityFilter, *, limit: int,
                    cursor: str | None = None) -> Page:
-        stmt: Select[ActivityRow] = select(ActivityRow).where(
-            ActivityRow.user_id == user_id)
+        # A list reads the headline metrics out of the JSON in the database, not the
+        # whole document (curves and zones make it ~5 KB a row).
+        stmt = (select(ActivityRow, *_HEADLINE_COLUMNS)
+                .options(defer(ActivityRow.metrics), defer(ActivityRow.laps),
+                         defer(ActivityRow.device_metrics))
+                .where(ActivityRow.user_id == user_id))
         if filters.sport:
             stmt = stmt.where(ActivityRow.sport == filters.sport)
         if filters.after:
@@ -164,10 +181,13 @@ class SqlFitnessStore:
                                   and_(ActivityRow.start_at == start, ActivityRow.id < ident)))
         stmt = stmt.order_by(ActivityRow.start_at.desc(), ActivityRow.id.desc()).limit(limit + 1)
         async with self._sessions() as session:
-            rows = list((await session.execute(stmt)).scalars())
-            more = len(rows) > limit
-            rows = rows[:limit]
-            items = await self._hydrate(session, rows)
+            found = (await session.execute(stmt)).all()
+            more = len(found) > limit
+            found = found[:limit]
+            rows = [r[0] for r in found]
+            headlines = [{k: v for k, v in zip(HEADLINE_METRICS, r[1:], strict=True)}
+                         for r in found]
+            items = await self._hydrate(session, rows, headlines)
         next_cursor = encode_cursor(rows[-1].start_at, rows[-1].id) if more else None
         return Page(items, next_cursor)
 

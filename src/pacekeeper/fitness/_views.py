@@ -9,14 +9,11 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any
 
-from pacekeeper.fitness._records import DailyHealth, StoredActivity
+from pacekeeper.fitness._records import HEADLINE_METRICS, DailyHealth, StoredActivity
 
 if TYPE_CHECKING:  # the service imports the views' callers, not the views
     from pacekeeper.fitness._service import ImportOutcome
 
-# Metrics surfaced in every summary (the rest only in the detail view).
-HEADLINE_METRICS = ("normalized_power", "intensity_factor", "tss", "load", "load_method",
-                    "hr_tss", "trimp", "efficiency_factor", "variability_index")
 
 
 def _r(value: float | None, digits: int = 1) -> float | None:
