@@ -119,7 +119,8 @@ def http_rows(requests: int) -> list[dict[str, Any]]:
         auth = {"authorization": f"Bearer {body['token']}"}
         with httpx.Client(base_url=url, headers=auth, timeout=30) as client:
             listed = client.get("/api/activities", params={"limit": "50"}).json()
-            assert len(listed["activities"]) == 50 and listed["next_cursor"]
+            assert len(listed["activities"]) == 50
+            assert listed["next_cursor"]
             for label, path, params, target in (
                 (f"GET /api/activities?limit=50 ({seeded + 1} activities)", "/api/activities",
                  {"limit": "50"}, 5.0),
