@@ -25,7 +25,9 @@ const Charts = (() => {
     const xFmt = opts.xKind === "date" ? null
       : (opts.xKind === "duration" ? (v) => durationLabel(v) : (v) => Pk.fmt.duration(v));
     const axes = [
-      {stroke: "#475569", grid: {stroke: "#e2e8f0"}, values: xFmt ? (u, vals) => vals.map(xFmt) : undefined},
+      // A log scale leaves the ticks it does not label as null.
+      {stroke: "#475569", grid: {stroke: "#e2e8f0"},
+        values: xFmt ? (u, vals) => vals.map((v) => (v === null ? "" : xFmt(v))) : undefined},
       {stroke: "#475569", grid: {stroke: "#e2e8f0"}, size: 56},
     ];
     const series = [{label: opts.xLabel || "Time", value: xFmt ? (u, v) => (v === null ? "–" : xFmt(v)) : undefined}];

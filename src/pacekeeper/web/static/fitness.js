@@ -111,11 +111,22 @@
       const seconds = parts.reduce((total, part) => total * 60 + part, 0);
       try {
         const answer = await Pk.api("/api/race-prediction?distance_m=" + form.distance.value + "&time_s=" + seconds);
-        const rows = answer.predictions || [];
-        out.replaceChildren(el("p", {class: "muted", text: answer.summary || ""}),
+        // One row per distance, the two methods side by side.
+        const byDistance = new Map();
+        for (const p of answer.predictions || []) {
+          const row = byDistance.get(p.distance_m) || {};
+          row[p.method] = p.time_s;
+          byDistance.set(p.distance_m, row);
+        }
+        const rows = [...byDistance.entries()];
+        out.replaceChildren(el("p", {class: "muted", text: "VDOT " + (answer.vdot ?? "–")}),
           rows.length ? el("table", {class: "data"}, el("caption", {class: "sr-only", text: "Predicted race times"}),
-            el("thead", {}, el("tr", {}, el("th", {scope: "col", text: "Distance"}), el("th", {scope: "col", class: "num", text: "Predicted time"}))),
-            el("tbody", {}, ...rows.map((r) => el("tr", {}, el("td", {text: r.name || fmt.km(r.distance_m)}), el("td", {class: "num", text: fmt.duration(r.time_s)}))))) : null);
+            el("thead", {}, el("tr", {}, el("th", {scope: "col", text: "Distance"}),
+              el("th", {scope: "col", class: "num", text: "VDOT (Daniels)"}),
+              el("th", {scope: "col", class: "num", text: "Riegel"}))),
+            el("tbody", {}, ...rows.map(([d, r]) => el("tr", {}, el("td", {text: fmt.km(d)}),
+              el("td", {class: "num", text: r.vdot == null ? "–" : fmt.duration(r.vdot)}),
+              el("td", {class: "num", text: r.riegel == null ? "–" : fmt.duration(r.riegel)}))))) : null);
       } catch (error) { unavailable(out, error, "Race prediction"); }
     });
     predBox.replaceChildren(el("p", {text: "Predictions for other distances from a recent race result (Riegel and VDOT)."}), form, out);
