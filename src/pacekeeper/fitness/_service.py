@@ -17,7 +17,7 @@ import asyncio
 import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import asdict, dataclass
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from pacekeeper.fitness._analysis import AnalysisService
@@ -88,6 +88,15 @@ def _same_activity(a: StoredActivity, new: NewActivity) -> bool:
     return elapsed_ok or distance_ok
 
 
+def default_name(sport: str, start: datetime, utc_offset_s: int | None) -> str:
+    """A name for a file that has none, as a watch's app would give it ("Morning ride"),
+    from the local time of day when the file says its offset (else UTC)."""
+    hour = (start + timedelta(seconds=utc_offset_s or 0)).astimezone(UTC).hour
+    part = ("Night" if hour < 5 else "Morning" if hour < 11 else "Lunch" if hour < 14
+            else "Afternoon" if hour < 17 else "Evening" if hour < 21 else "Night")
+    return f"{part} {sport}"
+
+
 def summary_of(parsed: ParsedActivity) -> NewActivity:
     laps = [
         {k: (v.isoformat() if isinstance(v, datetime) else v) for k, v in asdict(lap).items()}
@@ -95,7 +104,9 @@ def summary_of(parsed: ParsedActivity) -> NewActivity:
     ]
     return NewActivity(
         sport=parsed.sport.value, start_at=parsed.start, elapsed_s=parsed.elapsed_s,
-        source_sport=parsed.file_sport, name=parsed.name, utc_offset_s=parsed.utc_offset_s,
+        source_sport=parsed.file_sport,
+        name=parsed.name or default_name(parsed.sport.value, parsed.start, parsed.utc_offset_s),
+        utc_offset_s=parsed.utc_offset_s,
         moving_s=parsed.moving_s, distance_m=parsed.distance_m,
         elevation_gain_m=parsed.elevation_gain_m, avg_speed_mps=parsed.avg_speed_mps,
         max_speed_mps=parsed.max_speed_mps, avg_heartrate=parsed.avg_heartrate,

@@ -398,3 +398,15 @@ async def test_deleting_a_user_removes_their_fitness_rows(harness: Harness) -> N
     assert set((await rows(owner.user_id)).values()) == {0}
     everyone = await rows(None)
     assert everyone["activities"] == 1 and everyone["activity_streams"] == 1
+
+
+def test_a_file_without_a_name_is_named_by_its_local_time_of_day() -> None:
+    """FIT files carry no name: the activity is named like a watch's app names it, from
+    the local hour (the file's UTC offset), not the server's."""
+    from pacekeeper.fitness._service import default_name
+
+    start = datetime(2026, 5, 1, 5, 30, tzinfo=UTC)  # 05:30 UTC
+    assert default_name("ride", start, None) == "Morning ride"
+    assert default_name("run", start, -7 * 3600) == "Night run"  # 22:30 the day before
+    assert default_name("ride", start, 7 * 3600) == "Lunch ride"  # 12:30
+    assert default_name("walk", start, 12 * 3600) == "Evening walk"  # 17:30
