@@ -44,6 +44,7 @@ KEY_PATHS: dict[str, dict[str, Any]] = {
                     **_KEY["properties"], "api_key": {"type": "string"}}}),
                 "400": _err("bad input"), "401": _err("no valid JWT"),
                 "403": _err("tier not in the plan, or CSRF"), "404": _err("no such user"),
+                "409": _err("a cap on keys per person is reached"),
                 "429": _err("rate limited"),
             },
         },

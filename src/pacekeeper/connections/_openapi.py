@@ -80,8 +80,9 @@ def connection_paths() -> dict[str, Any]:
                 "security": [{}],
                 "parameters": [_provider(),
                                {"name": "state", "in": "query", "schema": {"type": "string"}}],
-                "responses": {"200": {"description": "the page, or why the link is not "
-                                                     "valid", "content": _HTML}},
+                "responses": {"200": {"description": "the page", "content": _HTML},
+                              "400": {"description": "why the link is not valid",
+                                      "content": _HTML}},
             },
             "post": {
                 "summary": "Continue: bind this browser to the authorization, then go to "
@@ -94,7 +95,10 @@ def connection_paths() -> dict[str, Any]:
                                                          "confirm": {"type": "string"}}}}}},
                 "responses": {"303": {"description": "to the provider's consent page"},
                               "200": {"description": "refused; the page says why",
-                                      "content": _HTML}},
+                                      "content": _HTML},
+                              "400": {"description": "refused (the page says why), or a "
+                                                     "body that is not a form",
+                                      "content": {**_HTML, **_err("")["content"]}}},
             },
         },
         "/api/oauth/callback/{provider}": {"get": {

@@ -149,6 +149,13 @@ async def connect_continue(request: Request) -> Response:
     return response
 
 
+async def connect_route(request: Request) -> Response:
+    # One route for both methods, so a 405 (and OPTIONS) names GET and POST in `Allow`.
+    if request.method == "POST":
+        return await connect_continue(request)
+    return await connect_page_view(request)
+
+
 async def callback(request: Request) -> Response:
     """GET /api/oauth/callback/{provider}: no service login; the state names the user."""
     provider = request.path_params["provider"]
@@ -240,8 +247,7 @@ async def garmin_webhook(request: Request) -> Response:
 def connection_routes() -> list[Route]:
     return [
         Route("/api/oauth/auth/{provider}/{user_id}", start_authorization, methods=["GET"]),
-        Route(CONNECT_PREFIX + "/{provider}", connect_page_view, methods=["GET"]),
-        Route(CONNECT_PREFIX + "/{provider}", connect_continue, methods=["POST"]),
+        Route(CONNECT_PREFIX + "/{provider}", connect_route, methods=["GET", "POST"]),
         Route("/api/oauth/callback/{provider}", callback, methods=["GET"]),
         Route("/oauth/status", status, methods=["GET"]),
         Route("/api/oauth/connections/{provider}", disconnect, methods=["DELETE"]),

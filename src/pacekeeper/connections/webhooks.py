@@ -67,11 +67,15 @@ async def strava_event(request: Request) -> Response:
     return JSONResponse({"received": True, "queued": queued})
 
 
+async def strava_webhook(request: Request) -> Response:
+    # One route for both methods, so a 405 (and OPTIONS) names GET and POST in `Allow`.
+    if request.method == "POST":
+        return await strava_event(request)
+    return await strava_validate(request)
+
+
 def webhook_routes() -> list[Route]:
-    return [
-        Route(STRAVA_WEBHOOK, strava_validate, methods=["GET"]),
-        Route(STRAVA_WEBHOOK, strava_event, methods=["POST"]),
-    ]
+    return [Route(STRAVA_WEBHOOK, strava_webhook, methods=["GET", "POST"])]
 
 
 __all__ = ["STRAVA_WEBHOOK", "webhook_routes"]

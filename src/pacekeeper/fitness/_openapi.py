@@ -73,7 +73,8 @@ _SETTINGS_BODY: dict[str, Any] = {
                   {"type": ["integer" if spec.kind is int else "number", "null"],
                    "minimum": spec.low, "maximum": spec.high})
            for name, spec in SETTINGS.items()},
-        "valid_from": _DATE,
+        # null is the same as leaving it out: from today.
+        "valid_from": {"type": ["string", "null"], "format": "date"},
     },
     "additionalProperties": False,
 }
@@ -108,7 +109,8 @@ def _paths(provider: dict[str, Any]) -> dict[str, dict[str, Any]]:
             "summary": "The caller's activities, newest first, with a cursor",
             "security": _AUTH,
             "parameters": [
-                _query("sport", {"type": "string", "enum": [s.value for s in Sport]}, "a sport"),
+                _query("sport", {"type": "string", "enum": ["", *(s.value for s in Sport)]},
+                       "a sport (empty: any)"),
                 _query("after", {"type": "string"}, "ISO date or time (inclusive)"),
                 _query("before", {"type": "string"}, "ISO date or time (exclusive)"),
                 _query("text", {"type": "string"}, "words of the name"),

@@ -105,7 +105,7 @@ async def list_activities(request: Request) -> Response:
 
 
 def _activity_id(request: Request) -> uuid.UUID:
-    return inputs.activity_id(request.path_params["activity_id"])
+    return inputs.activity_id(str(request.path_params["activity_id"]))
 
 
 async def activity(request: Request) -> Response:
@@ -127,7 +127,7 @@ async def activity_streams(request: Request) -> Response:
     max_points = _int(q.get("max_points"), "max_points", 0) or None
     streams = await fitness(request).streams(owner, _activity_id(request), keys=keys,
                                              max_points=max_points)
-    return JSONResponse({"activity_id": request.path_params["activity_id"],
+    return JSONResponse({"activity_id": str(request.path_params["activity_id"]),
                          "points": len(streams), "streams": streams.to_json()},
                         headers=_rate(principal))
 
@@ -138,7 +138,7 @@ async def athlete(request: Request) -> Response:
     if request.method == "PATCH":
         data = await read_json_object(request)
         valid_from = data.pop("valid_from", None)
-        if valid_from is not None and not isinstance(valid_from, str):
+        if valid_from is not None and (not isinstance(valid_from, str) or not valid_from):
             raise ValidationFailed("valid_from must be a date (YYYY-MM-DD)")
         day = inputs.day(valid_from, "valid_from")
         body = await fitness(request).update_athlete(owner, data, day)
@@ -214,8 +214,9 @@ def fitness_routes() -> list[BaseRoute]:
     return [
         Route(IMPORT_PATH, import_activity, methods=["POST"]),
         Route("/api/activities", list_activities, methods=["GET"]),
-        Route("/api/activities/{activity_id}", activity, methods=["GET", "DELETE"]),
-        Route("/api/activities/{activity_id}/streams", activity_streams, methods=["GET"]),
+        # :uuid, so that /api/activities/import answers 405 to a GET, not "no such activity"
+        Route("/api/activities/{activity_id:uuid}", activity, methods=["GET", "DELETE"]),
+        Route("/api/activities/{activity_id:uuid}/streams", activity_streams, methods=["GET"]),
         Route("/api/athlete", athlete, methods=["GET", "PATCH"]),
         Route("/api/daily", daily, methods=["GET"]),
         Route("/api/sync", start_sync, methods=["POST"]),
