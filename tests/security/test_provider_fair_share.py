@@ -18,7 +18,9 @@ def test_one_tenant_exhausting_its_share_leaves_others_theirs(live: Any) -> None
     """SMCP-4 (per-tenant limits), PROV-6 context: against the sandbox's Strava with a
     15-minute window of 20 requests, tenant A calls until refused; A's refusal names its
     share, and tenant B still gets its data, several times."""
-    with live() as service, service.client() as browser:
+    # No background worker: the sync queued after each connection would spend the window
+    # this test measures (the refusals here must come from the tool calls alone).
+    with live(worker="off") as service, service.client() as browser:
         a_id, a_token = service.register("greedy@example.com")
         b_id, b_token = service.register("patient@example.com")
         assert service.connect(browser, "strava", a_id, a_token, athlete=7).status_code == 200

@@ -8,7 +8,7 @@ from __future__ import annotations
 from starlette.responses import HTMLResponse
 
 from pacekeeper.providers import PROVIDERS
-from pacekeeper.web import render_page
+from pacekeeper.web import PageSecurity, render_page
 
 
 def provider_label(provider: str) -> str:
@@ -31,13 +31,17 @@ def result_page(provider: str, *, ok: bool, message: str) -> HTMLResponse:
     }, status=200 if ok else 400)  # fmt: skip
 
 
-def connect_page(provider: str, email: str, state: str, confirm: str) -> HTMLResponse:
-    """Our page before the provider's: whose account is being connected, and Continue."""
+def connect_page(provider: str, email: str, state: str, confirm: str,
+                 provider_origins: tuple[str, ...] = ()) -> HTMLResponse:
+    """Our page before the provider's: whose account is being connected, and Continue.
+
+    Continue posts to us and we redirect to the provider: CSP's form-action also governs
+    the redirects that follow a form's submission, so the provider's origins are named."""
     label = provider_label(provider)
     return render_page("connect.html", {
         "body_class": "result", "title": f"Connect {label}", "provider_label": label,
         "provider": provider, "email": email, "state": state, "confirm": confirm,
-    })  # fmt: skip
+    }, security=PageSecurity(form_targets=provider_origins))  # fmt: skip
 
 
 __all__ = ["connect_page", "provider_label", "result_page"]

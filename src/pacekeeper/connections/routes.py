@@ -6,6 +6,7 @@ import hmac
 import logging
 import secrets
 import uuid
+from urllib.parse import urlsplit
 
 from starlette.middleware import Middleware
 from starlette.requests import Request, cookie_parser
@@ -115,7 +116,11 @@ async def connect_page_view(request: Request) -> Response:
     if user is None:
         return result_page(provider, ok=False, message="This authorization link is not valid.")
     confirm = secrets.token_urlsafe(32)
-    response = connect_page(provider, user.email, state, confirm)
+    endpoints = connection_service(request).client(provider).settings.endpoints
+    origins = tuple(dict.fromkeys(
+        f"{p.scheme}://{p.netloc}" for url in (endpoints.authorize, endpoints.oauth1_authorize)
+        if url and (p := urlsplit(url)).scheme in ("http", "https")))
+    response = connect_page(provider, user.email, state, confirm, origins)
     response.headers.append("Set-Cookie", _cookie(
         request, CONFIRM_COOKIE, confirm, path=CONNECT_PREFIX,
         max_age=int(connection_service(request).state_ttl_s), same_site="Strict"))  # fmt: skip
