@@ -124,7 +124,8 @@ class SqlFitnessStore:
     # -- activities -------------------------------------------------------------------
 
     async def _hydrate(self, session: AsyncSession, rows: Sequence[ActivityRow],
-                       headlines: Sequence[dict[str, Any]] | None = None
+                       headlines: Sequence[dict[str, Any]] | None = None,
+                       channels: dict[uuid.UUID, str | None] | None = None
                        ) -> list[StoredActivity]:
         if not rows:
             return []
@@ -138,12 +139,14 @@ class SqlFitnessStore:
         )
         for src in result.scalars():
             sources[src.activity_id].append(_source(src))
-        channels = dict(
-            (await session.execute(
-                select(ActivityStreamRow.activity_id, ActivityStreamRow.channels).where(
-                    ActivityStreamRow.user_id == user, ActivityStreamRow.activity_id.in_(ids))
-            )).all()
-        )  # fmt: skip
+        if channels is None:
+            channels = dict(
+                (await session.execute(
+                    select(ActivityStreamRow.activity_id, ActivityStreamRow.channels).where(
+                        ActivityStreamRow.user_id == user,
+                        ActivityStreamRow.activity_id.in_(ids))
+                )).all()
+            )  # fmt: skip
         return [_activity(r, sources[r.id], channels.get(r.id),
                           headlines[i] if headlines is not None else None)
                 for i, r in enumerate(rows)]
@@ -162,9 +165,12 @@ class SqlFitnessStore:
                    cursor: str | None = None) -> Page:
         # A list reads the headline metrics out of the JSON in the database, not the
         # whole document (curves and zones make it ~5 KB a row).
-        stmt = (select(ActivityRow, *_HEADLINE_COLUMNS)
+        # The streams' channel names come in the same statement (one round trip less).
+        stmt = (select(ActivityRow, ActivityStreamRow.channels, *_HEADLINE_COLUMNS)
                 .options(defer(ActivityRow.metrics), defer(ActivityRow.laps),
                          defer(ActivityRow.device_metrics))
+                .outerjoin(ActivityStreamRow, and_(ActivityStreamRow.activity_id == ActivityRow.id,
+                                                   ActivityStreamRow.user_id == user_id))
                 .where(ActivityRow.user_id == user_id))
         if filters.sport:
             stmt = stmt.where(ActivityRow.sport == filters.sport)
@@ -185,9 +191,10 @@ class SqlFitnessStore:
             more = len(found) > limit
             found = found[:limit]
             rows = [r[0] for r in found]
-            headlines = [{k: v for k, v in zip(HEADLINE_METRICS, r[1:], strict=True)}
+            headlines = [{k: v for k, v in zip(HEADLINE_METRICS, r[2:], strict=True)}
                          for r in found]
-            items = await self._hydrate(session, rows, headlines)
+            channels = {r[0].id: r[1] for r in found}
+            items = await self._hydrate(session, rows, headlines, channels)
         next_cursor = encode_cursor(rows[-1].start_at, rows[-1].id) if more else None
         return Page(items, next_cursor)
 
