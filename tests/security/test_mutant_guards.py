@@ -1,0 +1,298 @@
+"""Tests written to kill mutants that survived the rest of the suite (./scripts/mutants,
+docs/security.md "Mutation testing"): each one pins a detail of a security rule that no
+other test looked at closely enough."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import uuid
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from pacekeeper.apikeys import _secret
+from pacekeeper.auth._csrf import CSRF_LIFETIME, CsrfService
+from pacekeeper.auth._origin import CROSS_SITE_REFUSED, origin_of, require_same_origin
+from pacekeeper.auth._sealing import Sealer, derive_key
+from pacekeeper.db import CsrfRecord
+from pacekeeper.errors import CsrfFailed
+from pacekeeper.oauth2 import rfc7636
+from pacekeeper.oauth2.errors import InvalidGrant, InvalidRequest
+
+VERIFIER = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
+CHALLENGE = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
+
+# --- PKCE (oauth2/rfc7636.py) -------------------------------------------------------
+
+
+def test_pkce_advertises_and_accepts_only_s256() -> None:
+    """AS-3, AS-10: the metadata's list is exactly S256, and only S256 passes."""
+    assert rfc7636.SUPPORTED_METHODS == ("S256",)
+    assert rfc7636.check_challenge(CHALLENGE, "S256") == CHALLENGE
+    for method in ("plain", "s256", "", None):
+        with pytest.raises(InvalidRequest, match="^code_challenge_method must be S256$"):
+            rfc7636.check_challenge(CHALLENGE, method)
+
+
+@pytest.mark.parametrize("challenge", [None, ""])
+def test_pkce_challenge_is_required(challenge: str | None) -> None:
+    with pytest.raises(InvalidRequest, match=r"^code_challenge is required \(PKCE with S256\)$"):
+        rfc7636.check_challenge(challenge, "S256")
+
+
+@pytest.mark.parametrize(
+    "challenge", [CHALLENGE[:-1], CHALLENGE + "A", CHALLENGE[:-1] + "=", CHALLENGE[:-1] + "."]
+)
+def test_pkce_challenge_is_43_base64url_characters(challenge: str) -> None:
+    with pytest.raises(InvalidRequest, match="^code_challenge must be 43 base64url characters$"):
+        rfc7636.check_challenge(challenge, "S256")
+
+
+@pytest.mark.parametrize("verifier", [None, "", "a" * 42, "a" * 129, "a" * 42 + "+", "a" * 42 + "="])
+def test_pkce_verifier_shape_is_checked_before_the_hash(verifier: str | None) -> None:
+    """RFC 7636 4.1: 43-128 unreserved characters; None is refused, not a crash."""
+    with pytest.raises(InvalidGrant, match="^code_verifier must be 43 to 128 unreserved"):
+        rfc7636.verify(verifier, CHALLENGE)
+
+
+@pytest.mark.parametrize("verifier", ["a" * 43, "Az09-._~" * 16])
+def test_pkce_verifier_length_bounds_are_inclusive(verifier: str) -> None:
+    rfc7636.verify(verifier, rfc7636.s256(verifier))
+
+
+def test_pkce_mismatch_says_so() -> None:
+    with pytest.raises(InvalidGrant, match="^code_verifier does not match the code_challenge$"):
+        rfc7636.verify(VERIFIER, rfc7636.s256("b" * 43))
+    digest = hashlib.sha256(VERIFIER.encode()).digest()
+    assert rfc7636.s256(VERIFIER) == base64.urlsafe_b64encode(digest).decode().rstrip("=")
+
+
+# --- CSRF tokens (auth/_csrf.py) ------------------------------------------------------
+
+
+class MemoryCsrfRepo:
+    def __init__(self) -> None:
+        self.rows: dict[str, CsrfRecord] = {}
+        self.purged_at: list[datetime] = []
+
+    async def add(self, token_hash: str, record: CsrfRecord) -> None:
+        self.rows[token_hash] = record
+
+    async def get(self, token_hash: str) -> CsrfRecord | None:
+        return self.rows.get(token_hash)
+
+    async def delete(self, token_hash: str) -> None:
+        self.rows.pop(token_hash, None)
+
+    async def purge_expired(self, now: datetime) -> int:
+        self.purged_at.append(now)
+        return 0
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = datetime(2026, 1, 1, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+@pytest.fixture
+def csrf() -> tuple[CsrfService, MemoryCsrfRepo, Clock]:
+    repo, clock = MemoryCsrfRepo(), Clock()
+    return CsrfService(repo, clock), repo, clock
+
+
+async def test_csrf_token_is_256_bits_stored_as_its_sha256(csrf) -> None:  # type: ignore[no-untyped-def]
+    """CSRF-8: 32 random bytes (43 base64url characters); only the digest is stored, with
+    the user and an expiry 30 minutes from issue; expired tokens are purged on issue."""
+    service, repo, clock = csrf
+    user = uuid.uuid4()
+    issued = await service.issue(user)
+    assert len(issued.token) == 43
+    assert base64.urlsafe_b64decode(issued.token + "=") and len(
+        base64.urlsafe_b64decode(issued.token + "=")) == 32
+    digest = hashlib.sha256(issued.token.encode()).hexdigest()
+    assert repo.rows == {digest: CsrfRecord(user, clock.now + timedelta(minutes=30))}
+    assert issued.expires_at == clock.now + CSRF_LIFETIME == clock.now + timedelta(minutes=30)
+    assert repo.purged_at == [clock.now]
+    assert (await service.issue(user)).token != issued.token
+
+
+async def test_csrf_check_order_and_messages(csrf) -> None:  # type: ignore[no-untyped-def]
+    """CSRF-3..7, each refusal with its own message; safe methods in any case skip it."""
+    service, _, clock = csrf
+    user = uuid.uuid4()
+    token = (await service.issue(user)).token
+    for method in ("GET", "head", "Options"):
+        await service.check(method, None, None, user)
+    await service.check("post", token, token, user)  # lower-case method still checked ...
+    with pytest.raises(CsrfFailed, match="^CSRF token missing: send the X-CSRF-Token header$"):
+        await service.check("post", token, None, user)  # ... and needs the header
+    with pytest.raises(CsrfFailed, match="^CSRF token missing"):
+        await service.check("DELETE", token, "", user)
+    mismatch = "^CSRF token does not match the csrf_token cookie$"
+    with pytest.raises(CsrfFailed, match=mismatch):
+        await service.check("POST", None, token, user)
+    with pytest.raises(CsrfFailed, match=mismatch):
+        await service.check("POST", "", token, user)
+    with pytest.raises(CsrfFailed, match=mismatch):
+        await service.check("PATCH", token[:-1] + "A", token, user)
+    with pytest.raises(CsrfFailed, match="^CSRF token invalid$"):
+        await service.check("PUT", token, token, uuid.uuid4())  # CSRF-5: another user's
+    unknown = "u" * 43
+    with pytest.raises(CsrfFailed, match="^CSRF token invalid$"):
+        await service.check("PUT", unknown, unknown, user)
+    clock.now += timedelta(minutes=30)  # CSRF-6: valid strictly less than 30 minutes
+    with pytest.raises(CsrfFailed, match="^CSRF token expired$"):
+        await service.check("POST", token, token, user)
+    clock.now -= timedelta(seconds=1)
+    await service.check("POST", token, token, user)
+
+
+async def test_csrf_oversized_tokens_are_refused_without_a_lookup(csrf) -> None:  # type: ignore[no-untyped-def]
+    """A 128-character token is looked up; 129 characters are refused before hashing, and
+    revoking one deletes nothing."""
+    service, repo, _ = csrf
+    user = uuid.uuid4()
+    long_ok, too_long = "a" * 128, "a" * 129
+    repo.rows[hashlib.sha256(long_ok.encode()).hexdigest()] = CsrfRecord(
+        user, datetime(2027, 1, 1, tzinfo=UTC))
+    repo.rows[hashlib.sha256(too_long.encode()).hexdigest()] = CsrfRecord(
+        user, datetime(2027, 1, 1, tzinfo=UTC))
+    await service.check("POST", long_ok, long_ok, user)
+    with pytest.raises(CsrfFailed, match="^CSRF token invalid$"):
+        await service.check("POST", too_long, too_long, user)
+    await service.revoke(too_long)
+    await service.revoke("")
+    assert len(repo.rows) == 2
+    await service.revoke(long_ok)
+    assert len(repo.rows) == 1
+
+
+async def test_csrf_tokens_with_lone_surrogates_do_not_crash(csrf) -> None:  # type: ignore[no-untyped-def]
+    """Header and cookie text is compared and hashed as bytes (`surrogatepass`)."""
+    service, _, _ = csrf
+    odd = "\ud800" * 10
+    with pytest.raises(CsrfFailed, match="^CSRF token invalid$"):
+        await service.check("POST", odd, odd, uuid.uuid4())
+    with pytest.raises(CsrfFailed, match="does not match"):
+        await service.check("POST", odd, "x", uuid.uuid4())
+    await service.revoke(odd)
+
+
+# --- The same-origin check (auth/_origin.py) -----------------------------------------
+
+BASE = "https://fit.example.com"
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"sec-fetch-site": "same-origin", "origin": "https://evil.example"},
+        {"sec-fetch-site": " None ", "origin": "https://evil.example"},
+        {},
+        {"sec-fetch-site": "same-site", "origin": "https://FIT.example.com"},
+        {"origin": " https://fit.example.com "},
+        {"origin": "http://127.0.0.1:8000", "host": "127.0.0.1:8000"},
+    ],
+)
+def test_same_origin_requests_pass(headers: dict[str, str]) -> None:
+    require_same_origin(headers, "http" if "host" in headers else "https", BASE)
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"sec-fetch-site": "cross-site"},
+        {"sec-fetch-site": " Cross-Site "},
+        {"sec-fetch-site": "same-site", "origin": "https://sub.example.com"},
+        {"origin": "null"},
+        {"origin": ""},
+        {"origin": "https://fit.example.com.evil.example"},
+        {"origin": "http://fit.example.com"},
+        {"origin": "https://127.0.0.1:8000", "host": "127.0.0.1:8000"},
+    ],
+)
+def test_cross_site_requests_are_refused(headers: dict[str, str]) -> None:
+    with pytest.raises(CsrfFailed, match=f"^{CROSS_SITE_REFUSED}$"):
+        require_same_origin(headers, "http", BASE)
+    assert CROSS_SITE_REFUSED == "cross-site request refused"
+
+
+def test_origin_of_keeps_scheme_host_and_port_only() -> None:
+    assert origin_of("HTTPS://Fit.Example.com:8443/path?q=1#f") == "https://fit.example.com:8443"
+    assert origin_of(BASE + "/") == BASE
+
+
+# --- API-key secrets (apikeys/_secret.py) --------------------------------------------
+
+
+def test_api_key_shape_and_digest() -> None:
+    """KEY-3: `pk_live_<16 hex>_<43 base64url>`, stored as the SHA-256 of the whole text."""
+    key = _secret.new_key()
+    assert key.plaintext.startswith(f"pk_live_{key.key_id}_")
+    assert len(key.key_id) == 16 and int(key.key_id, 16) >= 0
+    assert key.digest == hashlib.sha256(key.plaintext.encode()).hexdigest()
+    assert _secret.key_id_of(key.plaintext) == key.key_id
+    assert _secret.matches(key.plaintext, key.digest)
+    assert not _secret.matches(key.plaintext + "x", key.digest)
+    assert _secret.verify_secret(key.plaintext, bytes.fromhex(key.digest))
+    assert not _secret.verify_secret(key.plaintext[:-1], bytes.fromhex(key.digest))
+    assert _secret.display_prefix(key.key_id) == f"pk_live_{key.key_id}"
+    assert len({_secret.new_key().key_id for _ in range(50)}) == 50
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "pk_live_0123456789abcdef_" + "A" * 42,
+        "pk_live_0123456789abcdef_" + "A" * 44,
+        "pk_live_0123456789ABCDEF_" + "A" * 43,
+        "pk_live_0123456789abcde_" + "A" * 43,
+        "pk_test_0123456789abcdef_" + "A" * 43,
+        "xpk_live_0123456789abcdef_" + "A" * 43,
+        "pk_live_0123456789abcdef_" + "A" * 42 + "+",
+        "pk_live_0123456789abcdef_" + "A" * 43 + "\n",
+    ],
+)
+def test_malformed_keys_have_no_id(text: str) -> None:
+    assert _secret.key_id_of(text) is None
+
+
+def test_unknown_ids_burn_the_same_verification() -> None:
+    assert hashlib.sha256(b"pacekeeper/apikeys/no-such-key").digest() == _secret.DUMMY_DIGEST
+    assert _secret.refuse_unknown("pk_live_0123456789abcdef_" + "A" * 43) is None
+
+
+# --- Sealing of the signing keys (auth/_sealing.py) ----------------------------------
+
+
+def test_sealing_subkeys_are_hkdf_sha256_per_purpose() -> None:
+    """Each purpose has its own subkey (HKDF-SHA256, no salt, purpose as info)."""
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+    master = bytes(range(32))
+    expected = HKDF(algorithm=hashes.SHA256(), length=32, salt=None,
+                    info=b"signing-keys").derive(master)
+    assert derive_key(master, "signing-keys") == expected
+    assert derive_key(master, "other") != expected
+    assert len(derive_key(master, "x", 16)) == 16
+
+
+def test_sealer_binds_associated_data_and_uses_fresh_nonces() -> None:
+    from cryptography.exceptions import InvalidTag
+
+    sealer = Sealer(bytes(32))
+    one, two = sealer.seal(b"private key", b"kid-1"), sealer.seal(b"private key", b"kid-1")
+    assert one[:12] != two[:12] and len(one) == 12 + len(b"private key") + 16
+    assert sealer.open(one, b"kid-1") == b"private key"
+    with pytest.raises(InvalidTag):
+        sealer.open(one, b"kid-2")
+    with pytest.raises(InvalidTag):
+        Sealer(bytes([1]) * 32).open(one, b"kid-1")
+    for size in (16, 31, 33):
+        with pytest.raises(ValueError, match="^AES-256-GCM needs a 32-byte key$"):
+            Sealer(bytes(size))
