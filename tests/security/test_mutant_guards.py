@@ -137,8 +137,9 @@ async def test_csrf_check_order_and_messages(csrf) -> None:  # type: ignore[no-u
         await service.check("POST", None, token, user)
     with pytest.raises(CsrfFailed, match=mismatch):
         await service.check("POST", "", token, user)
+    other = token[:-1] + ("B" if token[-1] == "A" else "A")
     with pytest.raises(CsrfFailed, match=mismatch):
-        await service.check("PATCH", token[:-1] + "A", token, user)
+        await service.check("PATCH", other, token, user)
     with pytest.raises(CsrfFailed, match="^CSRF token invalid$"):
         await service.check("PUT", token, token, uuid.uuid4())  # CSRF-5: another user's
     unknown = "u" * 43
@@ -296,3 +297,108 @@ def test_sealer_binds_associated_data_and_uses_fresh_nonces() -> None:
     for size in (16, 31, 33):
         with pytest.raises(ValueError, match="^AES-256-GCM needs a 32-byte key$"):
             Sealer(bytes(size))
+
+
+@pytest.mark.parametrize("headers", [{"origin": "http://none"}, {"origin": "http://xxxx"},
+                                     {"origin": "http://"}])
+def test_without_a_host_only_the_public_origin_passes(headers: dict[str, str]) -> None:
+    """No Host header (HTTP/1.0, a raw ASGI call): the addressed origin is empty, so any
+    Origin but the public one is refused."""
+    with pytest.raises(CsrfFailed, match=f"^{CROSS_SITE_REFUSED}$"):
+        require_same_origin(headers, "http", BASE)
+    require_same_origin({"origin": BASE}, "http", BASE)
+
+
+# --- Provider-token envelopes (crypto/_keyring.py, crypto/_cipher.py) ------------------
+
+from pacekeeper.crypto import (  # noqa: E402
+    DecryptionError,
+    Envelope,
+    EnvelopeFormatError,
+    KeyConfigError,
+    MasterKeyring,
+    TokenCipher,
+    TokenContext,
+)
+from pacekeeper.crypto._keyring import decode_key, retired_master_keys  # noqa: E402
+
+MASTER = bytes(range(32))
+CONTEXT = TokenContext("tenant-1", "user-1", "strava")
+# Sealed once with MASTER (version 1) and a zero nonce: stored envelopes must keep opening.
+KNOWN = "pk1.1.AAAAAAAAAAAAAAAAOJPgtGym_SXhZ6tw6A7r3dXkLEVmQuCP-l56JevpTQ"
+
+
+def test_a_stored_envelope_still_opens() -> None:
+    """PROV-5, stored data: the envelope text, the HKDF derivation and the associated
+    data's layout (length-prefixed fields, 4-byte big-endian lengths) are a storage
+    format. A change to any of them would strand every provider token in the database."""
+    assert TokenCipher(MasterKeyring.single(MASTER)).decrypt_text(KNOWN, CONTEXT) == (
+        "provider-secret")
+    assert CONTEXT.associated_data(1) == (
+        b"\x00\x00\x00\x03pk1\x00\x00\x00\x011\x00\x00\x00\x08tenant-1"
+        b"\x00\x00\x00\x06user-1\x00\x00\x00\x06strava")
+
+
+def test_the_key_version_is_bound_into_the_envelope() -> None:
+    """An envelope relabelled with another version whose key is the same bytes fails:
+    the version is part of the associated data."""
+    keyring = MasterKeyring({1: MASTER, 2: MASTER}, 1)
+    relabelled = KNOWN.replace("pk1.1.", "pk1.2.")
+    with pytest.raises(DecryptionError,
+                       match="^token did not authenticate for this tenant, user and provider$"):
+        TokenCipher(keyring).decrypt(relabelled, CONTEXT)
+
+
+def test_envelope_text_is_unpadded_and_strictly_parsed() -> None:
+    assert Envelope(1, bytes(29)).serialize() == "pk1.1." + "A" * 39
+    assert Envelope.parse("pk1.7." + "A" * 38).payload == bytes(28)  # nonce + tag, empty text
+    cipher = TokenCipher(MasterKeyring.single(MASTER))
+    assert cipher.decrypt(cipher.encrypt(b"", CONTEXT), CONTEXT) == b""
+    for text, message in [
+        ("pk2.1." + "A" * 40, "not a pacekeeper token envelope"),
+        ("pk1.x." + "A" * 40, "not a pacekeeper token envelope"),
+        ("pk1.1.", "not a pacekeeper token envelope"),
+        ("pk1.1.A", "envelope body is not base64url"),
+        ("pk1.1." + "A" * 36, "envelope is too short"),
+    ]:
+        with pytest.raises(EnvelopeFormatError, match=f"^{message}$"):
+            Envelope.parse(text)
+
+
+def test_master_key_configuration_errors_say_what_is_wrong() -> None:
+    key_hex = MASTER.hex()
+    assert decode_key(key_hex) == MASTER
+    with pytest.raises(KeyConfigError, match="^master key must be 32 bytes encoded as hex, "
+                                             "base64 or base64url$"):
+        decode_key("z" * 64)  # 64 characters, not hex: base64 is tried, not a ValueError
+    with pytest.raises(KeyConfigError, match="^the current master key version has no key$"):
+        MasterKeyring({1: MASTER}, 2)
+    with pytest.raises(KeyConfigError, match="^master key versions are positive integers$"):
+        MasterKeyring({0: MASTER, 1: MASTER}, 1)
+    with pytest.raises(KeyConfigError, match="^master key version 1 is not 32 bytes$"):
+        MasterKeyring({1: MASTER[:31]}, 1)
+    with pytest.raises(KeyConfigError, match="^SERVICE_MASTER_ENCRYPTION_KEY is not set$"):
+        MasterKeyring.from_env({})
+    with pytest.raises(KeyConfigError, match="^PACEKEEPER_MASTER_KEY_VERSION must be an "
+                                             "integer$"):
+        MasterKeyring.from_env({"SERVICE_MASTER_ENCRYPTION_KEY": key_hex,
+                                "PACEKEEPER_MASTER_KEY_VERSION": "one"})
+    with pytest.raises(KeyConfigError, match="^a retired master key reuses the current "
+                                             "version$"):
+        MasterKeyring.from_env({"SERVICE_MASTER_ENCRYPTION_KEY": key_hex,
+                                "PACEKEEPER_RETIRED_MASTER_KEYS": f"1:{key_hex}"})
+    for entry in ("x:" + key_hex, key_hex):
+        with pytest.raises(KeyConfigError, match="^PACEKEEPER_RETIRED_MASTER_KEYS entries "
+                                                 "look like '<version>:<key>'$"):
+            retired_master_keys({"PACEKEEPER_RETIRED_MASTER_KEYS": entry})
+
+
+def test_several_retired_keys_are_read_and_compared() -> None:
+    other = bytes(32)
+    env = {"SERVICE_MASTER_ENCRYPTION_KEY": MASTER.hex(), "PACEKEEPER_MASTER_KEY_VERSION": "3",
+           "PACEKEEPER_RETIRED_MASTER_KEYS": f" 1:{other.hex()} , 2:{MASTER.hex()} ,"}
+    keyring = MasterKeyring.from_env(env)
+    assert keyring.versions == {1, 2, 3} and keyring.current_version == 3
+    assert keyring.same_keys(MasterKeyring.from_env(env))
+    assert not keyring.same_keys(MasterKeyring.single(MASTER, 3))  # other versions
+    assert not keyring.same_keys(MasterKeyring({1: MASTER, 2: MASTER, 3: MASTER}, 3))
