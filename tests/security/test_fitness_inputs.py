@@ -150,3 +150,29 @@ async def test_a_nul_character_in_an_mcp_import_name_is_harmless(harness: Harnes
     [outcome] = await harness.services.fitness.import_file(
         Owner(user.id, user.tenant_id), FIT.read_bytes(), "ride\x00.fit")
     assert outcome.rejected is None
+
+
+FIT_DIR = FIT.parent
+
+
+@pytest.mark.parametrize(("name", "offset", "byte"), [
+    ("6449921903_ACTIVITY.fit", 7969, 0xFF),  # one byte: a distance of ~43,000 km
+    ("4801048867.fit", 22544, 0x80),  # one byte: a speed beyond the stored range
+])
+async def test_a_fit_file_with_absurd_values_is_rejected_not_500(
+    harness: Harness, name: str, offset: int, byte: int
+) -> None:
+    """Found by flipping bytes of real FIT files (1 to 16 per file, 240 files): values
+    the decoder accepts but the stored stream format cannot hold used to reach
+    `StreamSet.to_bytes` and answer 500; the importer now refuses them (400 corrupt),
+    and nothing is stored."""
+    data = bytearray((FIT_DIR / name).read_bytes())
+    data[offset] = byte
+    auth = await _auth(harness)
+    answer = await harness.client.post("/api/activities/import", headers=auth,
+                                       files={"file": (name, bytes(data))})
+    assert answer.status_code == 400, answer.text
+    assert answer.json()["error"] == "import_corrupt"
+    assert "outside any possible range" in answer.json()["message"]
+    listed = await harness.client.get("/api/activities", headers=auth)
+    assert listed.json()["activities"] == []
