@@ -8,6 +8,7 @@ import base64
 import hashlib
 import uuid
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 
@@ -402,3 +403,77 @@ def test_several_retired_keys_are_read_and_compared() -> None:
     assert keyring.same_keys(MasterKeyring.from_env(env))
     assert not keyring.same_keys(MasterKeyring.single(MASTER, 3))  # other versions
     assert not keyring.same_keys(MasterKeyring({1: MASTER, 2: MASTER, 3: MASTER}, 3))
+
+
+# --- JWT verification (auth/_tokens.py) -----------------------------------------------
+
+import jwt  # noqa: E402
+
+from pacekeeper.auth import TokenInvalid  # noqa: E402
+from tests.pacekeeper.conftest import Harness  # noqa: E402
+
+
+async def _claims_of(harness: Harness) -> dict[str, Any]:
+    body = await harness.register(f"guard-{uuid.uuid4().hex[:8]}@example.com")
+    claims: dict[str, Any] = jwt.decode(body["token"], options={"verify_signature": False})
+    return claims
+
+
+def _sign(harness: Harness, claims: dict[str, Any]) -> str:
+    key = harness.services.keys.signing_key()
+    return jwt.encode(claims, key.signing_key, algorithm=key.alg, headers={"kid": key.kid})
+
+
+async def test_jwt_validity_boundaries_use_the_service_clock(harness: Harness) -> None:
+    """JWT-3, JWT-5: valid while now < exp (not at exp); `iat` at most 60 s ahead. The
+    service clock decides, not PyJWT's own (a FakeClock an hour ahead shows which)."""
+    tokens = harness.services.tokens
+    claims = await _claims_of(harness)
+    now = int(harness.clock().timestamp())
+    await tokens.verify(_sign(harness, {**claims, "exp": now + 1}))
+    with pytest.raises(TokenInvalid, match="^expired$"):
+        await tokens.verify(_sign(harness, {**claims, "exp": now}))
+    await tokens.verify(_sign(harness, {**claims, "iat": now + 60}))
+    with pytest.raises(TokenInvalid, match="^issued in the future$"):
+        await tokens.verify(_sign(harness, {**claims, "iat": now + 61}))
+    harness.clock.advance(hours=2)  # PyJWT's wall clock would still accept these
+    later = int(harness.clock().timestamp())
+    with pytest.raises(TokenInvalid, match="^expired$"):
+        await tokens.verify(_sign(harness, {**claims, "exp": later - 3600}))
+    await tokens.verify(_sign(harness, {**claims, "iat": later, "nbf": later,
+                                        "exp": later + 60}))  # iat/nbf ahead of wall clock
+    harness.clock.advance(hours=-4)  # and behind it: valid by the service clock only
+    earlier = int(harness.clock().timestamp())
+    await tokens.verify(_sign(harness, {**claims, "iat": earlier, "exp": earlier + 60}))
+
+
+@pytest.mark.parametrize("claim", ["iss", "sub", "jti", "exp", "iat"])
+async def test_jwt_required_claims(harness: Harness, claim: str) -> None:
+    """JWT-2: a token of our own key without one of its required claims is refused."""
+    claims = await _claims_of(harness)
+    del claims[claim]
+    with pytest.raises(TokenInvalid):
+        await harness.services.tokens.verify(_sign(harness, claims))
+
+
+async def test_jwt_size_and_kid_checks(harness: Harness) -> None:
+    tokens = harness.services.tokens
+    claims = await _claims_of(harness)
+    for bad in ("", "x" * 8193):
+        with pytest.raises(TokenInvalid, match="^empty or oversized token$"):
+            await tokens.verify(bad)
+    key = harness.services.keys.signing_key()
+    forged = jwt.encode(claims, key.signing_key, algorithm=key.alg, headers={"kid": ""})
+    with pytest.raises(TokenInvalid, match="^missing kid$"):
+        await tokens.verify(forged)
+    without = jwt.encode(claims, key.signing_key, algorithm=key.alg)
+    with pytest.raises(TokenInvalid, match="^missing kid$"):
+        await tokens.verify(without)
+    with pytest.raises(TokenInvalid, match="^unknown or expired kid$"):
+        await tokens.verify(jwt.encode(claims, key.signing_key, algorithm=key.alg,
+                                       headers={"kid": "no-such-kid"}))
+    with pytest.raises(TokenInvalid, match="^audience not accepted$"):
+        await tokens.verify(_sign(harness, {**claims, "aud": ["https://other.test"]}),
+                            audiences=["https://pk.test/mcp"])
+    assert (await tokens.verify(_sign(harness, {**claims, "aud": ["a", "b"]}),
+                                audiences=["b"])).aud == ("a", "b")
