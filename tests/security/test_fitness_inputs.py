@@ -137,7 +137,7 @@ async def test_a_nul_character_in_the_file_name_is_harmless(harness: Harness) ->
     answer = await harness.client.post(
         "/api/activities/import", headers=auth,
         files={"file": ("ride\x00.fit", FIT.read_bytes())})
-    assert answer.status_code in (201, 400), answer.text
+    assert answer.status_code == 201, answer.text  # httpx sends the name percent-encoded
 
 
 async def test_a_nul_character_in_an_mcp_import_name_is_harmless(harness: Harness) -> None:
