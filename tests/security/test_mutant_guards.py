@@ -352,6 +352,9 @@ def test_the_key_version_is_bound_into_the_envelope() -> None:
 
 def test_envelope_text_is_unpadded_and_strictly_parsed() -> None:
     assert Envelope(1, bytes(29)).serialize() == "pk1.1." + "A" * 39
+    ends_in_x = bytes(29) + b"\x17"  # 30 bytes: no padding, and the last character is "X"
+    assert Envelope(1, ends_in_x).serialize().endswith("X")
+    assert Envelope.parse(Envelope(1, ends_in_x).serialize()).payload == ends_in_x
     assert Envelope.parse("pk1.7." + "A" * 38).payload == bytes(28)  # nonce + tag, empty text
     cipher = TokenCipher(MasterKeyring.single(MASTER))
     assert cipher.decrypt(cipher.encrypt(b"", CONTEXT), CONTEXT) == b""
