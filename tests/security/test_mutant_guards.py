@@ -480,3 +480,30 @@ async def test_jwt_size_and_kid_checks(harness: Harness) -> None:
                             audiences=["https://pk.test/mcp"])
     assert (await tokens.verify(_sign(harness, {**claims, "aud": ["a", "b"]}),
                                 audiences=["b"])).aud == ("a", "b")
+
+
+async def test_jwt_grant_claims_are_read_and_typed(harness: Harness) -> None:
+    """AS-14, finding 9, RFC 7009: an OAuth access token's `scope`, `fid` and
+    `client_id` reach the claims (scope enforcement and grant revocation read them); a
+    login JWT has none (full rights); wrong types refuse the token; a token without `ver`
+    is version 0."""
+    tokens = harness.services.tokens
+    body = await harness.register(f"grant-{uuid.uuid4().hex[:8]}@example.com")
+    user = await harness.services.users.get(uuid.UUID(body["user_id"]))
+    assert user is not None
+    family = uuid.uuid4()
+    issued = tokens.issue(user, "https://pk.test/mcp", scope="fitness:read fitness:write",
+                          family=family, client_id="client-1")
+    claims = await tokens.verify(issued.token, audiences=["https://pk.test/mcp"])
+    assert claims.scope == ("fitness:read", "fitness:write")
+    assert claims.fid == family and claims.client_id == "client-1"
+    login = await tokens.verify(body["token"])
+    assert login.scope is None and login.fid is None and login.client_id is None
+    assert login.ver == user.token_version
+    raw = await _claims_of(harness)
+    for name, value in (("scope", 5), ("fid", 5), ("client_id", 5), ("ver", "1"),
+                        ("exp", float(raw["exp"]))):
+        with pytest.raises(TokenInvalid, match="^claims missing or malformed$"):
+            await tokens.verify(_sign(harness, {**raw, name: value}))
+    del raw["ver"]
+    assert (await tokens.verify(_sign(harness, raw))).ver == 0
