@@ -507,3 +507,54 @@ async def test_jwt_grant_claims_are_read_and_typed(harness: Harness) -> None:
             await tokens.verify(_sign(harness, {**raw, name: value}))
     del raw["ver"]
     assert (await tokens.verify(_sign(harness, raw))).ver == 0
+
+
+async def test_jwt_claims_carry_the_token_values_and_refusals_say_why(harness: Harness) -> None:
+    tokens = harness.services.tokens
+    raw = await _claims_of(harness)
+    claims = await tokens.verify(_sign(harness, raw))
+    assert (str(claims.sub), str(claims.tenant_id), claims.email, claims.role.value,
+            claims.jti) == (raw["sub"], raw["tenant_id"], raw["email"], raw["role"], raw["jti"])
+    with pytest.raises(TokenInvalid, match="^malformed header: DecodeError$"):
+        await tokens.verify("not.a.jwt")
+    forged = jwt.encode(raw, "k" * 64, algorithm="HS256", headers={"kid": "x"})
+    with pytest.raises(TokenInvalid, match="^algorithm 'HS256' not accepted$"):
+        await tokens.verify(forged)
+    for odd in ("\ud800", "x" * 8192):  # a lone surrogate; exactly the size limit
+        with pytest.raises(TokenInvalid) as refused:
+            await tokens.verify(odd)
+        assert str(refused.value) != "empty or oversized token"
+
+
+async def test_jwt_cache_keeps_expiry_and_evicts_the_least_recently_used(
+    harness: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cached token stops at its `exp` like an uncached one; the cache is LRU."""
+    from pacekeeper.auth import TokenService
+
+    tokens = TokenService(harness.services.keys, harness.services.settings, harness.clock,
+                          cache_size=2)
+    raw = await _claims_of(harness)
+    now = int(harness.clock().timestamp())
+    short = _sign(harness, {**raw, "exp": now + 10})
+    await tokens.verify(short)
+    harness.clock.advance(seconds=10)
+    with pytest.raises(TokenInvalid, match="^expired$"):
+        await tokens.verify(short)  # from the cache: exactly at exp
+    misses: list[str] = []
+    real = tokens._verify_uncached
+
+    async def counting(token: str, at: int) -> Any:
+        misses.append(token)
+        return await real(token, at)
+
+    monkeypatch.setattr(tokens, "_verify_uncached", counting)
+    a, b, c = (_sign(harness, {**raw, "jti": j}) for j in ("a", "b", "c"))
+    for token in (a, b, a, c):  # a is used again before c arrives: b is the oldest
+        await tokens.verify(token)
+    assert misses == [a, b, c]
+    await tokens.verify(a)
+    await tokens.verify(c)
+    assert misses == [a, b, c]  # both still cached
+    await tokens.verify(b)
+    assert misses == [a, b, c, b]  # b was evicted
