@@ -558,3 +558,69 @@ async def test_jwt_cache_keeps_expiry_and_evicts_the_least_recently_used(
     assert misses == [a, b, c]  # both still cached
     await tokens.verify(b)
     assert misses == [a, b, c, b]  # b was evicted
+
+
+# --- Provider states at the repository (connections/_sql_states.py) -----------------------
+
+from pacekeeper.connections import PendingState, SqlOAuthStateRepository, sha256_hex  # noqa: E402
+from pacekeeper.db import create_engine, session_factory  # noqa: E402
+from tests.security.test_rule_guards import _state_users  # noqa: E402
+
+
+async def test_state_bind_and_consume_touch_exactly_their_own_row(db_url: str) -> None:
+    """PROV-3, finding 4, on SQLite and PostgreSQL. The service re-checks some of these,
+    but the one UPDATE is what holds across processes: each condition of its WHERE clause
+    (nonce, provider, user, binding, unused, unexpired) must hold on its own, and a bind
+    or consume must change no other pending state."""
+    tenant_id, alice = await _state_users(db_url)
+    _, bob = await _state_users(db_url)
+    engine = create_engine(db_url)
+    try:
+        states = SqlOAuthStateRepository(session_factory(engine))
+        now = datetime.now(UTC).replace(microsecond=0)
+        later = now + timedelta(minutes=10)
+
+        def pending(nonce: str, user: uuid.UUID, provider: str = "strava",
+                    expires: datetime = later) -> PendingState:
+            return PendingState(sha256_hex(nonce), tenant_id, user, provider, "env-" + nonce,
+                                "rt-" + nonce, expires)
+
+        for state in (pending("a1", alice), pending("a2", alice), pending("af", alice, "fitbit"),
+                      pending("b1", bob), pending("old", alice, expires=now)):
+            await states.add(state, now)
+        h = sha256_hex
+        # Every condition alone refuses: wrong provider, wrong user, expired (at exp).
+        assert await states.bind(h("a1"), "fitbit", alice, h("x"), None, None, now) is None
+        assert await states.bind(h("a1"), "strava", bob, h("x"), None, None, now) is None
+        assert await states.bind(h("old"), "strava", alice, h("x"), None, None, now) is None
+        bound = await states.bind(h("a1"), "strava", alice, h("bind-1"), "env-new", "rt-new", now)
+        assert bound is not None and bound.nonce_hash == h("a1")
+        assert (bound.secret_envelope, bound.request_token) == ("env-new", "rt-new")
+        assert bound.binding_hash == h("bind-1")
+        # Bound once: a second browser cannot bind it again.
+        assert await states.bind(h("a1"), "strava", alice, h("bind-2"), None, None, now) is None
+        # The other states were not bound along with it.
+        for nonce in ("a2", "af", "b1"):
+            other = await states.explain(h(nonce))
+            assert other is not None and other.binding_hash is None
+            assert (other.secret_envelope, other.request_token) == (f"env-{nonce}", f"rt-{nonce}")
+        await states.bind(h("a2"), "strava", alice, h("bind-a2"), None, None, now)
+        # Consume: wrong binding, provider, nonce, or at the expiry instant: nothing.
+        assert await states.consume(h("a1"), "strava", alice, h("bind-2"), now) is None
+        assert await states.consume(h("a1"), "fitbit", alice, h("bind-1"), now) is None
+        assert await states.consume(h("a2"), "strava", alice, h("bind-1"), now) is None
+        assert await states.consume(h("a1"), "strava", alice, h("bind-1"), later) is None
+        assert not await states.used(h("a1")) and not await states.used(h("a2"))
+        used = await states.consume(h("a1"), "strava", alice, h("bind-1"), now)
+        assert used is not None and used.nonce_hash == h("a1")
+        assert used.request_token == "rt-new"
+        assert await states.used(h("a1")) and not await states.used(h("a2"))
+        assert not await states.used(h("no-such-state"))
+        assert await states.consume(h("a1"), "strava", alice, h("bind-1"), now) is None
+        # Purge keeps used states a day after expiry (a replay is still recognised).
+        assert await states.purge(now + timedelta(days=1)) == 0  # "old" expired exactly a day ago
+        assert await states.purge(now + timedelta(days=1, seconds=1)) == 1
+        assert await states.purge(later + timedelta(days=1, seconds=1)) == 4
+        assert await states.explain(h("a1")) is None
+    finally:
+        await engine.dispose()
