@@ -495,6 +495,9 @@ async def test_jwt_grant_claims_are_read_and_typed(harness: Harness) -> None:
     issued = tokens.issue(user, "https://pk.test/mcp", scope="fitness:read fitness:write",
                           family=family, client_id="client-1")
     claims = await tokens.verify(issued.token, audiences=["https://pk.test/mcp"])
+    assert issued.jti == claims.jti  # logout revokes by this id
+    assert issued.expires_at == claims.expires_at and issued.expires_at.tzinfo is UTC
+    assert jwt.get_unverified_header(issued.token)["typ"] == "JWT"
     assert claims.scope == ("fitness:read", "fitness:write")
     assert claims.fid == family and claims.client_id == "client-1"
     login = await tokens.verify(body["token"])
