@@ -8,6 +8,9 @@ import pytest
 
 from tests import _services
 
+# Fails a ./scripts/test run on a skip that is not by design (tests/_skip_guard.py).
+pytest_plugins = ["tests._skip_guard"]
+
 
 @pytest.fixture(scope="session")
 def redis_url() -> Iterator[str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 from typing import Annotated
 
 import httpx
@@ -46,9 +47,10 @@ class Push:
         return factory.names()
 
 
-async def read_sse(response: httpx.Response, count: int) -> list[dict]:  # type: ignore[type-arg]
+async def read_sse(lines: AsyncIterator[str], count: int) -> list[dict]:  # type: ignore[type-arg]
+    """The next `count` data frames of one stream (`lines`: its one `aiter_lines()`)."""
     frames: list[dict] = []  # type: ignore[type-arg]
-    async for line in response.aiter_lines():
+    async for line in lines:
         if line.startswith("data:") and line[5:].strip():
             frames.append(orjson.loads(line[5:]))
             if len(frames) >= count:
@@ -64,11 +66,13 @@ async def test_broadcaster_reaches_a_browser_subscriber() -> None:
             async with http.stream("GET", f"{base}/mcp/topics/runs",
                                    headers={"accept": "text/event-stream"}) as stream:
                 assert stream.status_code == 200
-                await asyncio.sleep(0.1)
+                lines = stream.aiter_lines()
+                # The server's own acknowledgement: from here on the topic reaches us.
+                [subscribed] = await asyncio.wait_for(read_sse(lines, 1), 5)
                 async with Client(f"{base}/mcp", mode="2026-07-28") as client:
                     result = await client.call_tool("announce", {"topic": "runs", "text": "hi"})
                 assert result.content[0].text == "sent to runs"  # type: ignore[union-attr]
-                subscribed, frame = await asyncio.wait_for(read_sse(stream, 2), 5)
+                [frame] = await asyncio.wait_for(read_sse(lines, 1), 5)
     assert subscribed["type"] == "subscribed"
     assert frame["type"] == "message"
     assert frame["data"] == {"text": "hi"}
@@ -81,11 +85,13 @@ async def test_streaming_session_returns_at_once_and_streams() -> None:
         async with httpx.AsyncClient(timeout=10) as http:
             async with http.stream("GET", f"{base}/mcp/topics/story",
                                    headers={"accept": "text/event-stream"}) as stream:
-                await asyncio.sleep(0.1)
+                lines = stream.aiter_lines()
+                frames = await asyncio.wait_for(read_sse(lines, 1), 5)  # subscribed
+                assert frames[0]["type"] == "subscribed"
                 async with Client(f"{base}/mcp", mode="2026-07-28") as client:
                     result = await client.call_tool("narrate", {"topic": "story", "words": 5})
                 assert result.content[0].text == "streaming"  # type: ignore[union-attr]
-                frames = await asyncio.wait_for(read_sse(stream, 8), 5)
+                frames += await asyncio.wait_for(read_sse(lines, 7), 5)
     session_frames = [f["data"] for f in frames[1:]]
     assert [f["type"] for f in session_frames] == ["text"] * 6 + ["complete"]
     assert [f["seq"] for f in session_frames] == list(range(1, 8))

@@ -126,7 +126,10 @@ async def test_tool_call_appears_in_the_page_across_restart_and_sse_fallback(
         states = await page.evaluate("window.states")
         assert states[0][:2] == ["reconnecting", "websocket"]  # tried first, then fell back
         assert states[-1][:2] == ["open", "sse"]
-        await asyncio.sleep(0.2)  # let the page paint the last item
+        # The page has painted the last item once two animation frames have passed.
+        await page.evaluate(
+            "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
+        )
         shot = SCREENSHOT if os.environ.get("UPDATE_SCREENSHOTS") else tmp_path / "shot.png"
         shot.parent.mkdir(parents=True, exist_ok=True)
         await page.screenshot(path=str(shot))

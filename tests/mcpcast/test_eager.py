@@ -24,9 +24,10 @@ async def broken() -> int:
     raise ValueError("boom")
 
 
-async def survives_cancel(log: list[str]) -> str:
+async def survives_cancel(log: list[str], waiting: asyncio.Event) -> str:
     try:
-        await asyncio.sleep(10)
+        waiting.set()
+        await asyncio.sleep(10)  # the long wait that the test cancels
     except asyncio.CancelledError:
         log.append("cleaned up")
         await asyncio.sleep(0)
@@ -59,14 +60,15 @@ async def test_exceptions_propagate_from_either_part() -> None:
 
 async def test_cancellation_reaches_the_coroutine() -> None:
     log: list[str] = []
+    waiting = asyncio.Event()
 
     async def runner() -> str:
-        _, suspended = first_step(survives_cancel(log))
+        _, suspended = first_step(survives_cancel(log, waiting))
         result: str = await resume(suspended)
         return result
 
     task = asyncio.create_task(runner())
-    await asyncio.sleep(0.01)
+    await asyncio.wait_for(waiting.wait(), 5)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task

@@ -38,11 +38,13 @@ class Source:
         self.state = ACTIVE
         self.reads = 0
         self.gate: asyncio.Event | None = None
+        self.waiting = asyncio.Event()  # set once a gated read has read and waits
 
     async def auth_state(self, user_id: uuid.UUID) -> AuthState | None:
         self.reads += 1
         state, gate = self.state, self.gate
         if gate is not None:
+            self.waiting.set()
             await gate.wait()
         return state
 
@@ -67,7 +69,7 @@ async def test_a_read_that_straddles_a_revocation_is_not_kept() -> None:
     user = uuid.uuid4()
     gate = source.gate = asyncio.Event()
     slow = asyncio.create_task(cache.auth_state(user))  # reads ACTIVE, then waits
-    await asyncio.sleep(0)
+    await asyncio.wait_for(source.waiting.wait(), 5)
     source.state, signal.value, source.gate = DISABLED, 1, None
     assert await cache.auth_state(user) == DISABLED  # a newer request sees the disable
     gate.set()
@@ -81,11 +83,13 @@ class Families:
         self.revoked: set[uuid.UUID] = set()
         self.reads = 0
         self.gate: asyncio.Event | None = None
+        self.waiting = asyncio.Event()  # set once a gated read has read and waits
 
     async def family_revoked(self, family_id: uuid.UUID) -> bool:
         self.reads += 1
         answer, gate = family_id in self.revoked, self.gate
         if gate is not None:
+            self.waiting.set()
             await gate.wait()
         return answer
 
@@ -113,7 +117,7 @@ async def test_a_family_read_that_straddles_a_revocation_is_not_kept() -> None:
     family = uuid.uuid4()
     gate = source.gate = asyncio.Event()
     slow = asyncio.create_task(cache.family_revoked(family))  # reads "live", then waits
-    await asyncio.sleep(0)
+    await asyncio.wait_for(source.waiting.wait(), 5)
     source.revoked.add(family)
     signal.value, source.gate = 1, None
     assert await cache.family_revoked(family)  # a newer request sees the revocation

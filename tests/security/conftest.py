@@ -9,7 +9,16 @@ from typing import Any
 import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from tests.pacekeeper.conftest import clock, keygen, rsa_keys  # noqa: F401 - fixtures
+# Fixtures: a FakeClock, RSA keys, both databases (the race and fitness tests), the harness.
+from tests.pacekeeper.conftest import (  # noqa: F401 - fixtures
+    clock,
+    db_url,
+    harness,
+    harness_factory,
+    keygen,
+    migrated_db,
+    rsa_keys,
+)
 from tests.security._live import live_factory
 
 PROVIDER_ENV = ("STRAVA", "FITBIT", "GARMIN")
@@ -29,5 +38,3 @@ def live(
     return live_factory(tmp_path, keygen)
 
 
-# The storage fixtures (both databases) for the repository-level race test.
-from tests.pacekeeper.conftest import db_url, migrated_db  # noqa: E402, F401

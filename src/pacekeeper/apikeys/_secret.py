@@ -21,7 +21,7 @@ KEY_PREFIX = "pk_live_"
 _ID_HEX = 16
 _SECRET_BYTES = 32
 # id: lower-case hex; secret: base64url without padding (43 characters for 32 bytes).
-_KEY_SHAPE = re.compile(rf"^{KEY_PREFIX}([0-9a-f]{{{_ID_HEX}}})_([A-Za-z0-9_-]{{43}})$")
+_KEY_SHAPE = re.compile(rf"{KEY_PREFIX}([0-9a-f]{{{_ID_HEX}}})_([A-Za-z0-9_-]{{43}})")
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,7 +43,7 @@ def digest(plaintext: str) -> str:
 
 def key_id_of(plaintext: str) -> str | None:
     """The public id inside a well-formed key, or None (malformed keys never hit the DB)."""
-    found = _KEY_SHAPE.match(plaintext)
+    found = _KEY_SHAPE.fullmatch(plaintext)  # not match + `$`: that allows a final "\n"
     return found.group(1) if found else None
 
 

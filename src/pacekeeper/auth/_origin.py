@@ -41,8 +41,10 @@ def require_same_origin(headers: Mapping[str, str], scheme: str, public_base_url
     if origin is None:
         return
     origin = origin.strip().lower()
-    addressed = f"{scheme}://{headers.get('host', '')}".lower()
-    if origin not in (origin_of(public_base_url), addressed):
+    if origin == origin_of(public_base_url):
+        return
+    host = headers.get("host")  # without one there is no addressed origin ("http://")
+    if not host or origin != f"{scheme}://{host}".lower():
         raise CsrfFailed(CROSS_SITE_REFUSED)
 
 

@@ -150,7 +150,7 @@ class TokenService:
     async def _verify_uncached(self, token: str, now: int) -> Claims:
         try:
             header = jwt.get_unverified_header(token)
-        except jwt.PyJWTError as exc:
+        except (jwt.PyJWTError, UnicodeEncodeError) as exc:  # a lone surrogate: not UTF-8
             raise TokenInvalid(f"malformed header: {type(exc).__name__}") from None
         alg, kid = header.get("alg"), header.get("kid")
         if alg != self._keys.algorithm:

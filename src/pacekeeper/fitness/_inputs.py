@@ -10,14 +10,16 @@ from pacekeeper.fitness.models import Sport
 
 
 def moment(text: str | None, name: str) -> datetime | None:
-    """An ISO 8601 date or date-time; a naive one is UTC."""
+    """An ISO 8601 date or date-time in UTC; a naive one is UTC. One whose UTC form
+    falls outside years 1..9999 (9999-12-31T23:59-01:00) is refused here, not left to
+    overflow in the database layer."""
     if text is None or text == "":
         return None
     try:
         value = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
+        return value.astimezone(UTC) if value.tzinfo else value.replace(tzinfo=UTC)
+    except (ValueError, OverflowError):
         raise FitnessInputError(f"{name} must be an ISO 8601 date or time") from None
-    return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
 def day(text: str | None, name: str) -> date | None:

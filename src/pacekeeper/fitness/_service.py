@@ -35,12 +35,11 @@ from pacekeeper.fitness._settings import SettingsHistory, check_settings
 from pacekeeper.fitness._store import BadCursor, DuplicateSource, SqlFitnessStore
 from pacekeeper.fitness.analytics import AthleteSnapshot, analyze_activity, tss_for
 from pacekeeper.fitness.importers import (
-    ArchiveMember,
     ImportRejected,
     ParsedActivity,
     is_archive,
+    iter_archive,
     parse_activity,
-    parse_archive,
 )
 from pacekeeper.fitness.models import Sport
 from pacekeeper.fitness.streams import CHANNELS, StreamSet
@@ -137,10 +136,11 @@ class FitnessService:
             raise ImportRejected("too_large", f"the file is larger than the "
                                  f"{self.max_import_bytes // (1024 * 1024)} MB limit")
         if is_archive(data):
-            members: list[ArchiveMember] = await asyncio.to_thread(
-                parse_archive, data, max_bytes=self.max_import_bytes)
+            # One member at a time, parsed in a worker thread and stored before the next
+            # is parsed: memory holds one member's samples, never the whole archive's.
+            members = iter_archive(data, max_bytes=self.max_import_bytes)
             outcomes = []
-            for member in members:
+            while (member := await asyncio.to_thread(next, members, None)) is not None:
                 if isinstance(member.result, ImportRejected):
                     outcomes.append(ImportOutcome(member.name, rejected=member.result))
                 else:
@@ -153,6 +153,7 @@ class FitnessService:
 
     async def store_parsed(self, owner: Owner, parsed: ParsedActivity, name: str | None, *,
                            original: bytes | None) -> ImportOutcome:
+        name = name.replace("\x00", "") if name else name  # PostgreSQL refuses NUL in text
         ref = SourceRef("file", file_sha256=parsed.sha256, file_format=parsed.format,
                         file_name=(name or "")[-300:] or None,
                         channels=richness(parsed.streams)[0])
@@ -228,6 +229,8 @@ class FitnessService:
                    cursor: str | None = None) -> Page:
         if not 1 <= limit <= MAX_PAGE:
             raise FitnessInputError(f"limit must be between 1 and {MAX_PAGE}")
+        if filters.text and "\x00" in filters.text:  # PostgreSQL refuses NUL in text
+            raise FitnessInputError("text must not contain NUL characters")
         try:
             return await self.store.page(owner.user_id, filters, limit=limit, cursor=cursor)
         except BadCursor as exc:

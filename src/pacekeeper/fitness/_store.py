@@ -82,11 +82,13 @@ def decode_cursor(cursor: str) -> tuple[datetime, uuid.UUID]:
     try:
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
         start, ident = orjson.loads(raw)
+        if not isinstance(start, str) or not isinstance(ident, str):
+            raise TypeError("not two strings")  # uuid.UUID(5) raises AttributeError
         moment = datetime.fromisoformat(start)
         if moment.tzinfo is None:
             raise ValueError("naive")
-        return moment, uuid.UUID(ident)
-    except (ValueError, TypeError, orjson.JSONDecodeError):
+        return moment.astimezone(UTC), uuid.UUID(ident)
+    except (ValueError, TypeError, OverflowError, orjson.JSONDecodeError):
         raise BadCursor("cursor is not one this server gave out") from None
 
 

@@ -137,6 +137,16 @@ class StreamSet:
             out[name] = [None if v != v else v for v in values.tolist()]
         return out
 
+    def unstorable(self) -> str | None:
+        """The first channel whose values do not fit the stored form (int32 at the
+        channel's resolution: speed past 2,147 km/s, distance past 21,474 km), or None."""
+        for name in self.keys:
+            values = self.channels[name]
+            scaled = np.round(np.where(np.isnan(values), 0.0, values) * CHANNELS[name].scale)
+            if scaled.size and (scaled.min() < _I32.min or scaled.max() > _I32.max):
+                return name
+        return None
+
     def to_bytes(self) -> bytes:
         names = self.keys
         header = orjson.dumps({"n": len(self.time), "channels": names})

@@ -138,9 +138,8 @@ async def test_aclose_cancels_background_work_with_an_error_frame() -> None:
     sub = await topic.subscribe()
     session = StreamingSession(topic)
     session.spawn(DeterministicTextSource(words=1000, delay=0.01).stream("x"))
-    await asyncio.sleep(0.03)
+    frames = [(await asyncio.wait_for(sub.next(), 5)).message]  # it is running
     await session.aclose()
-    frames = []
     while sub.pending:
         frames.append((await sub.next()).message)
     assert frames[-1]["type"] == "error"

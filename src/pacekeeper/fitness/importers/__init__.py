@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from collections.abc import Iterator
 from typing import Final
 
 from ._archive import (
@@ -27,6 +28,10 @@ from ._types import ArchiveMember, Format, ParsedActivity, ParsedLap
 DEFAULT_MAX_BYTES: Final = 50 * 1024 * 1024
 DEFAULT_MAX_ARCHIVE_TOTAL: Final = 4 * 1024 * 1024 * 1024
 DEFAULT_MAX_MEMBERS: Final = 100_000
+# Seconds of 1 Hz samples all members of one archive may hold together (about 13,900
+# hours of recording). A sparse file is tiny but becomes a grid of up to 7 days: without
+# this, a few KB of zipped two-point GPX files cost minutes of CPU (adversarial pass).
+DEFAULT_MAX_ARCHIVE_SECONDS: Final = 50_000_000
 
 _log = logging.getLogger(__name__)
 
@@ -114,8 +119,25 @@ def parse_archive(
     max_bytes: int = DEFAULT_MAX_BYTES,
     max_total_bytes: int = DEFAULT_MAX_ARCHIVE_TOTAL,
     max_members: int = DEFAULT_MAX_MEMBERS,
+    max_total_seconds: int = DEFAULT_MAX_ARCHIVE_SECONDS,
 ) -> list[ArchiveMember]:
-    """Every activity file of a zip archive, each parsed or rejected on its own.
+    """Every activity file of a zip archive, each parsed or rejected on its own (all
+    held at once: callers that store members should use ``iter_archive``)."""
+    return list(iter_archive(data, max_bytes=max_bytes, max_total_bytes=max_total_bytes,
+                             max_members=max_members, max_total_seconds=max_total_seconds))
+
+
+def iter_archive(
+    data: bytes,
+    *,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    max_total_bytes: int = DEFAULT_MAX_ARCHIVE_TOTAL,
+    max_members: int = DEFAULT_MAX_MEMBERS,
+    max_total_seconds: int = DEFAULT_MAX_ARCHIVE_SECONDS,
+) -> Iterator[ArchiveMember]:
+    """Every activity file of a zip archive, each parsed or rejected on its own, one
+    at a time: a member is parsed only when the previous one was taken, so memory holds
+    one member's samples, not the archive's.
 
     A Strava bulk export keeps its activities under ``activities/`` as ``.fit``,
     ``.gpx`` or ``.tcx``, each possibly ``.gz``; when the archive has that folder only
@@ -123,7 +145,9 @@ def parse_archive(
     (``activities.csv``, media, profile) are ignored. ``max_bytes`` bounds each member
     (decompressed, gzip included); ``max_total_bytes`` bounds all members together
     (the members past it are rejected ``too_large``); an archive with more than
-    ``max_members`` activity files is rejected as a whole.
+    ``max_members`` activity files is rejected as a whole (on the first ``next``);
+    ``max_total_seconds`` bounds the 1 Hz samples of all members together (the members
+    past it are rejected ``too_large``).
     """
     if not is_zip(data):
         raise ImportRejected("unsupported_format", "the file is not a zip archive")
@@ -133,17 +157,20 @@ def parse_archive(
         raise ImportRejected(
             "too_large", f"the archive holds more than {max_members} activity files"
         )
-    out: list[ArchiveMember] = []
-    total = 0
+    total = seconds = 0
     for info in members:
         result: ParsedActivity | ImportRejected
         try:
             remaining = max_total_bytes - total
             if remaining <= 0:
                 raise ImportRejected("too_large", "the archive's total size passes the limit")
+            if seconds >= max_total_seconds:
+                raise ImportRejected("too_large", "the archive's activities together pass "
+                                     f"the limit of {max_total_seconds} seconds of samples")
             raw = read_member(archive, info, min(max_bytes, remaining))
             total += len(raw)
             result = _parse_member(raw, info.filename, max_bytes)
+            seconds += len(result.streams)
         except ImportRejected as rejected:
             result = rejected
         except MemoryError:
@@ -151,8 +178,7 @@ def parse_archive(
         except Exception:
             _log.info("archive member import failed in a decoder", exc_info=True)
             result = ImportRejected("corrupt", "the file cannot be read as an activity")
-        out.append(ArchiveMember(name=info.filename, result=result))
-    return out
+        yield ArchiveMember(name=info.filename, result=result)
 
 
 __all__ = [
@@ -164,6 +190,7 @@ __all__ = [
     "ParsedLap",
     "Reason",
     "is_archive",
+    "iter_archive",
     "parse_activity",
     "parse_archive",
 ]

@@ -69,6 +69,11 @@ def assemble(decoded: Decoded, sha256: str) -> ParsedActivity:
             "not_an_activity", "the samples' times are placeholders (before 1980), not real times"
         )
     streams = build_streams(seconds - t0, channels)
+    bad = streams.unstorable()
+    if bad is not None:  # a damaged field (speed 4e9 m/s): refused here, not a 500 at storage
+        raise ImportRejected(
+            "corrupt", f"the file's {bad} samples are far outside any possible range"
+        )
     whole = figures(streams)
     start = datetime.fromtimestamp(t0, UTC)
     laps = []
