@@ -189,7 +189,8 @@ def create_app(
                 return False
             return principal is not None and principal.is_admin
 
-        routes.append(Mount(SANDBOX_PATH, app=create_sandbox_app(admin_check=sandbox_admin)))
+        routes.append(Mount(SANDBOX_PATH, app=create_sandbox_app(
+            admin_check=sandbox_admin, history_days=settings.sandbox_history_days)))
     return _Service(
         production=settings.is_production,
         routes=routes,

@@ -127,6 +127,8 @@ class Settings(BaseSettings):
     # Provider connections (docs/providers.md). In development, providers without
     # <PROVIDER>_CLIENT_ID/... talk to the sandbox mounted at /sandbox.
     provider_sandbox: bool = True
+    # How many days of history the mounted sandbox serves per athlete.
+    sandbox_history_days: int = Field(default=365, ge=1, le=3650)
     # Refresh provider tokens this long before they expire (PROV-6).
     provider_refresh_margin_seconds: float = Field(default=300, ge=0)
     # How long a provider authorization (the `state`) may take.

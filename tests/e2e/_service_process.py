@@ -36,6 +36,7 @@ def service_env(data_dir: Path, port: int, master_key: str | None = None,
         "PACEKEEPER_JWT_RSA_KEY_BITS": "2048",
         "PACEKEEPER_ARGON2_MEMORY_KIB": "1024",
         "PACEKEEPER_ARGON2_TIME_COST": "1",
+        "PACEKEEPER_SANDBOX_HISTORY_DAYS": "120",  # the sync after connecting stays short
         "SERVICE_MASTER_ENCRYPTION_KEY":
             master_key or base64.b64encode(secrets.token_bytes(32)).decode(),
         **extra,

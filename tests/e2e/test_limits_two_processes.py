@@ -77,6 +77,7 @@ def two_servers(
         "PACEKEEPER_ADMIN_PASSWORD": PASSWORD,
         "PACEKEEPER_JWT_RSA_KEY_BITS": "2048",
         "PACEKEEPER_ARGON2_TIME_COST": "1",
+        "PACEKEEPER_SANDBOX_HISTORY_DAYS": "120",  # the sync after connecting stays short
         "PACEKEEPER_ARGON2_MEMORY_KIB": "1024",
         # Trial: the 1,000 quota binds, not the burst; starter: a burst of 10 per minute.
         "PACEKEEPER_APIKEY_BURST_PER_MINUTE": json.dumps({"trial": 100_000, "starter": 10}),

@@ -86,6 +86,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         "PACEKEEPER_JWT_RSA_KEY_BITS": "2048",
         "PACEKEEPER_ARGON2_MEMORY_KIB": "1024",
         "PACEKEEPER_ARGON2_TIME_COST": "1",
+        "PACEKEEPER_SANDBOX_HISTORY_DAYS": "120",  # the sync after connecting stays short
         "PACEKEEPER_ADMIN_EMAIL": "admin@example.com",
         "PACEKEEPER_ADMIN_PASSWORD": PASSWORD,
         "SERVICE_MASTER_ENCRYPTION_KEY": base64.b64encode(secrets.token_bytes(32)).decode(),

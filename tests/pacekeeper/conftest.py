@@ -122,6 +122,9 @@ def make_settings(db_url: str, data_dir: Path, **overrides: Any) -> Settings:
         "argon2_memory_kib": 1024,
         "registration": "open",
         "base_url": "https://pk.test",
+        # Every sandbox connection starts a sync in the background: a short history keeps
+        # the suites quick (the e2e sync test runs its own sandbox with a year and more).
+        "sandbox_history_days": 120,
     }
     values.update(overrides)
     return Settings(**values)

@@ -14,7 +14,7 @@ from ..registry import PROVIDERS
 from ._admin import AdminCheck, admin_routes
 from ._state import SandboxState
 
-DEFAULT_HISTORY_DAYS = 120
+DEFAULT_HISTORY_DAYS = 365  # a year of rides, runs and daily health
 
 
 def create_sandbox_app(
