@@ -140,7 +140,7 @@ def test_connect_all_three_providers_in_a_browser(server: str) -> None:
                 assert outcome.get_attribute("data-outcome") == "success"
                 assert "connected" in outcome.inner_text()
                 page.screenshot(path=str(SHOTS / f"connected-{provider}.png"))
-                status = httpx.get(f"{server}/oauth/status",
+                status = httpx.get(f"{server}/oauth/status", timeout=30,
                                    headers={"authorization": f"Bearer {token}"}).json()  # fmt: skip
                 assert status[provider]["connected"] is True
                 profile = mcp.call("get_provider_profile", provider=provider)
@@ -184,7 +184,8 @@ def test_dashboard_connect_and_disconnect(server: str) -> None:
             assert "Not connected" in page.locator("[data-provider=strava]").inner_text()
         finally:
             browser.close()
-    status = httpx.get(f"{server}/oauth/status", headers={"authorization": f"Bearer {token}"})
+    status = httpx.get(f"{server}/oauth/status", headers={"authorization": f"Bearer {token}"},
+                       timeout=30)
     assert status.json()["strava"] == {"connected": False}
 
 

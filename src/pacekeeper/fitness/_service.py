@@ -171,7 +171,8 @@ class FitnessService:
             return ImportOutcome(name, await self._get(owner.user_id, existing_id),
                                  duplicate=True)
         streams = streams if streams is not None and len(streams) else None
-        blob = streams.to_bytes() if streams is not None else None
+        # Compressing a long ride's samples takes tens of ms: off the event loop.
+        blob = await asyncio.to_thread(streams.to_bytes) if streams is not None else None
         channels = ",".join(k for k in streams.keys if streams.has(k)) if streams else ""
         samples = len(streams) if streams is not None else 0
         metrics = await self._metrics(owner, new.sport, new.start_at, streams)

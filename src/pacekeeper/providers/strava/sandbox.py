@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
@@ -201,7 +202,8 @@ class StravaRoutes:
         if act is None:
             return JSONResponse(fault(404, "Record Not Found"), status_code=404)
         keys = [k for k in request.query_params.get("keys", "").split(",") if k]
-        st = gen.streams(act.id)
+        # Synthesising 1 Hz samples is CPU work: off the shared event loop.
+        st = await asyncio.to_thread(gen.streams, act.id)
         series: dict[str, list[Any]] = {
             "time": st.time,
             "distance": st.distance,
