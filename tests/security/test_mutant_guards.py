@@ -627,3 +627,23 @@ async def test_state_bind_and_consume_touch_exactly_their_own_row(db_url: str) -
         assert await states.explain(h("a1")) is None
     finally:
         await engine.dispose()
+
+
+async def test_webhook_keys_are_single_use_until_they_expire(db_url: str) -> None:
+    """A redelivered webhook is a duplicate while its key lives; from its expiry on (at
+    the instant) the same key may be claimed again, and other keys are unaffected."""
+    from pacekeeper.connections._sql_states import SqlIdempotencyStore
+
+    now = [datetime.now(UTC).replace(microsecond=0)]
+    engine = create_engine(db_url)
+    try:
+        keys = SqlIdempotencyStore(session_factory(engine), lambda: now[0])
+        assert await keys.claim("event-1", 60)
+        assert await keys.claim("event-2", 120)
+        assert not await keys.claim("event-1", 60)
+        now[0] += timedelta(seconds=60)
+        assert await keys.claim("event-1", 60)  # expired exactly now: claimable again
+        assert not await keys.claim("event-2", 120)
+        assert not await keys.claim("event-1", 60)
+    finally:
+        await engine.dispose()
