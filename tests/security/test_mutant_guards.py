@@ -627,3 +627,86 @@ async def test_state_bind_and_consume_touch_exactly_their_own_row(db_url: str) -
         assert await states.explain(h("a1")) is None
     finally:
         await engine.dispose()
+
+
+async def test_webhook_keys_are_single_use_until_they_expire(db_url: str) -> None:
+    """A redelivered webhook is a duplicate while its key lives; from its expiry on (at
+    the instant) the same key may be claimed again, and other keys are unaffected."""
+    from pacekeeper.connections._sql_states import SqlIdempotencyStore
+
+    now = [datetime.now(UTC).replace(microsecond=0)]
+    engine = create_engine(db_url)
+    try:
+        keys = SqlIdempotencyStore(session_factory(engine), lambda: now[0])
+        assert await keys.claim("event-1", 60)
+        assert await keys.claim("event-2", 120)
+        assert not await keys.claim("event-1", 60)
+        now[0] += timedelta(seconds=60)
+        assert await keys.claim("event-1", 60)  # expired exactly now: claimable again
+        assert not await keys.claim("event-2", 120)
+        assert not await keys.claim("event-1", 60)
+    finally:
+        await engine.dispose()
+
+
+# --- OAuth codes and refresh tokens at the store (oauth2/_store.py) ---------------------
+
+from pacekeeper.oauth2._store import (  # noqa: E402
+    Grant,
+    NewCode,
+    SqlOAuthStore,
+    StoredClient,
+)
+
+
+async def test_codes_and_refresh_tokens_are_consumed_one_by_one(db_url: str) -> None:
+    """AS-5, AS-8 at the store, SQLite and PostgreSQL: consuming one code uses exactly that
+    code (several may be pending at once), a refresh token is refused at its expiry
+    instant, revoking a family counts its live tokens, and a purge removes exactly what
+    expired before the cut."""
+    _, user = await _state_users(db_url)
+    engine = create_engine(db_url)
+    try:
+        store = SqlOAuthStore(session_factory(engine))
+        now = datetime.now(UTC).replace(microsecond=0)
+        await store.add_client(StoredClient("client-1", None, "c", "none", "{}", now))
+        family = uuid.uuid4()
+        grant = Grant("client-1", user, "fitness:read", "https://pk.test/mcp", family)
+        for name, expires in (("code-a", now + timedelta(minutes=10)),
+                              ("code-b", now + timedelta(minutes=10)),
+                              ("code-old", now)):
+            await store.add_code(NewCode(sha256_hex(name), grant, "https://app/cb",
+                                         "challenge-" + name, now, expires))
+        assert await store.consume_code(sha256_hex("no-such-code"), now) is None
+        assert await store.consume_code(sha256_hex("code-old"), now) is None  # at expiry
+        a = await store.consume_code(sha256_hex("code-a"), now)
+        assert a is not None and a.code_challenge == "challenge-code-a"
+        assert await store.consume_code(sha256_hex("code-a"), now) is None
+        b = await store.consume_code(sha256_hex("code-b"), now)
+        assert b is not None and b.code_challenge == "challenge-code-b"
+        assert b.grant == grant and b.redirect_uri == "https://app/cb"
+
+        expires = now + timedelta(days=30)
+        await store.add_refresh(sha256_hex("rt-1"), grant, None, now, expires)
+        await store.add_refresh(sha256_hex("rt-2"), grant, None, now, expires)
+        assert await store.rotate_refresh(sha256_hex("rt-1"), "client-1", expires,
+                                          sha256_hex("rt-x"), expires) is None  # at expiry
+        assert await store.rotate_refresh(sha256_hex("rt-1"), "client-2", now,
+                                          sha256_hex("rt-x"), expires) is None  # other client
+        rotated = await store.rotate_refresh(sha256_hex("rt-1"), "client-1", now,
+                                             sha256_hex("rt-3"), expires)
+        assert rotated == grant
+        assert await store.revoke_family(family, now) == 2  # rt-2 and its successor rt-3
+        assert await store.family_revoked(family)
+        assert await store.revoke_family(family, now) == 0
+
+        # Purge: strictly before the cut; the old code expired exactly at `now`.
+        assert await store.purge_expired(now, now - timedelta(days=1)) == 0
+        purged = await store.purge_expired(now + timedelta(seconds=1), now - timedelta(days=1))
+        assert purged == 1  # code-old
+        assert await store.code_family(sha256_hex("code-old")) is None
+        assert await store.code_family(sha256_hex("code-a")) == family
+        purged = await store.purge_expired(expires + timedelta(seconds=1), now + timedelta(1))
+        assert purged == 2 + 3 + 1  # codes a and b, rt-1..3, the family record
+    finally:
+        await engine.dispose()
