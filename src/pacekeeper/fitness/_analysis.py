@@ -31,6 +31,7 @@ from typing import Any, Final, Literal
 import numpy as np
 
 from pacekeeper.errors import ApiError
+from pacekeeper.fitness import _inputs
 from pacekeeper.fitness import analytics as an
 from pacekeeper.fitness._errors import ActivityNotFound, FitnessInputError
 from pacekeeper.fitness._records import DailyHealth, Goal, Owner, PeriodRow
@@ -83,15 +84,6 @@ def _pace(s_per_km: float) -> str:
     return f"{_hms(s_per_km)}/km"
 
 
-def parse_day(text: str | None, name: str) -> date | None:
-    if text is None or text == "":
-        return None
-    try:
-        return date.fromisoformat(text)
-    except ValueError:
-        raise FitnessInputError(f"{name} must be a date (YYYY-MM-DD)") from None
-
-
 def aligned(curve: Sequence[float | None] | None, durations: Sequence[int] | None
             ) -> FloatArray:
     """A stored curve on the full ``STANDARD_DURATIONS`` grid (NaN where absent)."""
@@ -134,8 +126,8 @@ class AnalysisService:
                ) -> tuple[date, date]:
         """Inclusive [from, to] days; ``to`` defaults to today, ``from`` to
         ``default_days`` before it. 400 for a bad date, a reversed or too long range."""
-        last = parse_day(end, "to") or self.today()
-        first = parse_day(start, "from") or last - timedelta(days=default_days - 1)
+        last = _inputs.day(end, "to") or self.today()
+        first = _inputs.day(start, "from") or last - timedelta(days=default_days - 1)
         if last < first:
             raise FitnessInputError("'to' must not be before 'from'")
         if (last - first).days + 1 > MAX_DAYS:
@@ -202,7 +194,7 @@ class AnalysisService:
                 "recomputing": stale, "days": days}
 
     async def load_risk(self, owner: Owner, on: str | None) -> dict[str, Any]:
-        day = parse_day(on, "date") or self.today()
+        day = _inputs.day(on, "date") or self.today()
         loads, p = await self.pmc(owner, day - timedelta(days=119), day)
         acwr = an.acwr_rolling(loads)[-1]
         ewma = an.acwr_ewma(loads)[-1]
@@ -247,7 +239,7 @@ class AnalysisService:
         return merged
 
     async def readiness(self, owner: Owner, on: str | None) -> dict[str, Any]:
-        day = parse_day(on, "date") or self.today()
+        day = _inputs.day(on, "date") or self.today()
         _, p = await self.pmc(owner, day, day)
         tsb = float(p.tsb[-1])
         health = await self._health(owner, day - timedelta(days=59), day)
@@ -891,7 +883,7 @@ class AnalysisService:
                        time_s: float | None, value: float | None) -> dict[str, Any]:
         if kind not in GOAL_KINDS:
             raise FitnessInputError(f"kind must be one of {', '.join(GOAL_KINDS)}")
-        day = parse_day(target_date, "date")
+        day = _inputs.day(target_date, "date")
         if kind == "race" and (distance_m is None or time_s is None):
             raise FitnessInputError("a race goal needs distance_m and time_s")
         if kind != "race" and value is None:
@@ -1148,4 +1140,4 @@ def _goal_uuid(text: str) -> uuid.UUID:
 
 
 __all__ = ["DEFAULT_CURVE_DURATIONS", "AnalysisService", "GoalNotFound", "aligned",
-           "coggan_3zone", "goal_json", "local_day", "parse_day"]
+           "coggan_3zone", "goal_json", "local_day"]
