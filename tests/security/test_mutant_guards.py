@@ -669,7 +669,9 @@ async def test_codes_and_refresh_tokens_are_consumed_one_by_one(db_url: str) -> 
     try:
         store = SqlOAuthStore(session_factory(engine))
         now = datetime.now(UTC).replace(microsecond=0)
-        await store.add_client(StoredClient("client-1", None, "c", "none", "{}", now))
+        client = StoredClient("client-1", None, "Coach", "none", "{}", now)
+        await store.add_client(client)
+        assert await store.get_client("client-1") == client  # the consent page shows its name
         family = uuid.uuid4()
         grant = Grant("client-1", user, "fitness:read", "https://pk.test/mcp", family)
         for name, expires in (("code-a", now + timedelta(minutes=10)),
