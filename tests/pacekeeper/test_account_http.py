@@ -85,8 +85,10 @@ async def test_delete_account_needs_the_password_and_removes_every_row(
 
 
 async def test_change_password_with_a_cookie_session(harness: Harness) -> None:
+    """A new password needs the current one and CSRF; every other session ends (ASVS
+    7.4.3), this one gets new cookies."""
     h = harness
-    await h.register("changer@example.com")
+    other_session = (await h.register("changer@example.com"))["token"]
     login = await h.login("changer@example.com")
     csrf = login.json()["csrf_token"]
     wrong = await h.client.post("/api/account/password", headers={"x-csrf-token": csrf},
@@ -102,6 +104,10 @@ async def test_change_password_with_a_cookie_session(harness: Harness) -> None:
     assert changed.status_code == 200, changed.text
     assert changed.json()["csrf_token"] != csrf
     assert (await h.client.get("/api/activities")).status_code == 200  # new cookies work
+    h.client.cookies.clear()  # the cookie is tried first: only the other token is sent
+    ended = await h.client.get("/api/activities",
+                               headers={"authorization": f"Bearer {other_session}"})
+    assert ended.status_code == 401 and ended.json()["error"] == "invalid_token"
     assert (await h.login("changer@example.com")).status_code == 401
     assert (await h.login("changer@example.com", "Brand-new-Passw0rd")).status_code == 200
 
