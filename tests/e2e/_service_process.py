@@ -27,7 +27,8 @@ def service_env(data_dir: Path, port: int, master_key: str | None = None,
     """This process's environment without any PACEKEEPER_* of its own, plus test settings
     (open registration, 2048-bit keys, cheap Argon2id) and a master key (random if None)."""
     env = {k: v for k, v in os.environ.items()
-           if not k.startswith("PACEKEEPER_") and k != "SERVICE_MASTER_ENCRYPTION_KEY"}
+           if not k.startswith(("PACEKEEPER_", "STRAVA_", "FITBIT_", "GARMIN_"))
+           and k != "SERVICE_MASTER_ENCRYPTION_KEY"}  # no real provider: the sandbox
     env.update({
         "PACEKEEPER_DATA_DIR": str(data_dir),
         "PACEKEEPER_PORT": str(port),
@@ -71,6 +72,25 @@ def wait_healthy(url: str, proc: subprocess.Popen[bytes], timeout: float = 40.0)
                 return
         time.sleep(0.1)
     raise RuntimeError("server did not become healthy")
+
+
+@contextlib.contextmanager
+def running(env: dict[str, str]) -> Iterator[str]:
+    """`pacekeeper serve` until healthy, its log discarded (a pipe nobody reads would stall
+    the server once full); `serve` below reads and checks the log."""
+    url = env["PACEKEEPER_BASE_URL"]
+    proc = subprocess.Popen([EXE, "serve"], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        wait_healthy(url, proc)
+        yield url
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 @contextlib.contextmanager

@@ -14,17 +14,12 @@ no CSP violation, no console error.
 
 from __future__ import annotations
 
-import base64
 import io
 import json
 import os
-import secrets
 import shutil
-import signal
 import subprocess
-import sys
 import tempfile
-import time
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -34,11 +29,11 @@ import httpx
 import pytest
 
 from tests._services import free_port
+from tests.e2e._service_process import running, service_env
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
-EXE = str(Path(sys.executable).parent / "pacekeeper")
 SHOTS = (ROOT / "docs" / "screenshots" if os.environ.get("UPDATE_SCREENSHOTS")
          else Path(tempfile.gettempdir()) / "pacekeeper-screenshots")  # fmt: skip
 CHROMIUM = "/usr/bin/chromium"
@@ -76,43 +71,11 @@ def axe_script() -> str:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    port = free_port()
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("PACEKEEPER_", "STRAVA_", "FITBIT_", "GARMIN_"))}  # fmt: skip
-    env.update({
-        "PACEKEEPER_DATA_DIR": str(tmp_path_factory.mktemp("web-data")),
-        "PACEKEEPER_PORT": str(port),
-        "PACEKEEPER_REGISTRATION": "open",
-        "PACEKEEPER_JWT_RSA_KEY_BITS": "2048",
-        "PACEKEEPER_ARGON2_MEMORY_KIB": "1024",
-        "PACEKEEPER_ARGON2_TIME_COST": "1",
-        "PACEKEEPER_SANDBOX_HISTORY_DAYS": "120",  # the sync after connecting stays short
-        "PACEKEEPER_ADMIN_EMAIL": "admin@example.com",
-        "PACEKEEPER_ADMIN_PASSWORD": PASSWORD,
-        "SERVICE_MASTER_ENCRYPTION_KEY": base64.b64encode(secrets.token_bytes(32)).decode(),
-    })  # fmt: skip
-    proc = subprocess.Popen([EXE, "serve"], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT)  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            assert proc.poll() is None, "server exited"
-            try:
-                if httpx.get(f"{url}/health", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert time.monotonic() < deadline, "server did not start"
-            time.sleep(0.1)
+    env = service_env(tmp_path_factory.mktemp("web-data"), free_port(),
+                      PACEKEEPER_ADMIN_EMAIL="admin@example.com",
+                      PACEKEEPER_ADMIN_PASSWORD=PASSWORD)
+    with running(env) as url:
         yield url
-    finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 class Checks:
