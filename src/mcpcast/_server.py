@@ -22,6 +22,7 @@ from .protocol.legacy import LegacyProtocol
 from .protocol.listeners import Listener
 from .protocol.roundtrip import MemoryReplayGuard, ReplayGuard, StateCodec
 from .protocol.session import ANONYMOUS, SessionStore
+from .tasks import TaskStore
 from .tracing import Tracing
 
 if TYPE_CHECKING:
@@ -57,6 +58,9 @@ class Server:
     ``@tool(scopes=...)``: it returns ``None`` to let it run or the ``Unauthorized`` to
     answer with (a POST gets its status and ``WWW-Authenticate``; a WebSocket or HTTP+SSE
     stream a JSON-RPC error naming the scopes). mcpcast gives the scopes no meaning.
+
+    ``task_store`` keeps the tasks of ``@tool(task=...)`` tools (default: in this
+    process's memory); a task is visible only to the principal that created it.
     """
 
     def __init__(self, target: Any, *, config: ServerConfig | None = None,
@@ -67,7 +71,8 @@ class Server:
                  broadcasters: BroadcasterFactory | None = None,
                  authorize_topic: Authorize | None = None,
                  identify: Identify | None = None,
-                 check_scopes: CheckScopes | None = None) -> None:
+                 check_scopes: CheckScopes | None = None,
+                 task_store: TaskStore | None = None) -> None:
         self.target = target
         self.config = config or ServerConfig()
         self.broadcasters = broadcasters or BroadcasterFactory()
@@ -88,7 +93,8 @@ class Server:
         self.identify = identify
         self.check_scopes = check_scopes
         self.pending = PendingRequests()
-        self.methods = Methods(self.registry, self.config, self.tracing, self.injectors)
+        self.methods = Methods(self.registry, self.config, self.tracing, self.injectors,
+                               task_store)
         self.legacy = LegacyProtocol(self.methods, self.pending, self.config.client_request_timeout)
         self.sessions = SessionStore(
             self.config.session_ttl, self.config.max_sessions,

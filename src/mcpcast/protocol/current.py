@@ -50,7 +50,8 @@ REMOVED = frozenset({"initialize", "notifications/initialized", "ping", "logging
                      "resources/subscribe", "resources/unsubscribe"})
 CACHED = frozenset({"server/discover", "tools/list", "prompts/list", "resources/list",
                     "resources/templates/list", "resources/read"})
-_NAME_PARAM = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+_NAME_PARAM = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri",
+               "tasks/get": "taskId", "tasks/update": "taskId", "tasks/cancel": "taskId"}
 _NO_LOGS = 99  # above every level: logs only when the request opts in with logLevel
 _STATUS = {-32700: 400, -32600: 400, -32602: 400, -32601: 404, -32020: 400, -32021: 400,
            -32022: 400}
@@ -316,8 +317,10 @@ class CurrentProtocol:
         return {META_SERVER: self._server_info}
 
     def _complete(self, body: dict[str, Any]) -> dict[str, Any]:
-        """Mark a result complete and add the server's info to its ``_meta`` (kept)."""
-        body["resultType"] = "complete"
+        """Mark a result complete (unless it is a task's handle) and add the server's info
+        to its ``_meta`` (kept)."""
+        if body.get("resultType") != "task":
+            body["resultType"] = "complete"
         meta = body.get("_meta")
         body["_meta"] = {**meta, META_SERVER: self._server_info} if isinstance(meta, dict) \
             else {META_SERVER: self._server_info}
