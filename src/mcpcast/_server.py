@@ -104,6 +104,7 @@ class Server:
                            self.config.state_ttl, replay_guard or MemoryReplayGuard())
         self.current = CurrentProtocol(self.methods, self.config, codec)
         self.listeners: set[Listener] = set()
+        self.methods.tasks.listeners = self.listeners  # task status goes to listen streams
         self._app: Callable[[Scope, Receive, Send], Any] | None = None
 
     @property

@@ -58,6 +58,12 @@ class Jobs:
                                  Ask.elicit("Sure?", _form("ok", "boolean"), key="ok"))
         return f"{name['content']['name']} {ok['content']['ok']}"
 
+    @tool(description="Asks the same question twice.", task="optional")
+    async def twice(self, ctx: Context) -> str:
+        answers = [await ctx.elicit("Again?", _form("ok", "boolean"), key="again")
+                   for _ in range(2)]
+        return " ".join(str(a["content"]["ok"]) for a in answers)
+
     @tool(description="Asks first, then goes on as a task.", task="required",
           task_start="tool")
     async def ask_then_task(self, ctx: Context) -> str:

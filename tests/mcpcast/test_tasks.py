@@ -104,6 +104,7 @@ async def test_tool_errors_complete_with_is_error_and_protocol_errors_fail() -> 
     assert failed_tool["result"]["content"][0]["text"] == "bad input"
     assert failed_protocol["status"] == "failed" and "result" not in failed_protocol
     assert failed_protocol["error"] == {"code": -32603, "message": "worker lost"}
+    assert failed_protocol["statusMessage"] == "worker lost"
     assert crashed["status"] == "failed"
     assert crashed["error"] == {"code": -32603,
                                 "message": "Tool 'crash' failed with an internal error"}
@@ -150,6 +151,20 @@ async def test_questions_wait_in_the_task_until_tasks_update_answers_them() -> N
             "ok": {"action": "accept", "content": {"ok": True}}}})
         done = await _finished(client, task_id)
     assert done["result"]["content"][0]["text"] == "Ada True"
+
+
+async def test_a_question_key_is_never_reused_within_a_task() -> None:
+    async with _client(Server(Jobs()), elicitation=_never) as client:
+        task_id = (await client.call_tool("twice"))["taskId"]
+        keys = []
+        for answer in (True, False):
+            waiting = await _status(client, task_id, "input_required")
+            keys.append(list(waiting["inputRequests"]))
+            await client.request("tasks/update", {"taskId": task_id, "inputResponses": {
+                keys[-1][0]: {"action": "accept", "content": {"ok": answer}}}})
+        done = await _finished(client, task_id)
+    assert keys == [["again"], ["again.2"]]
+    assert done["result"]["content"][0]["text"] == "True False"
 
 
 async def _never(params: dict[str, Any]) -> dict[str, Any]:
@@ -229,7 +244,7 @@ async def test_status_changes_are_announced_on_the_creating_session() -> None:
         jobs.release.set()
         await _finished(client, task_id)
         heard = [m for m in client.server_stream()
-                 if m["method"] == "notifications/tasks/status"]
+                 if m["method"] == "notifications/tasks"]
     assert [m["params"]["status"] for m in heard] == ["working", "completed"]
     assert heard[-1]["params"]["result"]["content"][0]["text"] == "released x"
 

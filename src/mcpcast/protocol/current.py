@@ -348,8 +348,9 @@ class CurrentProtocol:
         return {"resultType": "input_required", "inputRequests": needed.requests,
                 "requestState": state, "_meta": self.server_meta()}
 
-    def listen_filter(self, params: dict[str, Any]) -> dict[str, Any]:
-        """The subset of a ``subscriptions/listen`` filter this server will honour."""
+    def listen_filter(self, params: dict[str, Any], principal: Any = None) -> dict[str, Any]:
+        """The subset of a ``subscriptions/listen`` filter this server will honour (task
+        ids: the caller's own running tasks, for a client with the tasks extension)."""
         wanted = params.get("notifications")
         if not isinstance(wanted, dict):
             raise InvalidParams("subscriptions/listen needs a 'notifications' object",
@@ -363,6 +364,11 @@ class CurrentProtocol:
         uris = wanted.get("resourceSubscriptions")
         if isinstance(uris, list) and "resources" in caps:
             honoured["resourceSubscriptions"] = [u for u in uris if isinstance(u, str)]
+        task_ids = wanted.get("taskIds")
+        if isinstance(task_ids, list) and self.registry.has_tasks:
+            meta = params.get("_meta")
+            honoured["taskIds"] = self.methods.tasks.listen_ids(
+                task_ids, meta.get(META_CAPS) if isinstance(meta, dict) else None, principal)
         return honoured
 
 

@@ -11,8 +11,10 @@ ends a task ``completed`` with ``isError``; a protocol error or a crash ends it
 experimental surface) are gone: -32601.
 
 A task belongs to the principal that created it: for anyone else it does not exist
-(-32602, as for an unknown id). Handshake-era sessions also hear
-``notifications/tasks/status`` on their GET stream when a task they created changes.
+(-32602, as for an unknown id). Status changes are pushed as ``notifications/tasks``
+(the task as ``tasks/get`` would answer): to ``subscriptions/listen`` streams whose
+``taskIds`` name the task (its owner's only), and to the handshake-era session that
+created it (on its GET stream).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from .._jsonrpc import dumps, notification
 from ..tasks._record import TaskRecord, TaskStatus
 from ..tasks._store import TaskStore
 from .exchange import Exchange, Questions
+from .listeners import Listener
 from .roundtrip import check_answer, principal_key
 
 if TYPE_CHECKING:
@@ -48,7 +51,7 @@ log = logging.getLogger("mcpcast")
 
 EXTENSION = "io.modelcontextprotocol/tasks"
 _META_CAPS = "io.modelcontextprotocol/clientCapabilities"
-STATUS_NOTIFICATION = "notifications/tasks/status"
+STATUS_NOTIFICATION = "notifications/tasks"
 TASK_METHODS = frozenset({"tasks/get", "tasks/update", "tasks/cancel"})
 
 # Runs a task tool's bound call to its tool result; raises on a protocol error or crash.
@@ -79,6 +82,7 @@ class _Live:
     runner: asyncio.Task[Any] | None = None
     answers: dict[str, asyncio.Future[Any]] = field(default_factory=dict)
     index: int = 0  # numbers unnamed questions r0, r1, ... like a round trip does
+    used: set[str] = field(default_factory=set)  # keys are never reused within a task
 
 
 @dataclass(eq=False)
@@ -97,6 +101,7 @@ class TaskEngine:
         self._offered = offered  # a server without task tools has no tasks/* methods
         self._live: dict[str, _Live] = {}
         self._running = Counter[str]()  # owner -> tasks running now
+        self.listeners: set[Listener] = set()  # the server's listen streams (set by Server)
         self.table = {"tasks/get": self.get, "tasks/update": self.update,
                       "tasks/cancel": self.cancel}
 
@@ -201,6 +206,8 @@ class TaskEngine:
             pending.cancel()
         record = live.record
         record.result, record.error = result, error
+        if error is not None:
+            record.status_message = str(error.get("message", "failed"))
         record.input_requests = {}
         record.touch(status)
         await self.store.save(record)
@@ -216,8 +223,11 @@ class TaskEngine:
             if key is None:
                 key = f"r{live.index}"
                 live.index += 1
-            if key in live.answers:
-                raise InvalidParams(f"Question {key!r} is already waiting for an answer")
+            base, n = key, 1
+            while key in live.used:  # a key asked again (a loop): a new key each time
+                n += 1
+                key = f"{base}.{n}"
+            live.used.add(key)
             live.answers[key] = loop.create_future()
             live.record.input_requests[key] = {"method": method, "params": params}
             waiting.append(live.answers[key])
@@ -239,10 +249,28 @@ class TaskEngine:
             await self.store.save(live.record)
 
     def _announce(self, live: _Live) -> None:
-        """Tell the creating handshake-era session (its GET stream) the new status."""
+        """Push the new state to the listen streams that asked for it (their filters hold
+        only their owner's task ids) and to the creating handshake-era session."""
+        task = live.record.detailed()
+        for listener in self.listeners:
+            listener.task_status(live.record.task_id, task)
         if live.ex.session.id is not None:
-            live.ex.session.deliver(dumps(notification(STATUS_NOTIFICATION,
-                                                       live.record.detailed())))
+            live.ex.session.deliver(dumps(notification(STATUS_NOTIFICATION, task)))
+
+    def listen_ids(self, wanted: list[Any], caps: Any, principal: Any) -> list[str]:
+        """The task ids of a ``subscriptions/listen`` filter to honour: the caller's own
+        running tasks (an ended one has nothing more to say); -32021 without the
+        extension."""
+        extensions = caps.get("extensions") if isinstance(caps, dict) else None
+        if not isinstance(extensions, dict) or EXTENSION not in extensions:
+            raise missing_extension("Task status notifications")
+        owner = principal_key(principal)
+        honoured = []
+        for task_id in wanted:
+            live = self._live.get(task_id) if isinstance(task_id, str) else None
+            if live is not None and secrets.compare_digest(live.record.owner, owner):
+                honoured.append(task_id)
+        return honoured
 
     # ------------------------------------------------------------------ tasks/* methods
 
