@@ -185,8 +185,10 @@ class ToolEntry(Entry):
     task_start: TaskStart = "call"
 
     def __post_init__(self) -> None:
-        # A task tool always needs the exchange (its task outlives the request).
+        # A task tool always needs the exchange (its task outlives the request), and a
+        # sync one always runs in a thread: it is expected to take long.
         self.plain = not self.signature.injected and self.task == "forbidden"
+        self.inline = self.task == "forbidden"
 
 
 @dataclass(slots=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from typing import Any
 
@@ -19,6 +20,7 @@ class Jobs:
         self.release = asyncio.Event()
         self.cancelled = 0
         self.done = 0
+        self.threads: list[int] = []
 
     @tool(description="An ordinary tool.")
     def greet(self, name: str) -> str:
@@ -74,5 +76,6 @@ class Jobs:
 
     @tool(description="A sync tool run as a task.", task="optional")
     def sync_job(self, n: int) -> int:
+        self.threads.append(threading.get_ident())
         time.sleep(0.01)
         return n * 2

@@ -10,6 +10,7 @@ tests/e2e/test_conformance.py.
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from typing import Any
 
@@ -274,9 +275,12 @@ async def test_a_tool_may_ask_within_the_call_and_then_start_its_task() -> None:
 
 
 async def test_a_sync_task_tool_runs_in_a_thread() -> None:
-    async with _client(Server(Jobs())) as client:
+    """Even its first call: a task tool is expected to take long (never on the loop)."""
+    jobs = Jobs()
+    async with _client(Server(jobs)) as client:
         done = await _finished(client, (await client.call_tool("sync_job", {"n": 21}))["taskId"])
     assert done["result"]["content"][0]["text"] == "42"
+    assert jobs.threads and threading.get_ident() not in jobs.threads
 
 
 async def test_bad_arguments_are_refused_before_a_task_exists() -> None:

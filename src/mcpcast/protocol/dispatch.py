@@ -128,11 +128,9 @@ class Methods:
         return await (watchdog or self.watchdog).run(coro)
 
     def _threaded(self, entry: Entry) -> bool:
-        """Must this sync method run in a worker thread (see ``ServerConfig``)? A task
-        tool's always does: it is expected to take long."""
+        """Must this sync method run in a worker thread (see ``ServerConfig``)?"""
         return self.config.sync_tools_in_thread and (
-            not entry.inline or self.config.inline_sync_budget <= 0
-            or getattr(entry, "task", "forbidden") != "forbidden")
+            not entry.inline or self.config.inline_sync_budget <= 0)
 
     @staticmethod
     def _in_thread(entry: Entry, kwargs: dict[str, Any]) -> Awaitable[Any]:
