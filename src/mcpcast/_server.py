@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 from collections.abc import Callable, Hashable, Iterable
 from typing import TYPE_CHECKING, Any
@@ -196,11 +197,18 @@ class Server:
 
     def end_streams(self) -> None:
         """End every long-lived stream gracefully (shutdown): listen streams get their
-        final result, session streams end. Servers such as uvicorn wait for open
-        responses before the ASGI lifespan shutdown, so call this first (the CLI does)."""
+        final result, session streams end, running tasks end ``failed``. Servers such as
+        uvicorn wait for open responses before the ASGI lifespan shutdown, so call this
+        first (the CLI does)."""
         self.sessions.close()
         for listener in list(self.listeners):
             listener.log.finish()
+        self.methods.tasks.stop()
+
+    async def stop_tasks(self) -> None:
+        """Stop the running tasks (they end ``failed``) and wait until each has saved
+        that: call it at shutdown before closing what the tools use (a database)."""
+        await asyncio.gather(*self.methods.tasks.stop(), return_exceptions=True)
 
     def register_injector(self, typ: type,
                           injector: Callable[[Exchange, dict[str, Any]], Any]) -> None:

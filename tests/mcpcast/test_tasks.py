@@ -329,3 +329,27 @@ def test_bad_task_declarations_are_refused() -> None:
         tool(description="x", task="always")  # type: ignore[arg-type]
     with pytest.raises(RegistrationError, match="task_start"):
         tool(description="x", task="optional", task_start="later")  # type: ignore[arg-type]
+
+
+async def test_shutdown_ends_running_tasks_as_failed() -> None:
+    jobs = Jobs()
+    server = Server(jobs)
+    async with _client(server) as client:
+        task_id = (await client.call_tool("wait"))["taskId"]
+        await asyncio.sleep(0.01)
+        server.end_streams()
+        await asyncio.sleep(0.01)
+        task = await client.request("tasks/get", {"taskId": task_id})
+    assert task["status"] == "failed" and jobs.cancelled == 1
+    assert task["error"]["message"] == "The server stopped before the task ended"
+
+
+async def test_stop_tasks_waits_until_each_has_ended() -> None:
+    jobs = Jobs()
+    server = Server(jobs)
+    async with _client(server) as client:
+        task_id = (await client.call_tool("wait"))["taskId"]
+        await asyncio.sleep(0.01)
+        await server.stop_tasks()
+        record = await server.methods.tasks.store.load(task_id)  # no polling needed
+    assert record is not None and record.status == "failed"

@@ -102,6 +102,7 @@ class TaskEngine:
         self._live: dict[str, _Live] = {}
         self._running = Counter[str]()  # owner -> tasks running now
         self.listeners: set[Listener] = set()  # the server's listen streams (set by Server)
+        self._stopping = False
         self.table = {"tasks/get": self.get, "tasks/update": self.update,
                       "tasks/cancel": self.cancel}
 
@@ -171,7 +172,11 @@ class TaskEngine:
             live = live or _started(start)
             if live is None:
                 raise
-            await self._settle(live, "cancelled")
+            if self._stopping:
+                await self._settle(live, "failed", error=InternalError(
+                    "The server stopped before the task ended").to_error())
+            else:
+                await self._settle(live, "cancelled")
             return {}
         except BaseException as exc:
             live = live or _started(start)
@@ -212,6 +217,15 @@ class TaskEngine:
         record.touch(status)
         await self.store.save(record)
         self._announce(live)
+
+    def stop(self) -> list[asyncio.Task[Any]]:
+        """Shutdown: stop every running task; each ends ``failed`` (the server stopped).
+        Gives the runners, to await until they have saved that."""
+        self._stopping = True
+        runners = [live.runner for live in self._live.values() if live.runner is not None]
+        for runner in runners:
+            runner.cancel()
+        return runners
 
     # ------------------------------------------------------------------ inside the task
 
