@@ -128,3 +128,38 @@ async def test_an_authenticated_caller_never_reaches_another_callers_task() -> N
         jobs.release.set()
         done = await _finished(wire, task_id, user="alice")
     assert done["status"] == "completed" and jobs.cancelled == 0
+
+
+async def test_a_task_over_handshake_era_streamable_http() -> None:
+    """MCP-5: the extension declared at initialize serves a session's calls over HTTP."""
+    jobs = Jobs()
+    accept = {"accept": "application/json, text/event-stream",
+              "content-type": "application/json"}
+    async with client_for(Server(jobs)) as http:
+        init = await http.post("http://127.0.0.1:8000/mcp", headers=accept, json={
+            "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-11-25", "capabilities": {"extensions": {
+                    EXTENSION: {}}}, "clientInfo": {"name": "t", "version": "1"}}})
+        assert init.json()["result"]["capabilities"]["extensions"] == {EXTENSION: {}}
+        session = {**accept, "mcp-session-id": init.headers["mcp-session-id"],
+                   "mcp-protocol-version": "2025-11-25"}
+        await http.post("http://127.0.0.1:8000/mcp", headers=session,
+                        json={"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+        async def rpc(rid: int, method: str, params: dict[str, Any]) -> dict[str, Any]:
+            response = await http.post("http://127.0.0.1:8000/mcp", headers=session, json={
+                "jsonrpc": "2.0", "id": rid, "method": method, "params": params})
+            assert response.status_code == 200, response.text
+            result: dict[str, Any] = response.json()["result"]
+            return result
+
+        created = await rpc(2, "tools/call", {"name": "wait", "arguments": {"label": "h"}})
+        assert created["resultType"] == "task"
+        jobs.release.set()
+        for rid in range(3, 400):
+            task = await rpc(rid, "tasks/get", {"taskId": created["taskId"]})
+            if task["status"] != "working":
+                break
+            await asyncio.sleep(0.005)
+    assert task["status"] == "completed"
+    assert task["result"]["content"][0]["text"] == "released h"
