@@ -3,7 +3,8 @@
 The extension is declared per request (``_meta`` client capabilities); the task methods
 carry ``Mcp-Name: <taskId>``; results carry ``resultType``; a tool may gather input in
 input-required rounds and then go on as a task; an authenticated caller never reaches
-another's task. The handshake era is in test_tasks.py.
+another's task. The handshake era is in test_tasks.py (in memory) and, over Streamable
+HTTP with a session, in the last test here.
 """
 
 from __future__ import annotations
