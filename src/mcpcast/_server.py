@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 from collections.abc import Callable, Hashable, Iterable
 from typing import TYPE_CHECKING, Any
@@ -22,6 +23,7 @@ from .protocol.legacy import LegacyProtocol
 from .protocol.listeners import Listener
 from .protocol.roundtrip import MemoryReplayGuard, ReplayGuard, StateCodec
 from .protocol.session import ANONYMOUS, SessionStore
+from .tasks import TaskStore
 from .tracing import Tracing
 
 if TYPE_CHECKING:
@@ -57,6 +59,9 @@ class Server:
     ``@tool(scopes=...)``: it returns ``None`` to let it run or the ``Unauthorized`` to
     answer with (a POST gets its status and ``WWW-Authenticate``; a WebSocket or HTTP+SSE
     stream a JSON-RPC error naming the scopes). mcpcast gives the scopes no meaning.
+
+    ``task_store`` keeps the tasks of ``@tool(task=...)`` tools (default: in this
+    process's memory); a task is visible only to the principal that created it.
     """
 
     def __init__(self, target: Any, *, config: ServerConfig | None = None,
@@ -67,7 +72,8 @@ class Server:
                  broadcasters: BroadcasterFactory | None = None,
                  authorize_topic: Authorize | None = None,
                  identify: Identify | None = None,
-                 check_scopes: CheckScopes | None = None) -> None:
+                 check_scopes: CheckScopes | None = None,
+                 task_store: TaskStore | None = None) -> None:
         self.target = target
         self.config = config or ServerConfig()
         self.broadcasters = broadcasters or BroadcasterFactory()
@@ -88,7 +94,8 @@ class Server:
         self.identify = identify
         self.check_scopes = check_scopes
         self.pending = PendingRequests()
-        self.methods = Methods(self.registry, self.config, self.tracing, self.injectors)
+        self.methods = Methods(self.registry, self.config, self.tracing, self.injectors,
+                               task_store)
         self.legacy = LegacyProtocol(self.methods, self.pending, self.config.client_request_timeout)
         self.sessions = SessionStore(
             self.config.session_ttl, self.config.max_sessions,
@@ -98,6 +105,7 @@ class Server:
                            self.config.state_ttl, replay_guard or MemoryReplayGuard())
         self.current = CurrentProtocol(self.methods, self.config, codec)
         self.listeners: set[Listener] = set()
+        self.methods.tasks.listeners = self.listeners  # task status goes to listen streams
         self._app: Callable[[Scope, Receive, Send], Any] | None = None
 
     @property
@@ -189,11 +197,18 @@ class Server:
 
     def end_streams(self) -> None:
         """End every long-lived stream gracefully (shutdown): listen streams get their
-        final result, session streams end. Servers such as uvicorn wait for open
-        responses before the ASGI lifespan shutdown, so call this first (the CLI does)."""
+        final result, session streams end, running tasks end ``failed``. Servers such as
+        uvicorn wait for open responses before the ASGI lifespan shutdown, so call this
+        first (the CLI does)."""
         self.sessions.close()
         for listener in list(self.listeners):
             listener.log.finish()
+        self.methods.tasks.stop()
+
+    async def stop_tasks(self) -> None:
+        """Stop the running tasks (they end ``failed``) and wait until each has saved
+        that: call it at shutdown before closing what the tools use (a database)."""
+        await asyncio.gather(*self.methods.tasks.stop(), return_exceptions=True)
 
     def register_injector(self, typ: type,
                           injector: Callable[[Exchange, dict[str, Any]], Any]) -> None:

@@ -142,6 +142,7 @@ def create_app(
             if worker is not None:
                 await stop_worker(worker)
             mcp_server.sessions.close()
+            await mcp_server.stop_tasks()  # a sync running as a task ends before the DB
             await services.close()
 
     routes: list[BaseRoute] = [

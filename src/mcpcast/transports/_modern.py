@@ -135,7 +135,7 @@ class ModernHTTP:
                 return
             principal = verdict.principal
         if message["method"] == "subscriptions/listen":
-            await self._listen(receive, send, message, sse_ok)
+            await self._listen(receive, send, message, sse_ok, principal)
             return
 
         mode = self.config.response_mode
@@ -183,14 +183,14 @@ class ModernHTTP:
             self.watch.discard(call)
 
     async def _listen(self, receive: Receive, send: Send, message: Message,
-                      sse_ok: bool) -> None:
+                      sse_ok: bool, principal: Any = None) -> None:
         if not sse_ok:
             await reply_error(send, 406, InvalidRequest(
                 "Not Acceptable: subscriptions/listen answers with text/event-stream"),
                 message["id"])
             return
         try:
-            honoured = self.protocol.listen_filter(message.get("params") or {})
+            honoured = self.protocol.listen_filter(message.get("params") or {}, principal)
         except ProtocolError as exc:
             await reply_error(send, exc.http_status, exc, message["id"])
             return
