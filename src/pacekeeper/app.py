@@ -24,6 +24,7 @@ from starlette.types import ASGIApp
 
 from pacekeeper import api, logredact
 from pacekeeper.a2a import a2a_routes
+from pacekeeper.admin.routes import admin_routes
 from pacekeeper.api import BodyLimitMiddleware, SecurityHeadersMiddleware
 from pacekeeper.api._account_routes import (
     change_password,
@@ -164,6 +165,7 @@ def create_app(
         Route("/api/account/assistants/{client_id:path}", revoke_assistant, methods=["DELETE"]),
         Route("/api/keys", keys_collection, methods=["GET", "POST"]),
         Route("/api/keys/{key_id}", delete_key, methods=["DELETE"]),
+        *admin_routes(),
         *fitness_routes(),
         *analysis_routes(),
         *a2a_routes(mcp_server),

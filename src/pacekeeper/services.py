@@ -14,6 +14,7 @@ from redis.asyncio import Redis
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from pacekeeper.account import AccountService, SqlAccountStore
+from pacekeeper.admin import AdminService, SqlAdminStore
 from pacekeeper.apikeys import (
     ApiKeyService,
     FileRevocationSignal,
@@ -126,6 +127,9 @@ class Services:
     account: AccountService | None = None
     # The background job queue (pacekeeper.jobs); None only in hand-built Services.
     jobs: JobQueue | None = None
+    # Administration (users, tenants, the stored registration mode); None only in
+    # hand-built Services.
+    admin: AdminService | None = None
 
     @property
     def connections(self) -> ConnectionService | None:
@@ -250,6 +254,8 @@ async def build_services(
         attempts=attempt_limiter(settings, limiter), jobs=jobs,
     )
     services.account = AccountService(services, SqlAccountStore(engine), revocations.bump)
+    services.admin = AdminService(users, SqlAdminStore(sessions), revocations,
+                                  settings.registration, clock)
     return services
 
 

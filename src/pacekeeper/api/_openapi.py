@@ -86,14 +86,16 @@ def openapi_document(base_url: str) -> dict[str, Any]:
         "/openapi.json": {"get": {"summary": "This document",
                                   "responses": {"200": {"description": "OpenAPI 3.1"}}}},
         "/api/auth/register": {"post": {
-            "summary": "Register a user (admin token required when registration=admin)",
+            "summary": "Register a user (admin token required when registration=admin; "
+                       "refused when closed; the mode an admin stored, else the env's)",
             "security": [*bearer_or_cookie, {}],
             "requestBody": {"required": True, "content": {"application/json": {
                 "schema": {"$ref": "#/components/schemas/RegisterRequest"}}}},
             "responses": {
                 "201": _ok("created", {"$ref": "#/components/schemas/RegisterResponse"}),
                 "400": _err("bad input"), "401": _err("admin token missing or invalid"),
-                "403": _err("not an admin, or CSRF failure"), "409": _err("email taken"),
+                "403": _err("not an admin, registration closed, or CSRF failure"),
+                "409": _err("email taken"),
                 "413": _err("body too large"),
                 "429": _err("tenant rate limit, or too many registrations from this address"),
             },
