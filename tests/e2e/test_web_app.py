@@ -291,12 +291,37 @@ def test_a_newcomer_uses_the_web_app(server: str) -> None:
                 "grant_type": "password", "username": email, "password": PASSWORD})
             assert refused.status_code == 401
 
-            # The admin sees Admin.
+            # The admin sees Admin: disables a person (their token fails at once), makes
+            # registration invite-only, creates a tenant and changes its plan.
+            other = httpx.post(f"{server}/api/auth/register", json={
+                "email": "other@example.com", "password": PASSWORD}).json()["token"]
+            other_auth = {"authorization": f"Bearer {other}"}
+            assert httpx.get(f"{server}/api/activities", headers=other_auth).status_code == 200
             page.locator("form.signin").get_by_label("Email").fill("admin@example.com")
             page.locator("form.signin").get_by_label("Password").fill(PASSWORD)
             page.get_by_role("button", name="Sign in").click()
             nav.get_by_role("link", name="Admin").click()
             expect(page.locator("[data-admin-status] code").first).to_be_visible()
+            other_row = page.locator("[data-users] tr[data-user='other@example.com']")
+            expect(other_row).to_have_attribute("data-status", "active")
+            page.once("dialog", lambda dialog: dialog.accept())
+            page.get_by_role("button", name="Disable other@example.com").click()
+            expect(other_row).to_have_attribute("data-status", "disabled")
+            refused = httpx.get(f"{server}/api/activities", headers=other_auth)
+            assert refused.status_code == 401 and refused.json()["error"] == "invalid_token"
+            page.get_by_label("Invite only").check()
+            page.get_by_role("button", name="Save registration mode").click()
+            expect(page.locator("[data-registration-status]")).to_contain_text("invitation")
+            assert httpx.post(f"{server}/api/auth/register", json={
+                "email": "late@example.com", "password": PASSWORD}).status_code == 401
+            tenant_form = page.locator("[data-create-tenant]")
+            tenant_form.get_by_label("Tenant name").fill("Harriers AC")
+            tenant_form.get_by_label("Plan").select_option("starter")
+            tenant_form.get_by_role("button", name="Create tenant").click()
+            expect(page.locator("[data-tenants] tr[data-tenant^=harriers-ac]")).to_have_count(1)
+            page.get_by_label("Plan of Harriers AC").select_option("professional")
+            page.get_by_role("button", name="Save Harriers AC").click()
+            expect(page.locator("[data-tenant-status]")).to_contain_text("plan professional")
             checks.page_done("admin")
         finally:
             browser.close()
