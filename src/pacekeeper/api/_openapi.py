@@ -171,6 +171,29 @@ def openapi_document(base_url: str) -> dict[str, Any]:
                 "429": {"description": "tenant rate limit; Retry-After, X-RateLimit-*"},
             },
         }},
+        "/mcp/topics/{topic}": {"get": {
+            "summary": "The person's live feed (SSE; WebSocket at the same path): topic "
+                       "user.<own user id> only, with the session cookie or a bearer token",
+            "security": bearer_or_cookie,
+            "parameters": [{"name": "topic", "in": "path", "required": True,
+                            "schema": {"type": "string"}},
+                           {"name": "after", "in": "query", "required": False,
+                            "schema": {"type": "integer", "minimum": 0},
+                            "description": "resume after this seq"}],
+            "responses": {
+                "200": {"description": "frames: subscribed, message, close",
+                        "content": {"text/event-stream": {"schema": {"type": "string"}}}},
+                "400": {"description": "a bad resume point"},
+                "403": {"description": "not the caller's own topic, no or bad credentials, "
+                                       "or a cookie from another origin"},
+                "404": {"description": "not a topic name"},
+                "421": {"description": "Host not allowed"},
+                "503": {"description": "too many subscribers, or shutting down"},
+            }}},
+        "/mcp/mcpcast.js": {"get": {
+            "summary": "mcpcast's browser client (subscribe to a topic)",
+            "responses": {"200": {"description": "JavaScript", "content": {
+                "text/javascript": {"schema": {"type": "string"}}}}}}},
         "/oauth2/jwks": {"get": _JWKS_OP},
         "/admin/jwks": {"get": {**_JWKS_OP, "summary": "Legacy alias of /oauth2/jwks"}},
     }

@@ -42,7 +42,9 @@ PAGES = (
     Page("activities", "/activities", "Activities", ("activities.js",)),
     Page("fitness", "/fitness", "Fitness", (*CHARTS, "fitness.js")),
     # Served by pacekeeper.connections.dashboard (the provider list is rendered there).
-    Page("connections", "/connections", "Connections", ("connections.js",), own_route=True),
+    # The Live panel: mcpcast's browser client, served with /mcp (pacekeeper.live).
+    Page("connections", "/connections", "Connections",
+         ("/mcp/mcpcast.js", "live.js", "connections.js"), own_route=True),
     Page("keys", "/keys", "API keys", ("keys.js",)),
     Page("assistants", "/assistants", "Assistants", ("assistants.js",)),
     Page("account", "/account", "Account", ("account.js",)),
