@@ -345,8 +345,11 @@ def test_the_live_panel_shows_a_sync_as_it_runs(server: str) -> None:
 
     SHOTS.mkdir(parents=True, exist_ok=True)
     email = "live@example.com"
-    body = httpx.post(f"{server}/api/auth/register",
-                      json={"email": email, "password": PASSWORD}).json()
+    # Made by the admin: whatever registration mode the journey left behind.
+    admin = httpx.post(f"{server}/oauth/token", data={
+        "grant_type": "password", "username": "admin@example.com", "password": PASSWORD})
+    body = httpx.post(f"{server}/api/auth/register", json={"email": email, "password": PASSWORD},
+                      headers={"authorization": f"Bearer {admin.json()['jwt_token']}"}).json()
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:

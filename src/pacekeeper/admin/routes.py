@@ -121,13 +121,11 @@ async def set_user_status(request: Request) -> Response:
     return _json({"user": _user(changed)}, principal)
 
 
-async def list_tenants(request: Request) -> Response:
+async def tenants(request: Request) -> Response:
+    """GET lists, POST creates (one route per path: a 405 lists both in `Allow`)."""
     admin, principal = await _admin(request)
-    return _json({"tenants": [_tenant(t) for t in await admin.tenants()]}, principal)
-
-
-async def create_tenant(request: Request) -> Response:
-    admin, principal = await _admin(request)
+    if request.method == "GET":
+        return _json({"tenants": [_tenant(t) for t in await admin.tenants()]}, principal)
     data = await read_json_object(request)
     created = await admin.create_tenant(
         required_string(data, "name"), string_field(data, "slug", required=False),
@@ -165,8 +163,7 @@ def admin_routes() -> list[Route]:
     return [
         Route("/api/admin/users", list_users, methods=["GET"]),
         Route("/api/admin/users/{user_id}", set_user_status, methods=["PATCH"]),
-        Route("/api/admin/tenants", list_tenants, methods=["GET"]),
-        Route("/api/admin/tenants", create_tenant, methods=["POST"]),
+        Route("/api/admin/tenants", tenants, methods=["GET", "POST"]),
         Route("/api/admin/tenants/{tenant_id}", update_tenant, methods=["PATCH"]),
         Route("/api/admin/plans", list_plans, methods=["GET"]),
         Route("/api/admin/registration", registration, methods=["GET", "PUT"]),
