@@ -14,7 +14,7 @@ import logging
 import time
 from typing import TYPE_CHECKING, Any
 
-from .._errors import InvalidRequest, ProtocolError, Unauthorized
+from .._errors import AuthRequired, InvalidRequest, ProtocolError, Unauthorized
 from .._jsonrpc import Kind, Message, classify, dumps, error, id_of, request
 from ..protocol.exchange import ClientRequestFailed
 from ..protocol.legacy import RequestCancelled
@@ -25,11 +25,6 @@ if TYPE_CHECKING:
     from .._server import Server
 
 log = logging.getLogger("mcpcast.transport")
-
-
-class AuthRequired(ProtocolError):
-    code = -32001
-    http_status = 401
 
 
 class Outbox:

@@ -21,10 +21,10 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs
 
 from .._auth import judge
-from .._errors import InvalidRequest, ProtocolError
+from .._errors import AuthRequired, InvalidRequest, ProtocolError, SessionNotFound
 from .._jsonrpc import Message, loads
 from ..protocol.session import SessionLimit
-from ._channel import AuthRequired, Channel
+from ._channel import Channel
 from ._http import (
     SSE_HEADERS,
     Receive,
@@ -43,11 +43,6 @@ if TYPE_CHECKING:
     from .streamable_http import StreamableHTTP
 
 QUERY_KEY = "session_id"
-
-
-class StreamNotFound(ProtocolError):
-    code = -32001
-    http_status = 404
 
 
 def query_session_id(scope: Scope) -> str | None:
@@ -150,7 +145,7 @@ class SseTransport:
             return
         channel = self.channels.get(sid)
         if channel is None:
-            await reply_error(send, 404, StreamNotFound(
+            await reply_error(send, 404, SessionNotFound(
                 "Unknown session_id: the SSE stream ended; open a new one"))
             return
         try:
@@ -162,7 +157,7 @@ class SseTransport:
         if verdict is None:
             return
         if self.server.owner(verdict.principal) != channel.session.owner:
-            await reply_error(send, 404, StreamNotFound(  # as unknown: ids cannot be probed
+            await reply_error(send, 404, SessionNotFound(  # as unknown: ids cannot be probed
                 "Unknown session_id: the SSE stream ended; open a new one"))
             return
         await reply(send, 202, b"Accepted", [(b"content-type", b"text/plain")])

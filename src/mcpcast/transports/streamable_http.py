@@ -14,7 +14,15 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from .._auth import Verdict, judge
-from .._errors import InvalidRequest, ProtocolError, Unauthorized, UnsupportedVersion
+from .._errors import (
+    AuthRequired,
+    InvalidRequest,
+    ProtocolError,
+    SessionMissing,
+    SessionNotFound,
+    Unauthorized,
+    UnsupportedVersion,
+)
 from .._jsonrpc import Kind, Message, classify, dumps, error, id_of, loads
 from ..protocol.current import META_VERSION
 from ..protocol.session import Session, SessionLimit, StreamLog
@@ -54,21 +62,6 @@ if TYPE_CHECKING:
     from .._server import Server
 
 log = logging.getLogger("mcpcast.http")
-
-
-class SessionMissing(ProtocolError):
-    code = -32600
-    http_status = 400
-
-
-class SessionNotFound(ProtocolError):
-    code = -32001
-    http_status = 404
-
-
-class AuthRequired(ProtocolError):
-    code = -32001
-    http_status = 401
 
 
 class StreamableHTTP:

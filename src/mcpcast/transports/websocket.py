@@ -27,10 +27,10 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from .._auth import judge
-from .._errors import ProtocolError
+from .._errors import AuthRequired, InvalidRequest, ProtocolError
 from .._jsonrpc import dumps, error, loads
 from ..protocol.session import SessionLimit
-from ._channel import AuthRequired, Channel
+from ._channel import Channel
 from ._http import JSON_HEADERS, Receive, Scope, Send
 
 if TYPE_CHECKING:
@@ -46,10 +46,6 @@ CLOSE_TOO_BIG = 1009
 _FLUSH_SECONDS = 1.0  # how long a closing connection may spend sending what is queued
 
 
-class Refused(ProtocolError):
-    code = -32600
-
-
 class WebSocketTransport:
     """Accepts WebSocket upgrades for one server; ``shutdown`` closes them all."""
 
@@ -63,19 +59,19 @@ class WebSocketTransport:
         if (await receive())["type"] != "websocket.connect":
             return
         if not self.http._ours(scope):
-            await refuse(scope, send, 404, Refused("Not Found"))
+            await refuse(scope, send, 404, InvalidRequest("Not Found"))
             return
         problem = self.http.check_host_origin(dict(scope["headers"]))
         if problem is not None:
-            await refuse(scope, send, problem[0], Refused(problem[1]))
+            await refuse(scope, send, problem[0], InvalidRequest(problem[1]))
             return
         offered: list[str] = scope.get("subprotocols") or []
         if offered and SUBPROTOCOL not in offered:
-            await refuse(scope, send, 400, Refused(
+            await refuse(scope, send, 400, InvalidRequest(
                 f"Unsupported WebSocket subprotocol: offer {SUBPROTOCOL!r}"))
             return
         if self.http.open_streams >= self.config.max_streams:
-            await refuse(scope, send, 503, Refused("Too many open connections"))
+            await refuse(scope, send, 503, InvalidRequest("Too many open connections"))
             return
         verdict = await judge(self.server.authenticate, scope)
         if verdict.rejection is not None:
@@ -90,7 +86,7 @@ class WebSocketTransport:
                               refusal=verdict.refusal() if anonymous else None,
                               address=str(client[0]) if client else None)
         except SessionLimit as limited:
-            await refuse(scope, send, limited.status, Refused(limited.message))
+            await refuse(scope, send, limited.status, InvalidRequest(limited.message))
             return
         connection = Connection(self, channel, send)
         self.connections.add(connection)
