@@ -85,9 +85,6 @@ class Server:
         self.registry: Registry = collect(target, tuple(self.injectors))
         self.path = self.config.path or self.registry.server.path
         self.tracing = Tracing(tracer_provider)
-        self.authenticate = authenticate
-        self.identify = identify
-        self.check_scopes = check_scopes
         # The hooks are applied in one place, once per request or connection.
         self.gate = Gate(authenticate, identify, check_scopes, self.config.public_methods,
                          self._scopes_of)
@@ -103,6 +100,31 @@ class Server:
         self.current = CurrentProtocol(self.methods, self.config, codec)
         self.listeners: set[Listener] = set()
         self._app: Entry | None = None
+
+    # The hooks live on the gate; these keep them readable and replaceable here.
+    @property
+    def authenticate(self) -> Authenticate | None:
+        return self.gate.hook
+
+    @authenticate.setter
+    def authenticate(self, hook: Authenticate | None) -> None:
+        self.gate.hook = hook
+
+    @property
+    def identify(self) -> Identify | None:
+        return self.gate.identify
+
+    @identify.setter
+    def identify(self, hook: Identify | None) -> None:
+        self.gate.identify = hook
+
+    @property
+    def check_scopes(self) -> CheckScopes | None:
+        return self.gate.check_scopes
+
+    @check_scopes.setter
+    def check_scopes(self, hook: CheckScopes | None) -> None:
+        self.gate.check_scopes = hook
 
     @property
     def name(self) -> str:
