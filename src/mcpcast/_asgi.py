@@ -262,15 +262,26 @@ class Entry:
                 {"supported": [*CURRENT_VERSIONS, *LEGACY_VERSIONS], "requested": version}),
                 id_of(payload))
             return
+        # The two hot paths (one request in either era) call their transport from here:
+        # every coroutine level costs each request its allocation.
         if modern:
-            await self._post_current(scope, receive, send, headers, payload, version,
-                                     json_ok, sse_ok)
-        else:
-            await self._post_legacy(scope, send, headers, payload, json_ok, sse_ok)
-
-    async def _post_legacy(self, scope: Scope, send: Send, headers: dict[bytes, bytes],
-                           payload: Any, json_ok: bool, sse_ok: bool) -> None:
-        """One request (the common case, kept short: it is the hot path), else the rest."""
+            try:
+                meta = self._envelope(scope, headers, payload, version)
+            except ProtocolError as exc:
+                await reply_error(send, exc.http_status, exc, id_of(payload))
+                return
+            if meta is None:
+                await reply(send, 202)  # no client notifications or responses in this era
+                return
+            principal = None
+            if self.gate.hook is not None:
+                caller = await self._admit(scope, send, [payload])
+                if caller is None:
+                    return
+                principal = caller.principal
+            await self.current.post(receive, send, headers, payload, meta, principal, json_ok,
+                                    sse_ok)
+            return
         if isinstance(payload, dict):
             try:
                 kind = classify(payload)
@@ -278,12 +289,30 @@ class Entry:
                 await reply_error(send, 400, exc, id_of(payload))
                 return
             if kind is Kind.REQUEST and payload["method"] != "initialize":
-                caller = self.gate.nobody if self.gate.hook is None else \
-                    await self._admit(scope, send, [payload])
-                if caller is not None:
-                    await self.http.post_one(send, headers, payload, caller, json_ok, sse_ok)
+                if self.gate.hook is None:
+                    caller = self.gate.nobody
+                else:
+                    caller = await self._admit(scope, send, [payload])
+                    if caller is None:
+                        return
+                await self.http.post_one(send, headers, payload, caller, json_ok, sse_ok)
                 return
-        # Batches, notifications, responses and initialize.
+        await self._post_many(scope, send, headers, payload, json_ok, sse_ok)
+
+    def _envelope(self, scope: Scope, headers: dict[bytes, bytes], payload: Any,
+                  version: str | None) -> dict[str, Any] | None:
+        """The checked ``_meta`` of a 2026-07-28 request (``version`` is the
+        MCP-Protocol-Version header, decoded); None for a notification or a response,
+        which this era accepts and ignores. Raises the ``ProtocolError`` to answer with."""
+        if isinstance(payload, list):
+            raise InvalidRequest(NO_BATCHES_NOW)
+        if classify(payload) is not Kind.REQUEST:
+            return None
+        return self.server.current.check_envelope(payload, headers, scope["headers"], version)
+
+    async def _post_many(self, scope: Scope, send: Send, headers: dict[bytes, bytes],
+                         payload: Any, json_ok: bool, sse_ok: bool) -> None:
+        """Handshake era: batches, notifications, responses and initialize."""
         refused = batch_refusal(payload, self.config.max_batch) \
             if isinstance(payload, list) else None
         inbound = Inbound(payload)
@@ -295,37 +324,6 @@ class Entry:
         if caller is not None:
             await self.http.post_many(scope, send, headers, inbound, caller, json_ok, sse_ok,
                                       id_of(payload))
-
-    async def _post_current(self, scope: Scope, receive: Receive, send: Send,
-                            headers: dict[bytes, bytes], payload: Any, version: str | None,
-                            json_ok: bool, sse_ok: bool) -> None:
-        """One POST of 2026-07-28; ``version`` is the MCP-Protocol-Version header, decoded."""
-        if isinstance(payload, list):
-            await reply_error(send, 400, InvalidRequest(NO_BATCHES_NOW))
-            return
-        try:
-            kind = classify(payload)
-        except ProtocolError as exc:
-            await reply_error(send, 400, exc, id_of(payload))
-            return
-        if kind is not Kind.REQUEST:
-            await reply(send, 202)  # no client notifications or responses in this era
-            return
-        message: Message = payload
-        try:
-            meta = self.server.current.check_envelope(message, headers, scope["headers"],
-                                                      version)
-        except ProtocolError as exc:
-            await reply_error(send, exc.http_status, exc, message["id"])
-            return
-        principal = None
-        if self.gate.hook is not None:
-            caller = await self._admit(scope, send, [message])
-            if caller is None:
-                return
-            principal = caller.principal
-        await self.current.post(receive, send, headers, message, meta, principal, json_ok,
-                                sse_ok)
 
     async def _post_sse(self, scope: Scope, receive: Receive, send: Send,
                         headers: dict[bytes, bytes], sid: str) -> None:

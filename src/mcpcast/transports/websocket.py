@@ -7,9 +7,10 @@ run concurrently and can be cancelled; progress, logs, elicitation/sampling requ
 the session's change notifications are sent as frames.
 
 The upgrade is refused (an HTTP response when the ASGI server supports the
-``websocket.http.response`` extension, else close code 1008) for a bad Host or Origin,
-an authentication hook that raises ``Unauthorized``, a subprotocol list without
-``mcp``, or too many open connections. A client that offers no subprotocol at all is
+``websocket.http.response`` extension, else close code 1008; ``refuse``) for a bad Host
+or Origin, a subprotocol list without ``mcp``, too many open connections (``precheck``),
+or an authentication hook that raises ``Unauthorized``: the entry point asks these, and
+calls the hook once for the whole connection. A client that offers no subprotocol at all is
 accepted: plain clients (``new WebSocket(url)``) send none, and it names no other
 protocol. An anonymous client (the hook returned ``None``) may connect; methods outside
 ``public_methods`` then get a JSON-RPC error, as over HTTP.
