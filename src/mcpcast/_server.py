@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 from opentelemetry.trace import TracerProvider
 
-from ._auth import Authenticate, CheckScopes, Identify
+from ._asgi import Entry
+from ._auth import Authenticate, CheckScopes, Gate, Identify
 from ._config import ServerConfig
 from ._errors import InvalidParams, Unauthorized
 from ._jsonrpc import dumps, notification
@@ -22,7 +23,7 @@ from .protocol.exchange import Exchange, PendingRequests
 from .protocol.legacy import LegacyProtocol
 from .protocol.listeners import Listener
 from .protocol.roundtrip import MemoryReplayGuard, ReplayGuard, StateCodec
-from .protocol.session import ANONYMOUS, SessionStore
+from .protocol.session import SessionStore
 from .tasks import TaskStore
 from .tracing import Tracing
 
@@ -90,9 +91,9 @@ class Server:
         self.registry: Registry = collect(target, tuple(self.injectors))
         self.path = self.config.path or self.registry.server.path
         self.tracing = Tracing(tracer_provider)
-        self.authenticate = authenticate
-        self.identify = identify
-        self.check_scopes = check_scopes
+        # The hooks are applied in one place, once per request or connection.
+        self.gate = Gate(authenticate, identify, check_scopes, self.config.public_methods,
+                         self._scopes_of)
         self.pending = PendingRequests()
         self.methods = Methods(self.registry, self.config, self.tracing, self.injectors,
                                task_store)
@@ -106,7 +107,32 @@ class Server:
         self.current = CurrentProtocol(self.methods, self.config, codec)
         self.listeners: set[Listener] = set()
         self.methods.tasks.listeners = self.listeners  # task status goes to listen streams
-        self._app: Callable[[Scope, Receive, Send], Any] | None = None
+        self._app: Entry | None = None
+
+    # The hooks live on the gate; these keep them readable and replaceable here.
+    @property
+    def authenticate(self) -> Authenticate | None:
+        return self.gate.hook
+
+    @authenticate.setter
+    def authenticate(self, hook: Authenticate | None) -> None:
+        self.gate.hook = hook
+
+    @property
+    def identify(self) -> Identify | None:
+        return self.gate.identify
+
+    @identify.setter
+    def identify(self, hook: Identify | None) -> None:
+        self.gate.identify = hook
+
+    @property
+    def check_scopes(self) -> CheckScopes | None:
+        return self.gate.check_scopes
+
+    @check_scopes.setter
+    def check_scopes(self, hook: CheckScopes | None) -> None:
+        self.gate.check_scopes = hook
 
     @property
     def name(self) -> str:
@@ -117,35 +143,23 @@ class Server:
         return self.registry.server.version
 
     def asgi_app(self) -> Callable[[Scope, Receive, Send], Any]:
-        """The ASGI application serving this server at ``self.path``."""
+        """The ASGI application serving this server at ``self.path`` (``mcpcast._asgi``)."""
         if self._app is None:
-            from .transports.streamable_http import StreamableHTTP
-            self._app = StreamableHTTP(self)
+            self._app = Entry(self)
         return self._app
 
     def owner(self, principal: Any) -> Hashable:
         """The identity key sessions created by ``principal`` are bound to."""
-        if principal is None:
-            return ANONYMOUS
-        return self.identify(principal) if self.identify is not None else principal
+        return self.gate.owner(principal)
 
     def refuse_scopes(self, principal: Any, requests: Iterable[dict[str, Any]]
                       ) -> Unauthorized | None:
         """``check_scopes``'s refusal for the scopes ``requests`` declare, if any."""
-        if self.check_scopes is None:
-            return None
-        needed: tuple[str, ...] = ()
-        tools = self.registry.tools
-        for message in requests:
-            if message["method"] != "tools/call":
-                continue
-            params = message.get("params")
-            name = params.get("name") if isinstance(params, dict) else None
-            entry = tools.get(name) if type(name) is str else None
-            if entry is not None and entry.scopes:
-                needed = entry.scopes if not needed else \
-                    tuple(dict.fromkeys((*needed, *entry.scopes)))
-        return self.check_scopes(principal, needed) if needed else None
+        return self.gate.refuse_scopes(principal, requests)
+
+    def _scopes_of(self, name: Any) -> tuple[str, ...]:
+        entry = self.registry.tools.get(name) if type(name) is str else None
+        return entry.scopes if entry is not None else ()
 
     # ------------------------------------------------------------------ changes at run time
 
