@@ -16,7 +16,7 @@ from ._registry import PromptDecl, Registry, ToolDecl, collect
 from .broadcast import Broadcaster, BroadcasterFactory, StreamingSession
 from .context import Context
 from .protocol.current import CurrentProtocol
-from .protocol.dispatch import Injector, Methods
+from .protocol.dispatch import Injector, Methods, ToolObserver
 from .protocol.exchange import Exchange, PendingRequests
 from .protocol.legacy import LegacyProtocol
 from .protocol.listeners import Listener
@@ -57,6 +57,10 @@ class Server:
     ``@tool(scopes=...)``: it returns ``None`` to let it run or the ``Unauthorized`` to
     answer with (a POST gets its status and ``WWW-Authenticate``; a WebSocket or HTTP+SSE
     stream a JSON-RPC error naming the scopes). mcpcast gives the scopes no meaning.
+
+    ``observe_tool(name, outcome, seconds)`` is told of every ``tools/call`` when it
+    ends; outcome is "ok", "error" (an ``isError`` result) or "rejected" (a protocol
+    error such as invalid arguments). Metrics hang here.
     """
 
     def __init__(self, target: Any, *, config: ServerConfig | None = None,
@@ -67,7 +71,8 @@ class Server:
                  broadcasters: BroadcasterFactory | None = None,
                  authorize_topic: Authorize | None = None,
                  identify: Identify | None = None,
-                 check_scopes: CheckScopes | None = None) -> None:
+                 check_scopes: CheckScopes | None = None,
+                 observe_tool: ToolObserver | None = None) -> None:
         self.target = target
         self.config = config or ServerConfig()
         self.broadcasters = broadcasters or BroadcasterFactory()
@@ -89,6 +94,7 @@ class Server:
         self.check_scopes = check_scopes
         self.pending = PendingRequests()
         self.methods = Methods(self.registry, self.config, self.tracing, self.injectors)
+        self.methods.observe = observe_tool
         self.legacy = LegacyProtocol(self.methods, self.pending, self.config.client_request_timeout)
         self.sessions = SessionStore(
             self.config.session_ttl, self.config.max_sessions,

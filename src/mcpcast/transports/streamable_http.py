@@ -180,11 +180,18 @@ class StreamableHTTP:
             if message["type"] == "lifespan.startup":
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
-                await self.websocket.shutdown()  # close 1001 with a reason, then end sessions
-                await self.topics.close(grace=1.0)
-                self.server.end_streams()
+                await self.drain()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
+
+    async def drain(self) -> None:
+        """End every long-lived connection with a reconnect hint (shutdown): WebSockets
+        close with 1001 "server shutting down", topic subscribers get their "shutdown"
+        frame, SSE streams end after the `retry:` they began with (a client resumes
+        with Last-Event-ID, on this process or, without a session, on any)."""
+        await self.websocket.shutdown()
+        await self.topics.close(grace=1.0)
+        self.server.end_streams()
 
     # ------------------------------------------------------------------ POST
 
