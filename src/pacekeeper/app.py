@@ -22,7 +22,7 @@ from starlette.middleware import Middleware
 from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 from starlette.types import ASGIApp
 
-from pacekeeper import api, logredact
+from pacekeeper import api, logredact, metrics, ops
 from pacekeeper.a2a import a2a_routes
 from pacekeeper.api import BodyLimitMiddleware, SecurityHeadersMiddleware
 from pacekeeper.api._account_routes import (
@@ -51,6 +51,7 @@ from pacekeeper.web.routes import web_routes
 
 log = logging.getLogger("pacekeeper")
 _HOUSEKEEPING_SECONDS = 60.0
+_GAUGE_SECONDS = 5.0
 
 
 async def _housekeeping(services: Services) -> None:
@@ -92,8 +93,10 @@ class _Service(Starlette):
         super().__init__(**kwargs)
 
     def build_middleware_stack(self) -> ASGIApp:
+        # Observation outside the error middleware too: a 500 is counted and timed.
         return SecurityHeadersMiddleware(
-            super().build_middleware_stack(), production=self._production
+            ops.ObserveMiddleware(super().build_middleware_stack()),
+            production=self._production,
         )
 
 
@@ -117,6 +120,21 @@ def create_app(
         return state["services"]
 
     mcp_server, mcp_app = build_mcp(settings, current_services)
+    transport = mcp_server.asgi_app()
+    readiness = ops.Readiness()
+    ops.configure_tracing()  # OTLP export when OTEL_EXPORTER_OTLP_* is set
+
+    async def drain() -> None:
+        # Shutting down: out of the proxy's rotation, open streams told to reconnect.
+        readiness.draining = True
+        drain_streams = getattr(transport, "drain", None)
+        if drain_streams is not None:
+            await drain_streams()
+
+    async def gauges() -> None:
+        while True:
+            ops.update_gauges(mcp_server, getattr(transport, "open_streams", 0))
+            await asyncio.sleep(_GAUGE_SECONDS)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -125,9 +143,12 @@ def create_app(
             providers=providers, provider_transport=provider_transport,
         )  # fmt: skip
         app.state.services = services
+        app.state.readiness = readiness
         state["services"] = services
         _freeze_startup_heap()
         task = asyncio.create_task(_housekeeping(services))
+        gauge_task = asyncio.create_task(gauges())
+        forget_drain = ops.drain_on_signal(drain)
         jobs = services.jobs
         # PACEKEEPER_WORKER=off: on PostgreSQL the jobs are left to `pacekeeper worker`
         # processes; with SQLite (in-memory queue) they then wait unrun (tests only).
@@ -136,13 +157,21 @@ def create_app(
         try:
             yield
         finally:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+            forget_drain()
+            readiness.draining = True
+            for background in (task, gauge_task):
+                background.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await background
             if worker is not None:
-                await stop_worker(worker)
+                await stop_worker(worker)  # running jobs get the shutdown grace to finish
             mcp_server.sessions.close()
             await services.close()
+            ops.shutdown_tracing()
+            if metrics.MULTIPROCESS:  # this process's live gauges leave the sums
+                from prometheus_client import multiprocess
+
+                multiprocess.mark_process_dead(os.getpid())  # type: ignore[no-untyped-call]
 
     routes: list[BaseRoute] = [
         # /mcp first: it is the hot path and Starlette tries routes in order (no other
@@ -150,6 +179,8 @@ def create_app(
         Route("/mcp", mcp_app),
         WebSocketRoute("/mcp", mcp_app),
         Route("/health", api.health, methods=["GET"]),
+        Route("/ready", ops.ready, methods=["GET"]),
+        Route("/metrics", ops.metrics_endpoint, methods=["GET"]),
         Route("/openapi.json", api.openapi, methods=["GET"]),
         Route("/api/auth/register", api.register, methods=["POST"]),
         Route("/oauth/token", api.password_grant, methods=["POST"]),

@@ -15,6 +15,7 @@ from pacekeeper.config import Settings
 from pacekeeper.mcp._gate import McpGate, make_authenticate, make_check_scopes, origin_key
 from pacekeeper.mcp._logs import install_access_log_filter
 from pacekeeper.mcp._tools import PacekeeperTools
+from pacekeeper.metrics import tool_observed
 from pacekeeper.services import Services
 
 _LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
@@ -65,6 +66,7 @@ def build_mcp(settings: Settings, services: Callable[[], Services]) -> tuple[Ser
         authenticate=make_authenticate(services, same_origins),
         identify=_session_owner,
         check_scopes=make_check_scopes(services),
+        observe_tool=tool_observed,  # tool calls by tool and outcome (/metrics)
     )
     # mcpcast types its ASGI callables with plain dicts; Starlette's are Mappings.
     return server, McpGate(cast(ASGIApp, server.asgi_app()), services, same_origins)
