@@ -50,10 +50,21 @@ async def applied_revisions(engine: AsyncEngine) -> frozenset[str]:
         return frozenset(str(row[0]) for row in rows)
 
 
+# Several processes starting at once (a cluster, `serve --workers N`) would each create
+# the same tables: on PostgreSQL they take turns under this advisory lock, held until the
+# migration's transaction ends (the later ones then find the schema at head).
+_MIGRATION_LOCK = 0x70616365  # "pace"
+
+
 async def upgrade(engine: AsyncEngine) -> None:
-    """Bring the schema to the newest revision (idempotent)."""
+    """Bring the schema to the newest revision (idempotent, one process at a time)."""
+    from sqlalchemy import text
+
     config = alembic_config()
     async with engine.begin() as connection:
+        if connection.dialect.name == "postgresql":
+            await connection.execute(text("SELECT pg_advisory_xact_lock(:key)"),
+                                     {"key": _MIGRATION_LOCK})
         await connection.run_sync(_upgrade, config)
 
 

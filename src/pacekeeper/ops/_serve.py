@@ -109,6 +109,9 @@ def serve(settings: Settings, *, host: str, port: int, workers: int = 1) -> None
         server_header=False,
         timeout_graceful_shutdown=int(settings.shutdown_grace_seconds + 0.999),
         log_config=log_config(settings.log_format) or LOGGING_CONFIG,
+        # A new worker re-imports the whole service before it can answer the
+        # supervisor's ping: uvicorn's 5 s is too short on a busy small machine.
+        timeout_worker_healthcheck=60,
     )
     server = uvicorn.Server(config)
     if workers <= 1:
