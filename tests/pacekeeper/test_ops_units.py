@@ -85,18 +85,27 @@ async def test_database_wait_rides_out_a_late_start() -> None:
     up = threading.Event()
     stop = threading.Event()
 
+    failed: list[BaseException] = []
+
     def late_postgres() -> None:
         time.sleep(1.0)
-        with _services.postgres_server(port):
-            up.set()
-            stop.wait(60)
+        try:
+            with _services.postgres_server(port):
+                up.set()
+                stop.wait(120)
+        except BaseException as exc:  # reported below, not lost in the thread
+            failed.append(exc)
 
     engine = create_engine(f"postgresql+asyncpg://pacekeeper@127.0.0.1:{port}/postgres")
     thread = threading.Thread(target=late_postgres, daemon=True)
     thread.start()
     try:
         assert not up.is_set()
-        failures = await wait_for_database(engine, 30.0, first_delay_s=0.1, max_delay_s=0.5)
+        try:
+            failures = await wait_for_database(engine, 90.0, first_delay_s=0.1,
+                                               max_delay_s=0.5)
+        except DatabaseUnavailable:
+            pytest.fail(f"PostgreSQL did not come up on port {port}: {failed!r}")
         assert up.is_set()
         assert failures >= 1  # it was down when the wait began
     finally:
