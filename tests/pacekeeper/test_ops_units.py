@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import signal
@@ -16,10 +17,18 @@ import pytest
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import create_async_engine
 
 from mcpcast.tracing import Tracing
-from pacekeeper.db import DatabaseUnavailable, create_engine, wait_for_database
+from pacekeeper.db import (
+    DatabaseUnavailable,
+    create_engine,
+    trace_statements,
+    wait_for_database,
+)
 from pacekeeper.ops import JsonFormatter, ObserveMiddleware, drain_on_signal, request_id
+from pacekeeper.tracing import LazyTracer
 from tests import _services
 
 JWT = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiIxMjMifQ.c2lnbmF0dXJl"
@@ -147,6 +156,50 @@ async def test_tool_span_nests_under_the_http_span() -> None:
     assert http.context.trace_id == tool.context.trace_id == int(traceparent[3:35], 16)
     assert http.parent is not None and http.parent.span_id == int(traceparent[36:52], 16)
     assert dict(sent[0]["headers"])[b"x-request-id"]
+
+
+async def test_database_spans_join_the_request_and_the_tool_call(tmp_path: Any) -> None:
+    """One trace: the HTTP span, the tool span inside it, the statements inside that;
+    a failing statement's span is marked as an error."""
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    engine = create_async_engine(f"sqlite+aiosqlite:///{tmp_path / 'traced.db'}")
+    trace_statements(engine.sync_engine, LazyTracer("test.db", provider))
+    tracing = Tracing(provider)
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        with tracing.span("tool", "list_activities", 0):
+            async with engine.connect() as connection:
+                await connection.execute(text("SELECT 1"))
+                with contextlib.suppress(Exception):
+                    await connection.execute(text("SELECT * FROM no_such_table"))
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"{}"})
+
+    async def receive() -> Any:
+        return {"type": "http.request", "body": b""}
+
+    async def send(message: Any) -> None:
+        pass
+
+    try:
+        await ObserveMiddleware(app, tracer_provider=provider)(
+            {"type": "http", "method": "POST", "path": "/mcp", "headers": []}, receive, send)
+    finally:
+        await engine.dispose()
+    spans = exporter.get_finished_spans()
+    http = next(s for s in spans if s.name == "POST unmatched")
+    tool = next(s for s in spans if s.name == "tools/call list_activities")
+    selects = [s for s in spans if s.name == "SELECT sqlite"]
+    assert len(selects) == 2
+    assert tool.parent is not None and tool.parent.span_id == http.context.span_id
+    for select in selects:
+        assert select.parent is not None and select.parent.span_id == tool.context.span_id
+        assert select.context.trace_id == http.context.trace_id
+    assert selects[0].attributes["db.query.text"] == "SELECT 1"
+    assert selects[1].status.status_code.name == "ERROR"
+    assert selects[1].attributes["error.type"] == "OperationalError"
 
 
 async def test_drain_runs_at_sigterm_beside_the_previous_handler() -> None:

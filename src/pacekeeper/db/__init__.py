@@ -23,6 +23,7 @@ from pacekeeper.db._records import (
 )
 from pacekeeper.db._revoked import SqlRevokedTokens
 from pacekeeper.db._sql import SqlCsrfTokenRepository, SqlSigningKeyRepository, SqlUserRepository
+from pacekeeper.db._tracing import trace_statements
 from pacekeeper.db._wait import DatabaseUnavailable, wait_for_database
 
 __all__ = [
@@ -54,6 +55,7 @@ __all__ = [
     "create_engine",
     "head_revisions",
     "session_factory",
+    "trace_statements",
     "upgrade",
     "upsert_insert",
     "wait_for_database",

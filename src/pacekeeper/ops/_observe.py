@@ -19,6 +19,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from pacekeeper import metrics
 from pacekeeper.ops._context import choose_request_id, request_id
+from pacekeeper.tracing import LazyTracer
 
 UNMATCHED = "unmatched"
 _PROPAGATOR = TraceContextTextMapPropagator()
@@ -60,24 +61,7 @@ class ObserveMiddleware:
                  ) -> None:
         self.app = app
         self.children = _Children()
-        self._provider = tracer_provider
-        self._tracer_found: trace.Tracer | None = None
-        self._next_look = 0.0
-
-    def _tracer(self) -> trace.Tracer | None:
-        if self._tracer_found is not None:
-            return self._tracer_found
-        # The global provider is installed at start-up (ops.configure_tracing); look for
-        # it at most every half second (the lookup reads the environment).
-        now = time.monotonic()
-        if now < self._next_look:
-            return None
-        self._next_look = now + 0.5
-        provider = self._provider or trace.get_tracer_provider()
-        if isinstance(provider, trace.ProxyTracerProvider | trace.NoOpTracerProvider):
-            return None
-        self._tracer_found = provider.get_tracer("pacekeeper.http")
-        return self._tracer_found
+        self._tracing = LazyTracer("pacekeeper.http", tracer_provider)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
@@ -87,7 +71,7 @@ class ObserveMiddleware:
         rid = choose_request_id(headers.get(b"x-request-id"))
         token = request_id.set(rid)
         try:
-            tracer = self._tracer()
+            tracer = self._tracing.tracer()
             if tracer is None:
                 await self._observed(scope, receive, send, rid, None)
                 return
