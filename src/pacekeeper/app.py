@@ -20,7 +20,7 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
-from starlette.types import ASGIApp
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from pacekeeper import api, logredact, metrics, ops
 from pacekeeper.a2a import a2a_routes
@@ -91,6 +91,11 @@ class _Service(Starlette):
     def __init__(self, *, production: bool, **kwargs: Any) -> None:
         self._production = production
         super().__init__(**kwargs)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            send = ops.quiet_lifespan_failures(send)
+        await super().__call__(scope, receive, send)
 
     def build_middleware_stack(self) -> ASGIApp:
         # Observation outside the error middleware too: a 500 is counted and timed.

@@ -220,3 +220,30 @@ async def test_drain_runs_at_sigterm_beside_the_previous_handler() -> None:
         assert seen == [signal.SIGTERM, signal.SIGTERM]
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+async def test_failed_start_up_is_one_line_without_traceback(tmp_path: Any) -> None:
+    """ERR-3: the database never answers; the lifespan reports it in one line (the
+    PacekeeperError's message) instead of Starlette's traceback, and no password."""
+    from pacekeeper.app import create_app
+    from tests.pacekeeper.conftest import make_settings
+
+    port = _services.free_port()
+    settings = make_settings(f"postgresql+asyncpg://pk:hunter2pw@127.0.0.1:{port}/x", tmp_path,
+                             database_wait_seconds=0.3)
+    app = create_app(settings)
+    messages = iter([{"type": "lifespan.startup"}])
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> Any:
+        return next(messages)
+
+    async def send(message: Any) -> None:
+        sent.append(message)
+
+    with pytest.raises(DatabaseUnavailable):
+        await app({"type": "lifespan", "asgi": {"version": "3.0"}, "state": {}}, receive, send)
+    assert [m["type"] for m in sent] == ["lifespan.startup.failed"]
+    text = sent[0]["message"]
+    assert text.startswith("start-up failed: DatabaseUnavailable: the database did not answer")
+    assert "Traceback" not in text and "\n" not in text and "hunter2pw" not in text

@@ -6,7 +6,7 @@ from pacekeeper.ops._endpoints import metrics_allowed, metrics_endpoint, ready, 
 from pacekeeper.ops._logging import JsonFormatter, configure_logging, log_config
 from pacekeeper.ops._observe import ObserveMiddleware, route_template
 from pacekeeper.ops._ready import Readiness
-from pacekeeper.ops._serve import drain_on_signal, serve
+from pacekeeper.ops._serve import drain_on_signal, quiet_lifespan_failures, serve
 from pacekeeper.ops._tracing import configure_tracing, shutdown_tracing, tracing_wanted
 
 __all__ = [
@@ -19,6 +19,7 @@ __all__ = [
     "log_config",
     "metrics_allowed",
     "metrics_endpoint",
+    "quiet_lifespan_failures",
     "ready",
     "request_id",
     "route_template",

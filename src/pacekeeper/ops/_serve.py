@@ -20,6 +20,7 @@ import logging
 import os
 import shutil
 import signal
+import sys
 import tempfile
 import threading
 from collections.abc import Awaitable, Callable
@@ -28,10 +29,12 @@ from types import FrameType
 from typing import Any
 
 import uvicorn
+from starlette.types import Message, Send
 from uvicorn.config import LOGGING_CONFIG
 from uvicorn.supervisors import Multiprocess
 
 from pacekeeper.config import Settings
+from pacekeeper.errors import PacekeeperError
 from pacekeeper.ops._logging import log_config
 
 log = logging.getLogger("pacekeeper.serve")
@@ -77,6 +80,27 @@ async def _guarded(drain: Drain) -> None:
         await drain()
     except Exception as exc:  # the shutdown goes on; uvicorn's grace still bounds it
         log.error("drain failed: %s", type(exc).__name__)
+
+
+def quiet_lifespan_failures(send: Send) -> Send:
+    """`send` for the ASGI lifespan, with a failed start-up or shutdown reported in one
+    line instead of the traceback Starlette hands uvicorn to log (no stack trace in a
+    log, ERR-3). A PacekeeperError's message is written for people and kept; any other
+    exception is named by its type only (a driver's message may carry a host or user)."""
+
+    async def quiet(message: Message) -> None:
+        if message["type"] in ("lifespan.startup.failed", "lifespan.shutdown.failed"):
+            exc = sys.exc_info()[1]  # Starlette sends this from its `except` block
+            what = ("start-up" if message["type"] == "lifespan.startup.failed"
+                    else "shutdown")
+            if isinstance(exc, PacekeeperError):
+                reason = f"{type(exc).__name__}: {exc}"
+            else:
+                reason = type(exc).__name__ if exc is not None else "unknown error"
+            message = {**message, "message": f"{what} failed: {reason}"}
+        await send(message)
+
+    return quiet
 
 
 def _metrics_dir(workers: int) -> Path | None:
@@ -126,4 +150,4 @@ def serve(settings: Settings, *, host: str, port: int, workers: int = 1) -> None
             shutil.rmtree(temporary, ignore_errors=True)
 
 
-__all__ = ["drain_on_signal", "serve"]
+__all__ = ["drain_on_signal", "quiet_lifespan_failures", "serve"]
