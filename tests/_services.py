@@ -65,11 +65,12 @@ def _as_postgres_user() -> list[str]:
 
 
 @contextmanager
-def postgres_server() -> Iterator[str]:
-    """Start a throwaway PostgreSQL cluster; yield an asyncpg SQLAlchemy URL."""
+def postgres_server(port: int | None = None) -> Iterator[str]:
+    """Start a throwaway PostgreSQL cluster (on `port`, else a free one); yield an asyncpg
+    SQLAlchemy URL."""
     if not (PG_BIN / "initdb").exists():
         raise RuntimeError("PostgreSQL is not installed: run ./scripts/test, which installs it")
-    port = free_port()
+    port = port or free_port()
     workdir = Path(tempfile.mkdtemp(prefix="pk-pg-"))
     data = workdir / "data"
     prefix = _as_postgres_user()

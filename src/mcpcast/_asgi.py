@@ -157,14 +157,26 @@ class Entry:
             if message["type"] == "lifespan.startup":
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
-                await self.websocket.shutdown()  # close 1001 with a reason, then end sessions
-                await self.topics.close(grace=1.0)
-                self.server.end_streams()
+                await self.drain()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
 
     # ------------------------------------------------------------------ authentication
 
+
+    @property
+    def open_streams(self) -> int:
+        """Long-lived streams open now, across every transport (a gauge for metrics)."""
+        return self.streams.open
+
+    async def drain(self) -> None:
+        """End every long-lived connection with a reconnect hint (shutdown): WebSockets
+        close with 1001 "server shutting down", topic subscribers get their "shutdown"
+        frame, SSE streams end after the `retry:` they began with (a client resumes
+        with Last-Event-ID, on this process or, without a session, on any)."""
+        await self.websocket.shutdown()
+        await self.topics.close(grace=1.0)
+        self.server.end_streams()
     async def _admit(self, scope: Scope, send: Send, requests: list[Message]) -> Caller | None:
         """The caller of a POST's ``requests``; None when refused (already answered)."""
         caller = await self.gate.admit(scope, requests)

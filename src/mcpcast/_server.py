@@ -18,7 +18,7 @@ from ._registry import PromptDecl, Registry, ToolDecl, collect
 from .broadcast import Broadcaster, BroadcasterFactory, StreamingSession
 from .context import Context
 from .protocol.current import CurrentProtocol
-from .protocol.dispatch import Injector, Methods
+from .protocol.dispatch import Injector, Methods, ToolObserver
 from .protocol.exchange import Exchange, PendingRequests
 from .protocol.legacy import LegacyProtocol
 from .protocol.listeners import Listener
@@ -63,6 +63,10 @@ class Server:
 
     ``task_store`` keeps the tasks of ``@tool(task=...)`` tools (default: in this
     process's memory); a task is visible only to the principal that created it.
+
+    ``observe_tool(name, outcome, seconds)`` is told of every ``tools/call`` when it
+    ends; outcome is "ok", "error" (an ``isError`` result) or "rejected" (a protocol
+    error such as invalid arguments). Metrics hang here.
     """
 
     def __init__(self, target: Any, *, config: ServerConfig | None = None,
@@ -74,7 +78,8 @@ class Server:
                  authorize_topic: Authorize | None = None,
                  identify: Identify | None = None,
                  check_scopes: CheckScopes | None = None,
-                 task_store: TaskStore | None = None) -> None:
+                 task_store: TaskStore | None = None,
+                 observe_tool: ToolObserver | None = None) -> None:
         self.target = target
         self.config = config or ServerConfig()
         self.broadcasters = broadcasters or BroadcasterFactory()
@@ -97,6 +102,7 @@ class Server:
         self.pending = PendingRequests()
         self.methods = Methods(self.registry, self.config, self.tracing, self.injectors,
                                task_store)
+        self.methods.observe = observe_tool
         self.legacy = LegacyProtocol(self.methods, self.pending, self.config.client_request_timeout)
         self.sessions = SessionStore(
             self.config.session_ttl, self.config.max_sessions,

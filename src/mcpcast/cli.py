@@ -14,11 +14,11 @@ from typing import Any
 
 import uvicorn
 
+from ._asgi import Entry
 from ._config import ServerConfig
 from ._errors import McpcastError
 from ._server import Server
 from .broadcast import BroadcasterFactory
-from .transports.subscribe import SubscriptionApp
 
 STATE_SECRET_ENV = "MCPCAST_STATE_SECRET"  # noqa: S105 (a variable name, not a secret)
 BROADCAST_URL_ENV = "MCPCAST_BROADCAST_URL"
@@ -64,12 +64,14 @@ class GracefulUvicorn(uvicorn.Server):
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         server = getattr(self.config.app, "server", None)
         if isinstance(server, Server):
-            server.end_streams()
-            # Topic subscribers get a "shutdown" close frame and reconnect elsewhere
-            # (MCP-6); the lifespan shutdown would do it, but only after they are gone.
-            topics = getattr(server.asgi_app(), "topics", None)
-            if isinstance(topics, SubscriptionApp):
-                await topics.close(grace=1.0)
+            # WebSockets close with 1001, topic subscribers get a "shutdown" frame and
+            # reconnect elsewhere (MCP-6), streams end; the lifespan shutdown would do
+            # it, but only after they are gone.
+            app = server.asgi_app()
+            if isinstance(app, Entry):
+                await app.drain()
+            else:
+                server.end_streams()
         await super().shutdown(sockets)
 
 

@@ -83,6 +83,12 @@ class Tracing:
         parent = None
         if carrier:
             parent = _PROPAGATOR.extract({k: v for k, v in carrier.items() if isinstance(v, str)})
+            current = trace.get_current_span().get_span_context()
+            if current.is_valid and (current.trace_id
+                                     == trace.get_current_span(parent).get_span_context().trace_id):
+                # An HTTP server span (started from this same trace context) is running:
+                # nest under it, so the call joins the HTTP and database spans.
+                parent = None
         method = _METHOD[kind]
         attributes: dict[str, Any] = {
             "mcp.tool.name": name, "mcp.tool.type": kind, "mcp.tool.arg_count": arg_count,

@@ -20,9 +20,9 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
-from starlette.types import ASGIApp
+from starlette.types import ASGIApp, Receive, Scope, Send
 
-from pacekeeper import api, logredact
+from pacekeeper import api, logredact, metrics, ops
 from pacekeeper.a2a import a2a_routes
 from pacekeeper.admin.routes import admin_routes
 from pacekeeper.api import BodyLimitMiddleware, SecurityHeadersMiddleware
@@ -53,6 +53,7 @@ from pacekeeper.web.routes import web_routes
 
 log = logging.getLogger("pacekeeper")
 _HOUSEKEEPING_SECONDS = 60.0
+_GAUGE_SECONDS = 5.0
 
 
 async def _housekeeping(services: Services) -> None:
@@ -93,9 +94,16 @@ class _Service(Starlette):
         self._production = production
         super().__init__(**kwargs)
 
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            send = ops.quiet_lifespan_failures(send)
+        await super().__call__(scope, receive, send)
+
     def build_middleware_stack(self) -> ASGIApp:
+        # Observation outside the error middleware too: a 500 is counted and timed.
         return SecurityHeadersMiddleware(
-            super().build_middleware_stack(), production=self._production
+            ops.ObserveMiddleware(super().build_middleware_stack()),
+            production=self._production,
         )
 
 
@@ -122,6 +130,21 @@ def create_app(
     # (syncs and imports publish there): pacekeeper.live.
     broadcasters = live_broadcasters(settings)
     mcp_server, mcp_app = build_mcp(settings, current_services, broadcasters)
+    transport = mcp_server.asgi_app()
+    readiness = ops.Readiness()
+    ops.configure_tracing()  # OTLP export when OTEL_EXPORTER_OTLP_* is set
+
+    async def drain() -> None:
+        # Shutting down: out of the proxy's rotation, open streams told to reconnect.
+        readiness.draining = True
+        drain_streams = getattr(transport, "drain", None)
+        if drain_streams is not None:
+            await drain_streams()
+
+    async def gauges() -> None:
+        while True:
+            ops.update_gauges(mcp_server, getattr(transport, "open_streams", 0))
+            await asyncio.sleep(_GAUGE_SECONDS)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -131,9 +154,12 @@ def create_app(
             broadcasters=broadcasters,
         )  # fmt: skip
         app.state.services = services
+        app.state.readiness = readiness
         state["services"] = services
         _freeze_startup_heap()
         task = asyncio.create_task(_housekeeping(services))
+        gauge_task = asyncio.create_task(gauges())
+        forget_drain = ops.drain_on_signal(drain)
         jobs = services.jobs
         # PACEKEEPER_WORKER=off: on PostgreSQL the jobs are left to `pacekeeper worker`
         # processes; with SQLite (in-memory queue) they then wait unrun (tests only).
@@ -142,14 +168,22 @@ def create_app(
         try:
             yield
         finally:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+            forget_drain()
+            readiness.draining = True
+            for background in (task, gauge_task):
+                background.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await background
             if worker is not None:
-                await stop_worker(worker)
+                await stop_worker(worker)  # running jobs get the shutdown grace to finish
             mcp_server.sessions.close()
             await mcp_server.stop_tasks()  # a sync running as a task ends before the DB
             await services.close()
+            ops.shutdown_tracing()
+            if metrics.MULTIPROCESS:  # this process's live gauges leave the sums
+                from prometheus_client import multiprocess
+
+                multiprocess.mark_process_dead(os.getpid())  # type: ignore[no-untyped-call]
 
     routes: list[BaseRoute] = [
         # /mcp first: it is the hot path and Starlette tries routes in order (no other
@@ -161,6 +195,8 @@ def create_app(
         WebSocketRoute("/mcp/topics/{topic}", mcp_app),
         Route("/mcp/mcpcast.js", mcp_app, methods=["GET"]),
         Route("/health", api.health, methods=["GET"]),
+        Route("/ready", ops.ready, methods=["GET"]),
+        Route("/metrics", ops.metrics_endpoint, methods=["GET"]),
         Route("/openapi.json", api.openapi, methods=["GET"]),
         Route("/api/auth/register", api.register, methods=["POST"]),
         Route("/oauth/token", api.password_grant, methods=["POST"]),

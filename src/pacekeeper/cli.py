@@ -81,24 +81,21 @@ def _with_services(action: Callable[[Services], Awaitable[T]]) -> T:
 def serve(
     host: Annotated[str | None, typer.Option(help="Default PACEKEEPER_HOST.")] = None,
     port: Annotated[int | None, typer.Option(help="Default PACEKEEPER_PORT.")] = None,
+    workers: Annotated[int, typer.Option(
+        min=1, max=64, help="Processes sharing the port (uvicorn's supervisor). More than "
+                            "one needs PostgreSQL; metrics are summed over all of them.")] = 1,
 ) -> None:
-    """Run the HTTP service (uvicorn with uvloop and httptools)."""
-    import uvicorn
-
+    """Run the HTTP service (uvicorn with uvloop and httptools), shutting down gracefully
+    on SIGTERM or SIGINT (docs/deploy.md)."""
     from pacekeeper import logredact
+    from pacekeeper.ops import serve as run
 
     logredact.install()  # before uvicorn logs anything (create_app installs it too)
     settings = _settings()
-    uvicorn.run(
-        "pacekeeper.app:create_app",
-        factory=True,
-        host=host or settings.host,
-        port=port or settings.port,
-        loop="uvloop",
-        http="httptools",
-        proxy_headers=False,
-        server_header=False,
-    )
+    if workers > 1 and not settings.effective_database_url.startswith("postgresql"):
+        raise _fail("several workers need a shared database: set PACEKEEPER_DATABASE_URL "
+                    "to PostgreSQL (SQLite's in-process job queue and limits are per process)")
+    run(settings, host=host or settings.host, port=port or settings.port, workers=workers)
 
 
 @cli.command()
@@ -110,10 +107,11 @@ def worker() -> None:
 
     from pacekeeper import logredact
     from pacekeeper.jobs import stop_worker
+    from pacekeeper.ops import configure_logging
 
     logredact.install()
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     settings = _settings()
+    configure_logging(settings.log_format)
     if not settings.effective_database_url.startswith("postgresql"):
         raise _fail("a separate worker needs the shared queue: set PACEKEEPER_DATABASE_URL "
                     "to PostgreSQL (with SQLite, `pacekeeper serve` runs the jobs itself)")

@@ -96,6 +96,17 @@ class Settings(BaseSettings):
     apikey_max_live_keys_per_user: int = Field(default=10, ge=1)
     apikey_max_trial_keys_per_user: int = Field(default=2, ge=0)
 
+    # Operations (docs/deploy.md). Start-up waits this long for the database to accept
+    # connections (bounded retry with backoff; 0: try once).
+    database_wait_seconds: float = Field(default=30.0, ge=0)
+    # Shutdown: how long in-flight requests and background jobs get to finish.
+    shutdown_grace_seconds: float = Field(default=20.0, gt=0)
+    # GET /metrics: empty means only direct loopback callers (no proxy in between); set,
+    # any caller presenting `Authorization: Bearer <token>`.
+    metrics_token: SecretStr = SecretStr("")
+    # Log lines: "text" (one human line) or "json" (one object per line, with request ids).
+    log_format: Literal["text", "json"] = "text"
+
     master_encryption_key: SecretStr = Field(
         default=SecretStr(""),
         validation_alias=AliasChoices(

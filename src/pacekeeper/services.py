@@ -63,6 +63,7 @@ from pacekeeper.db import (
     create_engine,
     session_factory,
     upgrade,
+    wait_for_database,
 )
 from pacekeeper.fitness import FitnessService, SqlFitnessStore
 from pacekeeper.fitness.sync import BackgroundSyncs, SyncService
@@ -184,6 +185,8 @@ async def build_services(
     # One Redis for every process-shared counter (rate limits, key usage) when configured.
     redis = Redis.from_url(settings.redis_url) if settings.redis_url else None
     try:
+        if settings.database_wait_seconds > 0:
+            await wait_for_database(engine, settings.database_wait_seconds)
         if migrate:
             await upgrade(engine)
         sessions = session_factory(engine)

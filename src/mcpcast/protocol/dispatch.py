@@ -39,6 +39,8 @@ log = logging.getLogger("mcpcast")
 
 Handler = Callable[[dict[str, Any], Exchange], Awaitable[dict[str, Any]]]
 Injector = Callable[[Exchange, dict[str, Any]], Any]
+# observe(tool name, outcome, seconds): told of every tools/call (Server(observe_tool=...)).
+ToolObserver = Callable[[str, str, float], None]
 
 
 def _page(items: Sequence[dict[str, Any]], params: dict[str, Any], size: int,
@@ -80,6 +82,9 @@ class Methods:
         self.task_watchdog = Watchdog(config.task_timeout)
         self.tasks = TaskEngine(task_store or MemoryTaskStore(), config, self._run_task_tool,
                                 lambda: registry.has_tasks)
+        # Told of every tools/call (e.g. metrics); set by the Server. A plain tool then
+        # takes the full path, like when tracing is on.
+        self.observe: ToolObserver | None = None
         self.table: dict[str, Handler] = {
             "tools/list": self.list_tools,
             "tools/call": self.call_tool,
@@ -186,10 +191,29 @@ class Methods:
         if entry is None:
             raise InvalidParams(f"Unknown tool: {name}", {"name": name})
         arguments = params.get("arguments")
+        if self.observe is not None:
+            return await self._observed_call(entry, arguments, ex, self.observe)
+        return await self._traced_call(entry, arguments, ex)
+
+    async def _traced_call(self, entry: ToolEntry, arguments: Any, ex: Exchange
+                           ) -> dict[str, Any]:
         if self.tracing.tracer() is None:  # no span machinery at all when tracing is off
             return await self._call_tool(entry, arguments, ex, NO_SPAN)
-        with self._span("tool", name, arguments, ex) as span:
+        with self._span("tool", entry.name, arguments, ex) as span:
             return await self._call_tool(entry, arguments, ex, span)
+
+    async def _observed_call(self, entry: ToolEntry, arguments: Any, ex: Exchange,
+                             observe: ToolObserver) -> dict[str, Any]:
+        """A call reported to ``observe(tool, outcome, seconds)``: "ok", "error" (an
+        ``isError`` result) or "rejected" (a protocol error, e.g. invalid arguments)."""
+        start = time.perf_counter()
+        outcome = "rejected"
+        try:
+            result = await self._traced_call(entry, arguments, ex)
+            outcome = "error" if result.get("isError") else "ok"
+            return result
+        finally:
+            observe(entry.name, outcome, time.perf_counter() - start)
 
     def plain_tool(self, params: dict[str, Any]) -> ToolEntry | None:
         """The tool of a ``tools/call`` that needs no ``Exchange``, else None.
@@ -200,7 +224,8 @@ class Methods:
         """
         name = params.get("name")
         entry = self.registry.tools.get(name) if type(name) is str else None
-        if entry is None or not entry.plain or self.tracing.tracer() is not None:
+        if (entry is None or not entry.plain or self.observe is not None
+                or self.tracing.tracer() is not None):
             return None
         return entry
 

@@ -77,12 +77,28 @@ _JWKS_OP = {
 }
 
 
+_READINESS = {"type": "object", "properties": {
+    "status": {"type": "string", "enum": ["ready", "not_ready"]},
+    "checks": {"type": "object", "additionalProperties": {"type": "string"}}}}
+
+
 def openapi_document(base_url: str) -> dict[str, Any]:
     bearer_or_cookie: list[dict[str, list[str]]] = [{"bearer": []}, {"cookie": []}]
     paths: dict[str, Any] = {
         "/health": {"get": {"summary": "Liveness and version", "responses": {"200": _ok(
             "ok", {"type": "object", "properties": {"status": {"type": "string"},
                                                     "version": {"type": "string"}}})}}},
+        "/ready": {"get": {"summary": "Readiness: database (migrations applied), Redis and "
+                                      "job queue reachable, not shutting down",
+                           "responses": {
+            "200": _ok("ready", _READINESS), "503": _ok("not ready (a check is not ok)",
+                                                        _READINESS)}}},
+        "/metrics": {"get": {
+            "summary": "Prometheus metrics (loopback callers without a proxy, or the "
+                       "metrics bearer token; docs/deploy.md)",
+            "responses": {"200": {"description": "Prometheus text exposition format",
+                                  "content": {"text/plain": {"schema": {"type": "string"}}}},
+                          "403": _err("not a local scraper and no valid metrics token")}}},
         "/openapi.json": {"get": {"summary": "This document",
                                   "responses": {"200": {"description": "OpenAPI 3.1"}}}},
         "/api/auth/register": {"post": {

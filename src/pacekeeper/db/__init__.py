@@ -1,7 +1,7 @@
 """Storage: SQLAlchemy 2 async models, repositories behind Protocols, migrations."""
 
 from pacekeeper.db._engine import AsyncSession, create_engine, session_factory, upsert_insert
-from pacekeeper.db._migrate import alembic_config, upgrade
+from pacekeeper.db._migrate import alembic_config, applied_revisions, head_revisions, upgrade
 from pacekeeper.db._models import (
     Base,
     CsrfTokenRow,
@@ -23,6 +23,8 @@ from pacekeeper.db._records import (
 )
 from pacekeeper.db._revoked import SqlRevokedTokens
 from pacekeeper.db._sql import SqlCsrfTokenRepository, SqlSigningKeyRepository, SqlUserRepository
+from pacekeeper.db._tracing import trace_statements
+from pacekeeper.db._wait import DatabaseUnavailable, wait_for_database
 
 __all__ = [
     "AsyncSession",
@@ -31,6 +33,7 @@ __all__ = [
     "CsrfRecord",
     "CsrfTokenRepository",
     "CsrfTokenRow",
+    "DatabaseUnavailable",
     "DuplicateEmailError",
     "RevokedTokenRow",
     "Role",
@@ -48,8 +51,12 @@ __all__ = [
     "UserRow",
     "UserStatus",
     "alembic_config",
+    "applied_revisions",
     "create_engine",
+    "head_revisions",
     "session_factory",
+    "trace_statements",
     "upgrade",
     "upsert_insert",
+    "wait_for_database",
 ]

@@ -13,6 +13,8 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 from sqlalchemy.ext.asyncio import AsyncSession as AsyncSession
 
+from pacekeeper.db._tracing import trace_statements
+
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     # WAL lets readers run while one writer commits; busy_timeout waits for the lock
@@ -47,8 +49,10 @@ def create_engine(url: str) -> AsyncEngine:
             Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
         engine = create_async_engine(url, **_JSON)
         event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
-        return engine
-    return create_async_engine(url, pool_pre_ping=True, **_JSON)
+    else:
+        engine = create_async_engine(url, pool_pre_ping=True, **_JSON)
+    trace_statements(engine.sync_engine)  # spans only once tracing is configured
+    return engine
 
 
 def session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:

@@ -29,7 +29,7 @@ import time
 import uuid
 from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import procrastinate
 from procrastinate import exceptions as pq_errors
@@ -37,6 +37,7 @@ from procrastinate.testing import InMemoryConnector
 from sqlalchemy.engine import make_url
 
 from pacekeeper.fitness._records import Owner
+from pacekeeper.metrics import SYNC_JOBS
 
 if TYPE_CHECKING:
     from pacekeeper.config import Settings
@@ -46,6 +47,11 @@ log = logging.getLogger("pacekeeper.jobs")
 QUEUE = "pacekeeper"
 SCHEDULE_CRON = "*/5 * * * *"
 STALLED_AFTER_S = 60
+# A job cut short by a shutdown (its grace ran out) goes back to the queue and runs again
+# on a live worker; a sync resumes from its cursor. Other failures are not retried.
+SHUTDOWN_RETRY = procrastinate.RetryStrategy(
+    max_attempts=5, wait=1,
+    retry_exceptions=cast(Any, {asyncio.CancelledError, pq_errors.JobAborted}))
 
 
 def _services(context: procrastinate.JobContext) -> Services:
@@ -61,14 +67,19 @@ def _register(app: procrastinate.App) -> dict[str, Any]:
     """The tasks, registered on one App (each App its own: procrastinate binds a task
     to the app that registered it)."""
 
-    @app.task(name="sync_provider", queue=QUEUE, pass_context=True)
+    @app.task(name="sync_provider", queue=QUEUE, pass_context=True, retry=SHUTDOWN_RETRY)
     async def sync_provider(context: procrastinate.JobContext, user: str, tenant: str,
                             provider: str) -> None:
         services = _services(context)
         if services.syncs is None or services.jobs is None:
             return
         owner = Owner(uuid.UUID(user), uuid.UUID(tenant))
-        report = await services.syncs.sync(owner, provider)
+        try:
+            report = await services.syncs.sync(owner, provider)
+        except Exception:
+            SYNC_JOBS.labels(provider, "failed").inc()
+            raise
+        SYNC_JOBS.labels(provider, report.status).inc()
         log.info("background %s sync: %s", provider, report.status)
         if report.status == "paused" and report.retry_after is not None:
             # The provider's window resets later: come back then, from the cursor.
@@ -85,7 +96,8 @@ def _register(app: procrastinate.App) -> dict[str, Any]:
                     await services.jobs.enqueue_sync(owner, provider, delay_s=delay + 1)
 
 
-    @app.task(name="recompute_metrics", queue=QUEUE, pass_context=True)
+    @app.task(name="recompute_metrics", queue=QUEUE, pass_context=True,
+              retry=SHUTDOWN_RETRY)
     async def recompute_metrics(context: procrastinate.JobContext, user: str, since: str) -> None:
         services = _services(context)
         found = await services.users.get(uuid.UUID(user))
@@ -207,12 +219,24 @@ class JobQueue:
             additional_context={"services": services},
             # Without LISTEN/NOTIFY (in memory) a new job is seen at the next poll.
             fetch_job_polling_interval=1.0 if self.shared else 0.2,
-            shutdown_graceful_timeout=5.0,
+            shutdown_graceful_timeout=self.settings.shutdown_grace_seconds,
         )
 
     def start_worker(self, services: Services) -> asyncio.Task[None]:
         self.services = services
         return asyncio.create_task(self.work(services, name="serve"))
+
+    async def depth(self) -> int:
+        """Jobs waiting to run (due now or later) in this queue."""
+        if not self.shared:
+            connector = self.app.connector
+            assert isinstance(connector, InMemoryConnector)
+            return sum(1 for job in connector.jobs.values()
+                       if job["status"] == "todo" and job["queue_name"] == QUEUE)
+        row = await self.app.connector.execute_query_one_async(
+            "SELECT count(*) AS n FROM procrastinate_jobs "
+            "WHERE status = 'todo' AND queue_name = %(queue)s", queue=QUEUE)
+        return int(row["n"])
 
     async def wait(self, job_id: int, within_s: float = 30.0) -> str:
         """Wait until a job has run; its final status (succeeded, failed, ...). A job the

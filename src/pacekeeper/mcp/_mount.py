@@ -23,6 +23,7 @@ from pacekeeper.mcp._gate import (
 )
 from pacekeeper.mcp._logs import install_access_log_filter
 from pacekeeper.mcp._tools import PacekeeperTools
+from pacekeeper.metrics import tool_observed
 from pacekeeper.services import Services
 
 _LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
@@ -89,6 +90,7 @@ def build_mcp(settings: Settings, services: Callable[[], Services],
         check_scopes=make_check_scopes(services),
         broadcasters=broadcasters,
         authorize_topic=_topic_owner_only(services, same_origins),
+        observe_tool=tool_observed,  # tool calls by tool and outcome (/metrics)
     )
     # mcpcast types its ASGI callables with plain dicts; Starlette's are Mappings.
     return server, McpGate(cast(ASGIApp, server.asgi_app()), services, same_origins)

@@ -15,6 +15,8 @@ from typing import Any
 
 import httpx
 
+from pacekeeper.metrics import PROVIDER_CALLS, PROVIDER_QUOTA
+
 from ._errors import (
     AccessTokenRejected,
     ProviderConfigError,
@@ -116,11 +118,14 @@ class ProviderHTTP:
                 )
             except httpx.TimeoutException:
                 last_failure = "timed out"
+                PROVIDER_CALLS.labels(self.provider, "transport_error").inc()
             except httpx.TransportError:
                 last_failure = "connection failed"
+                PROVIDER_CALLS.labels(self.provider, "transport_error").inc()
             else:
                 self.tracker.observe(response.headers, self._clock())
                 self.tracker.count(tenant, self._clock())
+                self._observed(response.status_code)
                 if response.status_code < 400:
                     return response
                 wait = self._wait_for(response, attempt, token_endpoint)
@@ -134,6 +139,13 @@ class ProviderHTTP:
             self.provider,
             f"unavailable after {self.policy.attempts} attempts ({last_failure})",
         )
+
+    def _observed(self, status: int) -> None:
+        outcome = ("ok" if status < 400 else "rate_limited" if status == 429
+                   else "server_error" if status >= 500 else "client_error")
+        PROVIDER_CALLS.labels(self.provider, outcome).inc()
+        for window in self.tracker.windows:
+            PROVIDER_QUOTA.labels(self.provider, window.name).set(window.remaining)
 
     def _wait_for(self, response: httpx.Response, attempt: int, token_endpoint: bool) -> float:
         """Delay before retrying ``response``, or raise the error it stands for."""

@@ -1,0 +1,1 @@
+"""bench/run load: a mixed workload from Locust against scripts/cluster (docs/scaling.md)."""

@@ -1,0 +1,191 @@
+"""bench/run load [--processes 1,3] [--users 24] [--rate 1.0] [--duration 60] [--quick]
+
+For each process count: `scripts/cluster up` (own folder and ports), seed people (each
+registers, sets an FTP, imports a ride), read every serve process's RSS, run the Locust
+workload (bench/load/locustfile.py) headless at a fixed offered rate (users x rate per
+second), read the RSS again, `scripts/cluster down --purge`. Prints one table per run and
+writes bench/results/load-<time>.json. docs/scaling.md has the figures.
+
+Bench-only settings (documented in docs/scaling.md): every request of the bench comes
+from one address, so the per-address login and registration limits and the trial-key cap
+are raised; everything else is the service's defaults (Argon2id m=19 MiB t=2, 4096-bit
+signing keys are the only exception: 2048, generated once at start-up).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import random
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "scripts" / "cluster"
+FIT = ROOT / "tests" / "data" / "activities" / "fit" / "6449921903_ACTIVITY.fit"
+RESULTS = ROOT / "bench" / "results"
+PASSWORD = "correct horse battery staple"
+
+
+def _free_block(span: int = 12) -> int:
+    for _ in range(50):
+        base = random.randrange(20000, 40000)
+        try:
+            for port in range(base, base + span):
+                with socket.socket() as s:
+                    s.bind(("127.0.0.1", port))
+        except OSError:
+            continue
+        return base
+    raise RuntimeError("no free block of ports")
+
+
+def _env(state: Path, port: int, processes: int) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PACEKEEPER_")}
+    env.update({
+        "PACEKEEPER_SKIP_VENV": "1",
+        "PATH": f"{Path(sys.executable).parent}:{env.get('PATH', '')}",
+        "PACEKEEPER_CLUSTER_DIR": str(state), "PACEKEEPER_CLUSTER_PORT": str(port),
+        "PACEKEEPER_CLUSTER_PROCESSES": str(processes),
+        "PACEKEEPER_REGISTRATION": "open", "PACEKEEPER_JWT_RSA_KEY_BITS": "2048",
+        "PACEKEEPER_LOGIN_LIMIT_PER_ADDRESS": "1000000",
+        "PACEKEEPER_LOGIN_LIMIT_PER_ACCOUNT": "1000000",
+        "PACEKEEPER_REGISTER_LIMIT_PER_ADDRESS": "1000000",
+        "PACEKEEPER_APIKEY_MAX_TRIAL_KEYS_PER_USER": "1000000",
+        "PACEKEEPER_SANDBOX_HISTORY_DAYS": "30",
+    })
+    return env
+
+
+def _cluster(command: str, env: dict[str, str]) -> str:
+    done = subprocess.run([str(SCRIPT), *command.split()], env=env, capture_output=True,
+                          text=True, timeout=600)
+    if done.returncode != 0:
+        raise RuntimeError(f"scripts/cluster {command} failed:\n{done.stderr[-3000:]}")
+    return done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
+
+
+def _rss_mib(state: Path) -> dict[str, float]:
+    sizes = {}
+    for pidfile in sorted(state.glob("serve-*.pid")):
+        status = Path(f"/proc/{pidfile.read_text().strip()}/status").read_text()
+        kib = next(int(line.split()[1]) for line in status.splitlines()
+                   if line.startswith("VmRSS:"))
+        sizes[pidfile.stem] = round(kib / 1024, 1)
+    return sizes
+
+
+def _seed(url: str, users: int, folder: Path) -> Path:
+    people = []
+    with httpx.Client(base_url=url, timeout=60) as client:
+        for i in range(users):
+            email = f"load{i}@example.com"
+            token = client.post("/api/auth/register", json={
+                "email": email, "password": PASSWORD}).raise_for_status().json()["token"]
+            auth = {"authorization": f"Bearer {token}"}
+            client.patch("/api/athlete", headers=auth, json={
+                "ftp_watts": 250, "valid_from": "2015-01-01"}).raise_for_status()
+            client.post("/api/activities/import", headers=auth, files={
+                "file": (FIT.name, FIT.read_bytes())}).raise_for_status()
+            client.cookies.clear()
+            people.append([email, PASSWORD])
+    path = folder / "people.json"
+    path.write_text(json.dumps(people))
+    return path
+
+
+def _read_stats(prefix: Path) -> dict[str, Any]:
+    rows = {}
+    with open(f"{prefix}_stats.csv") as f:
+        for row in csv.DictReader(f):
+            rows[row["Name"]] = {
+                "requests": int(row["Request Count"]), "failures": int(row["Failure Count"]),
+                "rps": round(float(row["Requests/s"]), 1),
+                "p50_ms": float(row["50%"] or 0), "p99_ms": float(row["99%"] or 0)}
+    errors: dict[str, int] = {}
+    with open(f"{prefix}_failures.csv") as f:
+        for row in csv.DictReader(f):
+            errors[f'{row["Name"]}: {row["Error"]}'] = int(row["Occurrences"])
+    five_xx = sum(n for error, n in errors.items() if "HTTP 5" in error)
+    return {"operations": rows, "errors": errors, "http_5xx": five_xx}
+
+
+def run_once(processes: int, users: int, rate: float, duration: int) -> dict[str, Any]:
+    state = Path(tempfile.mkdtemp(prefix="pk-load-"))
+    env = _env(state, _free_block(), processes)
+    try:
+        url = _cluster("up", env)
+        _seed(url, users, state)
+        rss_start = _rss_mib(state)
+        prefix = state / "locust"
+        locust_env = {**os.environ, "LOAD_USERS": str(state / "people.json"),
+                      "LOAD_RATE_PER_USER": str(rate), "LOAD_FIT": str(FIT),
+                      "PYTHONPATH": f"{ROOT}:{ROOT / 'src'}"}
+        started = time.monotonic()
+        locustfile = str(ROOT / "bench" / "load" / "locustfile.py")
+        subprocess.run([sys.executable, "-m", "locust", "-f", locustfile,
+                        "--headless", "-u", str(users), "-r", str(users), "-t", f"{duration}s",
+                        "--host", url, "--csv", str(prefix), "--only-summary",
+                        "--loglevel", "WARNING", "--stop-timeout", "10"],
+                       env=locust_env, check=False, timeout=duration + 120,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        took = time.monotonic() - started
+        rss_end = _rss_mib(state)
+        stats = _read_stats(prefix)
+    finally:
+        _cluster("down --purge", env)
+    return {"processes": processes, "users": users, "offered_rps": users * rate,
+            "duration_s": duration, "wall_s": round(took, 1), "rss_mib_start": rss_start,
+            "rss_mib_end": rss_end, **stats}
+
+
+def _print(result: dict[str, Any]) -> None:
+    print(f"\n{result['processes']} process(es), {result['users']} people, offered "
+          f"{result['offered_rps']:g} req/s for {result['duration_s']} s; 5xx: "
+          f"{result['http_5xx']}")
+    print("| operation | requests | failures | req/s | p50 ms | p99 ms |")
+    print("|---|---|---|---|---|---|")
+    for name, row in result["operations"].items():
+        print(f"| {name} | {row['requests']} | {row['failures']} | {row['rps']} | "
+              f"{row['p50_ms']:g} | {row['p99_ms']:g} |")
+    for error, n in result["errors"].items():
+        print(f"  error x{n}: {error}")
+    print(f"RSS MiB start {result['rss_mib_start']} end {result['rss_mib_end']}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="bench/run load", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--processes", default="1,3",
+                        help="comma-separated process counts, one run each (default 1,3)")
+    parser.add_argument("--users", type=int, default=24, help="simulated people (24)")
+    parser.add_argument("--rate", type=float, default=1.0,
+                        help="requests per second per person (1.0)")
+    parser.add_argument("--duration", type=int, default=60, help="seconds measured (60)")
+    parser.add_argument("--quick", action="store_true", help="20 s, 8 people, one process")
+    args = parser.parse_args()
+    counts = [int(n) for n in args.processes.split(",")]
+    if args.quick:
+        counts, args.users, args.duration = [1], 8, 20
+    results = []
+    for processes in counts:
+        result = run_once(processes, args.users, args.rate, args.duration)
+        _print(result)
+        results.append(result)
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    out = RESULTS / f"load-{time.strftime('%Y%m%dT%H%M%S')}.json"
+    out.write_text(json.dumps(results, indent=2))
+    print(f"\nwritten {out.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,30 @@
+"""Running the service: readiness, metrics, logs, traces, graceful shutdown, workers
+(docs/deploy.md)."""
+
+from pacekeeper.ops._context import request_id
+from pacekeeper.ops._endpoints import metrics_allowed, metrics_endpoint, ready, update_gauges
+from pacekeeper.ops._logging import JsonFormatter, configure_logging, log_config
+from pacekeeper.ops._observe import ObserveMiddleware, route_template
+from pacekeeper.ops._ready import Readiness
+from pacekeeper.ops._serve import drain_on_signal, quiet_lifespan_failures, serve
+from pacekeeper.ops._tracing import configure_tracing, shutdown_tracing, tracing_wanted
+
+__all__ = [
+    "JsonFormatter",
+    "ObserveMiddleware",
+    "Readiness",
+    "configure_logging",
+    "configure_tracing",
+    "drain_on_signal",
+    "log_config",
+    "metrics_allowed",
+    "metrics_endpoint",
+    "quiet_lifespan_failures",
+    "ready",
+    "request_id",
+    "route_template",
+    "serve",
+    "shutdown_tracing",
+    "tracing_wanted",
+    "update_gauges",
+]

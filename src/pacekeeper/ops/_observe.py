@@ -1,0 +1,126 @@
+"""One ASGI middleware per request: a request id (kept from `X-Request-ID` or made,
+echoed back), the request counted and timed by route template (metrics), and, when
+tracing is configured, an HTTP server span that the MCP span of a tool call nests under.
+
+It sits outside Starlette's error middleware, so a 500 is counted as one. The route
+template is what the router matched (`scope["route"]`), never the raw path: ids in paths
+would make every request its own time series.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from opentelemetry import trace
+from opentelemetry.trace import SpanKind, Status, StatusCode
+from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from pacekeeper import metrics
+from pacekeeper.ops._context import choose_request_id, request_id
+from pacekeeper.tracing import LazyTracer
+
+UNMATCHED = "unmatched"
+_PROPAGATOR = TraceContextTextMapPropagator()
+
+
+def route_template(scope: Scope) -> str:
+    route = scope.get("route")
+    path = getattr(route, "path", None)
+    if not isinstance(path, str):
+        return UNMATCHED
+    return str(scope.get("root_path") or "") + path
+
+
+class _Children:
+    """Labelled metric children, cached: `labels()` takes a lock and builds a key each
+    time; a request needs two (the label sets are few and bounded)."""
+
+    def __init__(self) -> None:
+        self.counts: dict[tuple[str, str, str], Any] = {}
+        self.latencies: dict[tuple[str, str], Any] = {}
+
+    def count(self, method: str, route: str, status: str) -> Any:
+        key = (method, route, status)
+        child = self.counts.get(key)
+        if child is None:
+            child = self.counts[key] = metrics.HTTP_REQUESTS.labels(*key)
+        return child
+
+    def latency(self, method: str, route: str) -> Any:
+        key = (method, route)
+        child = self.latencies.get(key)
+        if child is None:
+            child = self.latencies[key] = metrics.HTTP_LATENCY.labels(*key)
+        return child
+
+
+class ObserveMiddleware:
+    def __init__(self, app: ASGIApp, tracer_provider: trace.TracerProvider | None = None
+                 ) -> None:
+        self.app = app
+        self.children = _Children()
+        self._tracing = LazyTracer("pacekeeper.http", tracer_provider)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope.get("headers") or ())
+        rid = choose_request_id(headers.get(b"x-request-id"))
+        token = request_id.set(rid)
+        try:
+            tracer = self._tracing.tracer()
+            if tracer is None:
+                await self._observed(scope, receive, send, rid, None)
+                return
+            carrier = {k.decode("latin-1"): v.decode("latin-1") for k, v in headers.items()
+                       if k in (b"traceparent", b"tracestate")}
+            method = scope.get("method", "GET")
+            with tracer.start_as_current_span(
+                    f"{method} {scope['path']}", context=_PROPAGATOR.extract(carrier),
+                    kind=SpanKind.SERVER, record_exception=False,
+                    attributes={"http.request.method": method, "url.path": scope["path"],
+                                "pacekeeper.request_id": rid}) as span:
+                await self._observed(scope, receive, send, rid, span)
+        finally:
+            request_id.reset(token)
+
+    async def _observed(self, scope: Scope, receive: Receive, send: Send, rid: str,
+                        span: trace.Span | None) -> None:
+        if scope["type"] == "websocket":
+            await self.app(scope, receive, send)
+            return
+        start = time.perf_counter()
+        status = 500
+        took: float | None = None
+        echo = (b"x-request-id", rid.encode())
+
+        async def observing_send(message: Message) -> None:
+            nonlocal status, took
+            if message["type"] == "http.response.start":
+                status = int(message["status"])
+                took = time.perf_counter() - start
+                message = {**message, "headers": [*message.get("headers", ()), echo]}
+            await send(message)
+
+        try:
+            await self.app(scope, receive, observing_send)
+        finally:
+            route = route_template(scope)
+            method = str(scope.get("method", "GET"))
+            self.children.count(method, route, str(status)).inc()
+            self.children.latency(method, route).observe(
+                took if took is not None else time.perf_counter() - start)
+            if status == 429:
+                metrics.RATE_LIMITED.labels(route).inc()
+            if span is not None:
+                span.update_name(f"{method} {route}")
+                span.set_attribute("http.route", route)
+                span.set_attribute("http.response.status_code", status)
+                if status >= 500:
+                    span.set_status(Status(StatusCode.ERROR))
+
+
+__all__ = ["ObserveMiddleware", "route_template"]
