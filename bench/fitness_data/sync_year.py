@@ -182,10 +182,10 @@ def generation_reference() -> dict[str, Any]:
     """The sandbox's synthesis of the year's 1 Hz samples alone, in this process."""
     today = datetime.now(UTC).date()
     acts = gen.activities_between(ATHLETE, today - timedelta(days=HISTORY_DAYS), today)
-    gen.streams.cache_clear()
+    gen.synthetic_streams.cache_clear()
     t = time.perf_counter()
     for a in acts:
-        gen.streams(a.id)
+        gen.synthetic_streams(a.id)
     return {"activities": len(acts), "hours": sum(a.duration_s for a in acts) / 3600,
             "seconds": time.perf_counter() - t}
 
