@@ -27,6 +27,7 @@ from mcpcast import (
     Context,
     EmbeddedResource,
     Image,
+    InternalError,
     Message,
     Param,
     Server,
@@ -386,6 +387,62 @@ class Everything:
             questions.append(Ask.roots(key="client_roots"))
         answers = await ctx.ask(*questions)
         return f"{len(answers)} answer(s) for the declared capabilities"
+
+    # ------------------------------ the tasks extension (io.modelcontextprotocol/tasks)
+    # A client that declared the extension gets a task handle at once and polls
+    # tasks/get; other clients get an ordinary call (or -32021 for task="required").
+    # (confirm_delete lists first, and http-header-validation calls the first tool with
+    # no arguments: hence its default filename.)
+
+    @tool()
+    def greet(self, name: str) -> str:
+        """Greets someone (an ordinary tool: never a task)."""
+        return f"Hello, {name}!"
+
+    @tool(task="optional")
+    async def slow_compute(self, seconds: float = 1.0, label: str = "") -> str:
+        """Works for `seconds` seconds, then reports; tasks/cancel stops it."""
+        await asyncio.sleep(max(0.0, min(seconds, 600.0)))
+        return f"computed {label or 'result'} after {seconds:g} s"
+
+    @tool(task="required")
+    async def failing_job(self) -> str:
+        """Works for a second, then fails the way a tool fails (an isError result)."""
+        await asyncio.sleep(1.0)
+        raise ToolError("The job failed: the input could not be processed")
+
+    @tool(task="optional")
+    async def protocol_error_job(self) -> str:
+        """Fails below the tool's level: the task ends `failed` with a JSON-RPC error."""
+        await asyncio.sleep(0.1)
+        raise InternalError("The job's worker was lost")
+
+    @tool(task="optional")
+    async def confirm_delete(self, ctx: Context, filename: str = "notes.txt") -> str:
+        """Asks for confirmation (the task waits in input_required), then deletes."""
+        answer = await ctx.elicit(f"Delete {filename}?", _form("confirm", "boolean"),
+                                  key="confirm")
+        if answer.get("action") == "accept" and answer.get("content", {}).get("confirm"):
+            return f"Deleted {filename}"
+        return f"Kept {filename}"
+
+    @tool(task="optional")
+    async def multi_input(self, ctx: Context) -> str:
+        """Asks two questions at once; the task waits until both are answered."""
+        name, confirm = await ctx.ask(
+            Ask.elicit("What is your name?", _form("name"), key="name"),
+            Ask.elicit("Proceed?", _form("confirm", "boolean"), key="confirm"))
+        return (f"name={name.get('content', {}).get('name')}, "
+                f"confirm={confirm.get('content', {}).get('confirm')}")
+
+    @tool(task="required", task_start="tool")
+    async def test_tool_with_task(self, ctx: Context) -> str:
+        """Asks the user's name within the call, then goes on as a task to greet them."""
+        answer = await ctx.elicit("What is your name?", _form("name"), key="user_name")
+        name = answer.get("content", {}).get("name", "stranger")
+        await ctx.start_task()  # the caller gets the task handle now
+        await asyncio.sleep(0.5)
+        return f"Hello, {name}! (from a task)"
 
     # -------------------------------------------------------------- resources
 

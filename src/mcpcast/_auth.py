@@ -1,12 +1,15 @@
-"""The authentication hook's view of a request, and how its verdict is applied."""
+"""The authentication hooks: what they see of a request (``RequestInfo``), and the one
+place they are applied (``Gate``), whose answer the transports get (``Caller``)."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Hashable
+from collections.abc import Awaitable, Callable, Hashable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ._errors import Unauthorized
+from ._errors import AuthRequired, Unauthorized
+from ._jsonrpc import Message
+from .protocol.session import ANONYMOUS
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,21 +43,111 @@ def request_info(scope: dict[str, Any], calls: int = 0) -> RequestInfo:
                        scope.get("query_string", b"").decode("latin-1"), calls)
 
 
-@dataclass(slots=True)
-class Verdict:
-    """The hook's answer: a principal, or the rejection to send if one is needed."""
+class Caller:
+    """Who sent a request or opened a connection, as the one authentication pass found.
 
-    principal: Any = None
-    rejection: Unauthorized | None = None
+    The entry point makes one per request (a POST) or connection (an upgrade, a stream)
+    and hands it to the transport, which never calls the hook itself. ``refusal`` is set
+    for an anonymous connection when a hook exists: each request it sends outside
+    ``public_methods`` is refused with it.
+    """
 
-    def refusal(self) -> Unauthorized:
-        return self.rejection or Unauthorized("authentication required")
+    __slots__ = ("gate", "principal", "refusal")
+
+    def __init__(self, gate: Gate, principal: Any = None,
+                 refusal: Unauthorized | None = None) -> None:
+        self.gate = gate
+        self.principal = principal
+        self.refusal = refusal
+
+    def owner(self) -> Hashable:
+        """The identity key the sessions this caller creates are bound to."""
+        return self.gate.owner(self.principal)
+
+    def screen(self, message: Message) -> AuthRequired | None:
+        """A request on a connection (no HTTP status per message): the JSON-RPC error that
+        refuses it, if the caller may not make it."""
+        method = message["method"]
+        if self.refusal is not None and method not in self.gate.public:
+            return AuthRequired(self.refusal.message)
+        if method == "tools/call":
+            # The refusal (e.g. insufficient scope) names what the hook said.
+            refused = self.gate.refuse_scopes(self.principal, (message,))
+            if refused is not None:
+                return AuthRequired(refused.message, {
+                    **(refused.data or {}), "status": refused.status,
+                    "www_authenticate": refused.www_authenticate})
+        return None
 
 
-async def judge(hook: Authenticate | None, scope: dict[str, Any], calls: int = 0) -> Verdict:
-    if hook is None:
-        return Verdict()
-    try:
-        return Verdict(await hook(request_info(scope, calls)))
-    except Unauthorized as exc:
-        return Verdict(None, exc)
+class Gate:
+    """The one application of the hooks ``Server`` was given (``authenticate``,
+    ``identify``, ``check_scopes``): the entry point asks it once per request or
+    connection."""
+
+    __slots__ = ("check_scopes", "hook", "identify", "nobody", "public", "scopes_of")
+
+    def __init__(self, hook: Authenticate | None, identify: Identify | None,
+                 check_scopes: CheckScopes | None, public: frozenset[str],
+                 scopes_of: Callable[[Any], tuple[str, ...]]) -> None:
+        self.hook = hook
+        self.identify = identify
+        self.check_scopes = check_scopes
+        self.public = public
+        self.scopes_of = scopes_of  # a tool name -> the scopes it declares
+        self.nobody = Caller(self)  # every caller when there is no hook
+
+    async def admit(self, scope: dict[str, Any], requests: list[Message]
+                    ) -> Caller | Unauthorized:
+        """A POST's caller, or the refusal to answer it with: its requests outside
+        ``public_methods`` need a principal, and their tools' scopes."""
+        if self.hook is None:
+            return self.nobody
+        guarded = [m for m in requests if m["method"] not in self.public]
+        # The hook hears how many requests need a principal: a batch is that many calls.
+        try:
+            principal = await self.hook(request_info(scope, len(guarded)))
+        except Unauthorized as exc:
+            if guarded:
+                return exc
+            principal = None  # public methods only: the verdict does not matter
+        if guarded:
+            if principal is None:
+                return Unauthorized("authentication required")
+            refused = self.refuse_scopes(principal, guarded)
+            if refused is not None:
+                return refused
+        return Caller(self, principal)
+
+    async def connect(self, scope: dict[str, Any]) -> Caller | Unauthorized:
+        """The caller opening a connection or stream (WebSocket, HTTP+SSE, GET, DELETE):
+        a bad credential refuses it; an anonymous one may open it, refused per request."""
+        if self.hook is None:
+            return self.nobody
+        try:
+            principal = await self.hook(request_info(scope))
+        except Unauthorized as exc:
+            return exc
+        if principal is None:
+            return Caller(self, None, Unauthorized("authentication required"))
+        return Caller(self, principal)
+
+    def owner(self, principal: Any) -> Hashable:
+        """The identity key sessions created by ``principal`` are bound to."""
+        if principal is None:
+            return ANONYMOUS
+        return self.identify(principal) if self.identify is not None else principal
+
+    def refuse_scopes(self, principal: Any, requests: Iterable[Message]) -> Unauthorized | None:
+        """``check_scopes``'s refusal for the scopes ``requests`` declare, if any."""
+        if self.check_scopes is None:
+            return None
+        needed: tuple[str, ...] = ()
+        for message in requests:
+            if message["method"] != "tools/call":
+                continue
+            params = message.get("params")
+            scopes = self.scopes_of(params.get("name") if isinstance(params, dict) else None)
+            if scopes:
+                needed = scopes if not needed else tuple(dict.fromkeys((*needed, *scopes)))
+        return self.check_scopes(principal, needed) if needed else None

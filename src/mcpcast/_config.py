@@ -77,3 +77,9 @@ class ServerConfig:
     cache_scope: Literal["public", "private"] = "private"
     state_secret: bytes | None = None  # share it between processes serving one client
     state_ttl: float = 600.0
+    # Tasks extension: how long an ended task stays readable, the poll interval clients
+    # are told, how long a task's tool may run, and how many may run per caller at once.
+    task_ttl_ms: int = 3_600_000
+    task_poll_interval_ms: int = 1000
+    task_timeout: float = 3600.0
+    max_running_tasks_per_principal: int = 16

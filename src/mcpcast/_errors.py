@@ -1,20 +1,39 @@
 """The one exception root of mcpcast and its tree.
 
-::
+Every exception mcpcast defines derives from ``McpcastError`` (a test walks the package
+and keeps this drawing complete); the module named after a class is its home when it is
+not this one::
 
     McpcastError
      +-- RegistrationError      a bad declaration, found when the server class is registered
+     +-- UriTemplateError       (_uritemplate; also a ValueError) a template mcpcast refuses
      +-- ProtocolError          a JSON-RPC error: carries ``code``, ``message`` and ``data``
      |    +-- ParseError         -32700
      |    +-- InvalidRequest     -32600
+     |    |    +-- SessionMissing     a handshake-era request without Mcp-Session-Id (400)
      |    +-- MethodNotFound     -32601
      |    +-- InvalidParams      -32602  (unknown tool/resource/prompt, bad or missing argument)
      |    +-- InternalError      -32603
      |    +-- HeaderMismatch     -32020  (2026-07-28: HTTP headers disagree with the body)
      |    +-- MissingCapability  -32021  (2026-07-28: the request lacks a client capability)
      |    +-- UnsupportedVersion -32022  (2026-07-28: names the supported versions)
+     |    +-- AuthRequired       -32001  the authentication hook's refusal, as JSON-RPC (401)
+     |    +-- SessionNotFound    -32001  an unknown, ended or someone else's session (404)
+     |    +-- RequestCancelled   -32800  (protocol.legacy) the client cancelled the request
+     |    +-- RemoteError        (testing) the error a TestClient got back
      +-- ToolError              raised by a tool on purpose: an ``isError`` result with its message
+     |    +-- ClientRequestFailed (protocol.exchange) the client answered our request with an error
      +-- Unauthorized           raised by an authentication hook: HTTP 401 + ``WWW-Authenticate``
+     +-- SessionLimit           (protocol.session) a new session refused: its HTTP status
+     +-- TopicLimitError        (broadcast; also a LookupError) no room for another topic
+     +-- TopicRefused           (transports.subscribe) a browser subscription refused
+     +-- BodyTooLarge           (transports._http) a request body over the limit (413)
+     +-- Disconnected           (transports._http) the client left while its body was read
+
+Two classes stand outside on purpose: ``InputRequired`` (protocol.roundtrip) is a
+``BaseException`` like ``asyncio.CancelledError``, control flow that a tool's own
+``except Exception`` must not swallow; and the stdio bridge's ``HttpError`` (bridge),
+which ships as a standalone archive that imports nothing else of mcpcast.
 
 A ``ProtocolError`` renders itself as the ``error`` member of a JSON-RPC response; the
 transports also take an HTTP status from it (``http_status``) where the transport rules
@@ -62,6 +81,10 @@ class InvalidRequest(ProtocolError):
     http_status = 400
 
 
+class SessionMissing(InvalidRequest):
+    """A handshake-era request that names no session (``Mcp-Session-Id``)."""
+
+
 class MethodNotFound(ProtocolError):
     code = -32601
 
@@ -87,6 +110,20 @@ class MissingCapability(ProtocolError):
 class UnsupportedVersion(ProtocolError):
     code = -32022
     http_status = 400
+
+
+class AuthRequired(ProtocolError):
+    """An ``Unauthorized`` refusal rendered as a JSON-RPC error (its status is the HTTP one)."""
+
+    code = -32001
+    http_status = 401
+
+
+class SessionNotFound(ProtocolError):
+    """The session named does not exist (or belongs to someone else: ids cannot be probed)."""
+
+    code = -32001
+    http_status = 404
 
 
 class ToolError(McpcastError):

@@ -16,6 +16,10 @@ from typing import Any, Literal, TypeVar
 from ._errors import RegistrationError
 from ._schema import Signature, analyse
 from ._uritemplate import UriTemplate, is_template
+from .tasks._record import TaskSupport
+
+TaskStart = Literal["call", "tool"]
+_TASK_SUPPORT = ("forbidden", "optional", "required")
 
 F = TypeVar("F", bound=Callable[..., Any])
 C = TypeVar("C", bound=type)
@@ -41,6 +45,8 @@ class ToolDecl:
     meta: dict[str, Any] | None = None
     input_schema: dict[str, Any] | None = None
     scopes: tuple[str, ...] = ()
+    task: TaskSupport = "forbidden"
+    task_start: TaskStart = "call"
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,18 +88,29 @@ def mcp_server(name: str, path: str = "/mcp", version: str = "0.1.0", *,
 def tool(name: str | None = None, description: str | None = None, *, title: str | None = None,
          annotations: dict[str, Any] | None = None, meta: dict[str, Any] | None = None,
          input_schema: dict[str, Any] | None = None,
-         scopes: tuple[str, ...] = ()) -> Callable[[F], F]:
+         scopes: tuple[str, ...] = (), task: TaskSupport = "forbidden",
+         task_start: TaskStart = "call") -> Callable[[F], F]:
     """Publish a method as a tool (``tools/call``).
 
     ``input_schema`` publishes a hand-written JSON Schema instead of the generated one
     (arguments are still validated against the method's signature). ``scopes`` are the
     authorization scopes a call needs: mcpcast hands them to the server's
     ``check_scopes`` hook before the call runs and gives them no meaning of its own.
+
+    ``task`` (the tasks extension): ``"optional"`` runs a call as a task when the client
+    negotiated ``io.modelcontextprotocol/tasks`` and as an ordinary call otherwise;
+    ``"required"`` refuses clients without it (-32021). A task starts when the call
+    arrives, or with ``task_start="tool"`` when the tool calls ``ctx.start_task()``
+    (what it asks before that is asked within the call itself).
     """
     if isinstance(scopes, str) or not all(isinstance(s, str) and s for s in scopes):
         raise RegistrationError(f"tool {name!r}: scopes must be a tuple of non-empty strings")
+    if task not in _TASK_SUPPORT:
+        raise RegistrationError(f"tool {name!r}: task must be one of {_TASK_SUPPORT}")
+    if task_start not in ("call", "tool"):
+        raise RegistrationError(f"tool {name!r}: task_start must be 'call' or 'tool'")
     return _marker(ToolDecl(name, description, title, annotations, meta, input_schema,
-                            tuple(scopes)))
+                            tuple(scopes), task, task_start))
 
 
 def resource(uri: str, name: str | None = None, description: str | None = None, *,
@@ -164,6 +181,14 @@ class ToolEntry(Entry):
     meta: dict[str, Any] | None = None
     listing: dict[str, Any] = field(default_factory=dict)
     scopes: tuple[str, ...] = ()  # what check_scopes is asked about before a call
+    task: TaskSupport = "forbidden"
+    task_start: TaskStart = "call"
+
+    def __post_init__(self) -> None:
+        # A task tool always needs the exchange (its task outlives the request), and a
+        # sync one always runs in a thread: it is expected to take long.
+        self.plain = not self.signature.injected and self.task == "forbidden"
+        self.inline = self.task == "forbidden"
 
 
 @dataclass(slots=True)
@@ -232,8 +257,11 @@ class Registry:
             listing["annotations"] = decl.annotations
         if decl.meta:
             listing["_meta"] = decl.meta
+        if decl.task != "forbidden":
+            listing["execution"] = {"taskSupport": decl.task}
         self.tools[name] = ToolEntry(name, description, func, sig, _is_async(func), decl.title,
-                                     decl.annotations, decl.meta, listing, decl.scopes)
+                                     decl.annotations, decl.meta, listing, decl.scopes,
+                                     decl.task, decl.task_start)
 
     def _add_resource(self, func: Callable[..., Any], decl: ResourceDecl,
                       injectables: tuple[type, ...]) -> None:
@@ -292,6 +320,11 @@ class Registry:
             entry = next((t for t in self.templates.values()
                           if t.template is not None and t.template.match(uri) is not None), None)
         return entry
+
+    @property
+    def has_tasks(self) -> bool:
+        """Some tool can run as a task (the server then offers the tasks extension)."""
+        return any(t.task != "forbidden" for t in self.tools.values())
 
     def remove_tool(self, name: str) -> bool:
         return self.tools.pop(name, None) is not None

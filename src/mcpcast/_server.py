@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 from collections.abc import Callable, Hashable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from opentelemetry.trace import TracerProvider
 
-from ._auth import Authenticate, CheckScopes, Identify
+from ._asgi import Entry
+from ._auth import Authenticate, CheckScopes, Gate, Identify
 from ._config import ServerConfig
 from ._errors import InvalidParams, Unauthorized
 from ._jsonrpc import dumps, notification
@@ -21,7 +23,8 @@ from .protocol.exchange import Exchange, PendingRequests
 from .protocol.legacy import LegacyProtocol
 from .protocol.listeners import Listener
 from .protocol.roundtrip import MemoryReplayGuard, ReplayGuard, StateCodec
-from .protocol.session import ANONYMOUS, SessionStore
+from .protocol.session import SessionStore
+from .tasks import TaskStore
 from .tracing import Tracing
 
 if TYPE_CHECKING:
@@ -57,6 +60,9 @@ class Server:
     ``@tool(scopes=...)``: it returns ``None`` to let it run or the ``Unauthorized`` to
     answer with (a POST gets its status and ``WWW-Authenticate``; a WebSocket or HTTP+SSE
     stream a JSON-RPC error naming the scopes). mcpcast gives the scopes no meaning.
+
+    ``task_store`` keeps the tasks of ``@tool(task=...)`` tools (default: in this
+    process's memory); a task is visible only to the principal that created it.
     """
 
     def __init__(self, target: Any, *, config: ServerConfig | None = None,
@@ -67,7 +73,8 @@ class Server:
                  broadcasters: BroadcasterFactory | None = None,
                  authorize_topic: Authorize | None = None,
                  identify: Identify | None = None,
-                 check_scopes: CheckScopes | None = None) -> None:
+                 check_scopes: CheckScopes | None = None,
+                 task_store: TaskStore | None = None) -> None:
         self.target = target
         self.config = config or ServerConfig()
         self.broadcasters = broadcasters or BroadcasterFactory()
@@ -84,11 +91,12 @@ class Server:
         self.registry: Registry = collect(target, tuple(self.injectors))
         self.path = self.config.path or self.registry.server.path
         self.tracing = Tracing(tracer_provider)
-        self.authenticate = authenticate
-        self.identify = identify
-        self.check_scopes = check_scopes
+        # The hooks are applied in one place, once per request or connection.
+        self.gate = Gate(authenticate, identify, check_scopes, self.config.public_methods,
+                         self._scopes_of)
         self.pending = PendingRequests()
-        self.methods = Methods(self.registry, self.config, self.tracing, self.injectors)
+        self.methods = Methods(self.registry, self.config, self.tracing, self.injectors,
+                               task_store)
         self.legacy = LegacyProtocol(self.methods, self.pending, self.config.client_request_timeout)
         self.sessions = SessionStore(
             self.config.session_ttl, self.config.max_sessions,
@@ -98,7 +106,33 @@ class Server:
                            self.config.state_ttl, replay_guard or MemoryReplayGuard())
         self.current = CurrentProtocol(self.methods, self.config, codec)
         self.listeners: set[Listener] = set()
-        self._app: Callable[[Scope, Receive, Send], Any] | None = None
+        self.methods.tasks.listeners = self.listeners  # task status goes to listen streams
+        self._app: Entry | None = None
+
+    # The hooks live on the gate; these keep them readable and replaceable here.
+    @property
+    def authenticate(self) -> Authenticate | None:
+        return self.gate.hook
+
+    @authenticate.setter
+    def authenticate(self, hook: Authenticate | None) -> None:
+        self.gate.hook = hook
+
+    @property
+    def identify(self) -> Identify | None:
+        return self.gate.identify
+
+    @identify.setter
+    def identify(self, hook: Identify | None) -> None:
+        self.gate.identify = hook
+
+    @property
+    def check_scopes(self) -> CheckScopes | None:
+        return self.gate.check_scopes
+
+    @check_scopes.setter
+    def check_scopes(self, hook: CheckScopes | None) -> None:
+        self.gate.check_scopes = hook
 
     @property
     def name(self) -> str:
@@ -109,35 +143,23 @@ class Server:
         return self.registry.server.version
 
     def asgi_app(self) -> Callable[[Scope, Receive, Send], Any]:
-        """The ASGI application serving this server at ``self.path``."""
+        """The ASGI application serving this server at ``self.path`` (``mcpcast._asgi``)."""
         if self._app is None:
-            from .transports.streamable_http import StreamableHTTP
-            self._app = StreamableHTTP(self)
+            self._app = Entry(self)
         return self._app
 
     def owner(self, principal: Any) -> Hashable:
         """The identity key sessions created by ``principal`` are bound to."""
-        if principal is None:
-            return ANONYMOUS
-        return self.identify(principal) if self.identify is not None else principal
+        return self.gate.owner(principal)
 
     def refuse_scopes(self, principal: Any, requests: Iterable[dict[str, Any]]
                       ) -> Unauthorized | None:
         """``check_scopes``'s refusal for the scopes ``requests`` declare, if any."""
-        if self.check_scopes is None:
-            return None
-        needed: tuple[str, ...] = ()
-        tools = self.registry.tools
-        for message in requests:
-            if message["method"] != "tools/call":
-                continue
-            params = message.get("params")
-            name = params.get("name") if isinstance(params, dict) else None
-            entry = tools.get(name) if type(name) is str else None
-            if entry is not None and entry.scopes:
-                needed = entry.scopes if not needed else \
-                    tuple(dict.fromkeys((*needed, *entry.scopes)))
-        return self.check_scopes(principal, needed) if needed else None
+        return self.gate.refuse_scopes(principal, requests)
+
+    def _scopes_of(self, name: Any) -> tuple[str, ...]:
+        entry = self.registry.tools.get(name) if type(name) is str else None
+        return entry.scopes if entry is not None else ()
 
     # ------------------------------------------------------------------ changes at run time
 
@@ -189,11 +211,18 @@ class Server:
 
     def end_streams(self) -> None:
         """End every long-lived stream gracefully (shutdown): listen streams get their
-        final result, session streams end. Servers such as uvicorn wait for open
-        responses before the ASGI lifespan shutdown, so call this first (the CLI does)."""
+        final result, session streams end, running tasks end ``failed``. Servers such as
+        uvicorn wait for open responses before the ASGI lifespan shutdown, so call this
+        first (the CLI does)."""
         self.sessions.close()
         for listener in list(self.listeners):
             listener.log.finish()
+        self.methods.tasks.stop()
+
+    async def stop_tasks(self) -> None:
+        """Stop the running tasks (they end ``failed``) and wait until each has saved
+        that: call it at shutdown before closing what the tools use (a database)."""
+        await asyncio.gather(*self.methods.tasks.stop(), return_exceptions=True)
 
     def register_injector(self, typ: type,
                           injector: Callable[[Exchange, dict[str, Any]], Any]) -> None:

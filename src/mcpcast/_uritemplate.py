@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote, unquote
 
+from ._errors import McpcastError
+
 # RFC 6570 varname: ALPHA / DIGIT / "_" / pct-encoded, dot-separated.
 _VARNAME = r"(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2})+(?:\.(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2})+)*"
 _EXPRESSION = re.compile(r"\{([^{}]*)\}")
@@ -22,7 +24,7 @@ _RESERVED_SAFE = ":/?#[]@!$&'()*+,;="
 _PCT_TRIPLET = re.compile(r"%[0-9A-Fa-f]{2}")
 
 
-class UriTemplateError(ValueError):
+class UriTemplateError(McpcastError, ValueError):
     """The template uses syntax this implementation does not support, or is malformed."""
 
 

@@ -155,6 +155,23 @@ class Context:
         return [a if isinstance(a, dict) else dict(q.empty)
                 for q, a in zip(questions, answers, strict=True)]
 
+    @property
+    def task_id(self) -> str | None:
+        """The id of the task this call runs as (tasks extension), or None."""
+        return self._exchange.task_id
+
+    async def start_task(self) -> None:
+        """Go on as a task: the caller gets its handle now and polls for the outcome.
+
+        For a tool declared ``@tool(task=..., task_start="tool")``: what it asked before
+        was asked within the call (input-required rounds, or requests on the call's
+        stream); what it asks afterwards waits in the task for ``tasks/update``. Does
+        nothing when the call cannot become a task (the client lacks the extension) or
+        already is one.
+        """
+        if self._exchange.start_task is not None and self._exchange.task_id is None:
+            await self._exchange.start_task()
+
     async def close_sse_stream(self) -> None:
         """End this call's SSE response now; the client resumes it with ``Last-Event-ID``.
 

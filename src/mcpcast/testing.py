@@ -5,6 +5,8 @@
 
 It speaks the handshake era over an in-memory session: server notifications land in
 ``client.notifications``; elicitation and sampling requests go to the handlers given.
+``capabilities`` declares more, e.g. ``{"extensions": {"io.modelcontextprotocol/tasks":
+{}}}`` for the tasks extension.
 For tests over real HTTP use the ASGI app (``server.asgi_app()``) with an HTTP client.
 """
 
@@ -40,8 +42,10 @@ class TestClient:
     def __init__(self, server: Server, *, principal: Any = None,
                  protocol_version: str = LATEST_LEGACY,
                  elicitation: ClientHandler | None = None,
-                 sampling: ClientHandler | None = None) -> None:
+                 sampling: ClientHandler | None = None,
+                 capabilities: dict[str, Any] | None = None) -> None:
         self.server = server
+        self.capabilities = capabilities or {}  # declared besides the handlers' ones
         self.principal = principal
         self.protocol_version = protocol_version
         self.handlers: dict[str, ClientHandler] = {}
@@ -68,7 +72,7 @@ class TestClient:
         # In memory: no client address, so no per-address bound on anonymous sessions.
         session = self.server.sessions.new(self.protocol_version,
                                            self.server.owner(self.principal))
-        caps: dict[str, Any] = {}
+        caps: dict[str, Any] = dict(self.capabilities)
         if "elicitation/create" in self.handlers:
             caps["elicitation"] = {}
         if "sampling/createMessage" in self.handlers:

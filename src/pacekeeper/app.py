@@ -24,6 +24,7 @@ from starlette.types import ASGIApp
 
 from pacekeeper import api, logredact
 from pacekeeper.a2a import a2a_routes
+from pacekeeper.admin.routes import admin_routes
 from pacekeeper.api import BodyLimitMiddleware, SecurityHeadersMiddleware
 from pacekeeper.api._account_routes import (
     change_password,
@@ -43,6 +44,7 @@ from pacekeeper.errors import ApiError
 from pacekeeper.fitness.analysis_routes import analysis_routes
 from pacekeeper.fitness.routes import IMPORT_PATH, fitness_routes
 from pacekeeper.jobs import stop_worker
+from pacekeeper.live import live_broadcasters
 from pacekeeper.mcp import build_mcp
 from pacekeeper.oauth2 import oauth2_routes
 from pacekeeper.ratelimit import RateLimiter
@@ -116,13 +118,17 @@ def create_app(
     def current_services() -> Services:
         return state["services"]
 
-    mcp_server, mcp_app = build_mcp(settings, current_services)
+    # One set of topics for the MCP server (browsers subscribe there) and the services
+    # (syncs and imports publish there): pacekeeper.live.
+    broadcasters = live_broadcasters(settings)
+    mcp_server, mcp_app = build_mcp(settings, current_services, broadcasters)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         services = await build_services(
             settings, clock=clock, keygen=keygen, limiter=limiter,
             providers=providers, provider_transport=provider_transport,
+            broadcasters=broadcasters,
         )  # fmt: skip
         app.state.services = services
         state["services"] = services
@@ -142,6 +148,7 @@ def create_app(
             if worker is not None:
                 await stop_worker(worker)
             mcp_server.sessions.close()
+            await mcp_server.stop_tasks()  # a sync running as a task ends before the DB
             await services.close()
 
     routes: list[BaseRoute] = [
@@ -149,6 +156,10 @@ def create_app(
         # route matches this exact path, so the order changes nothing else).
         Route("/mcp", mcp_app),
         WebSocketRoute("/mcp", mcp_app),
+        # The person's live topic (pacekeeper.live) and mcpcast's browser client.
+        Route("/mcp/topics/{topic}", mcp_app, methods=["GET", "OPTIONS"]),
+        WebSocketRoute("/mcp/topics/{topic}", mcp_app),
+        Route("/mcp/mcpcast.js", mcp_app, methods=["GET"]),
         Route("/health", api.health, methods=["GET"]),
         Route("/openapi.json", api.openapi, methods=["GET"]),
         Route("/api/auth/register", api.register, methods=["POST"]),
@@ -164,6 +175,7 @@ def create_app(
         Route("/api/account/assistants/{client_id:path}", revoke_assistant, methods=["DELETE"]),
         Route("/api/keys", keys_collection, methods=["GET", "POST"]),
         Route("/api/keys/{key_id}", delete_key, methods=["DELETE"]),
+        *admin_routes(),
         *fitness_routes(),
         *analysis_routes(),
         *a2a_routes(mcp_server),

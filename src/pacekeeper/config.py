@@ -20,8 +20,13 @@ class Environment(StrEnum):
 
 
 class RegistrationMode(StrEnum):
+    """Who may create accounts over HTTP: anyone (`open`), admins only (`admin`, invite
+    only), or nobody (`closed`; `pacekeeper user create` still works). An admin can
+    change it at run time (stored, pacekeeper.admin); this is the default until then."""
+
     OPEN = "open"
     ADMIN = "admin"
+    CLOSED = "closed"
 
 
 class PasswordScheme(StrEnum):

@@ -32,6 +32,7 @@ PacekeeperError
  +-- TokenInvalid                 a JWT failed verification [auth._tokens]
  +-- DuplicateEmailError          409 on registration [db._records]
  +-- KeyCapReached                a new API key would exceed a cap [apikeys._store]
+ +-- SlugTaken                    a tenant slug already in use [admin._store]
  +-- MasterKeyError (ValueError)  master key missing or malformed [masterkey]
  +-- CryptoError                  token encryption [crypto._errors]
  |    +-- KeyConfigError, UnknownKeyVersionError, EnvelopeFormatError, DecryptionError

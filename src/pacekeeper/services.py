@@ -13,7 +13,9 @@ import httpx
 from redis.asyncio import Redis
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from mcpcast import BroadcasterFactory
 from pacekeeper.account import AccountService, SqlAccountStore
+from pacekeeper.admin import AdminService, SqlAdminStore
 from pacekeeper.apikeys import (
     ApiKeyService,
     FileRevocationSignal,
@@ -65,6 +67,7 @@ from pacekeeper.db import (
 from pacekeeper.fitness import FitnessService, SqlFitnessStore
 from pacekeeper.fitness.sync import BackgroundSyncs, SyncService
 from pacekeeper.jobs import JobQueue
+from pacekeeper.live import LiveFeed, live_broadcasters
 from pacekeeper.masterkey import resolve_master_key
 from pacekeeper.oauth2 import OAuth2Components, SqlOAuthStore, build_oauth2
 from pacekeeper.oauth2._ratelimit import client_ip, parse_proxies
@@ -126,6 +129,11 @@ class Services:
     account: AccountService | None = None
     # The background job queue (pacekeeper.jobs); None only in hand-built Services.
     jobs: JobQueue | None = None
+    # Administration (users, tenants, the stored registration mode); None only in
+    # hand-built Services.
+    admin: AdminService | None = None
+    # The person's live events (sync progress, new activities) to their own topic.
+    live: LiveFeed | None = None
 
     @property
     def connections(self) -> ConnectionService | None:
@@ -141,6 +149,8 @@ class Services:
             await self.background.close()
         if self.jobs is not None:
             await self.jobs.close()
+        if self.live is not None:
+            await self.live.broadcasters.close()
         await self.api_keys.close()  # flushes the last usage counts
         if self.connection_layer is not None:
             await self.connection_layer.close()
@@ -158,8 +168,13 @@ async def build_services(
     migrate: bool = True,
     providers: ProviderSetup | None = None,
     provider_transport: httpx.AsyncBaseTransport | None = None,
+    broadcasters: BroadcasterFactory | None = None,
 ) -> Services:
-    """Check the master key, migrate the database, load keys, create the first admin."""
+    """Check the master key, migrate the database, load keys, create the first admin.
+
+    `broadcasters`: the topics of this process's MCP server, which browsers subscribe to
+    (the app passes its own); a worker or the CLI gets its own factory on the same
+    backend (`pacekeeper.live`)."""
     master_key = resolve_master_key(
         settings.master_encryption_key.get_secret_value(),
         production=settings.is_production,
@@ -237,9 +252,10 @@ async def build_services(
     await api_keys.start()
     fitness = FitnessService(SqlFitnessStore(sessions), clock,
                              max_import_bytes=settings.max_import_bytes)
+    live = LiveFeed(broadcasters or live_broadcasters(settings))
     syncs = None if layer is None else SyncService(
         fitness, layer.service, history_days=settings.sync_history_days,
-        lease_s=settings.sync_lease_seconds)
+        lease_s=settings.sync_lease_seconds, events=live.publish)
     jobs = JobQueue.for_settings(settings)
     await jobs.open()
     fitness.recompute_later = jobs.enqueue_recompute
@@ -247,9 +263,11 @@ async def build_services(
         settings, engine, users, keys, tokens, csrf, accounts, limiter, resolver, clock,
         api_keys, fitness, master_key=master_key, oauth=oauth, connection_layer=layer, redis=redis,
         syncs=syncs, background=None if syncs is None else BackgroundSyncs(syncs),
-        attempts=attempt_limiter(settings, limiter), jobs=jobs,
+        attempts=attempt_limiter(settings, limiter), jobs=jobs, live=live,
     )
     services.account = AccountService(services, SqlAccountStore(engine), revocations.bump)
+    services.admin = AdminService(users, SqlAdminStore(sessions), revocations,
+                                  settings.registration, clock)
     return services
 
 

@@ -19,8 +19,8 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from mcpcast import Context, Server, ServerConfig, Unauthorized
+from mcpcast._asgi import Entry
 from mcpcast._auth import RequestInfo
-from mcpcast.transports.streamable_http import StreamableHTTP
 from tests._serve import serve
 from tests.mcpcast.fixtures import Fixture
 
@@ -206,7 +206,8 @@ async def test_websocket_handshake_refusals(base: str) -> None:
 async def test_websocket_shutdown_closes_with_a_reason() -> None:
     """Draining the app closes sockets with 1001 and a reason; stopping uvicorn closes them
     too (uvicorn closes open sockets itself, with 1012, before its lifespan shutdown)."""
-    app = StreamableHTTP(Server(Fixture()))
+    app = Server(Fixture()).asgi_app()
+    assert isinstance(app, Entry)
     loop: list[asyncio.AbstractEventLoop] = []
 
     async def recording(scope: Any, receive: Any, send: Any) -> None:

@@ -73,7 +73,11 @@ def axe_script() -> str:
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     env = service_env(tmp_path_factory.mktemp("web-data"), free_port(),
                       PACEKEEPER_ADMIN_EMAIL="admin@example.com",
-                      PACEKEEPER_ADMIN_PASSWORD=PASSWORD)
+                      PACEKEEPER_ADMIN_PASSWORD=PASSWORD,
+                      # The Live panel's sync: a month of sandbox history, within one
+                      # tenant's share of the sandbox's Strava quota.
+                      PACEKEEPER_SANDBOX_HISTORY_DAYS="30",
+                      PACEKEEPER_PROVIDER_TENANT_SHARE="1")
     with running(env) as url:
         yield url
 
@@ -291,13 +295,118 @@ def test_a_newcomer_uses_the_web_app(server: str) -> None:
                 "grant_type": "password", "username": email, "password": PASSWORD})
             assert refused.status_code == 401
 
-            # The admin sees Admin.
+            # The admin sees Admin: disables a person (their token fails at once), makes
+            # registration invite-only, creates a tenant and changes its plan.
+            other = httpx.post(f"{server}/api/auth/register", json={
+                "email": "other@example.com", "password": PASSWORD}).json()["token"]
+            other_auth = {"authorization": f"Bearer {other}"}
+            assert httpx.get(f"{server}/api/activities", headers=other_auth).status_code == 200
             page.locator("form.signin").get_by_label("Email").fill("admin@example.com")
             page.locator("form.signin").get_by_label("Password").fill(PASSWORD)
             page.get_by_role("button", name="Sign in").click()
             nav.get_by_role("link", name="Admin").click()
             expect(page.locator("[data-admin-status] code").first).to_be_visible()
+            other_row = page.locator("[data-users] tr[data-user='other@example.com']")
+            expect(other_row).to_have_attribute("data-status", "active")
+            page.once("dialog", lambda dialog: dialog.accept())
+            page.get_by_role("button", name="Disable other@example.com").click()
+            expect(other_row).to_have_attribute("data-status", "disabled")
+            refused = httpx.get(f"{server}/api/activities", headers=other_auth)
+            assert refused.status_code == 401 and refused.json()["error"] == "invalid_token"
+            page.get_by_label("Invite only").check()
+            page.get_by_role("button", name="Save registration mode").click()
+            expect(page.locator("[data-registration-status]")).to_contain_text("invitation")
+            assert httpx.post(f"{server}/api/auth/register", json={
+                "email": "late@example.com", "password": PASSWORD}).status_code == 401
+            tenant_form = page.locator("[data-create-tenant]")
+            tenant_form.get_by_label("Tenant name").fill("Harriers AC")
+            tenant_form.get_by_label("Plan").select_option("starter")
+            tenant_form.get_by_role("button", name="Create tenant").click()
+            expect(page.locator("[data-tenants] tr[data-tenant^=harriers-ac]")).to_have_count(1)
+            page.get_by_label("Plan of Harriers AC").select_option("professional")
+            page.get_by_role("button", name="Save Harriers AC").click()
+            expect(page.locator("[data-tenant-status]")).to_contain_text("plan professional")
             checks.page_done("admin")
+        finally:
+            browser.close()
+    assert checks.errors == []
+    assert {k: v for k, v in checks.findings.items() if v} == {}, checks.findings
+
+
+def test_the_live_panel_shows_a_sync_as_it_runs(server: str) -> None:
+    """The Live panel on Connections subscribes to the person's own topic over the
+    cookie-authenticated WebSocket: while the person connects Strava in another tab, the
+    sync that connecting starts shows its progress and each new activity appears on the
+    open page, and the row turns connected, without a reload; Sync now then shows a
+    second run to its end, and a file imported elsewhere appears too."""
+    from playwright.sync_api import expect, sync_playwright
+
+    from tests.e2e._connect import authorization_url, continue_and_approve
+
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    email = "live@example.com"
+    # Made by the admin: whatever registration mode the journey left behind.
+    admin = httpx.post(f"{server}/oauth/token", data={
+        "grant_type": "password", "username": "admin@example.com", "password": PASSWORD})
+    body = httpx.post(f"{server}/api/auth/register", json={"email": email, "password": PASSWORD},
+                      headers={"authorization": f"Bearer {admin.json()['jwt_token']}"}).json()
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            context = browser.new_context(viewport={"width": 1280, "height": 900})
+            context.add_init_script(CSP_LISTENER)
+            context.add_init_script(axe_script())
+            page = context.new_page()
+            page.set_default_timeout(30_000)
+            checks = Checks(page, "")
+            page.goto(server + "/connections")
+            page.locator("form.signin").get_by_label("Email").fill(email)
+            page.locator("form.signin").get_by_label("Password").fill(PASSWORD)
+            page.get_by_role("button", name="Sign in").click()
+            live = page.locator("[data-live]")
+            expect(live).to_have_attribute("data-state", "open")
+            transport = page.evaluate("performance.getEntriesByType('resource')"
+                                      ".filter(e => e.name.includes('/mcp/topics/')).length")
+            # Every line the panel shows, as it shows it (the sync may be quick).
+            page.evaluate("""() => { window.__lines = [];
+              const line = document.querySelector('[data-live-line]');
+              new MutationObserver(() => window.__lines.push(line.textContent))
+                .observe(line, {childList: true, characterData: true, subtree: true}); }""")
+            navigations: list[str] = []
+            page.on("framenavigated", lambda frame: navigations.append(frame.url))
+
+            other_tab = context.new_page()
+            url = authorization_url(server, body["token"], body["user_id"], "strava")
+            continue_and_approve(other_tab, server, url, "strava")
+            other_tab.close()
+
+            expect(live).to_have_attribute("data-sync", "done", timeout=60_000)
+            arrived = page.locator("[data-live-activities] li")
+            expect(arrived.first).to_be_visible()
+            count = arrived.count()
+            stored = httpx.get(f"{server}/api/activities", params={"limit": 200},
+                               headers={"authorization": f"Bearer {body['token']}"}).json()
+            assert count == len(stored["activities"]) > 0
+            lines: list[str] = page.evaluate("window.__lines")
+            assert any(" of " in line for line in lines), lines  # progress, batch by batch
+            assert lines[-1].startswith(f"Sync of strava done: {count} new"), lines
+            assert transport == 0  # the WebSocket, not the SSE fallback (a fetch)
+            expect(page.locator("[data-provider=strava] .state")).to_have_text("Connected")
+            checks.page_done("connections-live")
+
+            # The row shows Strava connected now; Sync now runs live to its end.
+            page.get_by_role("button", name="Sync now").click()
+            expect(page.locator("[data-live-line]")).to_have_text(
+                "Sync of strava done: 0 new, 0 merged, 0 already there.", timeout=30_000)
+            assert navigations == []  # no reload, no navigation
+            page.locator("[data-live-activities]").evaluate("e => e.replaceChildren()")
+            arrived.first.wait_for(state="detached")
+            imported = httpx.post(f"{server}/api/activities/import", headers={
+                "authorization": f"Bearer {body['token']}"},
+                files={"file": (RIDE.name, RIDE.read_bytes())})
+            assert imported.status_code == 201
+            expect(arrived).to_have_count(1)  # an import elsewhere shows up here too
+            expect(arrived.first).to_contain_text("imported")
         finally:
             browser.close()
     assert checks.errors == []

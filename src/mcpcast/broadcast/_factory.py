@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Literal, overload
 
+from .._errors import McpcastError
 from ._backend import BroadcastBackend
 from ._broadcaster import Broadcaster
 from ._frame import MAX_MESSAGE_BYTES, validate_topic
@@ -14,7 +15,7 @@ from ._subscription import CloseReason
 __all__ = ["BroadcasterFactory", "TopicLimitError"]
 
 
-class TopicLimitError(LookupError):
+class TopicLimitError(McpcastError, LookupError):
     """Creating one more topic would exceed ``max_topics`` and none is idle."""
 
 

@@ -50,7 +50,8 @@ REMOVED = frozenset({"initialize", "notifications/initialized", "ping", "logging
                      "resources/subscribe", "resources/unsubscribe"})
 CACHED = frozenset({"server/discover", "tools/list", "prompts/list", "resources/list",
                     "resources/templates/list", "resources/read"})
-_NAME_PARAM = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+_NAME_PARAM = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri",
+               "tasks/get": "taskId", "tasks/update": "taskId", "tasks/cancel": "taskId"}
 _NO_LOGS = 99  # above every level: logs only when the request opts in with logLevel
 _STATUS = {-32700: 400, -32600: 400, -32602: 400, -32601: 404, -32020: 400, -32021: 400,
            -32022: 400}
@@ -316,8 +317,10 @@ class CurrentProtocol:
         return {META_SERVER: self._server_info}
 
     def _complete(self, body: dict[str, Any]) -> dict[str, Any]:
-        """Mark a result complete and add the server's info to its ``_meta`` (kept)."""
-        body["resultType"] = "complete"
+        """Mark a result complete (unless it is a task's handle) and add the server's info
+        to its ``_meta`` (kept)."""
+        if body.get("resultType") != "task":
+            body["resultType"] = "complete"
         meta = body.get("_meta")
         body["_meta"] = {**meta, META_SERVER: self._server_info} if isinstance(meta, dict) \
             else {META_SERVER: self._server_info}
@@ -345,8 +348,9 @@ class CurrentProtocol:
         return {"resultType": "input_required", "inputRequests": needed.requests,
                 "requestState": state, "_meta": self.server_meta()}
 
-    def listen_filter(self, params: dict[str, Any]) -> dict[str, Any]:
-        """The subset of a ``subscriptions/listen`` filter this server will honour."""
+    def listen_filter(self, params: dict[str, Any], principal: Any = None) -> dict[str, Any]:
+        """The subset of a ``subscriptions/listen`` filter this server will honour (task
+        ids: the caller's own running tasks, for a client with the tasks extension)."""
         wanted = params.get("notifications")
         if not isinstance(wanted, dict):
             raise InvalidParams("subscriptions/listen needs a 'notifications' object",
@@ -360,6 +364,11 @@ class CurrentProtocol:
         uris = wanted.get("resourceSubscriptions")
         if isinstance(uris, list) and "resources" in caps:
             honoured["resourceSubscriptions"] = [u for u in uris if isinstance(u, str)]
+        task_ids = wanted.get("taskIds")
+        if isinstance(task_ids, list) and self.registry.has_tasks:
+            meta = params.get("_meta")
+            honoured["taskIds"] = self.methods.tasks.listen_ids(
+                task_ids, meta.get(META_CAPS) if isinstance(meta, dict) else None, principal)
         return honoured
 
 

@@ -23,11 +23,13 @@ import orjson
 from .._content import EmbeddedResource, Message
 from .._errors import InvalidParams, McpcastError, ProtocolError, ToolError
 from .._registry import Entry, Registry, ToolEntry
+from ..tasks import MemoryTaskStore, TaskStore
 from ..tracing import NO_SPAN
 from ._eager import Later, first_step, resume
 from .deadlines import Watchdog
 from .exchange import Exchange
 from .roundtrip import InputRequired
+from .tasks import TaskEngine, missing_extension, negotiated
 
 if TYPE_CHECKING:
     from .._config import ServerConfig
@@ -69,12 +71,15 @@ class Methods:
     """The shared method table, bound to one server's registry and configuration."""
 
     def __init__(self, registry: Registry, config: ServerConfig, tracing: Tracing,
-                 injectors: dict[type, Injector]) -> None:
+                 injectors: dict[type, Injector], task_store: TaskStore | None = None) -> None:
         self.registry = registry
         self.config = config
         self.tracing = tracing
         self.injectors = injectors
         self.watchdog = Watchdog(config.tool_timeout)
+        self.task_watchdog = Watchdog(config.task_timeout)
+        self.tasks = TaskEngine(task_store or MemoryTaskStore(), config, self._run_task_tool,
+                                lambda: registry.has_tasks)
         self.table: dict[str, Handler] = {
             "tools/list": self.list_tools,
             "tools/call": self.call_tool,
@@ -84,6 +89,7 @@ class Methods:
             "prompts/list": self.list_prompts,
             "prompts/get": self.get_prompt,
             "completion/complete": self.complete,
+            **self.tasks.table,
         }
 
     # ------------------------------------------------------------------ listing
@@ -106,7 +112,8 @@ class Methods:
 
     # ------------------------------------------------------------------ invoking
 
-    async def invoke(self, entry: Entry, kwargs: dict[str, Any], ex: Exchange) -> Any:
+    async def invoke(self, entry: Entry, kwargs: dict[str, Any], ex: Exchange,
+                     watchdog: Watchdog | None = None) -> Any:
         if entry.signature.injected:
             # Injectors see the arguments by their wire names (a Broadcaster needs `topic`).
             wire = {w: kwargs[p] for w, p in entry.signature.wire_names.items() if p in kwargs}
@@ -118,7 +125,7 @@ class Methods:
             coro = self._in_thread(entry, kwargs)
         else:
             return self._inline(entry, kwargs)
-        return await self.watchdog.run(coro)
+        return await (watchdog or self.watchdog).run(coro)
 
     def _threaded(self, entry: Entry) -> bool:
         """Must this sync method run in a worker thread (see ``ServerConfig``)?"""
@@ -233,10 +240,31 @@ class Methods:
     async def _call_tool(self, entry: ToolEntry, arguments: Any, ex: Exchange,
                          span: SpanHandle) -> dict[str, Any]:
         kwargs = entry.signature.bind(arguments)
+        watchdog = None
+        if entry.task != "forbidden":
+            if negotiated(ex):
+                return await self.tasks.call(entry, kwargs, ex)
+            if entry.task == "required":
+                raise missing_extension(f"Tool {entry.name!r}")
+            watchdog = self.task_watchdog  # an ordinary call of a long-running tool
         try:
-            value = await self.invoke(entry, kwargs, ex)
+            value = await self.invoke(entry, kwargs, ex, watchdog)
         except Exception as exc:
             return self._tool_failed(entry, exc, span)
+        return _tool_result(entry, value)
+
+    async def _run_task_tool(self, entry: ToolEntry, kwargs: dict[str, Any], ex: Exchange
+                             ) -> dict[str, Any]:
+        """A task's run, under ``task_timeout``: its result, ``isError`` for a tool error
+        or timeout; protocol errors, input requests and crashes go on up (the task ends
+        ``failed`` on them)."""
+        try:
+            value = await self.invoke(entry, dict(kwargs), ex, self.task_watchdog)
+        except ToolError as exc:
+            return {"content": [{"type": "text", "text": exc.message}], "isError": True}
+        except TimeoutError:
+            return _tool_failure(
+                f"Tool {entry.name!r} timed out after {self.config.task_timeout:g} s")
         return _tool_result(entry, value)
 
     def _tool_failed(self, entry: ToolEntry, exc: Exception, span: SpanHandle

@@ -19,6 +19,7 @@ from .roundtrip import RoundTrip
 from .session import Session
 
 Send = Callable[[Message], Awaitable[None]]
+Questions = list[tuple[str | None, str, dict[str, Any]]]
 
 
 async def _discard(message: Message) -> None:
@@ -81,6 +82,12 @@ class Exchange:
     http_headers: dict[str, str] | None = None
     close_stream: Callable[[], Awaitable[None]] | None = None
     round_trip: RoundTrip | None = None  # set in the current era: input comes by retry
+    # Set while the call runs as a task (tasks extension): its id, where its questions go
+    # (the task's inputRequests, answered by tasks/update), and how a tool that starts
+    # its own task (task_start="tool") does so.
+    task_id: str | None = None
+    inputs: Callable[[Questions], Awaitable[list[Any]]] | None = None
+    start_task: Callable[[], Awaitable[None]] | None = None
 
     @property
     def era(self) -> str:
@@ -95,24 +102,31 @@ class Exchange:
     @property
     def progress_token(self) -> str | int | None:
         token = self.meta.get("progressToken")
-        return token if isinstance(token, str | int) and not isinstance(token, bool) else None
+        if isinstance(token, str | int) and not isinstance(token, bool):
+            return token
+        return self.task_id  # a task's progress becomes its statusMessage
 
     async def notify(self, method: str, params: dict[str, Any]) -> None:
         params = dict(params)
         await self.send(notification(method, params))
 
-    async def ask(self, questions: list[tuple[str | None, str, dict[str, Any]]]) -> list[Any]:
+    async def ask(self, questions: Questions) -> list[Any]:
         """Ask the client several ``(key, method, params)`` questions at once.
 
         Current era: one ``input_required`` round naming all unanswered ones. Handshake
-        era: one server-to-client request each, in order, on the call's stream.
+        era: one server-to-client request each, in order, on the call's stream. In a task
+        (either era): the task's ``inputRequests``, until ``tasks/update`` answers them.
         """
+        if self.inputs is not None:
+            return await self.inputs(questions)
         if self.round_trip is not None:
             return self.round_trip.ask(questions)
         return [await self.request(method, params) for _, method, params in questions]
 
     async def request(self, method: str, params: dict[str, Any]) -> Any:
         """Ask the client: a request on the call's stream (legacy) or a round trip (current)."""
+        if self.inputs is not None:
+            return (await self.inputs([(None, method, params)]))[0]
         if self.round_trip is not None:
             return self.round_trip.ask([(None, method, params)])[0]
         if self.pending is None:

@@ -18,6 +18,7 @@ from ._eager import Later
 from .dispatch import Handler, Methods
 from .exchange import Exchange, PendingRequests, Send
 from .session import Session, id_key
+from .tasks import EXTENSION as TASKS_EXTENSION
 from .versions import LOG_LEVELS, negotiate
 
 if TYPE_CHECKING:
@@ -45,6 +46,8 @@ def capabilities(registry: Registry) -> dict[str, Any]:
         caps["prompts"] = {"listChanged": True}
     if registry.prompts or registry.templates:
         caps["completions"] = {}
+    if registry.has_tasks:
+        caps["extensions"] = {TASKS_EXTENSION: {}}
     return caps
 
 

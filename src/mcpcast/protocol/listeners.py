@@ -27,6 +27,11 @@ class Listener:
         if self.filter.get(f"{kind}ListChanged"):
             self.log.append(dumps(notification(f"notifications/{kind}/list_changed", self.tag())))
 
+    def task_status(self, task_id: str, task: dict[str, Any]) -> None:
+        """A task's new state (``notifications/tasks``: what tasks/get would answer)."""
+        if task_id in self.filter.get("taskIds", ()):
+            self.log.append(dumps(notification("notifications/tasks", self.tag(task))))
+
     def resource_updated(self, uri: str) -> None:
         if uri in self.filter.get("resourceSubscriptions", ()):
             self.log.append(dumps(notification("notifications/resources/updated",

@@ -14,6 +14,7 @@ from collections import OrderedDict, deque
 from collections.abc import Hashable
 from typing import Any
 
+from .._errors import McpcastError
 from .._jsonrpc import RequestId
 
 log = logging.getLogger("mcpcast.session")
@@ -130,7 +131,7 @@ class Session:
             stream.finish()
 
 
-class SessionLimit(Exception):
+class SessionLimit(McpcastError):
     """A new session was refused: ``status`` is the HTTP status to answer with."""
 
     def __init__(self, status: int, message: str, retry_after: int | None = None) -> None:

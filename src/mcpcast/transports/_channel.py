@@ -14,22 +14,18 @@ import logging
 import time
 from typing import TYPE_CHECKING, Any
 
-from .._errors import InvalidRequest, ProtocolError, Unauthorized
-from .._jsonrpc import Kind, Message, classify, dumps, error, id_of, request
+from .._jsonrpc import Kind, Message, dumps, error, request
 from ..protocol.exchange import ClientRequestFailed
+from ..protocol.inbound import Inbound, batch_refusal, order_refusal, version_refusal
 from ..protocol.legacy import RequestCancelled
-from ..protocol.session import ANONYMOUS, Session, StreamLog
-from ..protocol.versions import BATCH_VERSIONS, DEFAULT_HEADERLESS_VERSION
+from ..protocol.session import Session, StreamLog
+from ..protocol.versions import DEFAULT_HEADERLESS_VERSION
 
 if TYPE_CHECKING:
-    from .._server import Server
+    from .._auth import Caller
+    from ._port import SessionHost
 
 log = logging.getLogger("mcpcast.transport")
-
-
-class AuthRequired(ProtocolError):
-    code = -32001
-    http_status = 401
 
 
 class Outbox:
@@ -56,60 +52,50 @@ class Outbox:
 class Channel:
     """The protocol side of one connection: a session, its running requests, its outbox."""
 
-    def __init__(self, server: Server, label: str, *, principal: Any = None,
-                 refusal: Unauthorized | None = None, address: str | None = None) -> None:
+    def __init__(self, host: SessionHost, label: str, caller: Caller, *,
+                 address: str | None = None) -> None:
         """Raises ``SessionLimit`` when the caller may not open another session."""
-        config = server.config
-        self.server = server
-        self.legacy = server.legacy
-        owner = server.owner(principal) if refusal is None else ANONYMOUS
-        self.session: Session = server.sessions.new(DEFAULT_HEADERLESS_VERSION, owner, address)
+        config = host.config
+        self.host = host
+        self.legacy = host.legacy
+        self.session: Session = host.sessions.new(DEFAULT_HEADERLESS_VERSION, caller.owner(),
+                                                  address)
         self.session.connected = True  # a live connection: never evicted as idle
         # The session's change notifications (list_changed, resources/updated) land here.
         self.session.server_log = StreamLog(label[0], config.event_store_size)
         self.outbox = Outbox(config.send_queue_size, label)
-        self.principal = principal
-        self.refusal = refusal  # set when a hook exists and the client is anonymous
+        self.caller = caller
         self.initialized = False
         self.tasks: set[asyncio.Task[None]] = set()
         self.last_active = time.monotonic()
 
     # ------------------------------------------------------------------ client -> server
 
-    def feed(self, payload: Any, principal: Any) -> None:
-        """Handle one decoded frame or POST body (a message or a batch) from ``principal``."""
-        config = self.server.config
-        batch = isinstance(payload, list)
-        if batch:
-            problem = None
-            if not payload:
-                problem = "Invalid Request: empty batch"
-            elif len(payload) > config.max_batch:
-                problem = f"Invalid Request: batch of {len(payload)} messages " \
-                          f"(limit {config.max_batch})"
-            elif self.session.version not in BATCH_VERSIONS:
-                problem = f"Invalid Request: protocol version {self.session.version} " \
-                          "does not allow batches"
+    def feed(self, payload: Any, caller: Caller, inbound: Inbound | None = None) -> None:
+        """Handle one decoded frame or POST body (a message or a batch) from ``caller``;
+        ``inbound`` is the payload already classified (an HTTP+SSE POST's, to count the
+        requests the caller authenticated for)."""
+        if isinstance(payload, list):
+            problem = batch_refusal(payload, self.host.config.max_batch) or \
+                version_refusal(self.session.version)
             if problem is not None:
-                self.put(error(None, InvalidRequest(problem)))
+                self.put(error(None, problem))
                 return
-        messages: list[Any] = payload if batch else [payload]
-        answers: list[Message] = []
-        requests: list[Message] = []
-        for message in messages:
-            try:
-                kind = classify(message)
-            except ProtocolError as exc:
-                answers.append(error(id_of(message), exc))
-                continue
+        if inbound is None:
+            inbound = Inbound(payload)
+        batch = inbound.batch
+        answers = inbound.answers
+        for kind, message in inbound.others:
             if kind is Kind.RESPONSE:
                 self.legacy.handle_response(message, self.session)
-                continue
-            self.touch()
-            if kind is Kind.NOTIFICATION:
+            else:
+                self.touch()
                 self.legacy.handle_notification(message, self.session)
-                continue
-            refused = self._screen(message, batch, principal)
+        requests: list[Message] = []
+        for message in inbound.requests:
+            self.touch()
+            refused = order_refusal(message["method"], batch=batch,
+                                    initialized=self.initialized) or caller.screen(message)
             if refused is not None:
                 answers.append(error(message["id"], refused))
             elif message["method"] == "initialize":
@@ -117,37 +103,15 @@ class Channel:
             else:
                 requests.append(message)
         if requests:
-            self.spawn(self._run(requests, answers, batch, principal))
+            self.spawn(self._run(requests, answers, batch, caller.principal))
         elif answers:
             self.put(answers if batch else answers[0])
-
-    def _screen(self, message: Message, batch: bool, principal: Any) -> ProtocolError | None:
-        method = message["method"]
-        if method == "initialize":
-            if batch:
-                return InvalidRequest("Invalid Request: initialize must not be part of a batch")
-            if self.initialized:
-                return InvalidRequest("Invalid Request: the session is already initialized")
-            return None
-        if not self.initialized and method != "ping":
-            return InvalidRequest("Invalid Request: send initialize first")
-        if self.refusal is not None and method not in self.server.config.public_methods:
-            return AuthRequired(self.refusal.message)
-        if method == "tools/call":
-            # No HTTP status on a stream: the refusal (e.g. insufficient scope) becomes a
-            # JSON-RPC error that names what the hook said (its data, its status).
-            refused = self.server.refuse_scopes(principal, (message,))
-            if refused is not None:
-                return AuthRequired(refused.message, {
-                    **(refused.data or {}), "status": refused.status,
-                    "www_authenticate": refused.www_authenticate})
-        return None
 
     def _initialize(self, message: Message) -> Message:
         response = self.legacy.initialize(message, self.session)
         if "result" in response:
             self.initialized = True
-            self.server.sessions.add(self.session)  # now it hears list_changed and updates
+            self.host.sessions.add(self.session)  # now it hears list_changed and updates
         return response
 
     async def _run(self, requests: list[Message], answers: list[Message], batch: bool,
@@ -195,7 +159,7 @@ class Channel:
 
     async def ping(self, within: float) -> bool:
         """A JSON-RPC ``ping`` to the client; False when no answer came in time."""
-        rid, future = self.server.pending.open(self.session.id)
+        rid, future = self.host.pending.open(self.session.id)
         try:
             self.put(request(rid, "ping"))
             await asyncio.wait_for(future, within)
@@ -204,7 +168,7 @@ class Channel:
         except ClientRequestFailed:
             pass  # an error answer still proves the peer is alive
         finally:
-            self.server.pending.drop(rid)
+            self.host.pending.drop(rid)
         self.session.last_used = time.monotonic()  # a live connection keeps its session
         return True
 
@@ -216,5 +180,5 @@ class Channel:
         for task in list(self.tasks):
             task.cancel()
         sid = self.session.id
-        if sid is not None and self.server.sessions.remove(sid) is None:
+        if sid is not None and self.host.sessions.remove(sid) is None:
             self.session.close()

@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 from urllib.parse import urlsplit
 
-from .._errors import InvalidRequest, ProtocolError, Unauthorized
+from .._errors import InvalidRequest, McpcastError, ProtocolError, Unauthorized
 from .._jsonrpc import dumps, error
 from ..protocol.session import SessionLimit, StreamLog
 
@@ -26,12 +26,12 @@ SSE_HEADERS: Headers = [(b"content-type", b"text/event-stream"),
                         (b"x-accel-buffering", b"no")]
 
 
-class BodyTooLarge(Exception):
-    pass
+class BodyTooLarge(McpcastError):
+    """A request body over the limit (answered 413)."""
 
 
-class Disconnected(Exception):
-    pass
+class Disconnected(McpcastError):
+    """The client left while its body was being read."""
 
 
 def _declared_size(declared: bytes | None) -> int:

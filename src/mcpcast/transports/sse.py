@@ -8,9 +8,9 @@ requests, change notifications) goes out on the stream as ``event: message``. Th
 stream carries a comment-line heartbeat, its queue is bounded (a client that does not
 read is dropped), and the session ends with the stream.
 
-Malformed bodies are answered on the POST itself (400, 413, 415), as are requests the
-authentication hook refuses (401 with ``WWW-Authenticate``); invalid messages inside a
-well-formed body get their JSON-RPC error on the stream.
+Malformed bodies are answered on the POST itself (400, 413, 415, by the entry point), as
+are requests the authentication hook refuses (401 with ``WWW-Authenticate``); invalid
+messages inside a well-formed body get their JSON-RPC error on the stream.
 """
 
 from __future__ import annotations
@@ -20,34 +20,30 @@ import time
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs
 
-from .._auth import judge
-from .._errors import InvalidRequest, ProtocolError
-from .._jsonrpc import Message, loads
+from .._errors import SessionNotFound
 from ..protocol.session import SessionLimit
-from ._channel import AuthRequired, Channel
+from ._channel import Channel
 from ._http import (
     SSE_HEADERS,
     Receive,
     Scope,
     Send,
+    chunk,
     client_address,
-    read_json_body,
-    refusal_headers,
     reply,
     reply_error,
     reply_session_limit,
     sse_event,
+    until_disconnect,
 )
+from ._port import SessionHost, Streams
 
 if TYPE_CHECKING:
-    from .streamable_http import StreamableHTTP
+    from .._auth import Caller
+    from ..protocol.inbound import Inbound
 
 QUERY_KEY = "session_id"
-
-
-class StreamNotFound(ProtocolError):
-    code = -32001
-    http_status = 404
+UNKNOWN = "Unknown session_id: the SSE stream ended; open a new one"
 
 
 def query_session_id(scope: Scope) -> str | None:
@@ -62,38 +58,28 @@ def query_session_id(scope: Scope) -> str | None:
 class SseTransport:
     """Open HTTP+SSE streams of one server, by session id."""
 
-    def __init__(self, http: StreamableHTTP) -> None:
-        self.http = http
-        self.server = http.server
-        self.config = http.config
+    def __init__(self, host: SessionHost, streams: Streams) -> None:
+        self.host = host
+        self.config = host.config
+        self.streams = streams
         self.channels: dict[str, Channel] = {}
 
-    async def open(self, scope: Scope, receive: Receive, send: Send) -> None:
+    async def open(self, scope: Scope, receive: Receive, send: Send, caller: Caller) -> None:
         """GET: open the stream, name the POST endpoint, then relay until the end.
 
-        The stream belongs to the GET's caller: a bad credential is refused here (401),
-        and later POSTs must come from the same principal (anyone else gets 404).
+        The stream belongs to ``caller`` (the entry point refused a bad credential), and
+        later POSTs must come from the same owner (anyone else gets 404).
         """
-        if self.http.open_streams >= self.config.max_streams:
-            await reply_error(send, 503, InvalidRequest("Too many open streams"))
-            return
-        verdict = await judge(self.server.authenticate, scope)
-        if verdict.rejection is not None:
-            exc = verdict.rejection
-            await reply_error(send, exc.status, AuthRequired(exc.message, exc.data),
-                              headers=refusal_headers(exc))
-            return
         try:
-            channel = Channel(self.server, "sse", principal=verdict.principal,
-                              address=client_address(scope))
+            channel = Channel(self.host, "sse", caller, address=client_address(scope))
         except SessionLimit as limited:
             await reply_session_limit(send, limited)
             return
         sid = channel.session.id
         assert sid is not None
         self.channels[sid] = channel
-        self.http.open_streams += 1
-        gone = asyncio.ensure_future(_until_disconnect(receive))
+        self.streams.open += 1
+        gone = asyncio.ensure_future(until_disconnect(receive))
         follower = asyncio.ensure_future(channel.follow())
         relay = asyncio.ensure_future(self._relay(scope, send, channel, gone, follower))
         overflow = asyncio.ensure_future(channel.outbox.stopped.wait())
@@ -105,7 +91,7 @@ class SseTransport:
         finally:
             for task in (relay, overflow, gone, follower):
                 task.cancel()
-            self.http.open_streams -= 1
+            self.streams.open -= 1
             self.channels.pop(sid, None)
             channel.close()
 
@@ -116,14 +102,14 @@ class SseTransport:
         try:
             await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
             endpoint = f"{scope['path']}?{QUERY_KEY}={channel.session.id}".encode()
-            await _chunk(send, b"event: endpoint\ndata: " + endpoint + b"\n\n")
+            await chunk(send, b"event: endpoint\ndata: " + endpoint + b"\n\n")
             while True:
                 get = asyncio.ensure_future(outbox.queue.get())
                 done, _ = await asyncio.wait(
                     (get, gone, follower), timeout=self.config.heartbeat_interval,
                     return_when=asyncio.FIRST_COMPLETED)
                 if get.done():
-                    await _chunk(send, sse_event(get.result()))
+                    await chunk(send, sse_event(get.result()))
                 else:
                     get.cancel()
                 if gone.done():
@@ -131,57 +117,30 @@ class SseTransport:
                 if follower.done():
                     # The session ended (server shutdown, expiry): flush, then end the stream.
                     while not outbox.queue.empty():
-                        await _chunk(send, sse_event(outbox.queue.get_nowait()))
+                        await chunk(send, sse_event(outbox.queue.get_nowait()))
                     break
                 if not done:
                     if channel.idle(self.config.idle_timeout):
                         break
-                    await _chunk(send, b": ping\n\n")
+                    await chunk(send, b": ping\n\n")
                     channel.session.last_used = time.monotonic()  # an open stream keeps it
             await send({"type": "http.response.body", "body": b"", "more_body": False})
         except OSError:
             pass  # the client went away
 
-    async def post(self, scope: Scope, receive: Receive, send: Send,
-                   headers: dict[bytes, bytes], sid: str) -> None:
-        """POST ``<path>?session_id=<id>``: hand the messages to the stream's session."""
-        body = await read_json_body(receive, send, headers, self.config.max_body_bytes)
-        if body is None:
-            return
-        channel = self.channels.get(sid)
-        if channel is None:
-            await reply_error(send, 404, StreamNotFound(
-                "Unknown session_id: the SSE stream ended; open a new one"))
-            return
-        try:
-            payload = loads(body)
-        except ProtocolError as exc:
-            await reply_error(send, 400, exc)
-            return
-        verdict = await self.http.authorize(scope, send, _requests_in(payload))
-        if verdict is None:
-            return
-        if self.server.owner(verdict.principal) != channel.session.owner:
-            await reply_error(send, 404, StreamNotFound(  # as unknown: ids cannot be probed
-                "Unknown session_id: the SSE stream ended; open a new one"))
+    def channel(self, sid: str) -> Channel | None:
+        """The open stream's channel named by a POST's ``session_id``."""
+        return self.channels.get(sid)
+
+    async def post(self, send: Send, channel: Channel, payload: Any, inbound: Inbound,
+                   caller: Caller) -> None:
+        """POST ``<path>?session_id=<id>`` (authenticated): hand the messages to the
+        stream's session, if ``caller`` owns it."""
+        if caller.owner() != channel.session.owner:
+            await reply_error(send, 404, SessionNotFound(UNKNOWN))  # ids cannot be probed
             return
         await reply(send, 202, b"Accepted", [(b"content-type", b"text/plain")])
-        channel.feed(payload, verdict.principal)
+        channel.feed(payload, caller, inbound)
 
 
-def _requests_in(payload: Any) -> list[Message]:
-    messages = payload if isinstance(payload, list) else [payload]
-    return [m for m in messages if isinstance(m, dict) and "id" in m
-            and isinstance(m.get("method"), str)]
-
-
-async def _chunk(send: Send, data: bytes) -> None:
-    await send({"type": "http.response.body", "body": data, "more_body": True})
-
-
-async def _until_disconnect(receive: Receive) -> None:
-    while (await receive())["type"] != "http.disconnect":
-        pass
-
-
-__all__ = ["SseTransport", "query_session_id"]
+__all__ = ["UNKNOWN", "SseTransport", "query_session_id"]

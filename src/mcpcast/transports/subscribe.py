@@ -35,6 +35,7 @@ from urllib.parse import parse_qsl
 
 import orjson
 
+from mcpcast._errors import McpcastError
 from mcpcast.broadcast import (
     BroadcasterFactory,
     CloseReason,
@@ -87,7 +88,9 @@ Authorize = Callable[[SubscriberInfo, str], bool | Awaitable[bool]]
 AllowOrigin = Callable[[str], bool]
 
 
-class _Refused(Exception):
+class TopicRefused(McpcastError):
+    """A browser subscription refused: ``status`` is the HTTP status to answer with."""
+
     def __init__(self, status: int, message: str) -> None:
         super().__init__(message)
         self.status = status
@@ -134,7 +137,7 @@ def _resume_point(info: SubscriberInfo) -> int | None:
     if raw is None or raw == "":
         return None
     if not raw.isdigit() or len(raw) > 18:
-        raise _Refused(400, "after / Last-Event-ID must be a non-negative integer")
+        raise TopicRefused(400, "after / Last-Event-ID must be a non-negative integer")
     return int(raw)
 
 
@@ -184,15 +187,16 @@ class SubscriptionApp:
                 return
 
     async def _open(self, info: SubscriberInfo) -> tuple[str, Subscription, int]:
-        """Check the request and subscribe; raises ``_Refused`` with an HTTP status."""
+        """Check the request and subscribe; raises ``TopicRefused`` with an HTTP status."""
         topic = info.path.removeprefix("/")
         try:
             validate_topic(topic)
         except ValueError:
-            raise _Refused(404, "no such topic") from None
+            raise TopicRefused(404, "no such topic") from None
         after = _resume_point(info)
         if self._closing or len(self._active) >= self.max_connections:
-            raise _Refused(503, "too many subscribers" if not self._closing else "shutting down")
+            raise TopicRefused(
+                503, "too many subscribers" if not self._closing else "shutting down")
         if self.authorize is not None:
             try:
                 verdict = self.authorize(info, topic)
@@ -202,11 +206,11 @@ class SubscriptionApp:
                 log.warning("authorize hook failed for %r: %s", topic, type(exc).__name__)
                 verdict = False
             if verdict is not True:
-                raise _Refused(403, "forbidden")
+                raise TopicRefused(403, "forbidden")
         try:
             broadcaster = self.factory.lookup(topic)
         except TopicLimitError:
-            raise _Refused(503, "too many topics") from None
+            raise TopicRefused(503, "too many topics") from None
         try:
             # Without a resume point, start from "now" so a reconnect can resume from it.
             start = after if after is not None else await broadcaster.last_seq()
@@ -218,7 +222,7 @@ class SubscriptionApp:
         except Exception as exc:
             # A backend outage (e.g. Redis down) is the server's trouble: 503, no details.
             log.warning("cannot subscribe to %r: %s", topic, type(exc).__name__)
-            raise _Refused(503, "broadcast backend unavailable") from None
+            raise TopicRefused(503, "broadcast backend unavailable") from None
         self._active.add(sub)
         self._idle.clear()
         if self._closing:  # close() ran while we were subscribing
@@ -255,7 +259,7 @@ class SubscriptionApp:
             return
         try:
             topic, sub, start = await self._open(_info(scope, "GET"))
-        except _Refused as refused:
+        except TopicRefused as refused:
             await _plain(send, refused.status, refused.message, cors)
             return
         watcher = asyncio.get_running_loop().create_task(_until_disconnect(receive, sub))
@@ -299,7 +303,7 @@ class SubscriptionApp:
             return
         try:
             topic, sub, start = await self._open(_info(scope, "WEBSOCKET"))
-        except _Refused as refused:
+        except TopicRefused as refused:
             await _deny_websocket(scope, send, refused)
             return
         watcher = asyncio.get_running_loop().create_task(_until_disconnect(receive, sub))
@@ -380,7 +384,7 @@ async def _preflight(scope: Scope, send: Send, cors: list[tuple[bytes, bytes]]) 
     await send({"type": "http.response.body", "body": b""})
 
 
-async def _deny_websocket(scope: Scope, send: Send, refused: _Refused) -> None:
+async def _deny_websocket(scope: Scope, send: Send, refused: TopicRefused) -> None:
     if "websocket.http.response" in scope.get("extensions", {}):
         body = orjson.dumps({"error": refused.message})
         await send(

@@ -7,9 +7,10 @@ run concurrently and can be cancelled; progress, logs, elicitation/sampling requ
 the session's change notifications are sent as frames.
 
 The upgrade is refused (an HTTP response when the ASGI server supports the
-``websocket.http.response`` extension, else close code 1008) for a bad Host or Origin,
-an authentication hook that raises ``Unauthorized``, a subprotocol list without
-``mcp``, or too many open connections. A client that offers no subprotocol at all is
+``websocket.http.response`` extension, else close code 1008; ``refuse``) for a bad Host
+or Origin, a subprotocol list without ``mcp``, too many open connections (``precheck``),
+or an authentication hook that raises ``Unauthorized``: the entry point asks these, and
+calls the hook once for the whole connection. A client that offers no subprotocol at all is
 accepted: plain clients (``new WebSocket(url)``) send none, and it names no other
 protocol. An anonymous client (the hook returned ``None``) may connect; methods outside
 ``public_methods`` then get a JSON-RPC error, as over HTTP.
@@ -26,15 +27,15 @@ import contextlib
 import logging
 from typing import TYPE_CHECKING, Any
 
-from .._auth import judge
-from .._errors import ProtocolError
+from .._errors import InvalidRequest, ProtocolError
 from .._jsonrpc import dumps, error, loads
 from ..protocol.session import SessionLimit
-from ._channel import AuthRequired, Channel
-from ._http import JSON_HEADERS, Receive, Scope, Send
+from ._channel import Channel
+from ._http import JSON_HEADERS, Receive, Scope, Send, client_address
+from ._port import SessionHost, Streams
 
 if TYPE_CHECKING:
-    from .streamable_http import StreamableHTTP
+    from .._auth import Caller
 
 log = logging.getLogger("mcpcast.websocket")
 
@@ -46,59 +47,42 @@ CLOSE_TOO_BIG = 1009
 _FLUSH_SECONDS = 1.0  # how long a closing connection may spend sending what is queued
 
 
-class Refused(ProtocolError):
-    code = -32600
-
-
 class WebSocketTransport:
-    """Accepts WebSocket upgrades for one server; ``shutdown`` closes them all."""
+    """Serves accepted WebSocket upgrades for one server; ``shutdown`` closes them all.
 
-    def __init__(self, http: StreamableHTTP) -> None:
-        self.http = http
-        self.server = http.server
-        self.config = http.config
+    The entry point checks the path, Host and Origin, asks ``precheck``, authenticates
+    the upgrade once and hands the ``Caller`` to ``serve``.
+    """
+
+    def __init__(self, host: SessionHost, streams: Streams) -> None:
+        self.host = host
+        self.config = host.config
+        self.streams = streams
         self.connections: set[Connection] = set()
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if (await receive())["type"] != "websocket.connect":
-            return
-        if not self.http._ours(scope):
-            await refuse(scope, send, 404, Refused("Not Found"))
-            return
-        problem = self.http.check_host_origin(dict(scope["headers"]))
-        if problem is not None:
-            await refuse(scope, send, problem[0], Refused(problem[1]))
-            return
+    def precheck(self, scope: Scope) -> tuple[int, str] | None:
+        """Why this upgrade is refused before anyone authenticates, if it is."""
         offered: list[str] = scope.get("subprotocols") or []
         if offered and SUBPROTOCOL not in offered:
-            await refuse(scope, send, 400, Refused(
-                f"Unsupported WebSocket subprotocol: offer {SUBPROTOCOL!r}"))
-            return
-        if self.http.open_streams >= self.config.max_streams:
-            await refuse(scope, send, 503, Refused("Too many open connections"))
-            return
-        verdict = await judge(self.server.authenticate, scope)
-        if verdict.rejection is not None:
-            exc = verdict.rejection
-            await refuse(scope, send, exc.status, AuthRequired(exc.message),
-                         [(b"www-authenticate", exc.www_authenticate.encode("latin-1"))])
-            return
-        anonymous = self.server.authenticate is not None and verdict.principal is None
-        client = scope.get("client")
+            return 400, f"Unsupported WebSocket subprotocol: offer {SUBPROTOCOL!r}"
+        if self.streams.full:
+            return 503, "Too many open connections"
+        return None
+
+    async def serve(self, scope: Scope, receive: Receive, send: Send, caller: Caller) -> None:
+        """Accept the upgrade (``websocket.connect`` was received) and run the connection."""
         try:
-            channel = Channel(self.server, "websocket", principal=verdict.principal,
-                              refusal=verdict.refusal() if anonymous else None,
-                              address=str(client[0]) if client else None)
+            channel = Channel(self.host, "websocket", caller, address=client_address(scope))
         except SessionLimit as limited:
-            await refuse(scope, send, limited.status, Refused(limited.message))
+            await refuse(scope, send, limited.status, InvalidRequest(limited.message))
             return
         connection = Connection(self, channel, send)
         self.connections.add(connection)
-        self.http.open_streams += 1
+        self.streams.open += 1
         try:
-            await connection.run(receive, SUBPROTOCOL if offered else None)
+            await connection.run(receive, SUBPROTOCOL if scope.get("subprotocols") else None)
         finally:
-            self.http.open_streams -= 1
+            self.streams.open -= 1
             self.connections.discard(connection)
 
     async def shutdown(self) -> None:
@@ -184,7 +168,7 @@ class Connection:
             except ProtocolError as exc:
                 self.channel.put(error(None, exc))
                 continue
-            self.channel.feed(payload, self.channel.principal)
+            self.channel.feed(payload, self.channel.caller)
 
     async def _write(self) -> None:
         try:
@@ -223,4 +207,4 @@ async def refuse(scope: Scope, send: Send, status: int, exc: ProtocolError,
         await send({"type": "websocket.close", "code": CLOSE_POLICY, "reason": exc.message})
 
 
-__all__ = ["SUBPROTOCOL", "WebSocketTransport"]
+__all__ = ["SUBPROTOCOL", "WebSocketTransport", "refuse"]

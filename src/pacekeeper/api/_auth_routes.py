@@ -14,6 +14,7 @@ from pacekeeper.api._common import (
     iso_utc,
     read_json_object,
     refuse_cross_site,
+    registration_mode,
     required_string,
     services,
     string_field,
@@ -41,13 +42,17 @@ def _rate_headers(principal: Principal | None) -> dict[str, str]:
 
 
 async def register(request: Request) -> Response:
-    """POST /api/auth/register (ACC-1..4): admin token needed in `admin` mode."""
+    """POST /api/auth/register (ACC-1..4): admin token needed in `admin` mode; nobody
+    registers over HTTP in `closed` mode (the mode an admin stored, else the env's)."""
     svc = services(request)
     principal = await svc.resolver.resolve(request.headers)
     if principal is not None:
         await svc.resolver.enforce(request.method, request.headers, principal)
     is_admin = principal is not None and principal.is_admin
-    if svc.settings.registration is RegistrationMode.ADMIN and not is_admin:
+    mode = await registration_mode(svc)
+    if mode is RegistrationMode.CLOSED:
+        raise Forbidden("registration is closed on this server")
+    if mode is RegistrationMode.ADMIN and not is_admin:
         if principal is None:
             raise svc.resolver.unauthenticated(invalid=False)
         raise Forbidden("registration requires an admin token")

@@ -13,6 +13,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from pacekeeper.auth import AttemptLimiter, require_same_origin
+from pacekeeper.config import RegistrationMode
 from pacekeeper.errors import ApiError, ValidationFailed
 from pacekeeper.services import Services, attempt_limiter
 
@@ -45,6 +46,13 @@ def attempts(svc: Services) -> AttemptLimiter:
     if svc.attempts is None:
         svc.attempts = attempt_limiter(svc.settings, svc.limiter)
     return svc.attempts
+
+
+async def registration_mode(svc: Services) -> RegistrationMode:
+    """Who may register now: the admin's stored choice, else the environment's."""
+    if svc.admin is None:
+        return svc.settings.registration
+    return (await svc.admin.registration()).mode
 
 
 def refuse_cross_site(request: Request) -> None:
@@ -133,6 +141,7 @@ __all__ = [
     "iso_utc",
     "read_json_object",
     "refuse_cross_site",
+    "registration_mode",
     "required_string",
     "services",
     "string_field",

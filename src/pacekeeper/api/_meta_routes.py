@@ -7,6 +7,7 @@ from starlette.responses import Response
 
 from pacekeeper import __version__
 from pacekeeper.a2a import A2A_PATHS, API_KEY_SCHEME
+from pacekeeper.admin._openapi import admin_paths
 from pacekeeper.api._common import JSONResponse, services
 from pacekeeper.api._openapi import add_path, openapi_document
 from pacekeeper.apikeys import KEY_PATHS
@@ -34,7 +35,7 @@ async def openapi(request: Request) -> Response:
     for path, item in openapi_paths().items():
         add_path(document, path, item)
     for path, item in {**connection_paths(), **KEY_PATHS, **A2A_PATHS, **fitness_paths(),
-                       **analysis_paths(), **web_paths()}.items():
+                       **analysis_paths(), **web_paths(), **admin_paths()}.items():
         add_path(document, path, item)
     document["components"]["securitySchemes"]["apiKey"] = API_KEY_SCHEME
     return JSONResponse(document)

@@ -86,14 +86,16 @@ def openapi_document(base_url: str) -> dict[str, Any]:
         "/openapi.json": {"get": {"summary": "This document",
                                   "responses": {"200": {"description": "OpenAPI 3.1"}}}},
         "/api/auth/register": {"post": {
-            "summary": "Register a user (admin token required when registration=admin)",
+            "summary": "Register a user (admin token required when registration=admin; "
+                       "refused when closed; the mode an admin stored, else the env's)",
             "security": [*bearer_or_cookie, {}],
             "requestBody": {"required": True, "content": {"application/json": {
                 "schema": {"$ref": "#/components/schemas/RegisterRequest"}}}},
             "responses": {
                 "201": _ok("created", {"$ref": "#/components/schemas/RegisterResponse"}),
                 "400": _err("bad input"), "401": _err("admin token missing or invalid"),
-                "403": _err("not an admin, or CSRF failure"), "409": _err("email taken"),
+                "403": _err("not an admin, registration closed, or CSRF failure"),
+                "409": _err("email taken"),
                 "413": _err("body too large"),
                 "429": _err("tenant rate limit, or too many registrations from this address"),
             },
@@ -169,6 +171,29 @@ def openapi_document(base_url: str) -> dict[str, Any]:
                 "429": {"description": "tenant rate limit; Retry-After, X-RateLimit-*"},
             },
         }},
+        "/mcp/topics/{topic}": {"get": {
+            "summary": "The person's live feed (SSE; WebSocket at the same path): topic "
+                       "user.<own user id> only, with the session cookie or a bearer token",
+            "security": bearer_or_cookie,
+            "parameters": [{"name": "topic", "in": "path", "required": True,
+                            "schema": {"type": "string"}},
+                           {"name": "after", "in": "query", "required": False,
+                            "schema": {"type": "integer", "minimum": 0},
+                            "description": "resume after this seq"}],
+            "responses": {
+                "200": {"description": "frames: subscribed, message, close",
+                        "content": {"text/event-stream": {"schema": {"type": "string"}}}},
+                "400": {"description": "a bad resume point"},
+                "403": {"description": "not the caller's own topic, no or bad credentials, "
+                                       "or a cookie from another origin"},
+                "404": {"description": "not a topic name"},
+                "421": {"description": "Host not allowed"},
+                "503": {"description": "too many subscribers, or shutting down"},
+            }}},
+        "/mcp/mcpcast.js": {"get": {
+            "summary": "mcpcast's browser client (subscribe to a topic)",
+            "responses": {"200": {"description": "JavaScript", "content": {
+                "text/javascript": {"schema": {"type": "string"}}}}}}},
         "/oauth2/jwks": {"get": _JWKS_OP},
         "/admin/jwks": {"get": {**_JWKS_OP, "summary": "Legacy alias of /oauth2/jwks"}},
     }

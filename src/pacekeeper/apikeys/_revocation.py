@@ -122,6 +122,12 @@ class SignallingUserRepository(SqlUserRepository):
         await self._signal.bump()
         return changed
 
+    async def enable(self, user_id: uuid.UUID) -> bool:
+        # Caches hold the disabled state (and the keys' "unusable") until the signal moves.
+        changed = await super().enable(user_id)
+        await self._signal.bump()
+        return changed
+
 
 __all__ = [
     "FileRevocationSignal",

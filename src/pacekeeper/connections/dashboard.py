@@ -42,7 +42,7 @@ async def dashboard(request: Request) -> Response:
     principal = await session_principal(request)
     connections = services(request).connections
     if principal is None:
-        return sign_in_page(request)
+        return await sign_in_page(request)
     rows: list[dict[str, str]] = []
     if connections is not None:
         status = await connections.status(principal.user_id)

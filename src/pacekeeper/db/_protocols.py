@@ -27,6 +27,9 @@ class UserRepository(Protocol):
     async def disable(self, user_id: uuid.UUID) -> bool:
         """Set status disabled and bump token_version; False when no such user."""
 
+    async def enable(self, user_id: uuid.UUID) -> bool:
+        """Set status active (tokens from before the disable stay invalid)."""
+
     async def auth_state(self, user_id: uuid.UUID) -> AuthState | None: ...
 
 

@@ -140,6 +140,17 @@ class SqlUserRepository:
             await session.commit()
             return bool(getattr(result, "rowcount", 0))
 
+    async def enable(self, user_id: uuid.UUID) -> bool:
+        # The token version stays where disabling moved it: tokens issued before the
+        # disable stay dead; the person signs in again.
+        async with self._sessions() as session:
+            result = await session.execute(
+                update(UserRow).where(UserRow.id == user_id)
+                .values(status=UserStatus.ACTIVE.value)
+            )
+            await session.commit()
+            return bool(getattr(result, "rowcount", 0))
+
     async def auth_state(self, user_id: uuid.UUID) -> AuthState | None:
         async with self._engine.connect() as connection:
             row = (

@@ -22,7 +22,7 @@ from pacekeeper.fitness._service import FitnessService, ImportOutcome
 from pacekeeper.fitness._settings import SETTINGS, SettingsHistory
 from pacekeeper.fitness._store import SqlFitnessStore
 from pacekeeper.fitness._tables import TABLES
-from pacekeeper.fitness._views import activity_json, daily_json, outcome_json
+from pacekeeper.fitness._views import activity_event, activity_json, daily_json, outcome_json
 from pacekeeper.fitness.models import (
     Activity,
     Athlete,
@@ -73,6 +73,7 @@ __all__ = [
     "SyncState",
     "Totals",
     "Zone",
+    "activity_event",
     "activity_json",
     "daily_json",
     "outcome_json",

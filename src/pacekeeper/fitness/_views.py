@@ -67,6 +67,12 @@ def activity_json(activity: StoredActivity, *, detail: bool = False) -> dict[str
     return out
 
 
+def activity_event(activity: StoredActivity, source: str) -> dict[str, Any]:
+    """The live feed's event for a newly stored activity (pacekeeper.live): `source` is
+    the provider, or "import"."""
+    return {"type": "activity", "source": source, "activity": activity_json(activity)}
+
+
 def _iso(moment: datetime) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
@@ -98,4 +104,5 @@ def outcome_json(outcome: ImportOutcome) -> dict[str, Any]:
             "activity": activity_json(outcome.activity, detail=True)}
 
 
-__all__ = ["HEADLINE_METRICS", "activity_json", "daily_json", "local_start", "outcome_json"]
+__all__ = ["HEADLINE_METRICS", "activity_event", "activity_json", "daily_json", "local_start",
+           "outcome_json"]

@@ -23,7 +23,7 @@ from pacekeeper.fitness import _inputs as inputs
 from pacekeeper.fitness._openapi import fitness_paths
 from pacekeeper.fitness._records import ActivityFilter, Owner
 from pacekeeper.fitness._service import FitnessService
-from pacekeeper.fitness._views import activity_json, daily_json, outcome_json
+from pacekeeper.fitness._views import activity_event, activity_json, daily_json, outcome_json
 from pacekeeper.fitness.importers import ImportRejected
 
 IMPORT_PATH = "/api/activities/import"
@@ -71,6 +71,11 @@ async def import_activity(request: Request) -> Response:
         outcomes = await fitness(request).import_file(owner, data, upload.filename)
     except ImportRejected as exc:
         raise rejection(exc) from None
+    live = services(request).live
+    if live is not None:  # the person's Live panel (pacekeeper.live)
+        for outcome in outcomes:
+            if outcome.activity is not None and not outcome.duplicate and not outcome.merged:
+                await live.publish(owner.user_id, activity_event(outcome.activity, "import"))
     headers = _rate(principal)
     if len(outcomes) == 1 and outcomes[0].rejected is None and outcomes[0].name == upload.filename:
         body = outcome_json(outcomes[0])

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
@@ -28,6 +29,7 @@ import numpy as np
 from pacekeeper.connections import ConnectionProblem, ConnectionService
 from pacekeeper.fitness._records import DailyHealth, NewActivity, Owner, SourceRef, SyncState
 from pacekeeper.fitness._service import FitnessService, richness
+from pacekeeper.fitness._views import activity_event
 from pacekeeper.fitness.models import Activity, DailySummary, SleepSession, Streams
 from pacekeeper.fitness.streams import StreamSet, resample_1hz
 from pacekeeper.providers import (
@@ -40,6 +42,8 @@ from pacekeeper.providers import (
 
 log = logging.getLogger("pacekeeper.sync")
 Progress = Callable[[float, float | None, str], Awaitable[None]]
+# Where the person's live events go (pacekeeper.live.LiveFeed.publish): user id, event.
+EventSink = Callable[[uuid.UUID, dict[str, Any]], Awaitable[None]]
 T = TypeVar("T")
 LEASE_S = 120.0
 
@@ -117,12 +121,14 @@ def _health(provider: str, d: DailySummary | None = None, sleep: SleepSession | 
 class SyncService:
     def __init__(self, fitness: FitnessService, connections: ConnectionService, *,
                  history_days: int = 365, health_days: int = 60,
-                 max_wait_s: float = 60.0, lease_s: float = LEASE_S) -> None:
+                 max_wait_s: float = 60.0, lease_s: float = LEASE_S,
+                 events: EventSink | None = None) -> None:
         self.fitness = fitness
+        self.events = events
         self.connections = connections
         self.history_days = history_days
-        # Daily health is fetched day by day (Fitbit allows 150 calls an hour), so a
-        # first sync reaches back less far for it than for activities.
+        # A first sync reaches back less far for daily health than for activities
+        # (Garmin serves it a day per request, two kinds of it).
         self.health_days = health_days
         # A wait does not renew the lease: keep it well inside the lease, or a second
         # process would take the sync over while this one waits.
@@ -162,6 +168,8 @@ class SyncService:
         cursor = state.cursor_at if state and state.cursor_at else None
         since = cursor or (now - timedelta(days=self.history_days))
         report.health_through = _health_through(state)
+        await self._event(owner, {"type": "sync", "provider": provider, "status": "running",
+                                  "message": f"{provider}: sync started"})
         try:
             await self._activities(owner, provider, since, report, progress)
             # From the day the last finished health fetch reached (it may have been
@@ -184,7 +192,14 @@ class SyncService:
             report.status, report.message = "failed", "the sync failed; it resumes next time"
         finally:
             await self._save(owner, provider, report, finished=True)
+            await self._event(owner, {"type": "sync", "provider": provider,
+                                      "status": report.status, "message": report.message,
+                                      "report": report.to_json()})
         return report
+
+    async def _event(self, owner: Owner, event: dict[str, Any]) -> None:
+        if self.events is not None:
+            await self.events(owner.user_id, event)
 
     async def _save(self, owner: Owner, provider: str, report: SyncReport, *,
                     finished: bool = False, cursor: datetime | None = None) -> None:
@@ -222,6 +237,11 @@ class SyncService:
                 streams = stream_set(raw) if raw is not None else None
                 await self._store(owner, provider, activity, streams, report)
             await self._save(owner, provider, report, cursor=batch.cursor)
+            await self._event(owner, {
+                "type": "sync", "provider": provider, "status": "running",
+                "done": batch.done, "total": batch.total, "unit": batch.unit,
+                "imported": report.imported,
+                "message": f"{provider}: {batch.done} of {batch.total} {batch.unit}"})
             if progress is not None:
                 await progress(batch.done, batch.total,
                                f"{provider}: {batch.done} of {batch.total} {batch.unit}")
@@ -237,6 +257,8 @@ class SyncService:
             report.merged += 1
         else:
             report.imported += 1
+            if outcome.activity is not None:
+                await self._event(owner, activity_event(outcome.activity, provider))
         if streams is not None and len(streams):
             report.with_streams += 1
 

@@ -4,15 +4,23 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
-from typing import cast
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 from starlette.types import ASGIApp
 
-from mcpcast import Server, ServerConfig
+from mcpcast import BroadcasterFactory, Server, ServerConfig
+from mcpcast.transports.subscribe import SubscriberInfo
 from pacekeeper.auth import Principal
 from pacekeeper.config import Settings
-from pacekeeper.mcp._gate import McpGate, make_authenticate, make_check_scopes, origin_key
+from pacekeeper.live import live_topic
+from pacekeeper.mcp._gate import (
+    McpGate,
+    judge,
+    make_authenticate,
+    make_check_scopes,
+    origin_key,
+)
 from pacekeeper.mcp._logs import install_access_log_filter
 from pacekeeper.mcp._tools import PacekeeperTools
 from pacekeeper.services import Services
@@ -55,7 +63,21 @@ def _session_owner(principal: Principal) -> uuid.UUID:
     return principal.user_id
 
 
-def build_mcp(settings: Settings, services: Callable[[], Services]) -> tuple[Server, ASGIApp]:
+def _topic_owner_only(services: Callable[[], Services], same_origins: frozenset[str]
+                      ) -> Callable[[SubscriberInfo, str], Any]:
+    """Browser topics (`/mcp/topics/<topic>`): a person may subscribe to their own live
+    topic and to nothing else, with the session cookie (from one of this service's own
+    origins) or a bearer token (the WebSocket subprotocol). Anything else is 403."""
+
+    async def authorize(info: SubscriberInfo, topic: str) -> bool:
+        verdict = await judge(services(), "GET", info.headers, same_origins)
+        return isinstance(verdict, Principal) and topic == live_topic(verdict.user_id)
+
+    return authorize
+
+
+def build_mcp(settings: Settings, services: Callable[[], Services],
+              broadcasters: BroadcasterFactory | None = None) -> tuple[Server, ASGIApp]:
     hosts, origins = _host_rules(settings)
     same_origins = _same_origins(settings)
     install_access_log_filter()  # session ids in URLs never reach the access log
@@ -65,6 +87,8 @@ def build_mcp(settings: Settings, services: Callable[[], Services]) -> tuple[Ser
         authenticate=make_authenticate(services, same_origins),
         identify=_session_owner,
         check_scopes=make_check_scopes(services),
+        broadcasters=broadcasters,
+        authorize_topic=_topic_owner_only(services, same_origins),
     )
     # mcpcast types its ASGI callables with plain dicts; Starlette's are Mappings.
     return server, McpGate(cast(ASGIApp, server.asgi_app()), services, same_origins)

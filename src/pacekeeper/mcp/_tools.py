@@ -18,6 +18,7 @@ from pacekeeper.providers import ProviderClient, TokenSet
 from pacekeeper.services import Services
 from pacekeeper.tools import (
     ActivityTools,
+    AppViews,
     AthleteTools,
     CompareTools,
     CurveTools,
@@ -87,7 +88,7 @@ class PacekeeperToolsBase:
 )
 class PacekeeperTools(PacekeeperToolsBase, ActivityTools, AthleteTools, SyncTools, LoadTools,
                       CurveTools, PhysiologyTools, RunningTools, CompareTools, GoalTools,
-                      PlanningTools):
+                      PlanningTools, AppViews):
     # Every tool declares the OAuth scopes it needs (docs/oauth.md); reading needs
     # fitness:read, anything that changes the user's data or connections fitness:write.
     @tool(name="whoami", description="The signed-in user: id, email, tenant and role.",

@@ -6,6 +6,7 @@ the same registry.
 
 from pacekeeper.tools._base import ToolGroup
 from pacekeeper.tools.activities import ActivityTools
+from pacekeeper.tools.apps import AppViews
 from pacekeeper.tools.athlete import AthleteTools
 from pacekeeper.tools.compare import CompareTools
 from pacekeeper.tools.curves import CurveTools
@@ -20,6 +21,6 @@ from pacekeeper.tools.sync import SyncTools
 ANALYSIS_GROUPS = (LoadTools, CurveTools, PhysiologyTools, RunningTools, CompareTools,
                    GoalTools, PlanningTools)
 
-__all__ = ["ANALYSIS_GROUPS", "ActivityTools", "AthleteTools", "CompareTools", "CurveTools",
-           "GoalTools", "LoadTools", "PhysiologyTools", "PlanningTools", "RunningTools",
-           "SyncTools", "ToolGroup"]
+__all__ = ["ANALYSIS_GROUPS", "ActivityTools", "AppViews", "AthleteTools", "CompareTools",
+           "CurveTools", "GoalTools", "LoadTools", "PhysiologyTools", "PlanningTools",
+           "RunningTools", "SyncTools", "ToolGroup"]

@@ -32,6 +32,7 @@ from pacekeeper.tools._shapes import (
     StreamName,
     StreamsResult,
 )
+from pacekeeper.tools.apps import ACTIVITY, ui_meta
 
 ActivityId = Annotated[str, Param(description="The activity's id (from list_activities).")]
 
@@ -80,6 +81,7 @@ class ActivityTools(ToolGroup):
 
     @tool(
         name="get_activity",
+        meta=ui_meta(ACTIVITY),
         description="One activity in detail: summary, laps, every computed metric (normalized "
         "power, TSS, IF, zones, curves) and the recording device's own figures.",
         annotations=READ_ONLY,

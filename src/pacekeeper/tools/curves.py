@@ -11,6 +11,7 @@ from pacekeeper.tools._analysis_shapes import BestEfforts, CurveResult
 from pacekeeper.tools._base import READ, READ_ONLY
 from pacekeeper.tools._params import Durations, From, OptionalActivity, To
 from pacekeeper.tools._shapes import SportName
+from pacekeeper.tools.apps import CURVE, ui_meta
 
 PERIOD = (" Give activity_id for one activity, or from/to for a period (default the last "
           "365 days); each point names the activity and day that set it.")
@@ -19,6 +20,7 @@ PERIOD = (" Give activity_id for one activity, or from/to for a period (default 
 class CurveTools(AnalysisGroup):
     @tool(
         name="get_power_curve",
+        meta=ui_meta(CURVE),
         description="Best mean power (W) for each duration (mean-maximal power curve)."
         + PERIOD,
         annotations=READ_ONLY,
@@ -34,6 +36,7 @@ class CurveTools(AnalysisGroup):
 
     @tool(
         name="get_hr_curve",
+        meta=ui_meta(CURVE),
         description="Highest mean heart rate (bpm) sustained for each duration." + PERIOD,
         annotations=READ_ONLY,
         scopes=(READ,),
@@ -48,6 +51,7 @@ class CurveTools(AnalysisGroup):
 
     @tool(
         name="get_pace_curve",
+        meta=ui_meta(CURVE),
         description="Best mean speed (m/s, and pace s/km) for each duration; a period's "
         "curve covers runs unless sport says otherwise." + PERIOD,
         annotations=READ_ONLY,

@@ -19,6 +19,7 @@ from pacekeeper.tools._analysis_shapes import (
 )
 from pacekeeper.tools._base import READ, READ_ONLY
 from pacekeeper.tools._params import Day, From, To
+from pacekeeper.tools.apps import FITNESS_CHART, ui_meta
 
 
 class LoadTools(AnalysisGroup):
@@ -36,6 +37,7 @@ class LoadTools(AnalysisGroup):
 
     @tool(
         name="get_fitness_chart",
+        meta=ui_meta(FITNESS_CHART),
         description="The performance management chart: per day CTL (42-day fitness), ATL "
         "(7-day fatigue), TSB (form going into the day = yesterday's CTL - ATL) and the day's "
         "training load. Up to eleven years; default the last 90 days.",

@@ -27,9 +27,13 @@ class SyncTools(ToolGroup):
         name="sync_activities",
         description="Sync a connected provider now: new activities (with their streams) and "
         "daily health since the last sync, or the last year on the first one. Reports "
-        "progress while it runs; safe to repeat (nothing is stored twice).",
+        "progress while it runs; safe to repeat (nothing is stored twice). A client with "
+        "the tasks extension gets a task to poll instead of waiting (a sync takes minutes).",
         annotations=WRITES,
         scopes=(WRITE,),
+        # A first sync pulls a year of history: let clients that can poll do so. The
+        # progress messages become the task's statusMessage.
+        task="optional",
     )
     async def sync_activities(
         self,

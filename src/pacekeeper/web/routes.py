@@ -19,7 +19,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from pacekeeper.api._common import services
+from pacekeeper.api._common import registration_mode, services
 from pacekeeper.auth import Principal
 from pacekeeper.config import RegistrationMode
 from pacekeeper.errors import ApiError
@@ -42,7 +42,9 @@ PAGES = (
     Page("activities", "/activities", "Activities", ("activities.js",)),
     Page("fitness", "/fitness", "Fitness", (*CHARTS, "fitness.js")),
     # Served by pacekeeper.connections.dashboard (the provider list is rendered there).
-    Page("connections", "/connections", "Connections", ("connections.js",), own_route=True),
+    # The Live panel: mcpcast's browser client, served with /mcp (pacekeeper.live).
+    Page("connections", "/connections", "Connections",
+         ("/mcp/mcpcast.js", "live.js", "connections.js"), own_route=True),
     Page("keys", "/keys", "API keys", ("keys.js",)),
     Page("assistants", "/assistants", "Assistants", ("assistants.js",)),
     Page("account", "/account", "Account", ("account.js",)),
@@ -71,8 +73,8 @@ def _user(principal: Principal) -> dict[str, Any]:
             "is_admin": principal.is_admin}  # fmt: skip
 
 
-def sign_in_page(request: Request, title: str = "Sign in") -> Response:
-    open_registration = services(request).settings.registration is RegistrationMode.OPEN
+async def sign_in_page(request: Request, title: str = "Sign in") -> Response:
+    open_registration = await registration_mode(services(request)) is RegistrationMode.OPEN
     return render_page("signin.html", {
         "layout": "app", "page": "signin", "title": title, "user": None,
         "registration": open_registration, "scripts": ("app.js",),
@@ -97,7 +99,7 @@ def app_page(
 async def home(request: Request) -> Response:
     principal = await session_principal(request)
     if principal is None:
-        return sign_in_page(request, "Welcome")
+        return await sign_in_page(request, "Welcome")
     return app_page(principal, "home", "home.html", "Home", ())
 
 
@@ -105,7 +107,7 @@ def _page_handler(page: Page) -> Any:
     async def handler(request: Request) -> Response:
         principal = await session_principal(request)
         if principal is None:
-            return sign_in_page(request)
+            return await sign_in_page(request)
         if page.admin and not principal.is_admin:
             return render_page("forbidden.html", {
                 "layout": "app", "page": page.key, "title": "Not allowed",
@@ -120,7 +122,7 @@ def _page_handler(page: Page) -> Any:
 async def activity_page(request: Request) -> Response:
     principal = await session_principal(request)
     if principal is None:
-        return sign_in_page(request)
+        return await sign_in_page(request)
     return app_page(principal, "activities", "activity.html", "Activity",
                      (*CHARTS, "activity.js"), activity_id=request.path_params["activity_id"])
 

@@ -35,7 +35,7 @@
       } catch (error) { Pk.showError(error); }
     });
   });
-  document.querySelectorAll("button[data-disconnect]").forEach((button) => {
+  function wireDisconnect(button) {
     button.addEventListener("click", async () => {
       // No confirmation: a disconnection is undone by connecting again, and what the
       // provider already brought stays.
@@ -44,8 +44,10 @@
         location.reload();
       } catch (error) { Pk.showError(error); }
     });
-  });
-  document.querySelectorAll("button[data-sync]").forEach((button) => {
+  }
+  document.querySelectorAll("button[data-disconnect]").forEach(wireDisconnect);
+
+  function wireSync(button) {
     const provider = button.dataset.sync;
     const line = document.querySelector("[data-sync-status=" + provider + "]");
     Pk.api("/api/sync/" + provider).then((state) => {
@@ -63,5 +65,23 @@
         button.disabled = false;
       }
     });
+  }
+  document.querySelectorAll("button[data-sync]").forEach(wireSync);
+
+  /* A sync runs only for a connected provider: when the Live panel reports one for a row
+     still shown as not connected (connected in another tab), show it connected. */
+  document.addEventListener("pk:live", (event) => {
+    const data = event.detail;
+    if (!data || data.type !== "sync") { return; }
+    const row = document.querySelector(".row[data-provider=" + CSS.escape(data.provider) + "]");
+    if (!row || row.classList.contains("connected")) { return; }
+    row.classList.remove("disconnected", "needs_reconnect");
+    row.classList.add("connected");
+    row.querySelector(".state").replaceChildren(Pk.el("span", {class: "dot"}), "Connected");
+    const sync = Pk.el("button", {class: "primary", type: "button", "data-sync": data.provider, text: "Sync now"});
+    const disconnect = Pk.el("button", {class: "secondary danger", type: "button", "data-disconnect": data.provider, text: "Disconnect"});
+    row.querySelector(".buttons").replaceChildren(sync, disconnect);
+    wireSync(sync);
+    wireDisconnect(disconnect);
   });
 })();

@@ -1,8 +1,9 @@
 """Streamable HTTP for the 2026-07-28 revision: one request per POST, no session.
 
-Routing headers are checked against the body, the answer is JSON or (when the call
-talks before its result) SSE, a client that closes the response stream cancels its
-request, and ``subscriptions/listen`` holds one long-lived SSE response.
+The entry point checks the routing headers against the body and authenticates; here the
+answer is JSON or (when the call talks before its result) SSE, a client that closes the
+response stream cancels its request, and ``subscriptions/listen`` holds one long-lived
+SSE response.
 """
 
 from __future__ import annotations
@@ -10,10 +11,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .._errors import InvalidRequest, ProtocolError
-from .._jsonrpc import Kind, Message, classify, dumps, id_of, notification, result
+from .._jsonrpc import Message, dumps, notification, result
 from ..protocol._eager import first_step, resume
 from ..protocol.current import META_SUBSCRIPTION
 from ..protocol.listeners import Listener
@@ -21,7 +22,6 @@ from ._http import (
     JSON_HEADERS,
     SSE_HEADERS,
     Receive,
-    Scope,
     Send,
     chunk,
     pump,
@@ -31,10 +31,8 @@ from ._http import (
     trace_headers,
     until_disconnect,
 )
+from ._port import CurrentHost, Streams
 from ._responder import Responder
-
-if TYPE_CHECKING:
-    from .streamable_http import StreamableHTTP
 
 # A fast call never pays for a disconnect watcher; a slower one gets one after this long.
 _WATCH_AFTER = 0.05
@@ -98,46 +96,23 @@ def _on_disconnect(call: _Call, done: asyncio.Future[None]) -> None:
         call.task.cancel()
 
 
-class ModernHTTP:
-    def __init__(self, transport: StreamableHTTP) -> None:
-        self.transport = transport
-        self.server = transport.server
-        self.protocol = transport.server.current
-        self.config = transport.config
+class CurrentHTTP:
+    """Answers the POSTs of this era that the entry point checked and authenticated."""
+
+    def __init__(self, host: CurrentHost, streams: Streams) -> None:
+        self.host = host
+        self.protocol = host.current
+        self.config = host.config
+        self.streams = streams
         self.watch = DisconnectWatch(_WATCH_AFTER)
 
-    async def post(self, scope: Scope, receive: Receive, send: Send, payload: Any,
-                   headers: dict[bytes, bytes], version: str | None, json_ok: bool,
+    async def post(self, receive: Receive, send: Send, headers: dict[bytes, bytes],
+                   message: Message, meta: dict[str, Any], principal: Any, json_ok: bool,
                    sse_ok: bool) -> None:
-        """One POST of this era; ``version`` is the MCP-Protocol-Version header, decoded."""
-        if isinstance(payload, list):
-            await reply_error(send, 400, InvalidRequest(
-                "Invalid Request: batches are not part of protocol 2026-07-28"))
-            return
-        try:
-            kind = classify(payload)
-        except ProtocolError as exc:
-            await reply_error(send, 400, exc, id_of(payload))
-            return
-        if kind is not Kind.REQUEST:
-            await reply(send, 202)  # no client notifications or responses in this era
-            return
-        message: Message = payload
-        try:
-            meta = self.protocol.check_envelope(message, headers, scope["headers"], version)
-        except ProtocolError as exc:
-            await reply_error(send, exc.http_status, exc, message["id"])
-            return
-        principal = None
-        if self.server.authenticate is not None:
-            verdict = await self.transport.authorize(scope, send, [message])
-            if verdict is None:
-                return
-            principal = verdict.principal
+        """One request whose envelope (``meta``) was checked, from ``principal``."""
         if message["method"] == "subscriptions/listen":
-            await self._listen(receive, send, message, sse_ok)
+            await self._listen(receive, send, message, sse_ok, principal)
             return
-
         mode = self.config.response_mode
         entry = self.protocol.plain_tool(message) if json_ok and mode != "sse" else None
         if entry is not None:  # says nothing before its result: no session, plain JSON
@@ -148,9 +123,8 @@ class ModernHTTP:
                 await reply(send, outcome[1], dumps(outcome[0]), JSON_HEADERS)
             return
         session = self.protocol.session_for(meta)
-        responder = Responder(send, session, sse_allowed=sse_ok and
-                              self.config.response_mode != "json",
-                              streaming=self.config.response_mode == "sse" or not json_ok,
+        responder = Responder(send, session, sse_allowed=sse_ok and mode != "json",
+                              streaming=mode == "sse" or not json_ok,
                               extra_headers=[], retry_ms=self.config.sse_retry_ms,
                               store=(self.config.event_store_size, self.config.event_store_streams))
         outcome = await self._cancellable(receive, self.protocol.handle_request(
@@ -183,23 +157,23 @@ class ModernHTTP:
             self.watch.discard(call)
 
     async def _listen(self, receive: Receive, send: Send, message: Message,
-                      sse_ok: bool) -> None:
+                      sse_ok: bool, principal: Any = None) -> None:
         if not sse_ok:
             await reply_error(send, 406, InvalidRequest(
                 "Not Acceptable: subscriptions/listen answers with text/event-stream"),
                 message["id"])
             return
         try:
-            honoured = self.protocol.listen_filter(message.get("params") or {})
+            honoured = self.protocol.listen_filter(message.get("params") or {}, principal)
         except ProtocolError as exc:
             await reply_error(send, exc.http_status, exc, message["id"])
             return
-        if self.transport.open_streams >= self.config.max_streams:
+        if self.streams.full:
             await reply_error(send, 503, InvalidRequest("Too many open streams"), message["id"])
             return
         listener = Listener(message["id"], honoured, self.config.event_store_size)
-        self.server.listeners.add(listener)
-        self.transport.open_streams += 1
+        self.host.listeners.add(listener)
+        self.streams.open += 1
         ack = notification("notifications/subscriptions/acknowledged",
                            listener.tag({"notifications": honoured}))
         gone = asyncio.ensure_future(until_disconnect(receive))
@@ -216,8 +190,8 @@ class ModernHTTP:
         except OSError:
             pass
         finally:
-            self.transport.open_streams -= 1
-            self.server.listeners.discard(listener)
+            self.streams.open -= 1
+            self.host.listeners.discard(listener)
             gone.cancel()
             with contextlib.suppress(BaseException):
                 await gone

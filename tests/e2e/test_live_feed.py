@@ -1,0 +1,113 @@
+"""The person's live feed over real sockets (issue 17, the Live panel): each person's
+events reach their own topic and nobody else's; another person's topic, an anonymous
+caller and a cookie sent from another origin are refused."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests._services import free_port
+from tests.e2e._service_process import running, service_env
+
+pytestmark = [pytest.mark.e2e]
+RIDE = Path(__file__).resolve().parents[1] / "data" / "activities" / "fit" / \
+    "garmin-fenix-5-bike.fit"
+PASSWORD = "Live-feed-Passw0rd"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with running(service_env(tmp_path_factory.mktemp("live"), free_port())) as url:
+        yield url
+
+
+def _person(server: str, email: str) -> tuple[dict[str, str], str]:
+    body = httpx.post(f"{server}/api/auth/register",
+                      json={"email": email, "password": PASSWORD}).json()
+    return {"authorization": f"Bearer {body['token']}"}, body["user_id"]
+
+
+async def _frames(client: httpx.AsyncClient, url: str, headers: dict[str, str],
+                  into: list[dict[str, Any]], opened: asyncio.Event) -> None:
+    async with client.stream("GET", url, headers=headers) as response:
+        assert response.status_code == 200
+        async for line in response.aiter_lines():
+            if line.startswith("data:"):
+                frame = json.loads(line[5:])
+                into.append(frame)
+                if frame["type"] == "subscribed":
+                    opened.set()
+
+
+async def test_each_person_gets_only_their_own_events(server: str) -> None:
+    alice, alice_id = _person(server, f"alice-{uuid.uuid4().hex[:6]}@example.com")
+    bob, bob_id = _person(server, f"bob-{uuid.uuid4().hex[:6]}@example.com")
+    topics = f"{server}/mcp/topics"
+    async with httpx.AsyncClient(timeout=10) as client:
+        # Refused: another person's topic, no credentials, a name that is not a topic.
+        for url, headers, status in (
+            (f"{topics}/user.{alice_id}", bob, 403),
+            (f"{topics}/user.{alice_id}", {}, 403),
+            (f"{topics}/user.{uuid.uuid4()}", alice, 403),
+            (f"{topics}/runs", alice, 403),
+            (f"{topics}/%20bad", alice, 404),
+        ):
+            refused = await client.get(url, headers=headers)
+            assert refused.status_code == status, (url, refused.text)
+        alice_frames: list[dict[str, Any]] = []
+        bob_frames: list[dict[str, Any]] = []
+        alice_open, bob_open = asyncio.Event(), asyncio.Event()
+        readers = [
+            asyncio.create_task(_frames(client, f"{topics}/user.{alice_id}", alice,
+                                        alice_frames, alice_open)),
+            asyncio.create_task(_frames(client, f"{topics}/user.{bob_id}", bob,
+                                        bob_frames, bob_open)),
+        ]
+        try:
+            await asyncio.wait_for(asyncio.gather(alice_open.wait(), bob_open.wait()), 10)
+            imported = await client.post(f"{server}/api/activities/import", headers=alice,
+                                         files={"file": (RIDE.name, RIDE.read_bytes())})
+            assert imported.status_code == 201, imported.text
+            activity_id = imported.json()["activity"]["id"]
+            for _ in range(100):
+                if any(f["type"] == "message" for f in alice_frames):
+                    break
+                await asyncio.sleep(0.05)
+            events = [f["data"] for f in alice_frames if f["type"] == "message"]
+            assert [(e["type"], e["source"], e["activity"]["id"]) for e in events] == [
+                ("activity", "import", activity_id)]
+            await asyncio.sleep(1.0)  # time enough for a stray copy to reach Bob
+            assert [f["type"] for f in bob_frames] == ["subscribed"]
+        finally:
+            for reader in readers:
+                reader.cancel()
+            await asyncio.gather(*readers, return_exceptions=True)
+
+
+async def test_a_cookie_from_another_origin_is_refused(server: str) -> None:
+    email = f"carol-{uuid.uuid4().hex[:6]}@example.com"
+    _, carol_id = _person(server, email)
+    async with httpx.AsyncClient(timeout=10) as client:
+        login = await client.post(f"{server}/oauth/token", data={
+            "grant_type": "password", "username": email, "password": PASSWORD})
+        assert login.status_code == 200
+        cookie = "; ".join(f"{k}={v}" for k, v in login.cookies.items())
+        url = f"{server}/mcp/topics/user.{carol_id}"
+        foreign = await client.get(url, headers={"cookie": cookie,
+                                                 "origin": "http://127.0.0.1:1"})
+        assert foreign.status_code == 403
+        async with client.stream("GET", url, headers={"cookie": cookie,
+                                                      "origin": server}) as own:
+            assert own.status_code == 200
+            async for line in own.aiter_lines():
+                if line.startswith("data:"):
+                    assert json.loads(line[5:])["type"] == "subscribed"
+                    break
