@@ -9,6 +9,10 @@
 3. The streams of a six-hour ride read back (the store's row and ``StreamSet.from_bytes``),
    against zlib's decompression of the same value alone. Target: under 20 ms. Over HTTP,
    downsampled to 500 points as the tools ask, beside it.
+4. A year of sandbox history synced end to end from nothing (``sync_year``: the sandbox in
+   its own process on loopback, the real ``SyncService`` and provider clients) for Garmin,
+   Fitbit and Strava (with its published limit, then with the sandbox's limit raised),
+   next to the sandbox's own synthesis of the year's samples. Target: under 60 s.
 
 Figures are medians (or best of N for the import, which alternates with its reference):
 the machine is shared, so read the ratios.
@@ -35,6 +39,7 @@ import numpy as np
 from garmin_fit_sdk import Decoder, Stream
 
 from bench.analytics._http import _seed, _service, _time
+from bench.fitness_data import sync_year
 from bench.fitness_data.import_ratio import synthetic_ride
 from pacekeeper.config import Settings
 from pacekeeper.fitness import Owner, StreamSet
@@ -162,11 +167,17 @@ def streams_rows(repeat: int) -> list[dict[str, Any]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer runs (a smoke run)")
+    parser.add_argument("--no-sync", action="store_true",
+                        help="skip the year-of-history syncs (about a minute and a half)")
     args = parser.parse_args()
     runs, requests = (3, 50) if args.quick else (15, 300)
     rows = asyncio.run(import_rows(runs)) + streams_rows(runs * 3) + http_rows(requests)
+    if not args.no_sync:
+        rows += sync_year.rows(["garmin", "fitbit", "strava"])
     for r in rows:
-        if "p50_ms" in r:
+        if "provider" in r:
+            print(sync_year.describe(r))
+        elif "p50_ms" in r:
             print(f"{r['figure']:<62} p50 {r['p50_ms']:7.2f} ms  p90 {r['p90_ms']:7.2f} ms"
                   + (f"  [{r['target']}: {'met' if r['met'] else 'NOT met'}]"
                      if "target" in r else ""))

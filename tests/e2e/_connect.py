@@ -34,3 +34,23 @@ def continue_and_approve(page: Any, server: str, url: str, provider: str,
     page.get_by_role("button", name="Approve").click()
     page.wait_for_url(f"{server}/api/oauth/callback/{provider}*")
     assert page.locator("#result").get_attribute("data-outcome") == "success"
+
+
+def connect_without_browser(server: str, token: str, user_id: str, provider: str,
+                            athlete: int) -> None:
+    """The same steps over plain HTTP with a cookie jar (for tests about what follows the
+    connection; the browser itself is proven by the tests that use Chromium): our connect
+    page, its Continue form, the sandbox's Approve for ``athlete``, our callback."""
+    import re
+
+    with httpx.Client(timeout=30) as browser:
+        page = browser.get(authorization_url(server, token, user_id, provider))
+        assert page.status_code == 200, page.text
+        form = dict(re.findall(r'name="(state|confirm)" value="([^"]*)"', page.text))
+        go = browser.post(str(page.url).split("?")[0], data={**form, "decision": "continue"})
+        assert go.status_code == 303, go.text
+        url = go.headers["location"]
+        approved = browser.get(f"{url}&sandbox_auto=approve&sandbox_athlete={athlete}")
+        assert approved.status_code in (302, 303), approved.text
+        done = browser.get(approved.headers["location"])
+        assert 'data-outcome="success"' in done.text, done.text

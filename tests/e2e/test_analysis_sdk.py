@@ -139,3 +139,55 @@ async def test_an_assistant_asks_for_the_analysis(server: str, person: dict[str,
         assert by["vdot"] == pytest.approx(an.race_time_for_vdot(vdot, 42195), abs=0.051)
         assert by["riegel"] == pytest.approx(an.riegel(1197, 5000, 42195), abs=0.051)
         assert Sport.RIDE in {e["sport"] for e in engine}
+
+
+def _one_hertz(ride: Any) -> np.ndarray:
+    """The power records on the 1 Hz grid by docs/import.md's rule, written out here: a
+    second between two records at most 10 s apart is interpolated linearly between them
+    (this file's median interval is 1 s); a record without power stays NaN."""
+    t, p = ride.seconds.astype(int), ride.channels["power"]
+    out = np.full(t[-1] + 1, np.nan)
+    out[t] = p
+    for a, b, pa, pb in zip(t[:-1], t[1:], p[:-1], p[1:], strict=True):
+        if 1 < b - a <= 10:
+            out[a + 1:b] = pa + (pb - pa) * np.arange(1, b - a) / (b - a)
+    return out
+
+
+@pytest.mark.parametrize(("name", "cp"), [("6449921903_ACTIVITY.fit", 125.0),
+                                          ("sample-activity-indoor-trainer.fit", 220.0)])
+async def test_wbal_over_mcp_matches_the_sweat_oracle(server: str, person: dict[str, Any],
+                                                      name: str, cp: float) -> None:
+    """Issue 15, W' balance: `get_wbal` over MCP (SMCP-4: the ride is the token's user's)
+    on a real ride's power, against sweat (GoldenCheetah's Python) run on the same FIT
+    file decoded here by the FIT SDK alone, not by the importer: Skiba 2015 against
+    sweat's Froncioni-Skiba-Clarke, Skiba 2012 against its Waterworth form."""
+    from tests.pacekeeper.fitness.analytics._fit import read_fit
+    from tests.pacekeeper.fitness.analytics._oracle import run_sweat
+
+    w_prime = 20000.0
+    power = np.nan_to_num(_one_hertz(read_fit(name)), nan=0.0)
+    oracle = run_sweat(power.tolist(), cp, w_prime, skiba=False)
+    async with httpx.AsyncClient(timeout=120) as http:
+        again = await http.post(f"{server}/api/activities/import", headers=person["auth"],
+                                files={"file": (name, (FIT / name).read_bytes())})
+    assert again.status_code == 200 and again.json()["duplicate"] is True, again.text
+    ident = again.json()["activity"]["id"]
+    async with _client(server, person["auth"]) as client:
+        for model, key in (("skiba2015", "wbal_fsc"), ("skiba2012", "wbal_waterworth")):
+            want = np.asarray(oracle[key])
+            result = await client.call_tool("get_wbal", {
+                "activity_id": ident, "cp_watts": cp, "w_prime_j": w_prime,
+                "model": model, "max_points": 1000})
+            got = result.structured_content
+            assert got is not None and not result.is_error, result
+            assert got["basis"] == "given" and got["model"] == model
+            # The ride's own length: the tool saw the same seconds as the oracle.
+            assert got["series"][-1]["t_s"] < len(want) <= got["series"][-1]["t_s"] + len(
+                want) // 1000 + 1
+            for point in got["series"]:  # each rounded to the joule
+                assert point["w_prime_bal_j"] == pytest.approx(want[point["t_s"]], abs=0.51)
+            assert got["min_w_prime_bal_j"] == pytest.approx(want.min(), abs=0.51)
+            assert want[got["min_at_s"]] == pytest.approx(want.min(), abs=1e-6)
+            assert got["seconds_below_25pct"] == int(np.sum(want < 0.25 * w_prime))
+            assert want.min() < w_prime - 1000  # the ride dug into W': the check has teeth

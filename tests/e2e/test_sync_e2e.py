@@ -14,6 +14,7 @@ The sandbox runs as its own process here, so its grants outlive the killed servi
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import os
 import signal
@@ -32,7 +33,13 @@ from mcp.client.streamable_http import streamable_http_client
 
 from pacekeeper.providers.sandbox import _generator as gen
 from tests._services import free_port
-from tests.e2e._connect import CHROMIUM, CHROMIUM_ARGS, authorization_url, continue_and_approve
+from tests.e2e._connect import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    authorization_url,
+    connect_without_browser,
+    continue_and_approve,
+)
 from tests.e2e._service_process import EXE, service_env, wait_healthy
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.timeout(400)]
@@ -209,3 +216,140 @@ def _run(env: dict[str, str], server: str, sandbox: str) -> None:
                 assert sources.count("garmin") == len(expected)
 
         asyncio.run(second_run())
+
+
+RECORDED = Path(__file__).resolve().parents[1] / "data" / "activities" / "fit" / \
+    "2020-06-01-16-52-40.fit"  # a real ride: power, HR, cadence, GPS, altitude, temperature
+
+
+def test_an_upload_and_a_sync_of_the_same_ride_are_one_activity(tmp_path: Path) -> None:
+    """Issue 14, de-duplication across sources, over real sockets, in both orders: the
+    sandbox athlete's account holds a real FIT ride (uploaded to it, as a head unit
+    uploads to Strava; the sandbox decodes it on its own); the same file is imported over
+    HTTP (`POST /api/activities/import`) before, or after, a Strava sync over MCP. Either
+    way the person has ONE activity at that start with both sources, and its streams are
+    the richest (the FIT's: it has temperature, Strava's streams have not), with every
+    other synced activity stored once. PROV-4: the sync uses the tokens the connection
+    stored for that person; SMCP-4: each person reads only their own."""
+    port, sandbox_port = free_port(), free_port()
+    sandbox = f"http://127.0.0.1:{sandbox_port}"
+    env = service_env(
+        tmp_path, port, PACEKEEPER_WORKER="off", PACEKEEPER_SYNC_HISTORY_DAYS="3650",
+        PACEKEEPER_PROVIDER_BASE_URL=sandbox, STRAVA_CLIENT_ID="sandbox-client",
+        STRAVA_CLIENT_SECRET="sandbox-secret",
+        STRAVA_REDIRECT_URI=f"http://127.0.0.1:{port}/api/oauth/callback/strava")
+    server = env["PACEKEEPER_BASE_URL"]
+    # Two weeks of generated history: the recorded ride (2020) lies far before it.
+    emulator = subprocess.Popen([sys.executable, "-m", "pacekeeper.providers.sandbox",
+                                 "--port", str(sandbox_port), "--history-days", "14"],
+                                env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        _wait_up(sandbox, emulator)
+        fit = RECORDED.read_bytes()
+        for athlete in (21, 22):
+            uploaded = httpx.post(f"{sandbox}/admin/uploads", json={
+                "athlete_id": athlete, "fit_base64": base64.b64encode(fit).decode()})
+            assert uploaded.status_code == 201, uploaded.text
+        start = datetime.fromisoformat(uploaded.json()["start"])
+        with _serve(env):
+            upload_first = _person(server, "upload-first@example.com", 21)
+            sync_first = _person(server, "sync-first@example.com", 22)
+            expected = {21: _expected_for(21, start), 22: _expected_for(22, start)}
+
+            # Order 1: the file, then the sync.
+            imported = _import(server, upload_first, fit)
+            assert imported.status_code == 201, imported.text
+            assert imported.json()["activity"]["sources"][0]["kind"] == "file"
+            report = asyncio.run(_sync(server, upload_first))
+            assert report["status"] == "done", report
+            assert (report["merged"], report["imported"], report["duplicates"]) == (
+                1, len(expected[21]) - 1, 0)
+            one = _one_at(server, upload_first, start, expected[21])
+            assert one["id"] == imported.json()["activity"]["id"]
+
+            # Order 2: the sync, then the file.
+            report = asyncio.run(_sync(server, sync_first))
+            assert report["status"] == "done", report
+            assert (report["imported"], report["merged"]) == (len(expected[22]), 0)
+            synced = _at(server, sync_first, start)
+            assert synced["sources"] == ["strava"] and "temperature" not in synced["streams"]
+            merged = _import(server, sync_first, fit)
+            assert merged.status_code == 200 and merged.json()["status"] == "merged", \
+                merged.text
+            two = _one_at(server, sync_first, start, expected[22])
+            assert two["id"] == synced["id"]
+
+            # The same ride either way: the FIT's streams and summary in both.
+            assert one["streams"] == two["streams"] == \
+                imported.json()["activity"]["streams"]
+            assert one["distance_m"] == two["distance_m"]
+            for person, ride in ((upload_first, one), (sync_first, two)):
+                got = httpx.get(f"{server}/api/activities/{ride['id']}/streams",
+                                params={"keys": "temperature,power"}, headers=person)
+                assert got.status_code == 200, got.text
+                assert set(got.json()["streams"]) >= {"temperature", "power"}
+                # A second import of the file is the duplicate it is.
+                again = _import(server, person, fit)
+                assert again.status_code == 200 and again.json()["duplicate"] is True
+                assert again.json()["activity"]["id"] == ride["id"]
+            # Neither sees the other's ride.
+            theirs = httpx.get(f"{server}/api/activities/{one['id']}", headers=sync_first)
+            assert theirs.status_code == 404
+    finally:
+        emulator.terminate()
+        emulator.wait(timeout=10)
+
+
+def _person(server: str, email: str, athlete: int) -> dict[str, str]:
+    body = httpx.post(f"{server}/api/auth/register",
+                      json={"email": email, "password": "e2e-Passw0rd!"}).json()
+    connect_without_browser(server, body["token"], body["user_id"], "strava", athlete)
+    return {"authorization": f"Bearer {body['token']}"}
+
+
+def _expected_for(athlete: int, recorded: datetime) -> set[datetime]:
+    """The start times a sync of the whole account finds: the generated fortnight (as
+    the sandbox serves it) and the recorded ride."""
+    now = datetime.now(UTC)
+    acts = gen.activities_between(athlete, (now - timedelta(days=14)).date(), now.date())
+    return {recorded} | {a.start for a in acts
+                         if a.start + timedelta(seconds=a.duration_s) <= now}
+
+
+def _import(server: str, auth: dict[str, str], fit: bytes) -> httpx.Response:
+    return httpx.post(f"{server}/api/activities/import", headers=auth,
+                      files={"file": (RECORDED.name, fit)}, timeout=60)
+
+
+async def _sync(server: str, auth: dict[str, str]) -> dict[str, Any]:
+    async with _client(server, auth["authorization"].split()[1]) as client:
+        result = await client.call_tool("sync_activities", {"provider": "strava"})
+        assert result.structured_content is not None, result
+        return result.structured_content
+
+
+def _listed(server: str, auth: dict[str, str]) -> list[dict[str, Any]]:
+    page = httpx.get(f"{server}/api/activities", params={"limit": "200"}, headers=auth)
+    assert page.status_code == 200, page.text
+    assert page.json()["next_cursor"] is None
+    found: list[dict[str, Any]] = page.json()["activities"]
+    return found
+
+
+def _at(server: str, auth: dict[str, str], start: datetime) -> dict[str, Any]:
+    hits = [a for a in _listed(server, auth)
+            if datetime.fromisoformat(a["start_time"]) == start]
+    assert len(hits) == 1, hits
+    return hits[0]
+
+
+def _one_at(server: str, auth: dict[str, str], start: datetime,
+            expected: set[datetime]) -> dict[str, Any]:
+    """The one activity at ``start``, with a file and a Strava source, and every start
+    the account holds stored exactly once."""
+    listed = _listed(server, auth)
+    starts = [datetime.fromisoformat(a["start_time"]) for a in listed]
+    assert sorted(starts) == sorted(expected)
+    ride = _at(server, auth, start)
+    assert sorted(ride["sources"]) == ["fit", "strava"]
+    return ride

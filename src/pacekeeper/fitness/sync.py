@@ -6,7 +6,10 @@ Activities are stored oldest first and the cursor moves after each one, so a syn
 dies half-way resumes where it stopped, and a re-delivered activity is recognised by its
 source (no duplicates). Single flight per person and provider, across processes: a sync
 claims the state row with one conditional UPDATE (a lease renewed as it works; a lease
-not renewed for ``LEASE_S`` is taken over). A provider's 429 is waited out (its
+not renewed for ``LEASE_S`` is taken over). Daily health has its own cursor
+(``health_through`` in the state's detail: the last day a finished health fetch reached),
+so a sync that stops before its health part (a pause, a failure) fetches those days next
+time instead of only the days after the newest activity. A provider's 429 is waited out (its
 ``Retry-After``) up to ``max_wait_s`` at a time; a longer wait pauses the sync, which the
 next run resumes from its cursor.
 """
@@ -18,7 +21,7 @@ import logging
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any, TypeVar
 
 import numpy as np
@@ -59,12 +62,15 @@ class SyncReport:
     errors: list[str] = field(default_factory=list)
     # Set when paused by a provider's rate limit: seconds until it resets.
     retry_after: float | None = None
+    # The last day whose health a finished fetch stored (ISO date), carried from run to run.
+    health_through: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"provider": self.provider, "status": self.status, "imported": self.imported,
                 "merged": self.merged, "duplicates": self.duplicates,
                 "with_streams": self.with_streams, "days": self.days,
-                "message": self.message, "cursor": self.cursor}
+                "message": self.message, "cursor": self.cursor,
+                "health_through": self.health_through}
 
 
 def new_activity(a: Activity) -> NewActivity:
@@ -121,8 +127,8 @@ class SyncService:
         self.events = events
         self.connections = connections
         self.history_days = history_days
-        # Daily health is fetched day by day (Fitbit allows 150 calls an hour), so a
-        # first sync reaches back less far for it than for activities.
+        # A first sync reaches back less far for daily health than for activities
+        # (Garmin serves it a day per request, two kinds of it).
         self.health_days = health_days
         # A wait does not renew the lease: keep it well inside the lease, or a second
         # process would take the sync over while this one waits.
@@ -161,11 +167,17 @@ class SyncService:
         state = await store.sync_state(owner.user_id, provider)
         cursor = state.cursor_at if state and state.cursor_at else None
         since = cursor or (now - timedelta(days=self.history_days))
+        report.health_through = _health_through(state)
         await self._event(owner, {"type": "sync", "provider": provider, "status": "running",
                                   "message": f"{provider}: sync started"})
         try:
             await self._activities(owner, provider, since, report, progress)
-            health_since = max(since, now - timedelta(days=self.health_days))
+            # From the day the last finished health fetch reached (it may have been
+            # partial then), else as far back as a first sync reaches.
+            reach = now - timedelta(days=min(self.health_days, self.history_days))
+            through = report.health_through
+            health_since = reach if through is None else max(
+                reach, datetime.combine(date.fromisoformat(through), time(), UTC))
             await self._health(owner, provider, health_since, report, progress)
             report.status = "done"
             report.message = (f"{report.imported} new, {report.merged} merged, "
@@ -265,6 +277,17 @@ class SyncService:
             report.days = len({d.day for d in days})
             if progress is not None:
                 await progress(1, 1, f"{provider}: {report.days} days of health data")
+        report.health_through = last.isoformat()
+
+
+def _health_through(state: SyncState | None) -> str | None:
+    value = state.detail.get("health_through") if state is not None else None
+    if not isinstance(value, str):
+        return None
+    try:
+        return date.fromisoformat(value).isoformat()
+    except ValueError:
+        return None
 
 
 

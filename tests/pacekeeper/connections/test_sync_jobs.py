@@ -174,3 +174,33 @@ async def _requests(h: ConnHarness) -> int:
     return int(state.json()["requests"].get("strava", 0))
 
 
+
+
+async def test_health_a_sync_did_not_reach_is_fetched_next_time(
+        conn_factory: Callable[..., Any]) -> None:
+    """Fitbit fails (500, every retry) once the activities are stored, before the daily
+    health: the next sync stores no activity twice and fetches every day of health the
+    first one should have (not only the days after the newest activity, where the
+    activity cursor now stands); a sync after that asks only from the last day reached."""
+    async with conn_factory(worker="off", sync_history_days=14) as h:
+        owner = await _connect(h, "health@example.com", "fitbit", 7)
+        syncs = h.services.syncs
+        assert syncs is not None
+
+        async def fail_health(done: float, total: float | None, message: str) -> None:
+            if "activities" in message and done == total:
+                await h.admin("failures", {"provider": "fitbit", "mode": "500", "count": 4})
+
+        first = await syncs.sync(owner, "fitbit", progress=fail_health)
+        assert first.status == "failed" and first.imported > 0 and first.days == 0
+        state = await syncs.state(owner, "fitbit")
+        assert state is not None and state.cursor_at is not None
+        assert state.cursor_at.date() > (h.clock() - timedelta(days=13)).date()
+        second = await syncs.sync(owner, "fitbit")
+        assert second.status == "done" and (second.imported, second.duplicates) == (0, 0)
+        today = h.clock().date()
+        assert second.days == 15  # the 14 days back and today
+        stored = await h.services.fitness.daily(owner, today - timedelta(days=14), today)
+        assert {d.day for d in stored} == {today - timedelta(days=k) for k in range(15)}
+        third = await syncs.sync(owner, "fitbit")
+        assert third.status == "done" and third.days == 1  # today again, nothing older

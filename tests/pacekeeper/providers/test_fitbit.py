@@ -72,3 +72,35 @@ async def test_streams_are_not_offered(fitbit: FitbitClient, http: httpx.AsyncCl
     tokens = await connect(fitbit, http)
     with pytest.raises(ProviderRequestError):
         await fitbit.fetch_streams(tokens, "1")
+
+
+async def test_daily_range_agrees_with_day_by_day(fitbit: FitbitClient,
+                                                  http: httpx.AsyncClient) -> None:
+    """The range endpoints (heart rate and steps series, HRV by 30-day interval) give,
+    for 45 days, what the day-by-day endpoints give for each day, in 4 requests, not 135."""
+    tokens = await connect(fitbit, http)
+    first, last = date(2026, 3, 1), date(2026, 4, 14)
+    before = (await http.get("/admin/state")).json()["requests"].get("fitbit", 0)
+    ranged = await fitbit.fetch_daily_range(tokens, first, last)
+    used = (await http.get("/admin/state")).json()["requests"]["fitbit"] - before
+    assert used == 1 + 1 + 2  # heart, steps, HRV in two 30-day intervals
+    assert [d.date for d in ranged] == [first + timedelta(days=i) for i in range(45)]
+    for got in ranged[::11]:
+        one = await fitbit.fetch_daily(tokens, got.date)
+        assert (got.resting_heartrate, got.steps, got.hrv_rmssd_ms) == (
+            one.resting_heartrate, one.steps, one.hrv_rmssd_ms)
+
+
+async def test_daily_range_refuses_more_than_a_year_at_once(
+        http: httpx.AsyncClient, fitbit: FitbitClient) -> None:
+    tokens = await connect(fitbit, http)
+    headers = {"authorization": f"Bearer {tokens.access_token}"}
+    too_long = await http.get("/fitbit/1/user/-/activities/heart/date/2024-01-01/2025-06-01.json",
+                              headers=headers)
+    assert too_long.status_code == 400
+    assert too_long.json()["errors"][0]["errorType"] == "validation"
+    # The client splits a longer span itself, into whole, adjacent ranges.
+    from pacekeeper.providers.fitbit.client import _chunks
+    spans = list(_chunks(date(2025, 1, 1), date(2026, 3, 1), 365))
+    assert spans == [(date(2025, 1, 1), date(2025, 12, 31)), (date(2026, 1, 1), date(2026, 3, 1))]
+    assert list(_chunks(date(2026, 3, 1), date(2026, 3, 1), 30)) == [(date(2026, 3, 1),) * 2]

@@ -33,7 +33,7 @@ def test_same_ids_give_same_data() -> None:
     act = _first(1, "Ride")
     assert activity_on(1, act.start.date()) == act
     assert gen.activity_by_id(act.id) == act
-    assert streams(act.id).heartrate[:100] == gen.streams.__wrapped__(act.id).heartrate[:100]
+    assert streams(act.id).heartrate[:100] == gen.synthetic_streams.__wrapped__(act.id).heartrate[:100]
     assert athlete(2) != athlete(3)
 
 

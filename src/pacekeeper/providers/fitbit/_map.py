@@ -120,6 +120,27 @@ def map_sleep(data: dict[str, Any], tz: tzinfo) -> SleepSession:
     )
 
 
+def map_daily_series(first: date, last: date, heart: list[Any], steps: list[Any],
+                     hrv: list[Any]) -> list[DailySummary]:
+    """Range answers (heart rate, steps and HRV time series) -> one summary a day that
+    has a figure, oldest first."""
+    by_day: dict[date, dict[str, Any]] = {}
+
+    def put(entries: list[Any], name: str, value_of: Any) -> None:
+        for e in entries:
+            day = date.fromisoformat(e["dateTime"])
+            value = value_of(e.get("value"))
+            if first <= day <= last and value is not None:
+                by_day.setdefault(day, {})[name] = value
+
+    put(heart, "resting_heartrate",
+        lambda v: v.get("restingHeartRate") if isinstance(v, dict) else None)
+    put(steps, "steps", lambda v: int(v) if v not in (None, "") else None)
+    put(hrv, "hrv_rmssd_ms", lambda v: v.get("dailyRmssd") if isinstance(v, dict) else None)
+    return [DailySummary(provider=ProviderId.FITBIT, date=d, **values)
+            for d, values in sorted(by_day.items())]
+
+
 def map_daily(
     day: date,
     activity_summary: dict[str, Any] | None,

@@ -19,6 +19,8 @@ from ..sandbox._state import Grant, SandboxState
 _TYPE_IDS = {"Ride": 90001, "Run": 90009}
 _NAMES = {"Ride": "Outdoor Bike", "Run": "Run"}
 MAX_SLEEP_RANGE_DAYS = 100
+MAX_HEART_RANGE_DAYS = 366  # a year: Fitbit's heart rate time series limit
+MAX_STEPS_RANGE_DAYS = 1095  # Fitbit's activity time series limit for steps
 
 
 def encoded_id(athlete_id: int) -> str:
@@ -205,6 +207,33 @@ class FitbitRoutes:
             }
         return body
 
+    def _span(self, request: Request, max_days: int) -> list[date] | None:
+        start = _day(request.path_params["start"])
+        end = _day(request.path_params["end"])
+        if start is None or end is None or end < start or (end - start).days >= max_days:
+            return None
+        return [start + timedelta(days=i) for i in range((end - start).days + 1)]
+
+    async def heart_series(self, request: Request, grant: Grant) -> Any:
+        """Heart rate time series over a date range (at most a year), one entry a day."""
+        days = self._span(request, MAX_HEART_RANGE_DAYS)
+        if days is None:
+            return _bad("Invalid date range (at most 1 year).")
+        return {"activities-heart": [
+            {"dateTime": d.isoformat(), "value": {
+                "customHeartRateZones": [], "heartRateZones": [],
+                "restingHeartRate": well.daily(grant.athlete_id, d).resting_hr}}
+            for d in days]}
+
+    async def steps_series(self, request: Request, grant: Grant) -> Any:
+        """The steps activity time series (values are strings, as Fitbit sends them)."""
+        days = self._span(request, MAX_STEPS_RANGE_DAYS)
+        if days is None:
+            return _bad("Invalid date range (at most 1095 days).")
+        return {"activities-steps": [
+            {"dateTime": d.isoformat(), "value": str(well.daily(grant.athlete_id, d).steps)}
+            for d in days]}
+
     def _range(self, request: Request) -> tuple[date, date] | None:
         start = _day(request.path_params["start"])
         end = _day(request.path_params.get("end", request.path_params["start"]))
@@ -321,6 +350,8 @@ def fitbit_routes(state: SandboxState) -> list[Route]:
         get("/1/user/-/activities/date/{date}.json", r.daily),
         get("/1/user/-/activities/heart/date/{date}/1d.json", r.heart),
         get("/1/user/-/activities/heart/date/{date}/1d/{detail}.json", r.heart),
+        get("/1/user/-/activities/heart/date/{start}/{end}.json", r.heart_series),
+        get("/1/user/-/activities/steps/date/{start}/{end}.json", r.steps_series),
         get("/1/user/-/hrv/date/{start}.json", r.hrv),
         get("/1/user/-/hrv/date/{start}/{end}.json", r.hrv),
         get("/1.2/user/-/sleep/date/{start}.json", r.sleep),

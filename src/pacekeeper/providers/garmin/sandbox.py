@@ -24,6 +24,11 @@ _TYPES = {"Ride": "ROAD_BIKING", "Run": "RUNNING"}
 _MAX_WINDOW_S = 86_400
 _UPLOAD_DELAY_S = 300  # a device syncs a few minutes after the activity ends
 _REST = "/wellness-api/rest"
+_SAMPLE_FIELDS = (
+    ("altitude", "elevationInMeters"), ("heartrate", "heartRate"),
+    ("velocity", "speedMetersPerSecond"), ("distance", "totalDistanceInMeters"),
+    ("watts", "powerInWatts"), ("cadence", "bikeCadenceInRPM"), ("cadence", "stepsPerMinute"),
+)
 
 
 def user_id(athlete_id: int) -> str:
@@ -90,6 +95,9 @@ def activity_details(act: gen.SandboxActivity) -> dict[str, Any]:
         )
         if not act.trainer:
             sample["latitudeInDegree"], sample["longitudeInDegree"] = st.latlng[i]
+        for field, key in _SAMPLE_FIELDS:
+            if field in st.absent:  # a recording without that sensor: no such field
+                sample.pop(key, None)
         samples.append(sample)
     top = {k: summary[k] for k in ("userId", "summaryId", "activityId")}
     rest = {k: v for k, v in summary.items() if k not in top}

@@ -5,7 +5,9 @@
 ``POST /admin/revoke``    {"provider", "athlete_id"}  (the user revoked us at the provider)
 ``POST /admin/expire``    {"provider", "athlete_id"}  (access tokens expire now)
 ``POST /admin/limits``    {"provider", "limits": [[requests, seconds], ...]}
-``POST /admin/reset``     forget every grant, failure and counter
+``POST /admin/uploads``   {"athlete_id", "fit_base64"}  a real FIT ride or run uploaded to
+                          the athlete's account: every provider serves it on its day
+``POST /admin/reset``     forget every grant, failure, counter and upload
 ``GET  /admin/state``     counters and pending failures (never tokens)
 ``GET  /admin/garmin/push?athlete_id=&date=&user_access_token=``  a sample push body
 One request can also fail on its own with the query flag ``?sandbox_fail=<mode>``.
@@ -13,6 +15,8 @@ One request can also fail on its own with the query flag ``?sandbox_fail=<mode>`
 
 from __future__ import annotations
 
+import base64
+import binascii
 import hmac
 import json
 from collections.abc import Awaitable, Callable
@@ -23,7 +27,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from ._recorded import NotARecording, upload_fit
 from ._state import FAILURE_MODES, PROVIDERS, SandboxState
+
+MAX_UPLOAD_BYTES = 20 * 1024 * 1024
 
 
 def _bad(message: str, status: int = 400) -> JSONResponse:
@@ -72,6 +79,8 @@ def admin_routes(
         if action == "reset":
             state.reset()
             return JSONResponse({"ok": True})
+        if action == "uploads":
+            return _upload(body)
         provider = provider_of(body, star=action == "failures")
         if provider is None:
             return _bad(f"provider must be one of {', '.join(PROVIDERS)}")
@@ -102,6 +111,27 @@ def admin_routes(
         return _bad("unknown action", 404)
 
     return [Route("/admin/{action:path}", run, methods=["GET", "POST"])]
+
+
+def _upload(body: dict[str, Any]) -> Response:
+    """A FIT recording into an athlete's account (athlete ids are shared by providers)."""
+    encoded = body.get("fit_base64")
+    try:
+        athlete_id = int(body["athlete_id"])
+        if not isinstance(encoded, str) or len(encoded) > MAX_UPLOAD_BYTES * 4 // 3 + 4:
+            raise ValueError
+        data = base64.b64decode(encoded, validate=True)
+    except (KeyError, TypeError, ValueError, binascii.Error):
+        return _bad("athlete_id and fit_base64 (at most 20 MB) are required")
+    if not 1 <= athlete_id < 10_000_000:
+        return _bad("athlete_id must be 1..9999999")
+    try:
+        act = upload_fit(athlete_id, data)
+    except NotARecording as exc:
+        return _bad(str(exc))
+    return JSONResponse({"activity_id": act.id, "athlete_id": athlete_id, "sport": act.sport,
+                         "start": act.start.isoformat(), "elapsed_s": act.duration_s},
+                        status_code=201)
 
 
 def _get(state: SandboxState, action: str, request: Request) -> Response:

@@ -6,6 +6,12 @@ workout, speed follows power and gradient, heart rate follows power through a
 first-order lag (tau ~ 30 s) with slow cardiac drift, cadence stays in a plausible band
 and drops to 0 when coasting, altitude is a smooth function of distance, and GPS is
 integrated from speed along a slowly turning heading.
+
+An athlete's history can also hold rides recorded by a real device (``record``: a FIT file
+"uploaded" to the sandbox account, see ``_recorded``). Such a ride takes its day's place
+in every provider's history, with its own start, duration and samples, and stays in the
+account however far back it lies (it is the athlete's data, not generated history).
+Recorded rides live in this process, like the sandbox's grants.
 """
 
 from __future__ import annotations
@@ -75,6 +81,9 @@ def athlete(athlete_id: int) -> SandboxAthlete:
 
 def activity_on(athlete_id: int, day: date) -> SandboxActivity | None:
     """The athlete's activity on ``day``, if they trained that day (about 4 days in 7)."""
+    recorded = _RECORDED.get(athlete_id * ID_STRIDE + day.toordinal())
+    if recorded is not None:
+        return recorded[0]
     rng = random.Random(f"day:{athlete_id}:{day.toordinal()}")  # noqa: S311
     if rng.random() > 0.6:
         return None
@@ -124,6 +133,32 @@ class StreamData:
     watts: list[int]
     cadence: list[int]
     grade: list[float]
+    # Fields a recorded ride's device did not measure (their lists hold zeros): the
+    # providers leave them out, as they do for a real recording.
+    absent: frozenset[str] = frozenset()
+
+
+# Recorded rides by activity id (athlete id * stride + the day's ordinal).
+_RECORDED: dict[int, tuple[SandboxActivity, StreamData]] = {}
+
+
+def record(activity: SandboxActivity, data: StreamData) -> None:
+    """Put a recorded ride into its athlete's history, in place of that day's activity."""
+    if activity.id != activity.athlete_id * ID_STRIDE + activity.start.date().toordinal():
+        raise ValueError("a recorded activity's id is its athlete's and its day's")
+    _RECORDED[activity.id] = (activity, data)
+    summary.cache_clear()  # the day's summary may be the synthetic one's
+
+
+def recorded_of(athlete_id: int) -> list[SandboxActivity]:
+    """The athlete's recorded rides, oldest first."""
+    return sorted((a for a, _ in _RECORDED.values() if a.athlete_id == athlete_id),
+                  key=lambda a: a.start)
+
+
+def forget_recorded() -> None:
+    _RECORDED.clear()
+    summary.cache_clear()
 
 
 def _altitude(rng_seed: float, d: float) -> float:
@@ -150,8 +185,13 @@ def _target_power(t: int, duration: int, ftp: float, rng: random.Random) -> floa
     return ftp * (0.95 if block % 2 == 0 else 0.6) + rng.gauss(0, 0.04 * ftp)
 
 
-@lru_cache(maxsize=128)
 def streams(activity_id: int) -> StreamData:
+    recorded = _RECORDED.get(activity_id)
+    return recorded[1] if recorded is not None else synthetic_streams(activity_id)
+
+
+@lru_cache(maxsize=128)
+def synthetic_streams(activity_id: int) -> StreamData:
     act = activity_by_id(activity_id)
     if act is None:
         raise KeyError(activity_id)

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from ..registry import PROVIDER_IDS
 from ..registry import PROVIDERS as SPECS
+from ._generator import forget_recorded
 
 PROVIDERS = PROVIDER_IDS
 
@@ -170,6 +171,7 @@ class SandboxState:
         return exhausted
 
     def reset(self) -> None:
+        forget_recorded()
         fresh = SandboxState(clock=self.clock, clients=self.clients)
         for name in self.__slots__:
             if name not in ("clock", "clients"):

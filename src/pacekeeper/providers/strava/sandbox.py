@@ -125,8 +125,8 @@ def activity_json(act: gen.SandboxActivity, detailed: bool) -> dict[str, Any]:
         "average_watts": s.average_watts,
         "weighted_average_watts": s.weighted_average_watts,
         "kilojoules": s.kilojoules,
-        "device_watts": True,
-        "has_heartrate": True,
+        "device_watts": "watts" not in st.absent,
+        "has_heartrate": "heartrate" not in st.absent,
         "average_heartrate": s.average_heartrate,
         "max_heartrate": s.max_heartrate,
         "max_watts": s.max_watts,
@@ -157,7 +157,9 @@ class StravaRoutes:
     def _visible(self, athlete_id: int) -> list[gen.SandboxActivity]:
         now = datetime.fromtimestamp(self.state.clock(), UTC)
         first = now.date() - timedelta(days=self.history_days)
-        acts = gen.activities_between(athlete_id, first, now.date())
+        # A recorded ride is the athlete's own upload: in the account however old it is.
+        older = [a for a in gen.recorded_of(athlete_id) if a.start.date() < first]
+        acts = older + gen.activities_between(athlete_id, first, now.date())
         return [a for a in acts if a.start + timedelta(seconds=a.duration_s) <= now]
 
     async def athlete(self, request: Request, grant: Grant) -> Any:
@@ -217,6 +219,12 @@ class StravaRoutes:
         }
         if not act.trainer:
             series["latlng"] = st.latlng
+        for field, key in (("distance", "distance"), ("altitude", "altitude"),
+                           ("velocity", "velocity_smooth"), ("heartrate", "heartrate"),
+                           ("cadence", "cadence"), ("watts", "watts"), ("grade", "grade_smooth"),
+                           ("latlng", "latlng")):
+            if field in st.absent:  # a recording without that sensor has no such stream
+                series.pop(key, None)
         # Strava always returns distance (the series_type) even when not asked for.
         wanted = [k for k in STREAM_TYPES if k in series and (k in keys or k == "distance")]
         n = len(st.time)
