@@ -1,6 +1,7 @@
 """Storage: SQLAlchemy 2 async models, repositories behind Protocols, migrations."""
 
 from pacekeeper.db._engine import AsyncSession, create_engine, session_factory, upsert_insert
+from pacekeeper.db._functions import epoch_seconds
 from pacekeeper.db._migrate import alembic_config, upgrade
 from pacekeeper.db._models import (
     Base,
@@ -49,6 +50,7 @@ __all__ = [
     "UserStatus",
     "alembic_config",
     "create_engine",
+    "epoch_seconds",
     "session_factory",
     "upgrade",
     "upsert_insert",
