@@ -8,15 +8,18 @@ is a rest day: fill it with 0 before calling).
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
-from typing import Literal
+from typing import Final, Literal
 
 import numpy as np
 import numpy.typing as npt
 from scipy import signal, stats  # type: ignore[import-untyped]
 
 from ._types import FloatArray, as_float
+
+ComplexArray = npt.NDArray[np.complex128]
 
 
 def _ewma(x: FloatArray, k: float, y0: float) -> FloatArray:
@@ -25,6 +28,74 @@ def _ewma(x: FloatArray, k: float, y0: float) -> FloatArray:
         return np.zeros(0)
     y, _ = signal.lfilter([1.0 - k], [1.0, -k], x, zi=[k * y0])
     return np.asarray(y, dtype=np.float64)
+
+
+_BLOCK: Final = 8  # days per block of the paired filter
+_SPAN: Final = 600.0  # exponent range of one closed-form run, in time constants
+
+
+@functools.lru_cache(maxsize=16)
+def _pair_tables(k1: float, k2: float) -> tuple[int, ComplexArray, FloatArray, complex,
+                                                 FloatArray]:
+    """Constants of ``_ewma_pair`` for the factors (k1, k2): the run length L (a multiple
+    of the block), the scales ``P`` (as one complex number per day: k1^-(j-h) + i
+    k2^-(j-h)), ``Q`` interleaved ((1 - k) k^(j-h) per factor), the weight of the start
+    values, and the in-block prefix-sum matrix on interleaved pairs."""
+    w = _BLOCK
+    ks = np.array([k1, k2])
+    taus = -1.0 / np.log(ks)  # time constants in days
+    length = max(w, int(_SPAN * float(taus.min())) // w * w)
+    h = (length - 1) / 2.0  # the exponents run over [-h, h]: e^(h / tau) <= e^300
+    j = np.arange(length, dtype=np.float64)
+    p = np.exp((j[None, :] - h) / taus[:, None])
+    q = (1.0 - ks)[:, None] * np.exp(-(j[None, :] - h) / taus[:, None])
+    start = ks * np.exp(-h / taus) / (1.0 - ks)  # y0 enters as k^(h+1) y0 / (1 - k)
+    prefix = np.kron(np.triu(np.ones((w, w))), np.eye(2)).astype(np.float64)
+    scales: ComplexArray = p[0] + 1j * p[1]
+    weights: FloatArray = np.ascontiguousarray(q.T).reshape(-1)
+    return length, scales, weights, complex(start[0], start[1]), prefix
+
+
+def _ewma_pair(x: FloatArray, k1: float, k2: float, y1: float, y2: float
+               ) -> tuple[FloatArray, FloatArray]:
+    """Two exponential filters of one series at once, ``_ewma`` with (k1, y1) and (k2,
+    y2), for 0 < k < 1, to about 1e-12 of the recursion (each value is the recursion's
+    own weighted sum, rounded a few times).
+
+    The closed form: y[j] = (1 - k) k^(j-h) (sum_{i <= j} k^-(i-h) x[i] + k^(h+1) y0 /
+    (1 - k)), h the middle of the run. Both filters ride in one complex array (real part
+    one, imaginary part the other), the running sum is a matrix product per block of
+    ``_BLOCK`` days (BLAS) and one complex ``cumsum`` over the block totals: a handful of
+    numpy calls instead of two ``lfilter`` calls (about 20 us each in argument checks) or
+    a float ``cumsum`` over every day (about 3 ns a step: numpy's accumulate is a
+    dependent chain through memory). Runs longer than L days (e^300 at most either way)
+    go one after the other, the last values starting the next run."""
+    if not (0.0 < k1 < 1.0 and 0.0 < k2 < 1.0):  # no decay: the plain recursion
+        return _ewma(x, k1, y1), _ewma(x, k2, y2)
+    if len(x) == 0:
+        return np.zeros(0), np.zeros(0)
+    length, p, q, start, prefix = _pair_tables(k1, k2)
+    if len(x) > length:
+        parts1, parts2 = [], []
+        for a in range(0, len(x), length):
+            r1, r2 = _ewma_pair(x[a : a + length], k1, k2, y1, y2)
+            parts1.append(r1)
+            parts2.append(r2)
+            y1, y2 = float(r1[-1]), float(r2[-1])
+        return np.concatenate(parts1), np.concatenate(parts2)
+    w, n = _BLOCK, len(x)
+    blocks = -(-n // w)
+    t = np.zeros(blocks * w, dtype=np.complex128)
+    np.multiply(x, p[:n], out=t[:n])  # real x times a complex scale: no mixing
+    if y1 or y2:
+        t[0] += complex(start.real * y1, start.imag * y2)
+    s = t.view(np.float64).reshape(blocks, 2 * w) @ prefix  # running sums within blocks
+    if blocks > 1:
+        pairs = s.view(np.complex128)
+        pairs[1:] += np.cumsum(pairs[:-1, -1])[:, None]  # plus every earlier block
+    y = s.reshape(-1)[: 2 * n]
+    y *= q[: 2 * n]
+    return y[0::2], y[1::2]
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,9 +120,12 @@ def ctl_atl_tsb(
     CTL_d = CTL_(d-1) e^(-1/42) + TSS_d (1 - e^(-1/42)), ATL the same with 7 days
     (GoldenCheetah ``PMCData.cpp``), and TSB; see ``Pmc`` for which day's TSB."""
     x = as_float(daily_load)
-    ctl = _ewma(x, math.exp(-1.0 / ctl_days), ctl0)
-    atl = _ewma(x, math.exp(-1.0 / atl_days), atl0)
-    tsb = np.concatenate(([ctl0 - atl0], (ctl - atl)[:-1])) if len(x) else np.zeros(0)
+    ctl, atl = _ewma_pair(x, math.exp(-1.0 / ctl_days), math.exp(-1.0 / atl_days),
+                          ctl0, atl0)
+    tsb = np.empty(len(x))
+    if len(x):
+        tsb[0] = ctl0 - atl0
+        np.subtract(ctl[:-1], atl[:-1], out=tsb[1:])
     return Pmc(ctl, atl, tsb)
 
 
@@ -88,8 +162,7 @@ def acwr_ewma(daily_load: npt.ArrayLike, acute: int = 7, chronic: int = 28) -> F
     2017): EWMA_d = lambda x load_d + (1 - lambda) EWMA_(d-1), lambda = 2 / (N + 1),
     both started at 0. NaN where the chronic EWMA is 0."""
     x = as_float(daily_load)
-    a = _ewma(x, 1.0 - 2.0 / (acute + 1), 0.0)
-    c = _ewma(x, 1.0 - 2.0 / (chronic + 1), 0.0)
+    a, c = _ewma_pair(x, 1.0 - 2.0 / (acute + 1), 1.0 - 2.0 / (chronic + 1), 0.0, 0.0)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(c > 0, a / c, np.nan)
 
