@@ -81,6 +81,8 @@ Index("ix_activities_user_start", ActivityRow.user_id, ActivityRow.start_at, Act
 # columns of thousands of activities from the index alone, never the wide table rows.
 Index("ix_activities_user_start_load", ActivityRow.user_id, ActivityRow.start_at,
       ActivityRow.utc_offset_s, ActivityRow.load)
+# The stale count (metrics older than a newer setting) visits only those activities.
+Index("ix_activities_user_updated", ActivityRow.user_id, ActivityRow.updated_at)
 
 
 class ActivitySourceRow(Base):
