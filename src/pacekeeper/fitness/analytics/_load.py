@@ -19,8 +19,6 @@ from scipy import signal, stats  # type: ignore[import-untyped]
 
 from ._types import FloatArray, as_float
 
-ComplexArray = npt.NDArray[np.complex128]
-
 
 def _ewma(x: FloatArray, k: float, y0: float) -> FloatArray:
     """y[d] = k y[d-1] + (1 - k) x[d] with y[-1] = y0, run in C by scipy.signal.lfilter."""
@@ -31,71 +29,82 @@ def _ewma(x: FloatArray, k: float, y0: float) -> FloatArray:
 
 
 _BLOCK: Final = 8  # days per block of the paired filter
-_SPAN: Final = 600.0  # exponent range of one closed-form run, in time constants
+_SPAN: Final = 600.0  # exponent range of the carried sums, in time constants
 
 
 @functools.lru_cache(maxsize=16)
-def _pair_tables(k1: float, k2: float) -> tuple[int, ComplexArray, FloatArray, complex,
-                                                 FloatArray]:
-    """Constants of ``_ewma_pair`` for the factors (k1, k2): the run length L (a multiple
-    of the block), the scales ``P`` (as one complex number per day: k1^-(j-h) + i
-    k2^-(j-h)), ``Q`` interleaved ((1 - k) k^(j-h) per factor), the weight of the start
-    values, and the in-block prefix-sum matrix on interleaved pairs."""
+def _pair_tables(k1: float, k2: float) -> tuple[FloatArray, FloatArray, FloatArray,
+                                                 FloatArray, FloatArray, int]:
+    """Constants of ``_ewma_pair`` for the factors (k1, k2), columns interleaved (k1, k2,
+    k1, k2, ...): the in-block filter ``inner`` (w x 2w: (1 - k) k^(j-m) for m <= j), the
+    carry ``after`` (2 x 2w: k^(j+1)), the block scales ``up`` = K^-(b-h) and ``down`` =
+    K^(b-h) (K = k^w, h the middle: within e^300 either way), the start weight, and the
+    number of blocks one run can carry."""
     w = _BLOCK
     ks = np.array([k1, k2])
     taus = -1.0 / np.log(ks)  # time constants in days
-    length = max(w, int(_SPAN * float(taus.min())) // w * w)
-    h = (length - 1) / 2.0  # the exponents run over [-h, h]: e^(h / tau) <= e^300
-    j = np.arange(length, dtype=np.float64)
-    p = np.exp((j[None, :] - h) / taus[:, None])
-    q = (1.0 - ks)[:, None] * np.exp(-(j[None, :] - h) / taus[:, None])
-    start = ks * np.exp(-h / taus) / (1.0 - ks)  # y0 enters as k^(h+1) y0 / (1 - k)
-    prefix = np.kron(np.triu(np.ones((w, w))), np.eye(2)).astype(np.float64)
-    scales: ComplexArray = p[0] + 1j * p[1]
-    weights: FloatArray = np.ascontiguousarray(q.T).reshape(-1)
-    return length, scales, weights, complex(start[0], start[1]), prefix
+    m, j = np.arange(w)[:, None], np.arange(w)[None, :]
+    inner = np.zeros((w, 2 * w))
+    after = np.zeros((2, 2 * w))
+    for s, k in enumerate(ks):
+        inner[:, s::2] = np.where(j >= m, (1.0 - k) * k ** np.maximum(j - m, 0), 0.0)
+        after[s, s::2] = k ** (np.arange(w) + 1.0)
+    blocks = max(2, int(_SPAN * float(taus.min())) // w)
+    h = (blocks - 1) / 2.0
+    b = np.arange(blocks, dtype=np.float64)[:, None]
+    up = np.exp(w * (b - h) / taus[None, :])
+    down = np.exp(-w * (b - h) / taus[None, :])
+    start = np.exp(-w * (h + 1.0) / taus)  # K^(h+1): the start value in the scaled sum
+    return inner, after, up, down, start, blocks
 
 
 def _ewma_pair(x: FloatArray, k1: float, k2: float, y1: float, y2: float
                ) -> tuple[FloatArray, FloatArray]:
     """Two exponential filters of one series at once, ``_ewma`` with (k1, y1) and (k2,
-    y2), for 0 < k < 1, to about 1e-12 of the recursion (each value is the recursion's
-    own weighted sum, rounded a few times).
+    y2), for 0 < k < 1, to about 1e-12 of the recursion.
 
-    The closed form: y[j] = (1 - k) k^(j-h) (sum_{i <= j} k^-(i-h) x[i] + k^(h+1) y0 /
-    (1 - k)), h the middle of the run. Both filters ride in one complex array (real part
-    one, imaginary part the other), the running sum is a matrix product per block of
-    ``_BLOCK`` days (BLAS) and one complex ``cumsum`` over the block totals: a handful of
-    numpy calls instead of two ``lfilter`` calls (about 20 us each in argument checks) or
-    a float ``cumsum`` over every day (about 3 ns a step: numpy's accumulate is a
-    dependent chain through memory). Runs longer than L days (e^300 at most either way)
-    go one after the other, the last values starting the next run."""
+    Blocks of w = ``_BLOCK`` days: one BLAS product of the (blocks x w) loads with the
+    in-block filter gives every day's response to its own block's loads, both filters
+    interleaved. The value carried out of block b is Y_b = K Y_(b-1) + e_b (e_b: the
+    block's own response on its last day, K = k^w); its closed form is a running sum,
+    Y_b = K^(b-h) (sum_{b' <= b} K^-(b'-h) e_b' + K^(h+1) Y_-1), one complex ``cumsum``
+    over the blocks for both filters (real part one, imaginary part the other). A second
+    small product adds k^(j+1) Y_(b-1) to day j of block b. So about ten numpy calls
+    instead of two ``lfilter`` calls (about 20 us each in argument checks) or a float
+    ``cumsum`` over every day (about 3 ns a step: numpy's float accumulate is a
+    dependent chain through memory). Runs longer than the carried sums allow (600 time
+    constants, about 11 years for ATL) go one after the other."""
     if not (0.0 < k1 < 1.0 and 0.0 < k2 < 1.0):  # no decay: the plain recursion
         return _ewma(x, k1, y1), _ewma(x, k2, y2)
     if len(x) == 0:
         return np.zeros(0), np.zeros(0)
-    length, p, q, start, prefix = _pair_tables(k1, k2)
-    if len(x) > length:
+    inner, after, up, down, start, most = _pair_tables(k1, k2)
+    w, n = _BLOCK, len(x)
+    if n > most * w:
         parts1, parts2 = [], []
-        for a in range(0, len(x), length):
-            r1, r2 = _ewma_pair(x[a : a + length], k1, k2, y1, y2)
+        for a in range(0, n, most * w):
+            r1, r2 = _ewma_pair(x[a : a + most * w], k1, k2, y1, y2)
             parts1.append(r1)
             parts2.append(r2)
             y1, y2 = float(r1[-1]), float(r2[-1])
         return np.concatenate(parts1), np.concatenate(parts2)
-    w, n = _BLOCK, len(x)
     blocks = -(-n // w)
-    t = np.zeros(blocks * w, dtype=np.complex128)
-    np.multiply(x, p[:n], out=t[:n])  # real x times a complex scale: no mixing
-    if y1 or y2:
-        t[0] += complex(start.real * y1, start.imag * y2)
-    s = t.view(np.float64).reshape(blocks, 2 * w) @ prefix  # running sums within blocks
-    if blocks > 1:
-        pairs = s.view(np.complex128)
-        pairs[1:] += np.cumsum(pairs[:-1, -1])[:, None]  # plus every earlier block
-    y = s.reshape(-1)[: 2 * n]
-    y *= q[: 2 * n]
-    return y[0::2], y[1::2]
+    if blocks * w != n:
+        x = np.concatenate((x, np.zeros(blocks * w - n)))
+    s = x.reshape(blocks, w) @ inner  # each block's own response, (k1, k2) interleaved
+    if blocks > 1 or y1 or y2:
+        e = np.multiply(s[:, -2:], up[:blocks])  # block ends, scaled
+        if y1 or y2:
+            e[0] += start * (y1, y2)
+        carried = e.view(np.complex128)
+        np.cumsum(carried, axis=0, out=carried)
+        e *= down[:blocks]  # the value carried out of each block
+        if y1 or y2:
+            s[0] += np.array([y1, y2]) @ after
+        if blocks > 1:
+            s[1:] += e[:-1] @ after
+    y = s.reshape(-1)
+    return y[0 : 2 * n : 2], y[1 : 2 * n : 2]
 
 
 @dataclass(frozen=True, slots=True)
