@@ -92,7 +92,8 @@ curves (the points GoldenCheetah and TrainingPeaks users read: 1 s, 5 s, 1 min, 
 
 _DIRECT_BELOW: Final = 256  # durations below this: the direct pass (bounds prune little)
 _CELLS: Final = 1 << 16  # cells of one 2-D step (stays in cache)
-_BLOCKS: Final = ((1024, 16), (1 << 62, 32))  # (durations below, block size B)
+_BLOCKS: Final = ((1024, 32), (1 << 62, 64))  # (durations below, block size B)
+_SPLIT: Final = 4  # a block left standing is bounded again in this many parts
 
 
 def _sums_direct(c: FloatArray, d: int, buf: FloatArray) -> float:
@@ -133,9 +134,11 @@ def _max_window_sums(c: npt.NDArray[np.int32] | FloatArray) -> FloatArray:
       maximum and a block minimum, both computed once per B, so the bound of a block
       costs a few operations on one cell, and it is tight to the wander of the power
       around its mean over B seconds (not to B times the power, as a bound from ``c``
-      alone). The windows at the block starts give a lower bound; the blocks whose upper
-      bound exceeds it are evaluated in full, the others never. In float64 the bound is
-      raised by a margin larger than any rounding of ``r`` (integer sums are exact).
+      alone). Per duration the block with the highest bound is evaluated first (it
+      usually holds the maximum); every other block whose bound exceeds that is split in
+      ``_SPLIT`` parts bounded the same way (their own sliding max and minima), and only
+      the parts that may still win are evaluated. In float64 the bounds are raised by a
+      margin larger than any rounding of ``r`` (integer sums are exact).
     """
     n = len(c) - 1
     out = np.empty(n, dtype=np.float64)
@@ -159,14 +162,15 @@ def _max_window_sums(c: npt.NDArray[np.int32] | FloatArray) -> FloatArray:
         top = min(n, below - 1)
         if d > top:
             continue
-        ends = _sliding_max(r, block)
         blocks_all = n // block + 1
-        lows = r[: blocks_all * block].reshape(blocks_all, block).min(axis=1) - margin
+        levels = [(_sliding_max(r, size),
+                   r[: blocks_all * block].reshape(-1, size).min(axis=1) - margin)
+                  for size in (block, block // _SPLIT)]
         while d <= top:
             width_blocks = (n - d) // block + 1
             rows = max(1, min(_CELLS // width_blocks, top - d + 1))
             ds = np.arange(d, d + rows)
-            out[d - 1 : d - 1 + rows] = _bounded(padded, n, ends, lows, ds, block, slope)
+            out[d - 1 : d - 1 + rows] = _bounded(padded, n, levels, ds, block, slope)
             d += rows
     return out
 
@@ -182,32 +186,46 @@ def _direct(c: npt.NDArray[np.int32] | FloatArray, n: int, ds: npt.NDArray[np.in
     return sums.max(axis=1)  # type: ignore[no-any-return]
 
 
-def _bounded(c: npt.NDArray[np.int32] | FloatArray, n: int, ends: FloatArray,
-             lows: FloatArray, ds: npt.NDArray[np.int64], block: int, slope: float
-             ) -> FloatArray:
-    """The largest window sum for each duration in ``ds`` (``_max_window_sums``)."""
+def _bounded(c: npt.NDArray[np.int32] | FloatArray, n: int,
+             levels: list[tuple[FloatArray, FloatArray]], ds: npt.NDArray[np.int64],
+             block: int, slope: float) -> FloatArray:
+    """The largest window sum for each duration in ``ds`` (``_max_window_sums``).
+    ``levels``: (sliding max of r, minimum of r per block) for blocks of ``block`` and
+    of ``block // _SPLIT`` start positions."""
+    (ends, lows), (sub_ends, sub_lows) = levels
     d0 = int(ds[0])
     blocks = (n - d0) // block + 1  # every start 0..n - d0 lies in one of these
-    shape = (len(ds), blocks)
-    step = c.strides[0]
-    heads = c[: blocks * block : block]
-    at_starts = as_strided(c[d0:], shape=shape, strides=(step, step * block), writeable=False)
-    best = np.subtract(at_starts, heads).max(axis=1)
-    fstep = ends.strides[0]
-    top = as_strided(ends[d0:], shape=shape, strides=(fstep, fstep * block), writeable=False)
-    bound = top - lows[:blocks]
-    bound += (slope * ds)[:, None]
+    step, fstep = c.strides[0], ends.strides[0]
+    # gap[row, j] + d m bounds every window of block j for duration d = d0 + row.
+    top = as_strided(ends[d0:], shape=(len(ds), blocks), strides=(fstep, fstep * block),
+                     writeable=False)
+    gap = np.subtract(top, lows[:blocks])
+    # Whole blocks as rows: c at a block's B starts, and at their ends for each duration,
+    # so a block's windows are two contiguous row copies.
+    heads = c[: blocks * block].reshape(blocks, block)
+    tails = as_strided(c[d0:], shape=(len(ds), blocks, block),
+                       strides=(step, step * block, step), writeable=False)
     # The block with the highest bound, evaluated in full per duration, usually holds
     # the maximum or comes close: a lower bound that leaves few other blocks standing.
-    first = np.argmax(bound, axis=1)
-    starts = (first * block)[:, None] + np.arange(block)[None, :]
-    np.maximum(best, (c[starts + ds[:, None]] - c[starts]).max(axis=1), out=best)
-    bound[np.arange(len(ds)), first] = -np.inf
-    rows, cols = np.nonzero(bound > best[:, None])
+    every = np.arange(len(ds))
+    first = np.argmax(gap, axis=1)
+    best = np.subtract(tails[every, first], heads[first]).max(axis=1)
+    gap[every, first] = -np.inf
+    need = best - slope * ds  # a block may hold a better window only if gap > need
+    rows, cols = np.nonzero(gap > need[:, None])
     if len(rows):
-        starts = (cols * block)[:, None] + np.arange(block)[None, :]
-        sums = c[starts + ds[rows][:, None]] - c[starts]
-        np.maximum.at(best, rows, sums.max(axis=1))
+        # The blocks left are split in _SPLIT parts, each bounded the same way with its
+        # own sliding max and minimum; only the parts that may still win are evaluated.
+        size = block // _SPLIT
+        parts = (cols * _SPLIT)[:, None] + np.arange(_SPLIT)[None, :]
+        sub_gap = sub_ends[parts * size + ds[rows][:, None]] - sub_lows[parts]
+        keep = (sub_gap > need[rows][:, None]).ravel()
+        rows, parts = np.repeat(rows, _SPLIT)[keep], parts.ravel()[keep]
+        heads_sub = c[: blocks * block].reshape(blocks * _SPLIT, size)
+        tails_sub = as_strided(c[d0:], shape=(len(ds), blocks * _SPLIT, size),
+                               strides=(step, step * size, step), writeable=False)
+        sums = np.subtract(tails_sub[rows, parts], heads_sub[parts]).max(axis=1)
+        np.maximum.at(best, rows, sums)
     return best.astype(np.float64)  # type: ignore[no-any-return]
 
 
