@@ -12,7 +12,7 @@ import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, fields
 from datetime import UTC, date, datetime, time, timedelta
-from typing import Any
+from typing import Any, cast
 
 import orjson
 from sqlalchemy import and_, delete, func, or_, select, update
@@ -410,7 +410,8 @@ class SqlFitnessStore:
                 select(local, ActivityRow.load)
                 .where(ActivityRow.user_id == user_id, ActivityRow.start_at >= start,
                        ActivityRow.start_at < end, ActivityRow.load.is_not(None)))
-            return [tuple(r) for r in rows]  # type: ignore[misc]
+            # Plain tuples (not Row objects) for numpy; load is not null by the WHERE.
+            return cast(list[tuple[int, float]], [tuple(r) for r in rows])
 
     async def period_rows(self, user_id: uuid.UUID, start: datetime, end: datetime,
                           keys: Sequence[str], *, sport: str | None = None,
