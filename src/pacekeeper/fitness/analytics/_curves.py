@@ -212,7 +212,7 @@ def _bounded(c: npt.NDArray[np.int32] | FloatArray, n: int,
     best = np.subtract(tails[every, first], heads[first]).max(axis=1)
     gap[every, first] = -np.inf
     need = best - slope * ds  # a block may hold a better window only if gap > need
-    rows, cols = np.nonzero(gap > need[:, None])
+    rows, cols = np.divmod(np.flatnonzero(gap > need[:, None]), blocks)
     if len(rows):
         # The blocks left are split in _SPLIT parts, each bounded the same way with its
         # own sliding max and minimum; only the parts that may still win are evaluated.
