@@ -93,11 +93,13 @@ def _ewma_pair(x: FloatArray, k1: float, k2: float, y1: float, y2: float
         x = np.concatenate((x, np.zeros(blocks * w - n)))
     s = x.reshape(blocks, w) @ inner  # each block's own response, (k1, k2) interleaved
     if blocks > 1 or y1 or y2:
-        e = np.multiply(s[:, -2:], up[:blocks])  # block ends, scaled
+        # The block ends as one complex column (a fast strided copy), then as pairs.
+        carried = s.view(np.complex128)[:, -1].copy()
+        e = carried.view(np.float64).reshape(blocks, 2)
+        e *= up[:blocks]  # scaled
         if y1 or y2:
             e[0] += start * (y1, y2)
-        carried = e.view(np.complex128)
-        np.cumsum(carried, axis=0, out=carried)
+        np.cumsum(carried, out=carried)
         e *= down[:blocks]  # the value carried out of each block
         if y1 or y2:
             s[0] += np.array([y1, y2]) @ after
