@@ -77,7 +77,7 @@ class ActivityRow(Base):
 
 # Newest first, per person: the list's order and its cursor.
 Index("ix_activities_user_start", ActivityRow.user_id, ActivityRow.start_at, ActivityRow.id)
-# Covering the daily load series (migration 0012): the chart over years reads these
+# Covering the daily load series (migration 0013): the chart over years reads these
 # columns of thousands of activities from the index alone, never the wide table rows.
 Index("ix_activities_user_start_load", ActivityRow.user_id, ActivityRow.start_at,
       ActivityRow.utc_offset_s, ActivityRow.load)

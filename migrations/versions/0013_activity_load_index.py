@@ -9,8 +9,8 @@ three columns, so the read never touches the table (an index-only scan).
 predate a newer setting (`updated_at` before it); with this index that count visits only
 those (usually none, once recomputation has run) instead of every activity's row.
 
-Revision ID: 0012_activity_load_index
-Revises: 0011_job_queue
+Revision ID: 0013_activity_load_index
+Revises: 0012_site_settings
 Create Date: 2026-11-24
 """
 
@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from alembic import op
 
-revision = "0012_activity_load_index"
-down_revision = "0011_job_queue"
+revision = "0013_activity_load_index"
+down_revision = "0012_site_settings"
 branch_labels = None
 depends_on = None
 
