@@ -1,6 +1,7 @@
 """Storage: SQLAlchemy 2 async models, repositories behind Protocols, migrations."""
 
 from pacekeeper.db._engine import AsyncSession, create_engine, session_factory, upsert_insert
+from pacekeeper.db._functions import epoch_seconds
 from pacekeeper.db._migrate import alembic_config, applied_revisions, head_revisions, upgrade
 from pacekeeper.db._models import (
     Base,
@@ -53,6 +54,7 @@ __all__ = [
     "alembic_config",
     "applied_revisions",
     "create_engine",
+    "epoch_seconds",
     "head_revisions",
     "session_factory",
     "trace_statements",

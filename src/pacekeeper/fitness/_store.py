@@ -12,7 +12,7 @@ import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, fields
 from datetime import UTC, date, datetime, time, timedelta
-from typing import Any
+from typing import Any, cast
 
 import orjson
 from sqlalchemy import and_, delete, func, or_, select, update
@@ -20,7 +20,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.orm import defer
 
-from pacekeeper.db import upsert_insert
+from pacekeeper.db import epoch_seconds, upsert_insert
 from pacekeeper.errors import PacekeeperError
 from pacekeeper.fitness._records import (
     HEADLINE_METRICS,
@@ -398,23 +398,20 @@ class SqlFitnessStore:
 
     # -- period questions (pacekeeper.fitness._analysis) -----------------------------------
 
-    async def first_start(self, user_id: uuid.UUID) -> datetime | None:
-        """When the person's first activity started (None without activities)."""
-        async with self._sessions() as session:
-            return (await session.execute(
-                select(func.min(ActivityRow.start_at)).where(ActivityRow.user_id == user_id)
-            )).scalar_one_or_none()  # fmt: skip
-
-    async def loads(self, user_id: uuid.UUID, start: datetime, end: datetime
-                    ) -> list[tuple[datetime, int | None, float | None]]:
-        """(start, UTC offset, load) of the activities starting in [start, end): the
-        daily load series reads one float per activity (``activities.load``)."""
+    async def load_points(self, user_id: uuid.UUID, start: datetime, end: datetime
+                          ) -> list[tuple[int, float]]:
+        """(local start in whole seconds since the epoch, load) of the activities with a
+        load starting in [start, end): the daily load series reads two numbers per
+        activity (``activities.load``, the start as an integer computed by the database:
+        no datetime per row)."""
+        local = epoch_seconds(ActivityRow.start_at) + func.coalesce(ActivityRow.utc_offset_s, 0)
         async with self._sessions() as session:
             rows = await session.execute(
-                select(ActivityRow.start_at, ActivityRow.utc_offset_s, ActivityRow.load)
+                select(local, ActivityRow.load)
                 .where(ActivityRow.user_id == user_id, ActivityRow.start_at >= start,
-                       ActivityRow.start_at < end))
-            return [(a, b, c) for a, b, c in rows.all()]
+                       ActivityRow.start_at < end, ActivityRow.load.is_not(None)))
+            # Plain tuples (not Row objects) for numpy; load is not null by the WHERE.
+            return cast(list[tuple[int, float]], [tuple(r) for r in rows])
 
     async def period_rows(self, user_id: uuid.UUID, start: datetime, end: datetime,
                           keys: Sequence[str], *, sport: str | None = None,
@@ -446,16 +443,19 @@ class SqlFitnessStore:
     async def stale_activities(self, user_id: uuid.UUID) -> int:
         """Activities with streams whose metrics predate a setting valid on their day
         (stored after their last computation): a recomputation has yet to reach them."""
-        newest = select(func.max(AthleteSettingRow.created_at)).where(
-            AthleteSettingRow.user_id == user_id).scalar_subquery()
-        later = select(AthleteSettingRow.field).where(
-            AthleteSettingRow.user_id == user_id,
-            AthleteSettingRow.created_at > ActivityRow.updated_at,
-            AthleteSettingRow.valid_from <= func.date(ActivityRow.start_at)).exists()
-        streams = select(ActivityStreamRow.activity_id).where(
-            ActivityStreamRow.user_id == user_id,
-            ActivityStreamRow.activity_id == ActivityRow.id).exists()
         async with self._sessions() as session:
+            newest = (await session.execute(
+                select(func.max(AthleteSettingRow.created_at))
+                .where(AthleteSettingRow.user_id == user_id))).scalar_one_or_none()
+            if newest is None:  # no setting ever stored: nothing can predate one
+                return 0
+            later = select(AthleteSettingRow.field).where(
+                AthleteSettingRow.user_id == user_id,
+                AthleteSettingRow.created_at > ActivityRow.updated_at,
+                AthleteSettingRow.valid_from <= func.date(ActivityRow.start_at)).exists()
+            streams = select(ActivityStreamRow.activity_id).where(
+                ActivityStreamRow.user_id == user_id,
+                ActivityStreamRow.activity_id == ActivityRow.id).exists()
             return int((await session.execute(
                 select(func.count()).select_from(ActivityRow).where(
                     ActivityRow.user_id == user_id, ActivityRow.updated_at < newest,

@@ -90,10 +90,10 @@ STANDARD_DURATIONS: Final[tuple[int, ...]] = _log_spaced()
 curves (the points GoldenCheetah and TrainingPeaks users read: 1 s, 5 s, 1 min, 5 min,
 20 min, 1 h ...)."""
 
-_DIRECT_BELOW: Final = 256  # durations below this: the direct pass (blocks too small)
-_SLACK: Final = 32  # block = d // _SLACK start positions: bounds overshoot <= 1/_SLACK
-_CELLS: Final = 1 << 16  # cells of one 2-D step (512 KiB of float64: stays in cache)
-_GATHER_COST: Final = 3  # a gathered window costs about this many strided ones
+_DIRECT_BELOW: Final = 256  # durations below this: the direct pass (bounds prune little)
+_CELLS: Final = 1 << 16  # cells of one 2-D step (stays in cache)
+_BLOCKS: Final = ((1024, 32), (1 << 62, 64))  # (durations below, block size B)
+_SPLIT: Final = 4  # a block left standing is bounded again in this many parts
 
 
 def _sums_direct(c: FloatArray, d: int, buf: FloatArray) -> float:
@@ -104,89 +104,129 @@ def _sums_direct(c: FloatArray, d: int, buf: FloatArray) -> float:
     return float(view.max())
 
 
-def _max_window_sums(c: FloatArray) -> FloatArray:
-    """``out[d - 1] = max_i (c[i + d] - c[i])`` for every d in 1..n, ``c`` non-decreasing.
-
-    Exactly the values of the direct loop ``(c[d:] - c[:-d]).max()`` (the same
-    subtractions, the same maximum), with less work and fewer numpy calls:
-
-    - Past the end, ``c`` is padded with its last value. A "window" there sums fewer
-      than d values (all >= 0), so it never exceeds the last real window: including it
-      changes no maximum. That lets a chunk of consecutive durations be one strided 2-D
-      subtraction (row r = duration d0 + r) and one row-wise max: one call for many
-      durations where the direct loop makes two per duration.
-    - Branch and bound for durations from ``_DIRECT_BELOW`` on: start positions in blocks
-      of B = d // ``_SLACK``; every window of the block starting at ``s`` sums at most
-      ``c[s + B - 1 + d] - c[s]``. ``c`` is non-decreasing and rounded subtraction is
-      monotone, so the bound holds in floating point too and no window that could be the
-      maximum is dropped. The windows at the block starts give a lower bound; blocks
-      below it are dropped, the rest split in four, down to single windows. When too
-      many blocks survive (long windows all alike), the chunk takes the 2-D pass.
-    """
-    n = len(c) - 1
-    out = np.empty(n, dtype=np.float64)
-    padded = np.concatenate((c, np.full(n + 2, c[-1])))
-    d0 = 1
-    while d0 <= n:
-        if d0 < _DIRECT_BELOW:
-            block, d1 = 1, min(n, _DIRECT_BELOW - 1)
-        else:
-            block, d1 = max(1, d0 // _SLACK), min(n, 2 * d0 - 1)
-        a = d0
-        while a <= d1:
-            width = n - a + 1  # windows of the shortest duration in the chunk
-            cells = (width // block + 1) if block > 1 else width
-            b = min(d1, a + max(1, _CELLS // cells) - 1)
-            ds = np.arange(a, b + 1)
-            best = _pruned(padded, n, ds, block) if block > 1 else None
-            if best is not None:
-                out[ds - 1] = best
-            else:
-                rows = max(1, _CELLS // width)
-                for k in range(0, len(ds), rows):
-                    part = ds[k : k + rows]
-                    out[part - 1] = _direct(padded, n, part)
-            a = b + 1
-        d0 = d1 + 1
+def _sliding_max(r: FloatArray, width: int) -> FloatArray:
+    """``out[t] = max(r[t : t + width])`` for a power-of-two ``width`` (log2 steps)."""
+    out, w = r, 1
+    while w < width:
+        out = np.maximum(out[:-w], out[w:])
+        w *= 2
     return out
 
 
-def _direct(c: FloatArray, n: int, ds: npt.NDArray[np.int64]) -> FloatArray:
+def _max_window_sums(c: npt.NDArray[np.int32] | FloatArray) -> FloatArray:
+    """``out[d - 1] = max_i (c[i + d] - c[i])`` for every d in 1..n, ``c`` non-decreasing
+    (int32 or float64).
+
+    Exactly the values of the direct loop ``(c[d:] - c[:-d]).max()``: every maximum is
+    one of its subtractions of ``c``, and a window is skipped only when a bound proves it
+    cannot be the maximum.
+
+    - Past the end, ``c`` is padded with its last value. A "window" there sums fewer
+      than d values (all >= 0), so it never exceeds the last real window: including it
+      changes no maximum, and lets a chunk of consecutive durations be one strided 2-D
+      step (row r = duration d0 + r).
+    - Durations below ``_DIRECT_BELOW``: every window, one 2-D subtraction and row-wise
+      max per chunk.
+    - Longer ones: branch and bound on blocks of B start positions (B from ``_BLOCKS``).
+      With a slope m (the mean, rounded down) and ``r[i] = c[i] - m i``, every window of
+      the block starting at s sums ``d m + r[i + d] - r[i]``, at most
+      ``d m + max(r[s + d .. s + d + B - 1]) - min(r[s .. s + B - 1])``: a sliding
+      maximum and a block minimum, both computed once per B, so the bound of a block
+      costs a few operations on one cell, and it is tight to the wander of the power
+      around its mean over B seconds (not to B times the power, as a bound from ``c``
+      alone). Per duration the block with the highest bound is evaluated first (it
+      usually holds the maximum); every other block whose bound exceeds that is split in
+      ``_SPLIT`` parts bounded the same way (their own sliding max and minima), and only
+      the parts that may still win are evaluated. In float64 the bounds are raised by a
+      margin larger than any rounding of ``r`` (integer sums are exact).
+    """
+    n = len(c) - 1
+    out = np.empty(n, dtype=np.float64)
+    biggest = _BLOCKS[-1][1]
+    padded = np.concatenate((c, np.full(n + 2 * biggest + 2, c[-1], dtype=c.dtype)))
+    d = 1
+    while d < min(_DIRECT_BELOW, n + 1):
+        width = n - d + 1
+        rows = max(1, min(_CELLS // width, _DIRECT_BELOW - d, n - d + 1))
+        out[d - 1 : d - 1 + rows] = _direct(padded, n, np.arange(d, d + rows))
+        d += rows
+    if d > n:
+        return out
+    slope = float(np.floor(float(c[-1]) / n))
+    r = padded.astype(np.float64) - slope * np.arange(len(padded), dtype=np.float64)
+    integral = np.issubdtype(c.dtype, np.integer)
+    margin = 0.0 if integral else 1e-12 * (abs(float(c[-1])) + slope * len(padded) + 1.0)
+    for below, block in _BLOCKS:
+        if d > n:
+            break
+        top = min(n, below - 1)
+        if d > top:
+            continue
+        blocks_all = n // block + 1
+        levels = [(_sliding_max(r, size),
+                   r[: blocks_all * block].reshape(-1, size).min(axis=1) - margin)
+                  for size in (block, block // _SPLIT)]
+        while d <= top:
+            width_blocks = (n - d) // block + 1
+            rows = max(1, min(_CELLS // width_blocks, top - d + 1))
+            ds = np.arange(d, d + rows)
+            out[d - 1 : d - 1 + rows] = _bounded(padded, n, levels, ds, block, slope)
+            d += rows
+    return out
+
+
+def _direct(c: npt.NDArray[np.int32] | FloatArray, n: int, ds: npt.NDArray[np.int64]
+            ) -> FloatArray:
     width = n - int(ds[0]) + 1
     step = c.strides[0]
     ends = as_strided(
         c[int(ds[0]) :], shape=(len(ds), width), strides=(step, step), writeable=False
     )
-    sums: FloatArray = np.subtract(ends, c[:width])
+    sums = np.subtract(ends, c[:width])
     return sums.max(axis=1)  # type: ignore[no-any-return]
 
 
-def _pruned(c: FloatArray, n: int, ds: npt.NDArray[np.int64], block: int) -> FloatArray | None:
-    blocks = (n - int(ds[0])) // block + 1
-    step = c.strides[0]
-    heads = c[: blocks * block : block]  # c at every block start
-    shape = (len(ds), blocks)
-    strides = (step, step * block)
-    at_starts = as_strided(c[int(ds[0]) :], shape=shape, strides=strides, writeable=False)
-    best: FloatArray = (at_starts - heads).max(axis=1)
-    far = as_strided(c[int(ds[0]) + block - 1 :], shape=shape, strides=strides, writeable=False)
-    rows, cols = np.nonzero(far - heads >= best[:, None])
-    if len(rows) * block * _GATHER_COST > len(ds) * (n - int(ds[0]) + 1):
-        return None  # most blocks survive: the 2-D pass is cheaper
-    s = cols * block
-    last = n - ds
-    while block > 1:
-        block = -(-block // 4)
-        s = (s[:, None] + block * np.arange(4)[None, :]).ravel()
-        rows = np.repeat(rows, 4)
-        ok = s <= last[rows]
-        rows, s = rows[ok], s[ok]
-        d = ds[rows]
-        np.maximum.at(best, rows, c[s + d] - c[s])
-        if block > 1:
-            keep = c[s + (block - 1) + d] - c[s] >= best[rows]
-            rows, s = rows[keep], s[keep]
-    return best
+def _bounded(c: npt.NDArray[np.int32] | FloatArray, n: int,
+             levels: list[tuple[FloatArray, FloatArray]], ds: npt.NDArray[np.int64],
+             block: int, slope: float) -> FloatArray:
+    """The largest window sum for each duration in ``ds`` (``_max_window_sums``).
+    ``levels``: (sliding max of r, minimum of r per block) for blocks of ``block`` and
+    of ``block // _SPLIT`` start positions."""
+    (ends, lows), (sub_ends, sub_lows) = levels
+    d0 = int(ds[0])
+    blocks = (n - d0) // block + 1  # every start 0..n - d0 lies in one of these
+    step, fstep = c.strides[0], ends.strides[0]
+    # gap[row, j] + d m bounds every window of block j for duration d = d0 + row.
+    top = as_strided(ends[d0:], shape=(len(ds), blocks), strides=(fstep, fstep * block),
+                     writeable=False)
+    gap = np.subtract(top, lows[:blocks])
+    # Whole blocks as rows: c at a block's B starts, and at their ends for each duration,
+    # so a block's windows are two contiguous row copies.
+    heads = c[: blocks * block].reshape(blocks, block)
+    tails = as_strided(c[d0:], shape=(len(ds), blocks, block),
+                       strides=(step, step * block, step), writeable=False)
+    # The block with the highest bound, evaluated in full per duration, usually holds
+    # the maximum or comes close: a lower bound that leaves few other blocks standing.
+    every = np.arange(len(ds))
+    first = np.argmax(gap, axis=1)
+    best = np.subtract(tails[every, first], heads[first]).max(axis=1)
+    gap[every, first] = -np.inf
+    need = best - slope * ds  # a block may hold a better window only if gap > need
+    rows, cols = np.divmod(np.flatnonzero(gap > need[:, None]), blocks)
+    if len(rows):
+        # The blocks left are split in _SPLIT parts, each bounded the same way with its
+        # own sliding max and minimum; only the parts that may still win are evaluated.
+        size = block // _SPLIT
+        parts = (cols * _SPLIT)[:, None] + np.arange(_SPLIT)[None, :]
+        sub_gap = sub_ends[parts * size + ds[rows][:, None]] - sub_lows[parts]
+        keep = (sub_gap > need[rows][:, None]).ravel()
+        rows, parts = np.repeat(rows, _SPLIT)[keep], parts.ravel()[keep]
+        heads_sub = c[: blocks * block].reshape(blocks * _SPLIT, size)
+        tails_sub = as_strided(c[d0:], shape=(len(ds), blocks * _SPLIT, size),
+                               strides=(step, step * size, step), writeable=False)
+        sums = np.subtract(tails_sub[rows, parts], heads_sub[parts]).max(axis=1)
+        np.maximum.at(best, rows, sums)
+    return best.astype(np.float64)  # type: ignore[no-any-return]
 
 
 def _segments(values: FloatArray) -> list[FloatArray]:
@@ -198,14 +238,32 @@ def _segments(values: FloatArray) -> list[FloatArray]:
     return [values[a:b] for a, b in zip(edges[::2], edges[1::2], strict=True) if b > a]
 
 
+def _exact_int32_sums(values: FloatArray) -> npt.NDArray[np.int32] | None:
+    """The cumulative sum as int32 when that is exact: whole non-negative values (what a
+    power meter or a heart-rate strap records) whose total stays below 2^31. Then every
+    window sum is the same integer the float64 sums hold, and the windows cost half the
+    memory traffic and twice the SIMD lanes. None otherwise."""
+    if not np.all(values == np.floor(values)):
+        return None
+    total = float(values.sum())
+    if total >= 2**31 - 1:
+        return None
+    c = np.empty(len(values) + 1, dtype=np.int32)
+    c[0] = 0
+    np.cumsum(values.astype(np.int32), dtype=np.int32, out=c[1:])
+    return c
+
+
 def _curve_all(values: FloatArray) -> FloatArray:
     n = len(values)
-    c = np.concatenate(([0.0], np.cumsum(values)))
     if np.all(values >= 0):
+        ints = _exact_int32_sums(values)
+        c = np.concatenate(([0.0], np.cumsum(values))) if ints is None else ints
         sums = _max_window_sums(c)
     else:  # negative values: no monotone bound, the direct pass for every duration
+        cf = np.concatenate(([0.0], np.cumsum(values)))
         buf = np.empty(n, dtype=np.float64)
-        sums = np.array([_sums_direct(c, d, buf) for d in range(1, n + 1)])
+        sums = np.array([_sums_direct(cf, d, buf) for d in range(1, n + 1)])
     return sums / np.arange(1, n + 1)
 
 

@@ -39,6 +39,20 @@ def test_fast_all_durations_path_is_exactly_the_direct_loop(seed, n):
     assert np.array_equal(an.mean_max(p), direct)
 
 
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**31), st.integers(300, 3000), st.sampled_from([0, 1, 2000]))
+def test_whole_watts_take_the_int32_path_with_exactly_the_direct_loop_answer(seed, n, spike):
+    # Whole values (what power meters record) take exact int32 sums; bursts and zeros
+    # (coasting) make the bounds of some blocks tight and others loose.
+    rng = np.random.default_rng(seed)
+    p = np.round(np.clip(rng.normal(220, 90, n) + 120 * np.sin(np.arange(n) / 150), 0, None))
+    p[rng.random(n) < 0.1] = 0.0
+    p[rng.integers(0, n, 3)] = spike
+    c = np.concatenate([[0.0], np.cumsum(p)])
+    direct = np.array([(c[d:] - c[:-d]).max() / d for d in range(1, n + 1)])
+    assert np.array_equal(an.mean_max(p), direct)
+
+
 @given(
     st.lists(
         st.one_of(st.floats(0, 2000, allow_subnormal=False), st.just(float("nan"))),

@@ -36,6 +36,31 @@ def test_ctl_matches_a_plain_loop_with_a_start_value():
     assert pmc.tsb[0] == pytest.approx(-20.0)
 
 
+def test_ctl_over_decades_and_acwr_ewma_match_plain_loops():
+    # Longer than one closed-form run (600 time constants: 4,200 days for ATL), with
+    # start values and rest days: the runs hand their last values on exactly.
+    rng = np.random.default_rng(11)
+    load = rng.gamma(1.2, 60.0, 9000) * (rng.random(9000) > 0.3)
+    pmc = an.ctl_atl_tsb(load, ctl0=55.0, atl0=70.0)
+    kc, ka = math.exp(-1 / 42), math.exp(-1 / 7)
+    ctl, atl, ctls, atls, tsbs = 55.0, 70.0, [], [], []
+    for x in load:
+        tsbs.append(ctl - atl)
+        ctl, atl = ctl * kc + x * (1 - kc), atl * ka + x * (1 - ka)
+        ctls.append(ctl)
+        atls.append(atl)
+    for got, want in ((pmc.ctl, ctls), (pmc.atl, atls), (pmc.tsb, tsbs)):
+        assert np.max(np.abs(got - np.array(want))) < 1e-9
+    # acwr_ewma: lambda = 2 / (N + 1), so the acute run is only ~2,000 days long.
+    la, lc = 2 / 8, 2 / 29
+    a = c = 0.0
+    want_ratio = []
+    for x in load[:5000]:
+        a, c = la * x + (1 - la) * a, lc * x + (1 - lc) * c
+        want_ratio.append(a / c if c > 0 else np.nan)
+    np.testing.assert_allclose(an.acwr_ewma(load[:5000]), want_ratio, rtol=1e-9, atol=1e-12)
+
+
 @settings(deadline=None)
 @given(st.lists(st.floats(0, 300), min_size=1, max_size=200), st.floats(0.1, 5))
 def test_ctl_and_atl_are_linear_in_load(load, k):
