@@ -12,6 +12,7 @@ from starlette.types import ASGIApp
 from mcpcast import Server, ServerConfig
 from pacekeeper.auth import Principal
 from pacekeeper.config import Settings
+from pacekeeper.mcp._caller import caller_injectors
 from pacekeeper.mcp._gate import McpGate, make_authenticate, make_check_scopes, origin_key
 from pacekeeper.mcp._logs import install_access_log_filter
 from pacekeeper.mcp._tools import PacekeeperTools
@@ -65,6 +66,7 @@ def build_mcp(settings: Settings, services: Callable[[], Services]) -> tuple[Ser
         authenticate=make_authenticate(services, same_origins),
         identify=_session_owner,
         check_scopes=make_check_scopes(services),
+        injectors=caller_injectors(services),  # tools name `caller: Principal`, `owner: Owner`
     )
     # mcpcast types its ASGI callables with plain dicts; Starlette's are Mappings.
     return server, McpGate(cast(ASGIApp, server.asgi_app()), services, same_origins)
