@@ -3,8 +3,9 @@
 Listing and execution use the very registry `/mcp` serves, and a tool runs through
 mcpcast's own `tools/call` handler (argument validation, timeout, tracing, error
 results), with the key's owner as the call's principal (the tool's injected `caller` or
-`owner`): the same `Principal` type a JWT caller gives it over MCP (`via == "api_key"`). No MCP session exists here, so a tool
-that asks the client something (elicitation, sampling) gets an error result.
+`owner`): the same `Principal` type a JWT caller gives it over MCP (`via == "api_key"`).
+No MCP session exists here, so a tool that asks the client something (elicitation,
+sampling) gets an error result.
 """
 
 from __future__ import annotations

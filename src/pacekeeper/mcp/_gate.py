@@ -142,6 +142,8 @@ async def judge(services: Services, method: str, headers: Mapping[str, str],
         challenge = resolver.unauthenticated(invalid=False).headers["WWW-Authenticate"]
         return Unauthorized("cross-origin request refused: the Origin is not this service",
                             www_authenticate=challenge, status=403)
+    if principal.via != "cookie":
+        return principal  # bearer callers are not exposed to CSRF (no ambient credential)
     try:
         await resolver.check_csrf(method, headers, principal)
     except CsrfFailed as exc:
@@ -192,7 +194,7 @@ def _rate_limited(decision: RateDecision) -> tuple[list[tuple[bytes, bytes]], by
         "error": {"code": -32000, "message": "rate limit exceeded",
                   "data": {"error": "rate_limited"}},
     })
-    headers = [(k.lower().encode(), v.encode()) for k, v in decision.headers().items()]
+    headers = decision.raw_headers()
     headers += [(b"content-type", b"application/json"),
                 (b"content-length", str(len(body)).encode())]
     return headers, body
@@ -220,8 +222,8 @@ class McpGate:
         async def send_with_limits(message: Message) -> None:
             if message["type"] == "http.response.start" and decision is not None:
                 latest = _charged.get() or decision  # a batch's charge is the newer state
-                extra = [(k.lower().encode(), v.encode()) for k, v in latest.headers().items()]
-                message = {**message, "headers": [*message.get("headers", []), *extra]}
+                message = {**message,
+                           "headers": [*message.get("headers", ()), *latest.raw_headers()]}
             await send(message)
 
         token = _verdict.set(verdict)
