@@ -159,7 +159,8 @@ class TokenService:
         if entry is None:
             return None
         claims = entry.claims
-        if (claims.exp <= self._clock().timestamp() or not self._keys.kid_usable(claims.kid)
+        now = self._clock()
+        if (claims.exp <= now.timestamp() or not self._keys.kid_usable(claims.kid, now)
                 or (claims.aud and not set(claims.aud) & set(audiences))):
             return None
         self._cache.move_to_end(digest)

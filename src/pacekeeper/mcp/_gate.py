@@ -45,9 +45,20 @@ from pacekeeper.ratelimit import RateDecision
 from pacekeeper.services import Services
 
 Verdict = Principal | Unauthorized
-_verdict: ContextVar[Verdict | None] = ContextVar("pacekeeper_mcp_verdict", default=None)
-# The bucket's state after a batch paid for its further requests (its headers win).
-_charged: ContextVar[RateDecision | None] = ContextVar("pacekeeper_mcp_charged", default=None)
+
+
+class _Gated:
+    """What the gate knows of the POST in progress: its verdict, and the bucket's state
+    after a batch paid for its further requests (whose headers then win)."""
+
+    __slots__ = ("charged", "verdict")
+
+    def __init__(self, verdict: Verdict) -> None:
+        self.verdict = verdict
+        self.charged: RateDecision | None = None
+
+
+_gated: ContextVar[_Gated | None] = ContextVar("pacekeeper_mcp_gated", default=None)
 
 
 # The only headers the gate reads (credentials, CSRF, Origin): the others stay bytes.
@@ -158,8 +169,8 @@ def make_authenticate(
     """mcpcast's hook: the gate's verdict, or a fresh one outside the gate."""
 
     async def authenticate(info: RequestInfo) -> Principal | None:
-        verdict = _verdict.get()
-        gated = verdict is not None
+        gated = _gated.get()
+        verdict = gated.verdict if gated is not None else None
         if verdict is None:
             # Not a POST through the gate: a WebSocket upgrade or an SSE GET. No
             # credentials means an anonymous connection (public methods only, each
@@ -171,10 +182,10 @@ def make_authenticate(
                 verdict = replace(verdict, stream=True)  # each call on it re-checks it
         if isinstance(verdict, Unauthorized):
             raise verdict
-        if info.calls > 1 and gated:
+        if info.calls > 1 and gated is not None:
             # The gate took one token for the POST; a batch pays for each further call.
             decision = await services().resolver.charge(verdict, info.calls - 1)
-            _charged.set(decision)
+            gated.charged = decision
             if not decision.allowed:
                 raise Unauthorized("rate limit exceeded", status=429,
                                    data={"error": "rate_limited"})
@@ -219,20 +230,20 @@ class McpGate:
             await send({"type": "http.response.body", "body": body})
             return
 
+        gated = _Gated(verdict)
+
         async def send_with_limits(message: Message) -> None:
             if message["type"] == "http.response.start" and decision is not None:
-                latest = _charged.get() or decision  # a batch's charge is the newer state
+                latest = gated.charged or decision  # a batch's charge is the newer state
                 message = {**message,
                            "headers": [*message.get("headers", ()), *latest.raw_headers()]}
             await send(message)
 
-        token = _verdict.set(verdict)
-        charged = _charged.set(None)
+        token = _gated.set(gated)
         try:
             await self.app(scope, receive, send_with_limits)
         finally:
-            _charged.reset(charged)
-            _verdict.reset(token)
+            _gated.reset(token)
 
 
 __all__ = [
