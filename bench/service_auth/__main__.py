@@ -43,6 +43,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--load-cpu", default="1")
     p.add_argument("--no-pin", action="store_true", help="do not use taskset")
     p.add_argument("--out", type=Path, default=RESULTS)
+    instr = p.add_argument_group("instruction counts (valgrind, in process, no wrk)")
+    instr.add_argument("--instructions", action="store_true",
+                       help="count CPU instructions per request of pacekeeper and mcpcast "
+                       "without authentication instead of loading them")
+    instr.add_argument("--instructions-requests", type=int, default=2000,
+                       help="requests between the two counted runs (default 2000)")
     prof = p.add_argument_group("profiling (in-process ASGI loop, no sockets, no wrk)")
     prof.add_argument("--profile", action="store_true")
     prof.add_argument("--profile-requests", type=int, default=5000)
@@ -64,6 +70,9 @@ def main(argv: list[str] | None = None) -> int:
             top=args.top,
             out_dir=args.out,
         )
+
+    if args.instructions:
+        return _instructions(args, eras)
 
     from ._report import record, table, write_json
     from ._runner import Settings, run_benchmark
@@ -88,6 +97,21 @@ def main(argv: list[str] | None = None) -> int:
     path = write_json(record(outcome, settings, started), args.out, started)
     print(f"JSON: {path}")
     return 1 if any(r.status == "failed" for r in outcome.rows) else 0
+
+
+def _instructions(args: argparse.Namespace, eras: tuple[Era, ...]) -> int:
+    from bench.mcp_throughput._report import write_json
+
+    from ._instructions import measure, table
+
+    started = dt.datetime.now(dt.UTC)
+    count = args.instructions_requests
+    rows = measure(eras, count // 4, count // 4 + count)
+    print(table(rows))
+    data = {"benchmark": "service_auth_instructions",
+            "started": started.isoformat(timespec="seconds"), "requests": count, "rows": rows}
+    print(f"JSON: {write_json(data, args.out, started, name='service_auth_instructions')}")
+    return 0
 
 
 if __name__ == "__main__":

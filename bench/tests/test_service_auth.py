@@ -105,6 +105,19 @@ def test_ratios_and_target_verdicts() -> None:
     assert missed.endswith("MISSED")
 
 
+def test_the_target_also_asks_for_four_fifths_of_mcpcast() -> None:
+    """Issue 19: >= 12x FastMCP is not enough when mcpcast without auth is over 1.25x."""
+    rows = [_row("fastmcp", 1000, 50), _row("mcpcast", 16000, 3),
+            _row("pacekeeper-2048", 13000, 4), _row("pacekeeper-4096", 12500, 4)]
+    assert ratios(rows, "mcpcast") == {
+        "pacekeeper-2048 current": pytest.approx(13000 / 16000),
+        "pacekeeper-4096 current": pytest.approx(12500 / 16000),
+    }
+    met, missed = verdicts(rows)
+    assert met.endswith("0.81x mcpcast, p99 4.00 ms -> met")
+    assert missed.endswith("0.78x mcpcast, p99 4.00 ms -> MISSED")
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("wrk") is None, reason="wrk not installed")
 def test_quick_run_every_row_succeeds(tmp_path: Path) -> None:

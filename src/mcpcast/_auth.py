@@ -4,7 +4,6 @@ place they are applied (``Gate``), whose answer the transports get (``Caller``).
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Hashable, Iterable
-from dataclasses import dataclass
 from typing import Any
 
 from ._errors import AuthRequired, Unauthorized
@@ -12,18 +11,39 @@ from ._jsonrpc import Message
 from .protocol.session import ANONYMOUS
 
 
-@dataclass(frozen=True, slots=True)
 class RequestInfo:
-    """What an authentication hook sees: lower-case header names, the peer, the method."""
+    """What an authentication hook sees: lower-case header names, the peer, the method.
 
-    headers: dict[str, str]
-    method: str
-    path: str
-    client: tuple[str, int] | None = None
-    query_string: str = ""
-    # POSTs: how many requests in the body need a principal (a batch counts each one);
-    # 0 for a WebSocket upgrade or a GET.
-    calls: int = 0
+    ``headers`` is decoded from the ASGI scope on first use, not before: a hook that
+    answers without reading them (one handing on a verdict an outer layer reached for
+    this very request) costs no header decoding.
+    """
+
+    __slots__ = ("_headers", "_raw", "calls", "client", "method", "path", "query_string")
+
+    def __init__(self, headers: dict[str, str] | None, method: str, path: str,
+                 client: tuple[str, int] | None = None, query_string: str = "",
+                 calls: int = 0, *, raw: Iterable[tuple[bytes, bytes]] = ()) -> None:
+        self._headers = headers
+        self._raw = raw
+        self.method = method
+        self.path = path
+        self.client = client
+        self.query_string = query_string
+        # POSTs: how many requests in the body need a principal (a batch counts each
+        # one); 0 for a WebSocket upgrade or a GET.
+        self.calls = calls
+
+    @property
+    def headers(self) -> dict[str, str]:
+        if self._headers is None:
+            self._headers = {name.decode("latin-1").lower(): value.decode("latin-1")
+                             for name, value in self._raw}
+        return self._headers
+
+    def __repr__(self) -> str:
+        return (f"RequestInfo(method={self.method!r}, path={self.path!r}, "
+                f"client={self.client!r}, calls={self.calls})")
 
 
 Authenticate = Callable[[RequestInfo], Awaitable[Any]]
@@ -34,13 +54,11 @@ CheckScopes = Callable[[Any, tuple[str, ...]], Unauthorized | None]
 
 
 def request_info(scope: dict[str, Any], calls: int = 0) -> RequestInfo:
-    headers: dict[str, str] = {}
-    for name, value in scope.get("headers", ()):
-        headers[name.decode("latin-1").lower()] = value.decode("latin-1")
     client = scope.get("client")
-    return RequestInfo(headers, scope.get("method", "GET"), scope.get("path", "/"),
+    return RequestInfo(None, scope.get("method", "GET"), scope.get("path", "/"),
                        tuple(client) if client else None,
-                       scope.get("query_string", b"").decode("latin-1"), calls)
+                       scope.get("query_string", b"").decode("latin-1"), calls,
+                       raw=scope.get("headers", ()))
 
 
 class Caller:

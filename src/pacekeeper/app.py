@@ -19,6 +19,7 @@ import httpx
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
+from starlette.middleware.errors import ServerErrorMiddleware
 from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -88,10 +89,20 @@ def _freeze_startup_heap() -> None:
 
 class _Service(Starlette):
     """Starlette with the security headers outermost: `middleware=[...]` would sit inside
-    Starlette's error middleware, and its 500 answers would go out without them."""
+    Starlette's error middleware, and its 500 answers would go out without them.
 
-    def __init__(self, *, production: bool, **kwargs: Any) -> None:
+    An HTTP request for exactly `/mcp`, the hot path, goes from the security headers and
+    Starlette's error middleware (a 500 is the same answer as anywhere) straight to the
+    MCP gate: the router would pick the same app, the body limit exempts `/mcp` and no
+    route exception handler applies to it (the gate and mcpcast answer their own errors),
+    so the router's matching and the two middleware layers between would only add work
+    (issue 19). WebSockets and every other path take the whole stack.
+    """
+
+    def __init__(self, *, production: bool, mcp: ASGIApp | None = None,
+                 **kwargs: Any) -> None:
         self._production = production
+        self._mcp = mcp
         super().__init__(**kwargs)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -101,10 +112,28 @@ class _Service(Starlette):
 
     def build_middleware_stack(self) -> ASGIApp:
         # Observation outside the error middleware too: a 500 is counted and timed.
-        return SecurityHeadersMiddleware(
+        full = SecurityHeadersMiddleware(
             ops.ObserveMiddleware(super().build_middleware_stack()),
             production=self._production,
         )
+        if self._mcp is None:
+            return full
+        handler = self.exception_handlers.get(Exception) or self.exception_handlers.get(500)
+        mcp = SecurityHeadersMiddleware(
+            ops.ObserveMiddleware(
+                ServerErrorMiddleware(self._mcp, handler=handler, debug=self.debug),
+                route="/mcp"),
+            production=self._production,
+        )
+
+        async def route(scope: Scope, receive: Receive, send: Send) -> None:
+            if scope["type"] == "http" and scope["path"] == "/mcp" and not scope.get(
+                    "root_path"):
+                await mcp(scope, receive, send)
+            else:
+                await full(scope, receive, send)
+
+        return route
 
 
 def create_app(
@@ -241,6 +270,7 @@ def create_app(
             admin_check=sandbox_admin, history_days=settings.sandbox_history_days)))
     return _Service(
         production=settings.is_production,
+        mcp=mcp_app,
         routes=routes,
         middleware=[
             # A multipart file upload carries its form framing on top of the file.

@@ -46,3 +46,11 @@ def test_headers() -> None:
     }
     refused = RateDecision(False, 10, 0, 1_800_000_060, 6)
     assert refused.headers()["Retry-After"] == "6"
+
+
+def test_raw_headers_are_the_same_headers_as_asgi_sends_them() -> None:
+    """SMCP-4: /mcp sends these; they must say what headers() says, name for name."""
+    for decision in (RateDecision(True, 10, 9, 1_800_000_006, 0),
+                     RateDecision(False, 10, 0, 1_800_000_060, 6)):
+        expected = [(k.lower().encode(), v.encode()) for k, v in decision.headers().items()]
+        assert decision.raw_headers() == expected

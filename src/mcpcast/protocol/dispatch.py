@@ -38,6 +38,9 @@ if TYPE_CHECKING:
 log = logging.getLogger("mcpcast")
 
 Handler = Callable[[dict[str, Any], Exchange], Awaitable[dict[str, Any]]]
+# An injector gives the value of one injected parameter. It may return a coroutine
+# (the value needs I/O, e.g. a caller re-checked on a long-lived connection): it is
+# awaited before the call; what it raises is the call's error, like the tool's own.
 Injector = Callable[[Exchange, dict[str, Any]], Any]
 # observe(tool name, outcome, seconds): told of every tools/call (Server(observe_tool=...)).
 ToolObserver = Callable[[str, str, float], None]
@@ -123,7 +126,8 @@ class Methods:
             # Injectors see the arguments by their wire names (a Broadcaster needs `topic`).
             wire = {w: kwargs[p] for w, p in entry.signature.wire_names.items() if p in kwargs}
             for pname, typ in entry.signature.injected.items():
-                kwargs[pname] = self._inject(typ, ex, wire)
+                value = self._inject(typ, ex, wire)
+                kwargs[pname] = await value if asyncio.iscoroutine(value) else value
         if entry.is_async:
             coro = entry.func(**kwargs)
         elif self._threaded(entry):

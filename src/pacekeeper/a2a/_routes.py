@@ -2,9 +2,10 @@
 
 Listing and execution use the very registry `/mcp` serves, and a tool runs through
 mcpcast's own `tools/call` handler (argument validation, timeout, tracing, error
-results), with the key's owner as `ctx.principal`: the same `Principal` type a JWT
-caller gives it over MCP (`via == "api_key"`). No MCP session exists here, so a tool
-that asks the client something (elicitation, sampling) gets an error result.
+results), with the key's owner as the call's principal (the tool's injected `caller` or
+`owner`): the same `Principal` type a JWT caller gives it over MCP (`via == "api_key"`).
+No MCP session exists here, so a tool that asks the client something (elicitation,
+sampling) gets an error result.
 """
 
 from __future__ import annotations
@@ -24,11 +25,6 @@ from pacekeeper.a2a._card import agent_card
 from pacekeeper.api._common import JSONResponse, read_json_object, services
 from pacekeeper.apikeys import API_KEY_HEADER, KeyCaller
 from pacekeeper.errors import ApiError, ValidationFailed
-
-# The MCP tools re-check a caller unless the gate checked it for this very request
-# (`checked_by_gate`). An A2A call was checked just now by the key check, so it is
-# marked the same way. (pacekeeper.mcp could export a public setter for this.)
-from pacekeeper.mcp._gate import _verdict as _checked_now
 
 
 class ToolNotFound(ApiError):
@@ -87,7 +83,8 @@ def a2a_routes(server: Server) -> list[Route]:
         exchange = Exchange(
             Session(None, LATEST_LEGACY), f"a2a-{secrets.token_hex(6)}", caller.principal
         )
-        checked = _checked_now.set(caller.principal)
+        # The key check just now was this request's one resolution: the tool gets its
+        # principal as it is (`pacekeeper.mcp._caller`), checked nowhere else.
         try:
             result = await server.methods.call_tool(
                 {"name": name, "arguments": arguments}, exchange
@@ -97,8 +94,6 @@ def a2a_routes(server: Server) -> list[Route]:
             if isinstance(exc.data, dict) and "argument" in exc.data:
                 body["argument"] = exc.data["argument"]
             return JSONResponse(body, 400, headers=caller.headers())
-        finally:
-            _checked_now.reset(checked)
         return JSONResponse({"tool": name, **result}, headers=caller.headers())
 
     return [

@@ -232,9 +232,10 @@ class KeyStore:
             return None
         return key
 
-    def kid_usable(self, kid: str) -> bool:
+    def kid_usable(self, kid: str, now: datetime | None = None) -> bool:
+        """Is `kid` a key whose tokens are still accepted (at `now`, default the clock)?"""
         key = self._keys.get(kid)
-        return key is not None and key.usable(self._clock())
+        return key is not None and key.usable(self._clock() if now is None else now)
 
     def jwks(self) -> dict[str, list[dict[str, Any]]]:
         """Public keys still accepted (current and those in grace); HS256 publishes none."""

@@ -18,6 +18,12 @@ OAuth access tokens name their grant (claim `fid`): when the grant has been revo
 by the same kind of signal-versioned cache (no database read while nothing changes);
 tokens without `fid` (login JWTs) skip it. A token ended by logout (`end_session`)
 is refused by its `jti` the same way (finding 13).
+
+The hot path of a known token (issue 19) repeats no work it can keep: the verified
+token's cache entry (keyed by the token's SHA-256, never the token) also holds the
+tenant bucket's handle, so a request takes from the bucket without building its key or
+looking it up; what may change per request (status, revocations, the tenant's limit, the
+bucket's tokens) is still asked every time, exactly as above.
 """
 
 from __future__ import annotations
@@ -32,7 +38,7 @@ from starlette.requests import cookie_parser
 from pacekeeper.auth._cookies import AUTH_COOKIE, CSRF_COOKIE
 from pacekeeper.auth._csrf import CSRF_HEADER, CsrfService
 from pacekeeper.auth._state_cache import CallerStates, DirectCallerStates, TokenRevocations
-from pacekeeper.auth._tokens import Claims, TokenInvalid, TokenService
+from pacekeeper.auth._tokens import Claims, TokenInvalid, TokenService, Verified
 from pacekeeper.db import Role, UserRepository, UserStatus
 from pacekeeper.errors import (
     AUTHENTICATION_REQUIRED,
@@ -40,7 +46,7 @@ from pacekeeper.errors import (
     RateLimited,
     Unauthenticated,
 )
-from pacekeeper.ratelimit import RateDecision, RateLimiter
+from pacekeeper.ratelimit import Bucket, MemoryRateLimiter, RateDecision, RateLimiter
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +59,9 @@ class Principal:
     claims: Claims
     token: str
     rate: RateDecision | None = None
+    # True when resolved as a WebSocket or SSE stream opened: every call on the stream
+    # re-checks it (pacekeeper.mcp._caller). A POST's principal is this request's own.
+    stream: bool = False
 
     @property
     def is_admin(self) -> bool:
@@ -78,6 +87,8 @@ class PrincipalResolver:
         self._revocations = revocations
         self._csrf = csrf
         self._limiter = limiter
+        # In-process buckets can be held as handles (`_take`); Redis is asked each time.
+        self._memory = limiter if isinstance(limiter, MemoryRateLimiter) else None
         self._default_limit = default_tenant_limit
         self._audiences = tuple(audiences)
         self._challenge = f'Bearer resource_metadata="{resource_metadata_url}"'
@@ -100,10 +111,11 @@ class PrincipalResolver:
     @staticmethod
     def credential(headers: Mapping[str, str]) -> tuple[str, Literal["cookie", "bearer"]] | None:
         """The token to check and where it came from (cookie first), or None."""
-        cookies = cookie_parser(headers.get("cookie", ""))
-        cookie_token = cookies.get(AUTH_COOKIE, "")
-        if cookie_token:
-            return cookie_token, "cookie"
+        cookie = headers.get("cookie")
+        if cookie:
+            cookie_token = cookie_parser(cookie).get(AUTH_COOKIE, "")
+            if cookie_token:
+                return cookie_token, "cookie"
         scheme, _, value = headers.get("authorization", "").strip().partition(" ")
         if scheme.lower() == "bearer" and value.strip():
             return value.strip(), "bearer"
@@ -121,10 +133,13 @@ class PrincipalResolver:
         if found is None:
             return None
         token, via = found
-        try:
-            claims = await self._tokens.verify(token, self._audiences)
-        except TokenInvalid:
-            raise self.unauthenticated(invalid=True) from None
+        entry = self._tokens.cached(token, self._audiences)
+        if entry is None:
+            try:
+                entry = await self._tokens.verified(token, self._audiences)
+            except TokenInvalid:
+                raise self.unauthenticated(invalid=True) from None
+        claims = entry.claims
         if claims.scope is not None and not delegated:
             raise self.unauthenticated(invalid=True)
         state, revoked = await self._states.caller_state(claims.sub, claims.fid, claims.jti)
@@ -135,13 +150,24 @@ class PrincipalResolver:
             or state.token_version != claims.ver
         ):
             raise self.unauthenticated(invalid=True)
-        rate = await self._limiter.hit(
-            _tenant_bucket(claims.tenant_id),
-            state.tenant_rate_limit_per_minute or self._default_limit,
-        )
+        limit = state.tenant_rate_limit_per_minute or self._default_limit
+        if self._memory is not None:
+            rate = self._take(entry, self._memory, limit)
+        else:
+            rate = await self._limiter.hit(_tenant_bucket(claims.tenant_id), limit)
         return Principal(
             claims.sub, claims.tenant_id, claims.email, claims.role, via, claims, token, rate
         )
+
+    @staticmethod
+    def _take(entry: Verified, memory: MemoryRateLimiter, limit: int) -> RateDecision:
+        """One token from the tenant's in-process bucket, through the handle kept on the
+        token's cache entry; the limiter's own lookup when there is none yet, or the
+        limiter swept it, or the tenant's limit changed (it resizes the bucket)."""
+        bucket: Bucket | None = entry.extra
+        if bucket is None or not bucket.live or bucket.capacity != max(limit, 1):
+            bucket = entry.extra = memory.bucket(_tenant_bucket(entry.claims.tenant_id), limit)
+        return bucket.take(memory.clock())
 
     async def end_session(self, headers: Mapping[str, str]) -> None:
         """Logout: revoke the token this request carries (cookie first, else bearer), so it

@@ -7,12 +7,14 @@ the signature. Time checks use the service clock (one source of time for tests).
 
 Verified tokens are cached by SHA-256 digest until they expire, so the hot path skips
 the RSA work; a cache hit still re-checks expiry and that its key is still usable. The
-user's status is NOT cached here: the principal resolver re-reads it on every request.
+cache never holds a raw token: its key is the digest, its value the claims (`Verified`)
+plus what the principal resolver keeps beside them (the tenant's bucket handle). The
+user's status is NOT cached here: the principal resolver asks for it on every request
+(`_state_cache`: cached only while the revocation signal stands still).
 """
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import secrets
 import uuid
@@ -20,6 +22,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from hashlib import sha256
 from typing import Any
 
 import jwt
@@ -62,6 +65,19 @@ class Claims:
         return datetime.fromtimestamp(self.exp, UTC)
 
 
+class Verified:
+    """One verified token's cache entry: its claims, and a slot the principal resolver
+    fills with its own per-token state (the tenant bucket's handle), so a request of a
+    known token looks nothing up twice. Lives as long as the entry: expiry, an unusable
+    key or eviction drops both."""
+
+    __slots__ = ("claims", "extra")
+
+    def __init__(self, claims: Claims) -> None:
+        self.claims = claims
+        self.extra: Any = None
+
+
 @dataclass(frozen=True, slots=True)
 class IssuedToken:
     token: str
@@ -81,7 +97,7 @@ class TokenService:
         self._issuer = settings.issuer
         self._lifetime = timedelta(seconds=settings.jwt_lifetime_seconds)
         self._clock = clock
-        self._cache: OrderedDict[bytes, Claims] = OrderedDict()
+        self._cache: OrderedDict[bytes, Verified] = OrderedDict()
         self._cache_size = cache_size
 
     def issue(
@@ -130,22 +146,46 @@ class TokenService:
         A token with an `aud` claim is accepted only when one of its audiences is in
         `audiences` (RFC 8707: a token for another resource is refused).
         """
+        return (await self.verified(token, audiences)).claims
+
+    def cached(self, token: str, audiences: Collection[str] = ()) -> Verified | None:
+        """The hot path of `verified`, without a coroutine: the cache entry of a token
+        verified before, still unexpired, signed by a usable key and for one of
+        `audiences`; None otherwise (then `verified` decides, and says why)."""
+        if not token or len(token) > _MAX_TOKEN_CHARS:
+            return None
+        digest = sha256(token.encode("utf-8", "surrogatepass")).digest()
+        entry = self._cache.get(digest)
+        if entry is None:
+            return None
+        claims = entry.claims
+        now = self._clock()
+        if (claims.exp <= now.timestamp() or not self._keys.kid_usable(claims.kid, now)
+                or (claims.aud and not set(claims.aud) & set(audiences))):
+            return None
+        self._cache.move_to_end(digest)
+        return entry
+
+    async def verified(self, token: str, audiences: Collection[str] = ()) -> Verified:
+        """`verify`, giving the cache entry (claims and the resolver's slot)."""
         if not token or len(token) > _MAX_TOKEN_CHARS:
             raise TokenInvalid("empty or oversized token")
-        digest = hashlib.sha256(token.encode("utf-8", "surrogatepass")).digest()
+        digest = sha256(token.encode("utf-8", "surrogatepass")).digest()
         now = int(self._clock().timestamp())
-        claims = self._cache.get(digest)
-        if claims is not None and claims.exp > now and self._keys.kid_usable(claims.kid):
+        entry = self._cache.get(digest)
+        if entry is not None and entry.claims.exp > now and self._keys.kid_usable(
+                entry.claims.kid):
             self._cache.move_to_end(digest)
         else:
             self._cache.pop(digest, None)
-            claims = await self._verify_uncached(token, now)
-            self._cache[digest] = claims
+            entry = Verified(await self._verify_uncached(token, now))
+            self._cache[digest] = entry
             if len(self._cache) > self._cache_size:
                 self._cache.popitem(last=False)
+        claims = entry.claims
         if claims.aud and not set(claims.aud) & set(audiences):
             raise TokenInvalid("audience not accepted")
-        return claims
+        return entry
 
     async def _verify_uncached(self, token: str, now: int) -> Claims:
         try:
@@ -218,4 +258,4 @@ def _claims(payload: dict[str, Any], kid: str) -> Claims:
         raise TokenInvalid("claims missing or malformed") from None
 
 
-__all__ = ["Claims", "IssuedToken", "TokenInvalid", "TokenService"]
+__all__ = ["Claims", "IssuedToken", "TokenInvalid", "TokenService", "Verified"]

@@ -1,6 +1,7 @@
 """The MCP endpoint of the service: mcpcast server, JWT gate, tools."""
 
-from pacekeeper.mcp._gate import McpGate, checked_by_gate, judge, make_authenticate
+from pacekeeper.mcp._caller import caller_injectors
+from pacekeeper.mcp._gate import McpGate, judge, make_authenticate
 from pacekeeper.mcp._mount import build_mcp
 from pacekeeper.mcp._tools import PROVIDERS, PacekeeperTools, PacekeeperToolsBase, WhoAmI
 
@@ -11,7 +12,7 @@ __all__ = [
     "PacekeeperToolsBase",
     "WhoAmI",
     "build_mcp",
-    "checked_by_gate",
+    "caller_injectors",
     "judge",
     "make_authenticate",
 ]

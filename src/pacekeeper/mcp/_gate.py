@@ -1,15 +1,18 @@
 """POST /mcp behind the service's one principal resolver (SMCP-1..4).
 
 The gate runs before mcpcast on every POST (Streamable HTTP and the older HTTP+SSE
-transport's message endpoint): it resolves the caller once (JWT from cookie or header,
-user status, CSRF for cookie callers), counts the request against the tenant's token
-bucket (429 with `Retry-After` and `X-RateLimit-*` when empty; the headers are added to
-every other answer), and leaves its verdict in a context variable. mcpcast's
-`authenticate` hook reads that verdict, so public methods (initialize, tools/list, ...)
-pass without credentials and guarded ones (tools/call, ...) get 401 with
-`WWW-Authenticate: Bearer resource_metadata="..."` and "authentication required" or
-"invalid token". WebSocket upgrades and SSE GETs reach the hook directly, which then
-resolves the caller itself (no rate limit on the upgrade).
+transport's message endpoint): it resolves the caller, the one resolution of this
+request (JWT from cookie or header, user status, CSRF for cookie callers), counts the
+request against the tenant's token bucket (429 with `Retry-After` and `X-RateLimit-*`
+when empty; the headers are added to every other answer), and leaves its verdict in a
+context variable. mcpcast's `authenticate` hook hands that verdict on, resolving
+nothing, so public methods (initialize, tools/list, ...) pass without credentials and
+guarded ones (tools/call, ...) get 401 with `WWW-Authenticate: Bearer
+resource_metadata="..."` and "authentication required" or "invalid token"; mcpcast
+carries the principal to the tool, which receives it as an injected argument
+(`_caller`). WebSocket upgrades and SSE GETs reach the hook directly, which then
+resolves the caller itself and marks it `stream`: each call on the stream re-checks it
+once (`_caller`).
 
 A batch costs one token per request that needs credentials (issue 20, finding 5): the
 gate takes one for the POST and the hook, which mcpcast tells how many such requests the
@@ -27,6 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from contextvars import ContextVar
+from dataclasses import replace
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -34,20 +38,37 @@ import orjson
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from mcpcast import RequestInfo, Unauthorized
-from pacekeeper.auth import Principal, PrincipalResolver
+from pacekeeper.auth import CSRF_HEADER, Principal, PrincipalResolver
 from pacekeeper.errors import AUTHENTICATION_REQUIRED, CsrfFailed, Unauthenticated
 from pacekeeper.oauth2 import MCP_REQUIRED, missing
 from pacekeeper.ratelimit import RateDecision
 from pacekeeper.services import Services
 
 Verdict = Principal | Unauthorized
-_verdict: ContextVar[Verdict | None] = ContextVar("pacekeeper_mcp_verdict", default=None)
-# The bucket's state after a batch paid for its further requests (its headers win).
-_charged: ContextVar[RateDecision | None] = ContextVar("pacekeeper_mcp_charged", default=None)
+
+
+class _Gated:
+    """What the gate knows of the POST in progress: its verdict, and the bucket's state
+    after a batch paid for its further requests (whose headers then win)."""
+
+    __slots__ = ("charged", "verdict")
+
+    def __init__(self, verdict: Verdict) -> None:
+        self.verdict = verdict
+        self.charged: RateDecision | None = None
+
+
+_gated: ContextVar[_Gated | None] = ContextVar("pacekeeper_mcp_gated", default=None)
+
+
+# The only headers the gate reads (credentials, CSRF, Origin): the others stay bytes.
+_READ = frozenset({b"authorization", b"cookie", b"origin", CSRF_HEADER.lower().encode()})
 
 
 def _headers(scope: Scope) -> dict[str, str]:
-    return {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+    # ASGI servers send lower-case names (the spec asks them to); .lower() for any other.
+    return {name.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]
+            if (name := k if k in _READ else k.lower()) in _READ}
 
 
 def _insufficient_scope(services: Services, granted: tuple[str, ...],
@@ -132,6 +153,8 @@ async def judge(services: Services, method: str, headers: Mapping[str, str],
         challenge = resolver.unauthenticated(invalid=False).headers["WWW-Authenticate"]
         return Unauthorized("cross-origin request refused: the Origin is not this service",
                             www_authenticate=challenge, status=403)
+    if principal.via != "cookie":
+        return principal  # bearer callers are not exposed to CSRF (no ambient credential)
     try:
         await resolver.check_csrf(method, headers, principal)
     except CsrfFailed as exc:
@@ -146,7 +169,8 @@ def make_authenticate(
     """mcpcast's hook: the gate's verdict, or a fresh one outside the gate."""
 
     async def authenticate(info: RequestInfo) -> Principal | None:
-        verdict = _verdict.get()
+        gated = _gated.get()
+        verdict = gated.verdict if gated is not None else None
         if verdict is None:
             # Not a POST through the gate: a WebSocket upgrade or an SSE GET. No
             # credentials means an anonymous connection (public methods only, each
@@ -154,23 +178,20 @@ def make_authenticate(
             if not _has_credentials(info.headers):
                 return None
             verdict = await judge(services(), info.method, info.headers, same_origins)
+            if isinstance(verdict, Principal):
+                verdict = replace(verdict, stream=True)  # each call on it re-checks it
         if isinstance(verdict, Unauthorized):
             raise verdict
-        if info.calls > 1 and checked_by_gate(verdict):
+        if info.calls > 1 and gated is not None:
             # The gate took one token for the POST; a batch pays for each further call.
             decision = await services().resolver.charge(verdict, info.calls - 1)
-            _charged.set(decision)
+            gated.charged = decision
             if not decision.allowed:
                 raise Unauthorized("rate limit exceeded", status=429,
                                    data={"error": "rate_limited"})
         return verdict
 
     return authenticate
-
-
-def checked_by_gate(principal: Principal) -> bool:
-    """True when this very request was resolved by the gate (a POST, checked just now)."""
-    return _verdict.get() is principal
 
 
 def _has_credentials(headers: Mapping[str, str]) -> bool:
@@ -184,7 +205,7 @@ def _rate_limited(decision: RateDecision) -> tuple[list[tuple[bytes, bytes]], by
         "error": {"code": -32000, "message": "rate limit exceeded",
                   "data": {"error": "rate_limited"}},
     })
-    headers = [(k.lower().encode(), v.encode()) for k, v in decision.headers().items()]
+    headers = decision.raw_headers()
     headers += [(b"content-type", b"application/json"),
                 (b"content-length", str(len(body)).encode())]
     return headers, body
@@ -209,25 +230,24 @@ class McpGate:
             await send({"type": "http.response.body", "body": body})
             return
 
+        gated = _Gated(verdict)
+
         async def send_with_limits(message: Message) -> None:
             if message["type"] == "http.response.start" and decision is not None:
-                latest = _charged.get() or decision  # a batch's charge is the newer state
-                extra = [(k.lower().encode(), v.encode()) for k, v in latest.headers().items()]
-                message = {**message, "headers": [*message.get("headers", []), *extra]}
+                latest = gated.charged or decision  # a batch's charge is the newer state
+                message = {**message,
+                           "headers": [*message.get("headers", ()), *latest.raw_headers()]}
             await send(message)
 
-        token = _verdict.set(verdict)
-        charged = _charged.set(None)
+        token = _gated.set(gated)
         try:
             await self.app(scope, receive, send_with_limits)
         finally:
-            _charged.reset(charged)
-            _verdict.reset(token)
+            _gated.reset(token)
 
 
 __all__ = [
     "McpGate",
-    "checked_by_gate",
     "judge",
     "make_authenticate",
     "make_check_scopes",

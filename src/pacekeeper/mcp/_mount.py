@@ -14,6 +14,7 @@ from mcpcast.transports.subscribe import SubscriberInfo
 from pacekeeper.auth import Principal
 from pacekeeper.config import Settings
 from pacekeeper.live import live_topic
+from pacekeeper.mcp._caller import caller_injectors
 from pacekeeper.mcp._gate import (
     McpGate,
     judge,
@@ -91,6 +92,7 @@ def build_mcp(settings: Settings, services: Callable[[], Services],
         broadcasters=broadcasters,
         authorize_topic=_topic_owner_only(services, same_origins),
         observe_tool=tool_observed,  # tool calls by tool and outcome (/metrics)
+        injectors=caller_injectors(services),  # tools name `caller: Principal`, `owner: Owner`
     )
     # mcpcast types its ASGI callables with plain dicts; Starlette's are Mappings.
     return server, McpGate(cast(ASGIApp, server.asgi_app()), services, same_origins)

@@ -1,4 +1,5 @@
-"""The service's MCP tools: thin adapters that read the caller from `ctx.principal`."""
+"""The service's MCP tools: thin adapters, each handed its caller as an injected argument
+(`caller: Principal` or `owner: Owner`, see `_caller`)."""
 
 from __future__ import annotations
 
@@ -7,12 +8,10 @@ from typing import Any
 
 from typing_extensions import TypedDict
 
-from mcpcast import Context, ToolError, mcp_server, tool
+from mcpcast import ToolError, mcp_server, tool
 from pacekeeper import __version__
 from pacekeeper.auth import Principal
 from pacekeeper.connections import PROVIDERS, ConnectionProblem, ConnectionService
-from pacekeeper.errors import AUTHENTICATION_REQUIRED, INVALID_TOKEN, Unauthenticated
-from pacekeeper.mcp._gate import checked_by_gate
 from pacekeeper.oauth2 import READ, WRITE
 from pacekeeper.providers import ProviderClient, TokenSet
 from pacekeeper.services import Services
@@ -46,34 +45,10 @@ class AuthorizationUrl(TypedDict):
 
 
 class PacekeeperToolsBase:
-    """Every tool asks `await self.caller(ctx)` for the user it acts for."""
+    """The services every tool group reaches through `self._services()`."""
 
     def __init__(self, services: Callable[[], Services]) -> None:
         self._services = services
-
-    async def caller(self, ctx: Context) -> Principal:
-        """The caller, re-checked when the connection outlives one request.
-
-        A POST was checked by the gate for this very request. A WebSocket or SSE
-        connection was checked once, at its start: each call re-checks the token,
-        the user's status (ACC-8: a disable applies at once) and the tenant's bucket.
-        """
-        principal = ctx.principal
-        if not isinstance(principal, Principal):
-            raise ToolError(AUTHENTICATION_REQUIRED)
-        if checked_by_gate(principal):
-            return principal
-        resolver = self._services().resolver
-        try:
-            fresh = await resolver.resolve({"authorization": f"Bearer {principal.token}"},
-                                           delegated=True)
-        except Unauthenticated:
-            raise ToolError(INVALID_TOKEN) from None
-        if fresh is None:
-            raise ToolError(INVALID_TOKEN)
-        if fresh.rate is not None and not fresh.rate.allowed:
-            raise ToolError(f"rate limit exceeded: retry after {fresh.rate.retry_after} s")
-        return fresh
 
 
 @mcp_server(
@@ -93,13 +68,12 @@ class PacekeeperTools(PacekeeperToolsBase, ActivityTools, AthleteTools, SyncTool
     # fitness:read, anything that changes the user's data or connections fitness:write.
     @tool(name="whoami", description="The signed-in user: id, email, tenant and role.",
           scopes=(READ,))
-    async def whoami(self, ctx: Context) -> WhoAmI:
-        principal = await self.caller(ctx)
+    async def whoami(self, caller: Principal) -> WhoAmI:
         return WhoAmI(
-            user_id=str(principal.user_id),
-            email=principal.email,
-            tenant_id=str(principal.tenant_id),
-            role=principal.role.value,
+            user_id=str(caller.user_id),
+            email=caller.email,
+            tenant_id=str(caller.tenant_id),
+            role=caller.role.value,
         )
 
     def _connections(self) -> ConnectionService:
@@ -114,9 +88,8 @@ class PacekeeperTools(PacekeeperToolsBase, ActivityTools, AthleteTools, SyncTool
         "when their tokens expire, and which need to be reconnected.",
         scopes=(READ,),
     )
-    async def get_connection_status(self, ctx: Context) -> dict[str, Any]:
-        principal = await self.caller(ctx)
-        return await self._connections().status(principal.user_id)
+    async def get_connection_status(self, caller: Principal) -> dict[str, Any]:
+        return await self._connections().status(caller.user_id)
 
     @tool(
         name="connect_provider",
@@ -124,12 +97,11 @@ class PacekeeperTools(PacekeeperToolsBase, ActivityTools, AthleteTools, SyncTool
         "the URL the user opens in a browser to grant access.",
         scopes=(WRITE,),
     )
-    async def connect_provider(self, ctx: Context, provider: str) -> AuthorizationUrl:
+    async def connect_provider(self, caller: Principal, provider: str) -> AuthorizationUrl:
         """SMCP-5: the authorization URL for the user in the JWT."""
-        principal = await self.caller(ctx)
         try:
             url = await self._connections().authorize(
-                principal.tenant_id, principal.user_id, provider.strip().lower()
+                caller.tenant_id, caller.user_id, provider.strip().lower()
             )
         except ConnectionProblem as problem:
             raise ToolError(problem.message) from None
@@ -140,8 +112,7 @@ class PacekeeperTools(PacekeeperToolsBase, ActivityTools, AthleteTools, SyncTool
         description=f"The athlete profile at a connected provider ({_ONE_OF}).",
         scopes=(READ,),
     )
-    async def get_provider_profile(self, ctx: Context, provider: str) -> dict[str, Any]:
-        principal = await self.caller(ctx)
+    async def get_provider_profile(self, caller: Principal, provider: str) -> dict[str, Any]:
 
         async def fetch(client: ProviderClient, tokens: TokenSet) -> dict[str, Any]:
             athlete = await client.fetch_athlete(tokens)
@@ -149,7 +120,7 @@ class PacekeeperTools(PacekeeperToolsBase, ActivityTools, AthleteTools, SyncTool
 
         try:
             return await self._connections().call(
-                principal.user_id, provider.strip().lower(), fetch, principal.tenant_id
+                caller.user_id, provider.strip().lower(), fetch, caller.tenant_id
             )
         except ConnectionProblem as problem:
             raise ToolError(problem.message) from None

@@ -57,9 +57,11 @@ class _Children:
 
 
 class ObserveMiddleware:
-    def __init__(self, app: ASGIApp, tracer_provider: trace.TracerProvider | None = None
-                 ) -> None:
+    def __init__(self, app: ASGIApp, tracer_provider: trace.TracerProvider | None = None,
+                 *, route: str | None = None) -> None:
         self.app = app
+        # A fixed route label for an app that no router matched (the /mcp short path).
+        self.route = route
         self.children = _Children()
         self._tracing = LazyTracer("pacekeeper.http", tracer_provider)
 
@@ -108,7 +110,7 @@ class ObserveMiddleware:
         try:
             await self.app(scope, receive, observing_send)
         finally:
-            route = route_template(scope)
+            route = self.route or route_template(scope)
             method = str(scope.get("method", "GET"))
             self.children.count(method, route, str(status)).inc()
             self.children.latency(method, route).observe(

@@ -27,6 +27,16 @@ class RateDecision:
             values["Retry-After"] = str(self.retry_after)
         return values
 
+    def raw_headers(self) -> list[tuple[bytes, bytes]]:
+        """`headers()` as ASGI wants them (lower-case byte pairs), for raw ASGI callers
+        (the /mcp gate adds them to every answer: no dict, no re-encoding per name)."""
+        raw = [(b"x-ratelimit-limit", b"%d" % self.limit),
+               (b"x-ratelimit-remaining", b"%d" % self.remaining),
+               (b"x-ratelimit-reset", b"%d" % self.reset_at)]
+        if not self.allowed:
+            raw.append((b"retry-after", b"%d" % self.retry_after))
+        return raw
+
 
 class RateLimiter(Protocol):
     """Token bucket per key: `limit_per_minute` capacity, refilled evenly over a minute.

@@ -1,8 +1,10 @@
-"""What every tool group shares: the caller, the services, and errors as tool errors.
+"""What every tool group shares: the services, and errors as tool errors.
 
 Tool groups are mixins; the one server class (``pacekeeper.mcp.PacekeeperTools``)
-inherits them all and provides ``caller`` (the principal of this call, re-checked on
-long-lived connections). A tool never opens a database session: it calls a service.
+inherits them all. A tool names whom it acts for as a parameter, ``owner: Owner`` (or
+``caller: Principal``): mcpcast injects it from the request's one resolution of the
+caller (``pacekeeper.mcp._caller``), never in the input schema. A tool never opens a
+database session: it calls a service.
 """
 
 from __future__ import annotations
@@ -10,10 +12,9 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
-from mcpcast import Context, ToolError
-from pacekeeper.auth import Principal
+from mcpcast import ToolError
 from pacekeeper.errors import ApiError
-from pacekeeper.fitness import FitnessService, Owner
+from pacekeeper.fitness import FitnessService
 from pacekeeper.oauth2 import READ as SCOPE_READ
 from pacekeeper.oauth2 import WRITE as SCOPE_WRITE
 from pacekeeper.services import Services
@@ -32,13 +33,6 @@ DESTRUCTIVE = {"readOnlyHint": False, "destructiveHint": True, "idempotentHint":
 
 class ToolGroup:
     _services: Callable[[], Services]
-
-    async def caller(self, ctx: Context) -> Principal:  # provided by the server class
-        raise NotImplementedError
-
-    async def owner(self, ctx: Context) -> Owner:
-        principal = await self.caller(ctx)
-        return Owner(principal.user_id, principal.tenant_id)
 
     def fitness(self) -> FitnessService:
         return self._services().fitness

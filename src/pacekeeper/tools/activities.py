@@ -8,8 +8,8 @@ from typing import Annotated, Any, Literal, cast
 
 from pydantic import Field
 
-from mcpcast import Context, Param, ToolError, resource, tool
-from pacekeeper.fitness import ActivityFilter, activity_json
+from mcpcast import Param, ToolError, resource, tool
+from pacekeeper.fitness import ActivityFilter, Owner, activity_json
 from pacekeeper.fitness import _inputs as inputs
 from pacekeeper.fitness._views import outcome_json
 from pacekeeper.fitness.importers import ImportRejected
@@ -56,7 +56,7 @@ class ActivityTools(ToolGroup):
     )
     async def list_activities(
         self,
-        ctx: Context,
+        owner: Owner,
         sport: Annotated[SportName | None, Param(description="Only this sport.")] = None,
         after: Annotated[str | None, Param(
             description="Only activities starting at or after this ISO date/time.")] = None,
@@ -69,7 +69,6 @@ class ActivityTools(ToolGroup):
         cursor: Annotated[str | None, Param(
             description="next_cursor of the previous page.")] = None,
     ) -> ActivityPage:
-        owner = await self.owner(ctx)
         async with service_errors():
             filters = ActivityFilter(sport=sport, after=inputs.moment(after, "after"),
                                      before=inputs.moment(before, "before"), text=text or None)
@@ -87,8 +86,7 @@ class ActivityTools(ToolGroup):
         annotations=READ_ONLY,
         scopes=(READ,),
     )
-    async def get_activity(self, ctx: Context, activity_id: ActivityId) -> ActivityDetail:
-        owner = await self.owner(ctx)
+    async def get_activity(self, owner: Owner, activity_id: ActivityId) -> ActivityDetail:
         async with service_errors():
             found = await self.fitness().get(owner, inputs.activity_id(activity_id))
         return cast(ActivityDetail, activity_json(found, detail=True))
@@ -102,14 +100,13 @@ class ActivityTools(ToolGroup):
     )
     async def get_activity_streams(
         self,
-        ctx: Context,
+        owner: Owner,
         activity_id: ActivityId,
         keys: Annotated[list[StreamName] | None, Param(
             description="Streams to return (default: all the activity has).")] = None,
         max_points: Annotated[int, Param(description="At most this many points (2-2000)."),
                               Field(ge=2, le=2000)] = 500,
     ) -> StreamsResult:
-        owner = await self.owner(ctx)
         async with service_errors():
             streams = await self.fitness().streams(
                 owner, inputs.activity_id(activity_id), keys=list(keys) if keys else None,
@@ -127,12 +124,11 @@ class ActivityTools(ToolGroup):
     )
     async def import_activity(
         self,
-        ctx: Context,
+        owner: Owner,
         content_base64: Annotated[str, Param(description="The file's bytes, base64.")],
         filename: Annotated[str | None, Param(
             description="The file's name (a hint for its format).")] = None,
     ) -> ImportResult:
-        owner = await self.owner(ctx)
         try:
             data = base64.b64decode(content_base64, validate=True)
         except (binascii.Error, ValueError):
@@ -163,16 +159,14 @@ class ActivityTools(ToolGroup):
         annotations=DESTRUCTIVE,
         scopes=(WRITE,),
     )
-    async def delete_activity(self, ctx: Context, activity_id: ActivityId) -> Deleted:
-        owner = await self.owner(ctx)
+    async def delete_activity(self, owner: Owner, activity_id: ActivityId) -> Deleted:
         async with service_errors():
             await self.fitness().delete(owner, inputs.activity_id(activity_id))
         return Deleted(deleted=True, activity_id=activity_id)
 
     @resource(uri="activity://{id}", name="activity", mime_type="application/json",
               description="One activity in detail (the get_activity result).")
-    async def activity_resource(self, id: str, ctx: Context) -> dict[str, Any]:
-        owner = await self.owner(ctx)
+    async def activity_resource(self, id: str, owner: Owner) -> dict[str, Any]:
         async with service_errors():
             found = await self.fitness().get(owner, inputs.activity_id(id))
         return activity_json(found, detail=True)

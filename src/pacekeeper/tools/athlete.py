@@ -7,9 +7,9 @@ from typing import Annotated, Any, cast
 
 from pydantic import Field
 
-from mcpcast import Context, Param, resource, tool
+from mcpcast import Param, resource, tool
+from pacekeeper.fitness import Owner, daily_json
 from pacekeeper.fitness import _inputs as inputs
-from pacekeeper.fitness import daily_json
 from pacekeeper.tools._base import (
     IDEMPOTENT_WRITE,
     READ,
@@ -47,8 +47,7 @@ class AthleteTools(ToolGroup):
         annotations=READ_ONLY,
         scopes=(READ,),
     )
-    async def get_athlete(self, ctx: Context) -> AthleteResult:
-        owner = await self.owner(ctx)
+    async def get_athlete(self, owner: Owner) -> AthleteResult:
         return _result(await self.fitness().athlete(owner))
 
     @tool(
@@ -60,7 +59,7 @@ class AthleteTools(ToolGroup):
     )
     async def update_athlete_settings(
         self,
-        ctx: Context,
+        owner: Owner,
         ftp_watts: Annotated[int | None, Param(description="Functional threshold power, W."),
                              Field(ge=30, le=2000)] = None,
         lthr_bpm: Annotated[int | None, Param(description="Lactate threshold HR, bpm."),
@@ -83,7 +82,6 @@ class AthleteTools(ToolGroup):
         valid_from: Annotated[str | None, Param(
             description="First day (YYYY-MM-DD) the values apply to; default today.")] = None,
     ) -> AthleteResult:
-        owner = await self.owner(ctx)
         values = {k: v for k, v in {
             "ftp_watts": ftp_watts, "lthr_bpm": lthr_bpm, "max_hr_bpm": max_hr_bpm,
             "resting_hr_bpm": resting_hr_bpm, "weight_kg": weight_kg,
@@ -106,13 +104,12 @@ class AthleteTools(ToolGroup):
     )
     async def get_daily_summaries(
         self,
-        ctx: Context,
+        owner: Owner,
         from_date: Annotated[str | None, Param(
             name="from", description="First day (YYYY-MM-DD); default 14 days ago.")] = None,
         to_date: Annotated[str | None, Param(
             name="to", description="Last day (YYYY-MM-DD); default today.")] = None,
     ) -> DailyResult:
-        owner = await self.owner(ctx)
         service = self.fitness()
         async with service_errors():
             end = inputs.day(to_date, "to") or service.clock().date()
@@ -124,8 +121,8 @@ class AthleteTools(ToolGroup):
 
     @resource(uri="athlete://profile", name="athlete-profile", mime_type="application/json",
               description="The athlete's current settings and their history.")
-    async def athlete_resource(self, ctx: Context) -> dict[str, Any]:
-        return await self.fitness().athlete(await self.owner(ctx))
+    async def athlete_resource(self, owner: Owner) -> dict[str, Any]:
+        return await self.fitness().athlete(owner)
 
 
 __all__ = ["AthleteTools"]

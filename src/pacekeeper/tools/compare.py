@@ -6,7 +6,8 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from mcpcast import Context, Param, resource, tool
+from mcpcast import Param, resource, tool
+from pacekeeper.fitness import Owner
 from pacekeeper.tools._analysis_base import AnalysisGroup
 from pacekeeper.tools._analysis_shapes import (
     ActivityAnalysis,
@@ -34,9 +35,8 @@ class CompareTools(AnalysisGroup):
         annotations=READ_ONLY,
         scopes=(READ,),
     )
-    async def analyze_activity(self, ctx: Context, activity_id: ActivityRef
+    async def analyze_activity(self, owner: Owner, activity_id: ActivityRef
                                ) -> ActivityAnalysis:
-        owner = await self.owner(ctx)
         return await self.shaped(ActivityAnalysis, self.analysis().analyze(owner, activity_id))
 
     @tool(
@@ -46,11 +46,10 @@ class CompareTools(AnalysisGroup):
         scopes=(READ,),
     )
     async def compare_activities(
-        self, ctx: Context,
+        self, owner: Owner,
         activity_ids: Annotated[list[Annotated[str, Field(max_length=64)]], Param(
             description="The activities' ids (2-5)."), Field(min_length=2, max_length=5)],
     ) -> ActivityComparison:
-        owner = await self.owner(ctx)
         return await self.shaped(ActivityComparison,
                                  self.analysis().compare_activities(owner, activity_ids))
 
@@ -61,9 +60,8 @@ class CompareTools(AnalysisGroup):
         annotations=READ_ONLY,
         scopes=(READ,),
     )
-    async def get_period_summary(self, ctx: Context, from_date: From = None,
+    async def get_period_summary(self, owner: Owner, from_date: From = None,
                                  to_date: To = None) -> PeriodStats:
-        owner = await self.owner(ctx)
         return await self.shaped(PeriodStats,
                                  self.analysis().period_summary(owner, from_date, to_date))
 
@@ -75,10 +73,9 @@ class CompareTools(AnalysisGroup):
         scopes=(READ,),
     )
     async def compare_periods(
-        self, ctx: Context,
+        self, owner: Owner,
         a_from: AFrom, a_to: ATo, b_from: BFrom, b_to: BTo,
     ) -> PeriodComparison:
-        owner = await self.owner(ctx)
         return await self.shaped(PeriodComparison, self.analysis().compare_periods(
             owner, (a_from, a_to), (b_from, b_to)))
 
@@ -91,18 +88,16 @@ class CompareTools(AnalysisGroup):
         scopes=(READ,),
     )
     async def detect_patterns(
-        self, ctx: Context,
+        self, owner: Owner,
         weeks: Annotated[int, Param(description="Whole weeks to look at (4-104)."),
                          Field(ge=4, le=104)] = 12,
     ) -> Patterns:
-        owner = await self.owner(ctx)
         return await self.shaped(Patterns, self.analysis().patterns(owner, weeks))
 
     @resource(uri="activity://{id}/analysis", name="activity-analysis",
               mime_type="application/json",
               description="One activity's analysis (the analyze_activity result).")
-    async def activity_analysis_resource(self, id: str, ctx: Context) -> dict[str, Any]:
-        owner = await self.owner(ctx)
+    async def activity_analysis_resource(self, id: str, owner: Owner) -> dict[str, Any]:
         async with service_errors():
             return await self.analysis().analyze(owner, id)
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from mcpcast import Context, Param, tool
+from mcpcast import Param, tool
+from pacekeeper.fitness import Owner
 from pacekeeper.tools._analysis_base import AnalysisGroup
 from pacekeeper.tools._analysis_shapes import BestEfforts, CurveResult
 from pacekeeper.tools._base import READ, READ_ONLY
@@ -26,10 +27,9 @@ class CurveTools(AnalysisGroup):
         annotations=READ_ONLY,
         scopes=(READ,),
     )
-    async def get_power_curve(self, ctx: Context, activity_id: OptionalActivity = None,
+    async def get_power_curve(self, owner: Owner, activity_id: OptionalActivity = None,
                               from_date: From = None, to_date: To = None,
                               durations_s: Durations = None) -> CurveResult:
-        owner = await self.owner(ctx)
         return await self.shaped(CurveResult, self.analysis().curve(
             owner, "power", activity_id=activity_id, start=from_date, end=to_date,
             durations=durations_s))
@@ -41,10 +41,9 @@ class CurveTools(AnalysisGroup):
         annotations=READ_ONLY,
         scopes=(READ,),
     )
-    async def get_hr_curve(self, ctx: Context, activity_id: OptionalActivity = None,
+    async def get_hr_curve(self, owner: Owner, activity_id: OptionalActivity = None,
                            from_date: From = None, to_date: To = None,
                            durations_s: Durations = None) -> CurveResult:
-        owner = await self.owner(ctx)
         return await self.shaped(CurveResult, self.analysis().curve(
             owner, "hr", activity_id=activity_id, start=from_date, end=to_date,
             durations=durations_s))
@@ -58,12 +57,11 @@ class CurveTools(AnalysisGroup):
         scopes=(READ,),
     )
     async def get_pace_curve(
-        self, ctx: Context, activity_id: OptionalActivity = None, from_date: From = None,
+        self, owner: Owner, activity_id: OptionalActivity = None, from_date: From = None,
         to_date: To = None, durations_s: Durations = None,
         sport: Annotated[SportName | None, Param(
             description="Sport for a period's curve (default run).")] = None,
     ) -> CurveResult:
-        owner = await self.owner(ctx)
         return await self.shaped(CurveResult, self.analysis().curve(
             owner, "pace", activity_id=activity_id, start=from_date, end=to_date,
             durations=durations_s, sport=sport))
@@ -75,9 +73,8 @@ class CurveTools(AnalysisGroup):
         annotations=READ_ONLY,
         scopes=(READ,),
     )
-    async def get_best_efforts(self, ctx: Context, from_date: From = None,
+    async def get_best_efforts(self, owner: Owner, from_date: From = None,
                                to_date: To = None) -> BestEfforts:
-        owner = await self.owner(ctx)
         return await self.shaped(BestEfforts,
                                  self.analysis().best_efforts(owner, from_date, to_date))
 

@@ -6,7 +6,8 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from mcpcast import Context, Param, tool
+from mcpcast import Param, tool
+from pacekeeper.fitness import Owner
 from pacekeeper.tools._analysis_base import AnalysisGroup
 from pacekeeper.tools._analysis_shapes import Feasibility, GoalDeleted, GoalList, GoalResult
 from pacekeeper.tools._base import DESTRUCTIVE, READ, READ_ONLY, WRITE, WRITES
@@ -26,7 +27,7 @@ class GoalTools(AnalysisGroup):
         scopes=(WRITE,),
     )
     async def set_goal(
-        self, ctx: Context,
+        self, owner: Owner,
         kind: Annotated[Literal["race", "ftp", "weight", "volume"], Param(
             description="What kind of goal.")],
         date: Annotated[str | None, Param(description="Target day (YYYY-MM-DD)."),
@@ -41,21 +42,18 @@ class GoalTools(AnalysisGroup):
         value: Annotated[float | None, Param(
             description="FTP W, weight kg or weekly hours."), Field(gt=0, le=2000)] = None,
     ) -> GoalResult:
-        owner = await self.owner(ctx)
         return await self.shaped(GoalResult, self.analysis().set_goal(
             owner, kind=kind, target_date=date, name=name, sport=sport,
             distance_m=distance_m, time_s=time_s, value=value))
 
     @tool(name="get_goals", description="The athlete's goals, oldest first.",
           annotations=READ_ONLY, scopes=(READ,))
-    async def get_goals(self, ctx: Context) -> GoalList:
-        owner = await self.owner(ctx)
+    async def get_goals(self, owner: Owner) -> GoalList:
         return await self.shaped(GoalList, self.analysis().goals(owner))
 
     @tool(name="delete_goal", description="Delete one goal.", annotations=DESTRUCTIVE,
           scopes=(WRITE,))
-    async def delete_goal(self, ctx: Context, goal_id: GoalId) -> GoalDeleted:
-        owner = await self.owner(ctx)
+    async def delete_goal(self, owner: Owner, goal_id: GoalId) -> GoalDeleted:
         return await self.shaped(GoalDeleted, self.analysis().delete_goal(owner, goal_id))
 
     @tool(
@@ -66,8 +64,7 @@ class GoalTools(AnalysisGroup):
         annotations=READ_ONLY,
         scopes=(READ,),
     )
-    async def goal_feasibility(self, ctx: Context, goal_id: GoalId) -> Feasibility:
-        owner = await self.owner(ctx)
+    async def goal_feasibility(self, owner: Owner, goal_id: GoalId) -> Feasibility:
         return await self.shaped(Feasibility, self.analysis().goal_feasibility(owner, goal_id))
 
 

@@ -7,7 +7,8 @@ from typing import Annotated
 
 from pydantic import Field
 
-from mcpcast import Context, Param, tool
+from mcpcast import Param, tool
+from pacekeeper.fitness import Owner
 from pacekeeper.tools._analysis_base import AnalysisGroup
 from pacekeeper.tools._analysis_shapes import (
     FitnessChart,
@@ -31,8 +32,7 @@ class LoadTools(AnalysisGroup):
         annotations=READ_ONLY,
         scopes=(READ,),
     )
-    async def get_training_summary(self, ctx: Context) -> TrainingSummary:
-        owner = await self.owner(ctx)
+    async def get_training_summary(self, owner: Owner) -> TrainingSummary:
         return await self.shaped(TrainingSummary, self.analysis().training_summary(owner))
 
     @tool(
@@ -44,9 +44,8 @@ class LoadTools(AnalysisGroup):
         annotations=READ_ONLY,
         scopes=(READ,),
     )
-    async def get_fitness_chart(self, ctx: Context, from_date: From = None,
+    async def get_fitness_chart(self, owner: Owner, from_date: From = None,
                                 to_date: To = None) -> FitnessChart:
-        owner = await self.owner(ctx)
         return await self.shaped(FitnessChart,
                                  self.analysis().fitness_chart(owner, from_date, to_date))
 
@@ -57,8 +56,7 @@ class LoadTools(AnalysisGroup):
         annotations=READ_ONLY,
         scopes=(READ,),
     )
-    async def get_load_risk(self, ctx: Context, date: Day = None) -> LoadRisk:
-        owner = await self.owner(ctx)
+    async def get_load_risk(self, owner: Owner, date: Day = None) -> LoadRisk:
         return await self.shaped(LoadRisk, self.analysis().load_risk(owner, date))
 
     @tool(
@@ -68,8 +66,7 @@ class LoadTools(AnalysisGroup):
         annotations=READ_ONLY,
         scopes=(READ,),
     )
-    async def get_readiness(self, ctx: Context, date: Day = None) -> ReadinessResult:
-        owner = await self.owner(ctx)
+    async def get_readiness(self, owner: Owner, date: Day = None) -> ReadinessResult:
         return await self.shaped(ReadinessResult, self.analysis().readiness(owner, date))
 
     @tool(
@@ -79,8 +76,7 @@ class LoadTools(AnalysisGroup):
         annotations=READ_ONLY,
         scopes=(READ,),
     )
-    async def get_recovery_status(self, ctx: Context) -> RecoveryStatus:
-        owner = await self.owner(ctx)
+    async def get_recovery_status(self, owner: Owner) -> RecoveryStatus:
         return await self.shaped(RecoveryStatus, self.analysis().recovery_status(owner))
 
     @tool(
@@ -90,11 +86,10 @@ class LoadTools(AnalysisGroup):
         scopes=(READ,),
     )
     async def get_weekly_load(
-        self, ctx: Context,
+        self, owner: Owner,
         weeks: Annotated[int, Param(description="How many weeks back, this one included."),
                          Field(ge=1, le=104)] = 8,
     ) -> WeeklyLoad:
-        owner = await self.owner(ctx)
         return await self.shaped(WeeklyLoad, self.analysis().weekly_load(owner, weeks))
 
 

@@ -7,7 +7,8 @@ from typing import Annotated, Any, Literal, cast
 
 from pydantic import Field
 
-from mcpcast import Context, Param, resource, tool
+from mcpcast import Param, resource, tool
+from pacekeeper.fitness import Owner
 from pacekeeper.fitness._calculators import zones
 from pacekeeper.tools._analysis_base import AnalysisGroup
 from pacekeeper.tools._analysis_shapes import (
@@ -32,10 +33,9 @@ class PhysiologyTools(AnalysisGroup):
         scopes=(READ,),
     )
     async def estimate_critical_power(
-        self, ctx: Context, from_date: From = None, to_date: To = None,
+        self, owner: Owner, from_date: From = None, to_date: To = None,
         model: Annotated[Literal["2p", "3p"], Param(description="Model: 2p or 3p.")] = "2p",
     ) -> CriticalPowerResult:
-        owner = await self.owner(ctx)
         return await self.shaped(CriticalPowerResult, self.analysis().critical_power(
             owner, from_date, to_date, model))
 
@@ -47,9 +47,8 @@ class PhysiologyTools(AnalysisGroup):
         annotations=READ_ONLY,
         scopes=(READ,),
     )
-    async def estimate_ftp(self, ctx: Context, from_date: From = None,
+    async def estimate_ftp(self, owner: Owner, from_date: From = None,
                            to_date: To = None) -> FtpEstimate:
-        owner = await self.owner(ctx)
         return await self.shaped(FtpEstimate,
                                  self.analysis().ftp_estimate(owner, from_date, to_date))
 
@@ -62,7 +61,7 @@ class PhysiologyTools(AnalysisGroup):
         scopes=(READ,),
     )
     async def get_wbal(
-        self, ctx: Context, activity_id: ActivityRef,
+        self, owner: Owner, activity_id: ActivityRef,
         cp_watts: Annotated[float | None, Param(description="Critical power, W."),
                             Field(ge=50, le=1000)] = None,
         w_prime_j: Annotated[float | None, Param(description="W', J."),
@@ -72,7 +71,6 @@ class PhysiologyTools(AnalysisGroup):
         max_points: Annotated[int, Param(description="Series points (10-1000)."),
                               Field(ge=10, le=1000)] = 200,
     ) -> WPrimeBalance:
-        owner = await self.owner(ctx)
         return await self.shaped(WPrimeBalance, self.analysis().w_prime_balance(
             owner, activity_id, cp_watts, w_prime_j, model, max_points))
 
@@ -85,11 +83,10 @@ class PhysiologyTools(AnalysisGroup):
         scopes=(READ,),
     )
     async def get_zone_distribution(
-        self, ctx: Context, from_date: From = None, to_date: To = None,
+        self, owner: Owner, from_date: From = None, to_date: To = None,
         kind: Annotated[Literal["power", "hr", "pace"], Param(
             description="Which zones.")] = "power",
     ) -> ZoneDistribution:
-        owner = await self.owner(ctx)
         return await self.shaped(ZoneDistribution, self.analysis().zone_distribution(
             owner, from_date, to_date, kind))
 
@@ -102,7 +99,7 @@ class PhysiologyTools(AnalysisGroup):
         scopes=(READ,),
     )
     async def calculate_zones(
-        self, ctx: Context,
+        self, owner: Owner,
         ftp_watts: Annotated[float | None, Param(description="FTP, W."),
                              Field(ge=30, le=2000)] = None,
         lthr_bpm: Annotated[float | None, Param(description="Lactate threshold HR."),
@@ -119,7 +116,6 @@ class PhysiologyTools(AnalysisGroup):
             "resting_hr_bpm": resting_hr_bpm,
             "threshold_pace_s_per_km": threshold_pace_s_per_km}.items() if v is not None}
         if not given:
-            owner = await self.owner(ctx)
             given = (await self.fitness().athlete(owner))["settings"]
         async with service_errors():
             return cast(Zones, zones(given))
@@ -131,14 +127,12 @@ class PhysiologyTools(AnalysisGroup):
         annotations=READ_ONLY,
         scopes=(READ,),
     )
-    async def estimate_vo2max(self, ctx: Context) -> Vo2max:
-        owner = await self.owner(ctx)
+    async def estimate_vo2max(self, owner: Owner) -> Vo2max:
         return await self.shaped(Vo2max, self.analysis().vo2max(owner))
 
     @resource(uri="athlete://zones", name="athlete-zones", mime_type="application/json",
               description="The athlete's current power, heart-rate and pace zones.")
-    async def zones_resource(self, ctx: Context) -> dict[str, Any]:
-        owner = await self.owner(ctx)
+    async def zones_resource(self, owner: Owner) -> dict[str, Any]:
         return zones((await self.fitness().athlete(owner))["settings"])
 
 

@@ -7,7 +7,8 @@ from typing import Annotated
 
 from pydantic import Field
 
-from mcpcast import Context, Message, Param, prompt, tool
+from mcpcast import Message, Param, prompt, tool
+from pacekeeper.fitness import Owner
 from pacekeeper.tools._analysis_base import AnalysisGroup
 from pacekeeper.tools._analysis_shapes import TrainingWeek
 from pacekeeper.tools._base import READ, READ_ONLY
@@ -24,13 +25,12 @@ class PlanningTools(AnalysisGroup):
         scopes=(READ,),
     )
     async def suggest_training_week(
-        self, ctx: Context,
+        self, owner: Owner,
         goal_id: Annotated[str | None, Param(description="A goal to plan towards."),
                            Field(max_length=64)] = None,
         sport: Annotated[SportName | None, Param(
             description="Sport (default the goal's, else the most trained).")] = None,
     ) -> TrainingWeek:
-        owner = await self.owner(ctx)
         return await self.shaped(TrainingWeek,
                                  self.analysis().suggest_week(owner, goal_id, sport))
 

@@ -7,6 +7,7 @@ from typing import Annotated
 from typing_extensions import TypedDict
 
 from mcpcast import Context, Param, ToolError, tool
+from pacekeeper.fitness import Owner
 from pacekeeper.providers.registry import ProviderName
 from pacekeeper.tools._base import WRITE, WRITES, ToolGroup
 
@@ -38,9 +39,9 @@ class SyncTools(ToolGroup):
     async def sync_activities(
         self,
         ctx: Context,
+        owner: Owner,
         provider: Annotated[ProviderName, Param(description="The provider to sync.")],
     ) -> SyncResult:
-        owner = await self.owner(ctx)
         syncs = self._services().syncs
         if syncs is None:
             raise ToolError("provider sync is not available on this server")

@@ -1,0 +1,65 @@
+"""The caller, handed to every tool as an injected argument (issue 19).
+
+The caller is resolved once per request, where the request enters: the gate for a POST
+(`_gate.McpGate`), the key check for A2A, the authentication hook when a WebSocket or
+SSE stream opens. mcpcast's protocol core carries that principal to the call, and these
+injectors give it to a tool that names `caller: Principal` or `owner: Owner` (never in
+the input schema). A POST's or A2A call's principal was resolved for this very request
+and is handed on as it is. A stream's (`Principal.stream`) was resolved when the stream
+opened, so each call on it is checked once more, here and only here: the token, the
+user's status (ACC-8: a disable applies at once) and the tenant's bucket.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from mcpcast import ToolError
+from mcpcast.protocol.dispatch import Injector
+from mcpcast.protocol.exchange import Exchange
+from pacekeeper.auth import Principal
+from pacekeeper.errors import AUTHENTICATION_REQUIRED, INVALID_TOKEN, Unauthenticated
+from pacekeeper.fitness import Owner
+from pacekeeper.services import Services
+
+
+def caller_injectors(services: Callable[[], Services]) -> dict[type, Injector]:
+    """mcpcast injectors for `Principal` and `Owner` (`Server(injectors=...)`)."""
+
+    def principal(ex: Exchange, args: dict[str, Any]
+                  ) -> Principal | Coroutine[Any, Any, Principal]:
+        found = ex.principal
+        if not isinstance(found, Principal):  # mcpcast lets no anonymous tools/call in
+            raise ToolError(AUTHENTICATION_REQUIRED)
+        return _recheck(services(), found) if found.stream else found
+
+    def owner(ex: Exchange, args: dict[str, Any]) -> Owner | Coroutine[Any, Any, Owner]:
+        found = principal(ex, args)
+        if isinstance(found, Principal):
+            return Owner(found.user_id, found.tenant_id)
+        return _owner(found)
+
+    return {Principal: principal, Owner: owner}
+
+
+async def _recheck(services: Services, principal: Principal) -> Principal:
+    """A stream's call: the stream's token resolved again (status, revocation, bucket)."""
+    try:
+        fresh = await services.resolver.resolve(
+            {"authorization": f"Bearer {principal.token}"}, delegated=True)
+    except Unauthenticated:
+        raise ToolError(INVALID_TOKEN) from None
+    if fresh is None:
+        raise ToolError(INVALID_TOKEN)
+    if fresh.rate is not None and not fresh.rate.allowed:
+        raise ToolError(f"rate limit exceeded: retry after {fresh.rate.retry_after} s")
+    return fresh
+
+
+async def _owner(pending: Coroutine[Any, Any, Principal]) -> Owner:
+    found = await pending
+    return Owner(found.user_id, found.tenant_id)
+
+
+__all__ = ["caller_injectors"]
