@@ -51,6 +51,7 @@ PacekeeperError
  +-- DuplicateSource              the source is already stored [fitness._store]
  +-- _TooLarge                    internal: a body over the limit [api._body_limit]
  +-- DatabaseUnavailable          start-up waited for the database in vain [db._wait]
+ +-- NotARecording (ValueError)   no FIT ride to replay [providers.sandbox._recorded]
 
 Handlers raise ``ApiError``s; the app turns them into ``{"error": code, "message":
 text}``. Every 401 carries ``WWW-Authenticate`` (ERR-2); 422 is never used (400).

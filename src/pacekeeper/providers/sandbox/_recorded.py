@@ -15,13 +15,15 @@ from typing import Any
 
 from garmin_fit_sdk import FIT_EPOCH_S, Decoder, Stream
 
+from pacekeeper.errors import PacekeeperError
+
 from ._generator import ID_STRIDE, SandboxActivity, StreamData, record
 
 _SPORTS = {"cycling": "Ride", "running": "Run"}
 _SEMICIRCLE = 180.0 / 2**31
 
 
-class NotARecording(ValueError):
+class NotARecording(PacekeeperError, ValueError):
     """The bytes are not a FIT ride or run the sandbox can replay (the admin answers 400)."""
 
 
