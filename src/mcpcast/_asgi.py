@@ -39,6 +39,7 @@ from .transports._http import (
     refusal_headers,
     reply,
     reply_error,
+    serve_lifespan,
 )
 from .transports._port import CurrentHost, SessionHost, Streams
 from .transports.current_http import CurrentHTTP
@@ -88,7 +89,7 @@ class Entry:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
         if kind == "lifespan":
-            await self._lifespan(receive, send)
+            await serve_lifespan(receive, send, self.drain)
             return
         # The exact path (the hot path) is never one of the extras below it.
         ours = scope["path"] == self.path
@@ -150,16 +151,6 @@ class Entry:
                 (b"x-content-type-options", b"nosniff")])
             return True
         return False
-
-    async def _lifespan(self, receive: Receive, send: Send) -> None:
-        while True:
-            message = await receive()
-            if message["type"] == "lifespan.startup":
-                await send({"type": "lifespan.startup.complete"})
-            elif message["type"] == "lifespan.shutdown":
-                await self.drain()
-                await send({"type": "lifespan.shutdown.complete"})
-                return
 
     # ------------------------------------------------------------------ authentication
 

@@ -48,20 +48,24 @@ class SpanHandle:
 NO_SPAN = SpanHandle(None)
 
 
-class Tracing:
-    def __init__(self, provider: trace.TracerProvider | None = None) -> None:
-        self._explicit = provider
+class LazyTracer:
+    """A named tracer, found once tracing is configured: with no provider given, the
+    global one (installed after start-up, perhaps) is looked for at most every half
+    second; until then ``tracer()`` is None and a caller creates no span at all."""
+
+    def __init__(self, name: str, provider: trace.TracerProvider | None = None) -> None:
+        self.name = name
+        self._provider = provider
         self._tracer: trace.Tracer | None = None
         self._next_look = 0.0
         if provider is not None:
-            self._tracer = provider.get_tracer("mcpcast")
+            self._tracer = provider.get_tracer(name)
 
     def tracer(self) -> trace.Tracer | None:
         if self._tracer is not None:
             return self._tracer
-        # A global provider may be installed after the server was built: look again at
-        # most every half second (the lookup reads the environment: microseconds that
-        # show on the hot path), and keep its tracer once one appears.
+        # The lookup reads the environment: microseconds that would show on every
+        # request, so look again at most every half second and keep what appears.
         now = time.monotonic()
         if now < self._next_look:
             return None
@@ -69,8 +73,13 @@ class Tracing:
         if isinstance(provider, trace.ProxyTracerProvider | trace.NoOpTracerProvider):
             self._next_look = now + 0.5
             return None
-        self._tracer = provider.get_tracer("mcpcast")
+        self._tracer = provider.get_tracer(self.name)
         return self._tracer
+
+
+class Tracing(LazyTracer):
+    def __init__(self, provider: trace.TracerProvider | None = None) -> None:
+        super().__init__("mcpcast", provider)
 
     @contextmanager
     def span(self, kind: str, name: str, arg_count: int, *, request_id: Any = None,

@@ -20,7 +20,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from mcpcast.tracing import Tracing
+from mcpcast.tracing import LazyTracer, Tracing
 from pacekeeper.db import (
     DatabaseUnavailable,
     create_engine,
@@ -28,7 +28,6 @@ from pacekeeper.db import (
     wait_for_database,
 )
 from pacekeeper.ops import JsonFormatter, ObserveMiddleware, drain_on_signal, request_id
-from pacekeeper.tracing import LazyTracer
 from tests import _services
 
 JWT = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiIxMjMifQ.c2lnbmF0dXJl"

@@ -7,7 +7,7 @@ allocation shows up in requests per second.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -58,6 +58,20 @@ async def _rest_of_body(receive: Receive, first: bytes, limit: int) -> bytes:
         chunks.append(chunk)
         if not message.get("more_body"):
             return b"".join(chunks)
+
+
+async def serve_lifespan(receive: Callable[[], Awaitable[Mapping[str, Any]]],
+                         send: Callable[[dict[str, Any]], Awaitable[None]],
+                         on_shutdown: Callable[[], Awaitable[None]]) -> None:
+    """An ASGI lifespan: start-up completes at once, shutdown runs ``on_shutdown`` first."""
+    while True:
+        message = await receive()
+        if message["type"] == "lifespan.startup":
+            await send({"type": "lifespan.startup.complete"})
+        elif message["type"] == "lifespan.shutdown":
+            await on_shutdown()
+            await send({"type": "lifespan.shutdown.complete"})
+            return
 
 
 async def reply(send: Send, status: int, body: bytes = b"",

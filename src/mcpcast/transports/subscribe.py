@@ -44,6 +44,8 @@ from mcpcast.broadcast import (
     validate_topic,
 )
 
+from ._http import serve_lifespan
+
 __all__ = [
     "SUBPROTOCOL",
     "AllowOrigin",
@@ -174,17 +176,7 @@ class SubscriptionApp:
         elif kind == "websocket":
             await self._serve_websocket(scope, receive, send)
         elif kind == "lifespan":
-            await self._lifespan(receive, send)
-
-    async def _lifespan(self, receive: Receive, send: Send) -> None:
-        while True:
-            message = await receive()
-            if message["type"] == "lifespan.startup":
-                await send({"type": "lifespan.startup.complete"})
-            elif message["type"] == "lifespan.shutdown":
-                await self.close()
-                await send({"type": "lifespan.shutdown.complete"})
-                return
+            await serve_lifespan(receive, send, self.close)
 
     async def _open(self, info: SubscriberInfo) -> tuple[str, Subscription, int]:
         """Check the request and subscribe; raises ``TopicRefused`` with an HTTP status."""

@@ -12,7 +12,7 @@ from opentelemetry.trace import SpanKind, Status, StatusCode
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
-from pacekeeper.tracing import LazyTracer
+from mcpcast.tracing import LazyTracer
 
 _TRACING = LazyTracer("pacekeeper.db")
 _KEY = "pacekeeper_spans"

@@ -17,9 +17,9 @@ from opentelemetry.trace import SpanKind, Status, StatusCode
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from mcpcast.tracing import LazyTracer
 from pacekeeper import metrics
 from pacekeeper.ops._context import choose_request_id, request_id
-from pacekeeper.tracing import LazyTracer
 
 UNMATCHED = "unmatched"
 _PROPAGATOR = TraceContextTextMapPropagator()
