@@ -93,6 +93,18 @@ def running(env: dict[str, str]) -> Iterator[str]:
             proc.wait()
 
 
+def stop(proc: subprocess.Popen[bytes], timeout: float = 15.0) -> str:
+    """SIGTERM (a graceful stop), a kill once ``timeout`` passes; the output, if piped."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+    try:
+        out = proc.communicate(timeout=timeout)[0]
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out = proc.communicate()[0]
+    return (out or b"").decode(errors="replace")
+
+
 @contextlib.contextmanager
 def serve(env: dict[str, str], secrets_to_hide: Iterable[str] = ()) -> Iterator[str]:
     """`pacekeeper serve` until healthy; on exit its log must hold no given secret and no
@@ -104,12 +116,7 @@ def serve(env: dict[str, str], secrets_to_hide: Iterable[str] = ()) -> Iterator[
         wait_healthy(url, proc)
         yield url
     finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            output = proc.communicate(timeout=15)[0].decode(errors="replace")
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            output = proc.communicate()[0].decode(errors="replace")
+        output = stop(proc)
         for secret in secrets_to_hide:
             assert secret not in output
         assert "Traceback" not in output, output[-3000:]

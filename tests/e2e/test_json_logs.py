@@ -4,7 +4,6 @@ JSON object, the access line of a request carries that request's id, nothing sec
 from __future__ import annotations
 
 import json
-import signal
 import subprocess
 from pathlib import Path
 
@@ -12,7 +11,7 @@ import httpx
 import pytest
 
 from tests._services import free_port
-from tests.e2e._service_process import EXE, service_env, wait_healthy
+from tests.e2e._service_process import EXE, service_env, stop, wait_healthy
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -32,12 +31,7 @@ def test_json_log_lines_carry_request_ids_and_no_secrets(tmp_path: Path) -> None
                                       "x-request-id": "trace-me-0123456789"})
         assert response.headers["x-request-id"] == "trace-me-0123456789"
     finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            output = proc.communicate(timeout=30)[0].decode(errors="replace")
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            output = proc.communicate()[0].decode(errors="replace")
+        output = stop(proc, timeout=30)
     lines = [line for line in output.splitlines() if line.strip()]
     entries = [json.loads(line) for line in lines]  # every line is JSON
     assert all({"ts", "level", "logger", "message"} <= set(e) for e in entries)

@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from tests._services import free_port
-from tests.e2e._service_process import EXE, new_database, service_env, wait_healthy
+from tests.e2e._service_process import EXE, new_database, service_env, stop, wait_healthy
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -48,12 +48,7 @@ def test_workers_share_one_port_and_sum_their_metrics(tmp_path: Path, postgres_u
         assert _total(text, "/health") >= 40
         assert _total(text, "/ready") == 40
     finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            output = proc.communicate(timeout=40)[0].decode(errors="replace")
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            output = proc.communicate()[0].decode(errors="replace")
+        output = stop(proc, timeout=40)
     assert "Traceback" not in output, output[-3000:]
     assert proc.returncode in (0, -signal.SIGTERM)
     with pytest.raises(httpx.TransportError):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import shutil
-import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -13,7 +12,7 @@ import httpx
 import pytest
 
 from tests._services import free_port
-from tests.e2e._service_process import EXE, service_env, wait_healthy
+from tests.e2e._service_process import EXE, service_env, stop, wait_healthy
 from tests.e2e.test_service_server import PASSWORD
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
@@ -33,12 +32,7 @@ def live(tmp_path: Path) -> Iterator[str]:
         wait_healthy(url, proc)
         yield url
     finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc)
 
 
 @pytest.mark.skipif(shutil.which(ST) is None and not Path(ST).exists(),

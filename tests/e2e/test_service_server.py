@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import signal
 import subprocess
 import time
 from collections.abc import Iterator
@@ -12,7 +11,7 @@ import httpx
 import pytest
 
 from tests._services import free_port
-from tests.e2e._service_process import EXE, new_database, serve, service_env, wait_healthy
+from tests.e2e._service_process import EXE, new_database, serve, service_env, stop, wait_healthy
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -126,9 +125,4 @@ def test_wrong_password_and_unknown_email_take_similar_time(tmp_path: Path) -> N
         unknown_median = sorted(unknown)[len(unknown) // 2]
         assert 0.5 < known_median / unknown_median < 2.0, (known, unknown)
     finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc)

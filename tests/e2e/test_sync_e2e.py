@@ -40,7 +40,7 @@ from tests.e2e._connect import (
     connect_without_browser,
     continue_and_approve,
 )
-from tests.e2e._service_process import EXE, service_env, wait_healthy
+from tests.e2e._service_process import EXE, service_env, stop, wait_healthy
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.timeout(400)]
 DAYS = 42
@@ -55,13 +55,7 @@ def _serve(env: dict[str, str]) -> Iterator[subprocess.Popen[bytes]]:
         wait_healthy(env["PACEKEEPER_BASE_URL"], proc)
         yield proc
     finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-        try:
-            output = proc.communicate(timeout=20)[0].decode(errors="replace")
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            output = proc.communicate()[0].decode(errors="replace")
+        output = stop(proc, timeout=20)
         assert "Traceback" not in output, output[-3000:]
 
 
