@@ -1,4 +1,4 @@
-"""bench/run faults [--people 6] [--gap 15]
+"""bench/run faults [--people 6] [--gap 15] [--skip kill,redis,postgres]
 
 Faults during a steady load, against `scripts/cluster` (three processes, one queue
 worker, PostgreSQL, Redis, nginx) on loopback. Each person runs a loop through nginx
@@ -208,7 +208,10 @@ def main() -> None:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--people", type=int, default=6)
     parser.add_argument("--gap", type=float, default=15.0, help="seconds between faults")
+    parser.add_argument("--skip", default="", help="comma-separated faults to leave out: "
+                        "kill, redis, postgres (to tell which one a finding comes from)")
     args = parser.parse_args()
+    skip = set(filter(None, args.skip.split(",")))
     state = Path(tempfile.mkdtemp(prefix="pk-faults-"))
     port = _free_block()
     env = {**_env(state, port, 3), "PACEKEEPER_SHUTDOWN_GRACE_SECONDS": "5"}
@@ -227,27 +230,30 @@ def main() -> None:
             thread.start()
         time.sleep(args.gap)
 
-        run.phase = "kill -9 serve-1"
-        os.kill(int((state / "serve-1.pid").read_text()), signal.SIGKILL)
-        time.sleep(args.gap / 2)
-        _cluster("up", env)  # what a supervisor (systemd Restart=) does
-        time.sleep(args.gap / 2)
+        if "kill" not in skip:
+            run.phase = "kill -9 serve-1"
+            os.kill(int((state / "serve-1.pid").read_text()), signal.SIGKILL)
+            time.sleep(args.gap / 2)
+            _cluster("up", env)  # what a supervisor (systemd Restart=) does
+            time.sleep(args.gap / 2)
 
-        run.phase = "Redis restart"
-        subprocess.run(["redis-cli", "-p", str(port + 11), "shutdown", "nosave"],
-                       capture_output=True, timeout=30, check=False)
-        time.sleep(2)
-        _cluster("up", env)
-        time.sleep(args.gap)
+        if "redis" not in skip:
+            run.phase = "Redis restart"
+            subprocess.run(["redis-cli", "-p", str(port + 11), "shutdown", "nosave"],
+                           capture_output=True, timeout=30, check=False)
+            time.sleep(2)
+            _cluster("up", env)
+            time.sleep(args.gap)
 
-        run.phase = "PostgreSQL restart"
-        as_pg = ["runuser", "-u", "postgres", "--"] if os.getuid() == 0 else []
-        subprocess.run([*as_pg, str(PG_BIN / "pg_ctl"), "-D", str(state / "postgres"),
-                        "-m", "fast", "-w", "stop"], stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL, timeout=120, check=True)
-        time.sleep(2)
-        _cluster("up", env)  # starts PostgreSQL again with the cluster's options
-        time.sleep(args.gap)
+        if "postgres" not in skip:
+            run.phase = "PostgreSQL restart"
+            as_pg = ["runuser", "-u", "postgres", "--"] if os.getuid() == 0 else []
+            subprocess.run([*as_pg, str(PG_BIN / "pg_ctl"), "-D", str(state / "postgres"),
+                            "-m", "fast", "-w", "stop"], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, timeout=120, check=True)
+            time.sleep(2)
+            _cluster("up", env)  # starts PostgreSQL again with the cluster's options
+            time.sleep(args.gap)
 
         run.phase = "after"
         # Something new for each person's feed: a file they have not imported yet.
