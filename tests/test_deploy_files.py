@@ -43,6 +43,12 @@ def test_compose_file_parses_and_names_real_settings_and_files() -> None:
     assert services["worker"]["command"] == ["pacekeeper", "worker"]
     probe = " ".join(services["pacekeeper-1"]["healthcheck"]["test"])
     assert "/ready" in probe
+    # Redis keeps its data over a restart, on a volume: the live feeds' sequence numbers
+    # must not start again (docs/scaling.md, "Faults during load").
+    redis = services["redis"]
+    assert redis["command"][redis["command"].index("--appendonly") + 1] == "yes"
+    assert any(v.endswith(":/data") for v in redis["volumes"])
+    assert "redis" in compose["volumes"]
     for volume in services["nginx"]["volumes"]:
         source = volume.split(":", 1)[0]
         assert (DEPLOY / "compose" / source).resolve().is_file(), source

@@ -1,10 +1,15 @@
 """bench/run load [--processes 1,3] [--users 24] [--rate 1.0] [--duration 60] [--quick]
+               [--soak]
 
 For each process count: `scripts/cluster up` (own folder and ports), seed people (each
 registers, sets an FTP, imports a ride), read every serve process's RSS, run the Locust
 workload (bench/load/locustfile.py) headless at a fixed offered rate (users x rate per
 second), read the RSS again, `scripts/cluster down --purge`. Prints one table per run and
 writes bench/results/load-<time>.json. docs/scaling.md has the figures.
+
+`--soak`: three processes, ten minutes measured after a one-minute warm-up (RSS read at
+the end of the warm-up, then every minute); fails (exit 1) when a process grew 10 % or
+more past its warm size, or any request failed.
 
 Bench-only settings (documented in docs/scaling.md): every request of the bench comes
 from one address, so the per-address login and registration limits and the trial-key cap
@@ -119,7 +124,8 @@ def _read_stats(prefix: Path) -> dict[str, Any]:
     return {"operations": rows, "errors": errors, "http_5xx": five_xx}
 
 
-def run_once(processes: int, users: int, rate: float, duration: int) -> dict[str, Any]:
+def run_once(processes: int, users: int, rate: float, duration: int,
+             warmup: int = 0) -> dict[str, Any]:
     state = Path(tempfile.mkdtemp(prefix="pk-load-"))
     env = _env(state, _free_block(), processes)
     try:
@@ -131,21 +137,36 @@ def run_once(processes: int, users: int, rate: float, duration: int) -> dict[str
                       "LOAD_RATE_PER_USER": str(rate), "LOAD_FIT": str(FIT),
                       "PYTHONPATH": f"{ROOT}:{ROOT / 'src'}"}
         started = time.monotonic()
+        load_before = os.getloadavg()[0]
         locustfile = str(ROOT / "bench" / "load" / "locustfile.py")
-        subprocess.run([sys.executable, "-m", "locust", "-f", locustfile,
-                        "--headless", "-u", str(users), "-r", str(users), "-t", f"{duration}s",
-                        "--host", url, "--csv", str(prefix), "--only-summary",
-                        "--loglevel", "WARNING", "--stop-timeout", "10"],
-                       env=locust_env, check=False, timeout=duration + 120,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        locust = subprocess.Popen(
+            [sys.executable, "-m", "locust", "-f", locustfile,
+             "--headless", "-u", str(users), "-r", str(users), "-t", f"{warmup + duration}s",
+             "--host", url, "--csv", str(prefix), "--only-summary",
+             "--loglevel", "WARNING", "--stop-timeout", "10"],
+            env=locust_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        samples: list[dict[str, Any]] = []
+        if warmup:
+            # Memory is compared from the warm size on: the first minute fills caches,
+            # pools and the allocator's arenas, which is not growth.
+            time.sleep(warmup)
+            rss_start = _rss_mib(state)
+            while locust.poll() is None and time.monotonic() - started < warmup + duration:
+                time.sleep(min(60.0, max(1.0, warmup + duration - (time.monotonic() - started))))
+                samples.append({"t_s": round(time.monotonic() - started), **_rss_mib(state)})
+        locust.wait(timeout=warmup + duration + 120)
         took = time.monotonic() - started
         rss_end = _rss_mib(state)
         stats = _read_stats(prefix)
     finally:
         _cluster("down --purge", env)
+    growth = {name: round(100 * (rss_end[name] - start) / start, 1)
+              for name, start in rss_start.items() if name in rss_end}
     return {"processes": processes, "users": users, "offered_rps": users * rate,
-            "duration_s": duration, "wall_s": round(took, 1), "rss_mib_start": rss_start,
-            "rss_mib_end": rss_end, **stats}
+            "duration_s": duration, "warmup_s": warmup, "wall_s": round(took, 1),
+            "load_average_1m": [round(load_before, 2), round(os.getloadavg()[0], 2)],
+            "rss_mib_start": rss_start, "rss_mib_end": rss_end, "rss_growth_pct": growth,
+            "rss_samples": samples, **stats}
 
 
 def _print(result: dict[str, Any]) -> None:
@@ -159,7 +180,9 @@ def _print(result: dict[str, Any]) -> None:
               f"{row['p50_ms']:g} | {row['p99_ms']:g} |")
     for error, n in result["errors"].items():
         print(f"  error x{n}: {error}")
-    print(f"RSS MiB start {result['rss_mib_start']} end {result['rss_mib_end']}")
+    print(f"RSS MiB start {result['rss_mib_start']} end {result['rss_mib_end']} "
+          f"growth % {result['rss_growth_pct']}; load average (1 min) before/after "
+          f"{result['load_average_1m']}")
 
 
 def main() -> None:
@@ -172,19 +195,32 @@ def main() -> None:
                         help="requests per second per person (1.0)")
     parser.add_argument("--duration", type=int, default=60, help="seconds measured (60)")
     parser.add_argument("--quick", action="store_true", help="20 s, 8 people, one process")
+    parser.add_argument("--soak", action="store_true",
+                        help="three processes, 600 s after a 60 s warm-up; growth < 10 %%")
     args = parser.parse_args()
     counts = [int(n) for n in args.processes.split(",")]
+    warmup = 0
     if args.quick:
         counts, args.users, args.duration = [1], 8, 20
+    if args.soak:
+        counts, args.duration, warmup = [3], 600, 60
     results = []
     for processes in counts:
-        result = run_once(processes, args.users, args.rate, args.duration)
+        result = run_once(processes, args.users, args.rate, args.duration, warmup)
         _print(result)
         results.append(result)
     RESULTS.mkdir(parents=True, exist_ok=True)
     out = RESULTS / f"load-{time.strftime('%Y%m%dT%H%M%S')}.json"
     out.write_text(json.dumps(results, indent=2))
     print(f"\nwritten {out.relative_to(ROOT)}")
+    if args.soak:
+        soak = results[0]
+        grown = {name: pct for name, pct in soak["rss_growth_pct"].items() if pct >= 10}
+        failures = sum(row["failures"] for row in soak["operations"].values())
+        if grown or failures:
+            print(f"SOAK FAILED: grown {grown}, failed requests {failures}")
+            sys.exit(1)
+        print("soak passed: every process grew less than 10 %, no request failed")
 
 
 if __name__ == "__main__":

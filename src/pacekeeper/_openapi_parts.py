@@ -16,9 +16,28 @@ def json_response(description: str, schema: dict[str, Any]) -> dict[str, Any]:
     return {"description": description, "content": {"application/json": {"schema": schema}}}
 
 
+def blank_or(schema: dict[str, Any]) -> dict[str, Any]:
+    """A query parameter whose empty value means its default (``?limit=``, as an HTML
+    form with an empty field sends it), else `schema`."""
+    return {"anyOf": [schema, {"type": "string", "maxLength": 0}]}
+
+
+def link(path: str, method: str, **parameters: str) -> dict[str, Any]:
+    """An OpenAPI link from a response to the operation at `path`/`method`, its parameters
+    taken from the response (runtime expressions such as ``$response.body#/id``): clients
+    and schemathesis' stateful phase chain operations through these."""
+    pointer = path.replace("~", "~0").replace("/", "~1")
+    return {"operationRef": f"#/paths/{pointer}/{method}", "parameters": parameters}
+
+
+def with_links(response: dict[str, Any], **links: dict[str, Any]) -> dict[str, Any]:
+    return {**response, "links": links}
+
+
 def error_response(description: str) -> dict[str, Any]:
     """A response with the service's `{"error", "message"}` body (ERR-1)."""
     return json_response(description, ERROR)
 
 
-__all__ = ["ERROR", "HTML", "ISO_TIME", "SESSION_AUTH", "error_response", "json_response"]
+__all__ = ["ERROR", "HTML", "ISO_TIME", "SESSION_AUTH", "blank_or", "error_response",
+           "json_response", "link", "with_links"]

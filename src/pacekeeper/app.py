@@ -281,6 +281,7 @@ def create_app(
         exception_handlers={
             ApiError: api.api_error_handler,
             HTTPException: api.http_error_handler,
+            **dict.fromkeys(api.UNAVAILABLE, api.unavailable_handler),
             Exception: api.internal_error_handler,
         },
     )

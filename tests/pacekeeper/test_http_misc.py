@@ -43,6 +43,42 @@ async def test_openapi_describes_every_route(harness: Harness) -> None:
             assert "422" not in operation.get("responses", {}), path
 
 
+async def test_openapi_links_lead_to_real_operations(harness: Harness) -> None:
+    """Each link (what schemathesis' stateful run chains) names an operation of this
+    document and fills exactly path parameters that operation has."""
+    document = (await harness.client.get("/openapi.json")).json()
+    links = [(name, link) for item in document["paths"].values() for op in item.values()
+             for response in op.get("responses", {}).values()
+             for name, link in response.get("links", {}).items()]
+    assert {name for name, _ in links} >= {"DeleteKey", "GetActivity", "DeleteActivity",
+                                           "GetStreams", "SyncState"}
+    for name, link in links:
+        pointer = link["operationRef"].removeprefix("#/paths/")
+        path, method = pointer.rsplit("/", 1)
+        path = path.replace("~1", "/").replace("~0", "~")
+        target = document["paths"][path][method]
+        names = {p["name"] for p in target.get("parameters", []) if p["in"] == "path"}
+        assert set(link["parameters"]) == names, name
+        assert all(v.startswith("$response.body#/") for v in link["parameters"].values())
+
+
+async def test_blank_page_size_means_the_default(harness: Harness) -> None:
+    """`?limit=` (a form's empty field) is the default page, as /openapi.json says;
+    a word or an out-of-range number is a 400 (ERR-1)."""
+    token = (await harness.register("blank@example.com"))["token"]
+    auth = {"Authorization": f"Bearer {token}"}
+    blank = await harness.client.get("/api/activities?limit=", headers=auth)
+    assert blank.status_code == 200
+    for bad in ("abc", "0", "201"):
+        answer = await harness.client.get(f"/api/activities?limit={bad}", headers=auth)
+        assert answer.status_code == 400
+        assert answer.json()["error"] == "validation_error"
+    document = (await harness.client.get("/openapi.json")).json()
+    limit = next(p for p in document["paths"]["/api/activities"]["get"]["parameters"]
+                 if p["name"] == "limit")
+    assert {"type": "string", "maxLength": 0} in limit["schema"]["anyOf"]
+
+
 async def test_no_secrets_in_logs_or_responses(
     harness: Harness, caplog: pytest.LogCaptureFixture
 ) -> None:

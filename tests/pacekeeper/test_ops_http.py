@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 import re
 import uuid
 from typing import Any
 
 import httpx
 import pytest
+from redis.exceptions import ConnectionError as RedisConnectionError
+from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, OperationalError
+from starlette.requests import Request
+from starlette.responses import Response
 
 from pacekeeper import metrics
 from tests import _services
@@ -178,3 +183,47 @@ async def test_request_id_is_echoed_or_made(harness: Harness, given: str, kept: 
         assert len(echoed) == 32 and int(echoed, 16) >= 0
     other = await harness.client.get("/health")
     assert other.headers["x-request-id"] != echoed
+
+
+class _Sqlstate(Exception):
+    """What asyncpg's errors carry, as SQLAlchemy's adapter passes them on."""
+
+    def __init__(self, sqlstate: str) -> None:
+        super().__init__(sqlstate)
+        self.sqlstate = sqlstate
+
+
+@pytest.mark.parametrize("error", [
+    RedisConnectionError("Connection refused"),
+    OperationalError("SELECT 1", {}, ConnectionRefusedError("refused")),
+    InterfaceError("SELECT 1", {}, Exception("connection is closed")),
+    ConnectionResetError("reset by peer"),
+    DBAPIError("SELECT 1", {}, _Sqlstate("57P03")),  # "the database system is shutting down"
+])
+async def test_an_unreachable_backing_service_is_503_with_retry_after(
+    harness: Harness, error: Exception, caplog: pytest.LogCaptureFixture
+) -> None:
+    """ERR-1, ERR-3: PostgreSQL or Redis gone (a restart, bench/faults) is a 503 the caller
+    can retry, one log line naming the service, no traceback; other errors stay 500."""
+
+    async def failing(_request: Request) -> Response:
+        raise error
+
+    async def broken(_request: Request) -> Response:
+        raise IntegrityError("INSERT", {}, _Sqlstate("23505"))  # a bug, not an outage
+
+    harness.app.router.add_route("/test-unavailable", failing)
+    harness.app.router.add_route("/test-bug", broken)
+    with caplog.at_level(logging.DEBUG):
+        response = await harness.client.get("/test-unavailable")
+    assert response.status_code == 503
+    assert response.json() == {"error": "service_unavailable",
+                               "message": "a backing service is unavailable; retry shortly"}
+    assert response.headers["retry-after"] == "2"
+    assert "Traceback" not in caplog.text
+    assert "unavailable" in caplog.text
+    try:  # the in-process client may re-raise what a server answers with a 500
+        bug = (await harness.client.get("/test-bug")).status_code
+    except IntegrityError:
+        bug = 500
+    assert bug == 500

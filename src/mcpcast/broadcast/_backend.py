@@ -7,10 +7,13 @@ from typing import Protocol
 
 from ._frame import Frame
 
-__all__ = ["BroadcastBackend", "FrameSink"]
+__all__ = ["BroadcastBackend", "FrameSink", "ResetSink"]
 
 #: Called (synchronously, on the event loop) with every frame published to a topic.
 FrameSink = Callable[[Frame], None]
+#: Called with the topic's last sequence number when the backend may have lost its
+#: numbers (a Redis that restarted without persistence starts again at 1).
+ResetSink = Callable[[int], None]
 
 
 class BroadcastBackend(Protocol):
@@ -28,8 +31,10 @@ class BroadcastBackend(Protocol):
         """Return the topic's last sequence number and the kept frames after ``after_seq``."""
         ...
 
-    async def attach(self, topic: str, sink: FrameSink) -> None:
-        """Start delivering the topic's frames to ``sink`` (one sink per topic)."""
+    async def attach(self, topic: str, sink: FrameSink,
+                     on_reset: ResetSink | None = None) -> None:
+        """Start delivering the topic's frames to ``sink`` (one sink per topic); tell
+        ``on_reset`` the topic's last number whenever the numbers may have gone back."""
         ...
 
     async def detach(self, topic: str, sink: FrameSink) -> None:

@@ -110,10 +110,14 @@ class Broadcaster:
         for sub in list(self._subscribers):
             sub.offer(frame)
 
+    def _rebase(self, last_seq: int) -> None:
+        for sub in list(self._subscribers):
+            sub.rebase(last_seq)
+
     async def _ensure_attached(self) -> None:
         async with self._attach_lock:
             if not self._attached:
-                await self._backend.attach(self.name, self._deliver)
+                await self._backend.attach(self.name, self._deliver, self._rebase)
                 self._attached = True
 
     def _release(self, sub: Subscription) -> None:

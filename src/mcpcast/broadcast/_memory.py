@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from ._backend import FrameSink
+from ._backend import FrameSink, ResetSink
 from ._frame import Frame
 
 __all__ = ["MemoryBackend"]
@@ -49,7 +49,9 @@ class MemoryBackend:
             return 0, []
         return state.seq, [f for f in state.history if f.seq > after_seq]
 
-    async def attach(self, topic: str, sink: FrameSink) -> None:
+    async def attach(self, topic: str, sink: FrameSink,
+                     on_reset: ResetSink | None = None) -> None:
+        # Numbers live as long as this process: they never go back, on_reset never fires.
         self._state(topic).sink = sink
 
     async def detach(self, topic: str, sink: FrameSink) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
-from ._backend import FrameSink
+from ._backend import FrameSink, ResetSink
 from ._frame import Frame
 
 __all__ = ["RedisBackend"]
@@ -79,6 +79,7 @@ class RedisBackend:
         self._replay = client.register_script(_REPLAY_LUA)
         self._pubsub: Any = None  # redis.asyncio.client.PubSub, created on first attach
         self._sinks: dict[str, FrameSink] = {}
+        self._resets: dict[str, ResetSink] = {}
         self._confirmations: dict[str, list[asyncio.Future[None]]] = {}
         self._command_lock = asyncio.Lock()
         self._reader: asyncio.Task[None] | None = None
@@ -106,10 +107,13 @@ class RedisBackend:
         last, items = await self._replay(keys=self._keys(topic), args=[after_seq])
         return int(last), [Frame.from_wire(item) for item in items]
 
-    async def attach(self, topic: str, sink: FrameSink) -> None:
+    async def attach(self, topic: str, sink: FrameSink,
+                     on_reset: ResetSink | None = None) -> None:
         if self._closed:
             raise RuntimeError("redis broadcast backend is closed")
         self._sinks[topic] = sink
+        if on_reset is not None:
+            self._resets[topic] = on_reset
         channel = self._channel(topic)
         confirmed = asyncio.get_running_loop().create_future()
         waiters = self._confirmations.setdefault(channel, [])
@@ -129,31 +133,47 @@ class RedisBackend:
                 waiters.remove(confirmed)
             if self._sinks.get(topic) == sink:
                 del self._sinks[topic]
+                self._resets.pop(topic, None)
             raise
 
     async def detach(self, topic: str, sink: FrameSink) -> None:
         if self._sinks.get(topic) != sink:
             return
         del self._sinks[topic]
+        self._resets.pop(topic, None)
         async with self._command_lock:
             if self._pubsub is not None and not self._closed:
                 await self._pubsub.unsubscribe(self._channel(topic))
 
     async def _read_forever(self) -> None:
         backoff = 0.1
+        lost = False
         while True:
             try:
                 message = await self._pubsub.get_message(timeout=1.0)
+                if lost:  # back: resynchronise before delivering anything new
+                    await self._resync()
+                    lost = False
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # connection lost: redis-py resubscribes on reconnect
                 log.warning("redis pub/sub read failed (%s); retrying", type(exc).__name__)
+                lost = True
                 await asyncio.sleep(backoff)
                 backoff = min(backoff * 2, 5.0)
                 continue
             backoff = 0.1
             if message is not None:
                 self._dispatch(message)
+
+    async def _resync(self) -> None:
+        """After a lost connection Redis may have lost its data (a restart without
+        persistence): every topic's numbers start again at 1, and subscribers that saw
+        higher ones would drop the new frames as duplicates. Tell each topic its last
+        number (found by bench/faults: live feeds went silent after a Redis restart)."""
+        for topic, on_reset in list(self._resets.items()):
+            last, _ = await self.replay(topic, 2**62)
+            on_reset(last)
 
     def _dispatch(self, message: dict[str, Any]) -> None:
         kind = _text(message["type"])

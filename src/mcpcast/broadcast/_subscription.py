@@ -94,6 +94,12 @@ class Subscription:
             self._queue.popleft()  # the oldest history goes first: a resume gap, not growth
         self._wake()
 
+    def rebase(self, last_seq: int) -> None:
+        """The backend's numbers went back to ``last_seq`` (its data was lost): frames
+        after it are new, not duplicates of what was delivered before."""
+        if last_seq < self._last_seq:
+            self._last_seq = last_seq
+
     def _wake(self) -> None:
         waiter = self._waiter
         if waiter is not None and not waiter.done():

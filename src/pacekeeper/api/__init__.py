@@ -13,8 +13,10 @@ from pacekeeper.api._common import (
 from pacekeeper.api._headers import SecurityHeadersMiddleware
 from pacekeeper.api._meta_routes import health, jwks, openapi
 from pacekeeper.api._openapi import add_path, openapi_document
+from pacekeeper.api._unavailable import UNAVAILABLE, unavailable_handler
 
 __all__ = [
+    "UNAVAILABLE",
     "BodyLimitMiddleware",
     "JSONResponse",
     "SecurityHeadersMiddleware",
@@ -32,4 +34,5 @@ __all__ = [
     "password_grant",
     "refresh",
     "register",
+    "unavailable_handler",
 ]

@@ -8,6 +8,7 @@ from pacekeeper._openapi_parts import ISO_TIME as _ISO
 from pacekeeper._openapi_parts import SESSION_AUTH as _BEARER
 from pacekeeper._openapi_parts import error_response as _err
 from pacekeeper._openapi_parts import json_response as _json
+from pacekeeper._openapi_parts import link, with_links
 
 _TIER = {"type": "string", "enum": ["trial", "starter", "professional", "enterprise"]}
 _KEY: dict[str, Any] = {
@@ -40,8 +41,10 @@ KEY_PATHS: dict[str, dict[str, Any]] = {
                 },
             }}}},
             "responses": {
-                "201": _json("created", {**_KEY, "properties": {
-                    **_KEY["properties"], "api_key": {"type": "string"}}}),
+                "201": with_links(
+                    _json("created", {**_KEY, "properties": {
+                        **_KEY["properties"], "api_key": {"type": "string"}}}),
+                    DeleteKey=link("/api/keys/{key_id}", "delete", key_id="$response.body#/id")),
                 "400": _err("bad input"), "401": _err("no valid JWT"),
                 "403": _err("tier not in the plan, or CSRF"), "404": _err("no such user"),
                 "409": _err("a cap on keys per person is reached"),

@@ -6,6 +6,7 @@ from typing import Any
 
 from pacekeeper._openapi_parts import ERROR as _ERROR
 from pacekeeper._openapi_parts import SESSION_AUTH as _AUTH
+from pacekeeper._openapi_parts import blank_or, link, with_links
 from pacekeeper._openapi_parts import json_response as _json
 from pacekeeper.fitness._settings import SETTINGS
 from pacekeeper.fitness.models import Sport
@@ -92,6 +93,14 @@ def fitness_paths() -> dict[str, dict[str, Any]]:
     return _paths(provider)
 
 
+def _activity_links(activity_id: str) -> dict[str, dict[str, Any]]:
+    """Where an activity's id leads: read it, its streams, delete it."""
+    one = "/api/activities/{activity_id}"
+    return {"GetActivity": link(one, "get", activity_id=activity_id),
+            "GetStreams": link(one + "/streams", "get", activity_id=activity_id),
+            "DeleteActivity": link(one, "delete", activity_id=activity_id)}
+
+
 def _paths(provider: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {
         "/api/activities/import": {"post": {
@@ -100,9 +109,12 @@ def _paths(provider: dict[str, Any]) -> dict[str, dict[str, Any]]:
             "requestBody": {"required": True, "content": {"multipart/form-data": {"schema": {
                 "type": "object", "required": ["file"],
                 "properties": {"file": {"type": "string", "format": "binary"}}}}}},
-            "responses": {"201": _json("imported", _IMPORT_RESULT),
-                          "200": _json("a duplicate, merged, or an archive's results",
-                                       _IMPORT_RESULT),
+            "responses": {"201": with_links(_json("imported", _IMPORT_RESULT),
+                                            **_activity_links("$response.body#/activity/id")),
+                          "200": with_links(
+                              _json("a duplicate, merged, or an archive's results",
+                                    _IMPORT_RESULT),
+                              **_activity_links("$response.body#/activity/id")),
                           **_errors(400, 403, 413)},
         }},
         "/api/activities": {"get": {
@@ -114,13 +126,15 @@ def _paths(provider: dict[str, Any]) -> dict[str, dict[str, Any]]:
                 _query("after", {"type": "string"}, "ISO date or time (inclusive)"),
                 _query("before", {"type": "string"}, "ISO date or time (exclusive)"),
                 _query("text", {"type": "string"}, "words of the name"),
-                _query("limit", {"type": "integer", "minimum": 1, "maximum": 200}, "page size"),
+                _query("limit", blank_or({"type": "integer", "minimum": 1, "maximum": 200}),
+                       "page size"),
                 _query("cursor", {"type": "string"}, "next_cursor of the previous page"),
             ],
-            "responses": {"200": _json("a page", {
+            "responses": {"200": with_links(_json("a page", {
                 "type": "object", "required": ["activities", "next_cursor"],
                 "properties": {"activities": {"type": "array", "items": _SUMMARY},
-                               "next_cursor": _STR}}), **_errors(400)},
+                               "next_cursor": _STR}}),
+                **_activity_links("$response.body#/activities/0/id")), **_errors(400)},
         }},
         "/api/activities/{activity_id}": {
             "get": {"summary": "One activity in detail", "security": _AUTH, "parameters": _ID,
@@ -135,7 +149,7 @@ def _paths(provider: dict[str, Any]) -> dict[str, dict[str, Any]]:
             "parameters": [*_ID,
                            _query("keys", {"type": "string"},
                                   f"comma-separated: time, {', '.join(CHANNELS)}"),
-                           _query("max_points", {"type": "integer", "minimum": 2},
+                           _query("max_points", blank_or({"type": "integer", "minimum": 2}),
                                   "at most this many points (bucket means)")],
             "responses": {"200": _json("the streams", {
                 "type": "object", "required": ["activity_id", "points", "streams"],
@@ -169,10 +183,12 @@ def _paths(provider: dict[str, Any]) -> dict[str, dict[str, Any]]:
             "requestBody": {"required": True, "content": {"application/json": {"schema": {
                 "type": "object", "required": ["provider"],
                 "properties": {"provider": provider}}}}},
-            "responses": {"202": _json("started (or already running)", {
+            "responses": {"202": with_links(_json("started (or already running)", {
                 "type": "object", "required": ["provider", "status_url"],
                 "properties": {"provider": provider, "started": {"type": "boolean"},
                                "status_url": {"type": "string"}}}),
+                SyncState=link("/api/sync/{provider}", "get",
+                               provider="$response.body#/provider")),
                 **_errors(400, 403, 409, 503)},
         }},
         "/api/sync/{provider}": {"get": {

@@ -14,6 +14,7 @@ import pytest
 import redis.asyncio as aioredis
 
 from mcpcast.broadcast import BroadcasterFactory, CloseReason
+from tests import _services
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -141,3 +142,34 @@ async def test_streaming_session_reaches_another_process_in_order(two) -> None:
     assert [f["seq"] for f in frames] == [1, 2, 3, 4]
     assert "".join(f.get("text", "") for f in frames) == "one two three"
     assert frames[-1]["type"] == "complete"
+
+
+async def test_a_subscriber_keeps_receiving_after_redis_loses_its_numbers() -> None:
+    """Redis restarted without persistence (here: FLUSHALL and its pub/sub connections
+    dropped) starts each topic at seq 1 again; an open subscription that had seen seq 3
+    must still get the new frames, not drop them as duplicates (bench/faults finding)."""
+    with _services.redis_server() as url:
+        a = BroadcasterFactory.from_url(url, history_size=4)
+        b = BroadcasterFactory.from_url(url, history_size=4)
+        try:
+            name = _topic()
+            sub = await b.lookup(name).subscribe()
+            for i in range(3):
+                await a.lookup(name).broadcast(f"before-{i}")
+            assert [(await asyncio.wait_for(sub.next(), 5)).seq for _ in range(3)] == [1, 2, 3]
+            admin = aioredis.Redis.from_url(url)
+            await admin.flushall()
+            await admin.client_kill_filter(_type="pubsub")
+            await admin.aclose()
+            received = None
+            for i in range(3):  # seq 1, 2, 3 again: each one a duplicate without the resync
+                await asyncio.sleep(1.0)
+                await a.lookup(name).broadcast(f"after-{i}")
+                received = await sub.next(max_wait=1.0)
+                if received is not None:
+                    break
+            assert received is not None and received.message.startswith("after-")
+            assert received.seq <= 3
+        finally:
+            await a.close()
+            await b.close()

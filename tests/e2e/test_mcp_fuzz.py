@@ -1,0 +1,232 @@
+"""A hypothesis-driven JSON-RPC fuzzer against a real `pacekeeper serve`'s /mcp, signed
+in with a real token: over HTTP in the handshake era (initialize, Mcp-Session-Id) and the
+2026-07-28 stateless era (the `_meta` envelope, Mcp-Method/Mcp-Name headers), and over
+WebSocket. Malformed JSON, wrong types, huge ids, batches, unknown methods, and tools/call
+of every listed tool with arguments drawn from its inputSchema. Every answer is below 500,
+a well-formed JSON-RPC result or error (never an internal error), free of tracebacks and of
+the token; the service is ready afterwards (ERR-1, ERR-3)."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import ClientConnection, connect
+
+from tests.e2e._fuzz_target import (
+    Target,
+    assert_clean_text,
+    assert_healthy_afterwards,
+    fuzz_target,
+)
+from tests.e2e._jsonrpc_fuzz import (
+    JSON_VALUES,
+    LEGACY,
+    META,
+    MODERN,
+    bodies,
+    check_http_answer,
+    check_message,
+    from_json_schema,
+    header_safe,
+)
+
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+ACCEPT = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+# Bounded: the whole module runs in about a minute on this machine.
+FUZZ = settings(max_examples=800, deadline=None, database=None,
+                suppress_health_check=list(HealthCheck))
+PER_TOOL = settings(FUZZ, max_examples=25)
+
+
+@pytest.fixture(scope="module")
+def target(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Target]:
+    with fuzz_target(tmp_path_factory.mktemp("mcp-fuzz"), "mcp-fuzz@example.com") as live:
+        yield live
+
+
+@pytest.fixture(scope="module")
+def http(target: Target) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=target.url, timeout=30,
+                      headers={**ACCEPT, "authorization": f"Bearer {target.token}"}) as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+def session(http: httpx.Client) -> dict[str, str]:
+    """A handshake-era session's headers, initialized."""
+    init = http.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": LEGACY[0], "capabilities": {},
+        "clientInfo": {"name": "fuzz", "version": "1"}}})
+    assert init.status_code == 200, init.text
+    headers = {"mcp-session-id": init.headers["mcp-session-id"],
+               "mcp-protocol-version": LEGACY[0]}
+    done = http.post("/mcp", headers=headers,
+                     json={"jsonrpc": "2.0", "method": "notifications/initialized"})
+    assert done.status_code == 202
+    return headers
+
+
+@pytest.fixture(scope="module")
+def tools(http: httpx.Client, session: dict[str, str]) -> list[dict[str, Any]]:
+    listed = http.post("/mcp", headers=session,
+                       json={"jsonrpc": "2.0", "id": 2, "method": "tools/list"}).json()
+    assert len(listed["result"]["tools"]) >= 30
+    return list(listed["result"]["tools"])
+
+
+def _post(http: httpx.Client, target: Target, body: bytes,
+          headers: dict[str, str]) -> list[Any]:
+    answer = http.post("/mcp", content=body, headers=headers)
+    return check_http_answer(answer.status_code, answer.headers.get("content-type", ""),
+                             answer.text, body, (target.token,))
+
+
+def _modern_headers(body: bytes) -> dict[str, str]:
+    """The routing headers a 2026-07-28 client sends, copied from the body when it has them."""
+    headers = {"mcp-protocol-version": MODERN}
+    try:
+        message = json.loads(body)
+    except ValueError:
+        return headers
+    if isinstance(message, dict):
+        if method := header_safe(message.get("method")):
+            headers["mcp-method"] = method
+        params = message.get("params")
+        if isinstance(params, dict) and (name := header_safe(params.get("name"))):
+            headers["mcp-name"] = name
+    return headers
+
+
+def test_handshake_era_answers_any_body(target: Target, http: httpx.Client,
+                                        session: dict[str, str]) -> None:
+    @FUZZ
+    @given(body=bodies(modern=False), version=st.sampled_from(LEGACY))
+    def run(body: bytes, version: str) -> None:
+        _post(http, target, body, {**session, "mcp-protocol-version": version})
+
+    run()
+    assert_healthy_afterwards(target)
+
+
+def test_stateless_era_answers_any_body(target: Target, http: httpx.Client) -> None:
+    @FUZZ
+    @given(body=bodies(modern=True))
+    def run(body: bytes) -> None:
+        _post(http, target, body, _modern_headers(body))
+
+    run()
+    assert_healthy_afterwards(target)
+
+
+def _arguments(tool: dict[str, Any], target: Target) -> st.SearchStrategy[Any]:
+    """Mostly arguments valid by the tool's inputSchema (ids of the person's activities
+    among them), some of any shape."""
+    ids = st.sampled_from(target.activity_ids)
+    valid = from_json_schema(tool["inputSchema"], {
+        "activity_id": ids, "activity_ids": st.lists(ids, min_size=1, max_size=2)})
+    return st.one_of(valid, valid, valid, JSON_VALUES,
+                     st.dictionaries(st.sampled_from(sorted(
+                         tool["inputSchema"].get("properties", {})) or ["x"]), JSON_VALUES))
+
+
+def _check_tool_answer(found: list[Any]) -> str:
+    """How the call ended: "ok", "tool error" (isError) or "refused" (a JSON-RPC error)."""
+    assert len(found) >= 1
+    final = found[-1]
+    if "error" in final:
+        return "refused"
+    assert isinstance(final["result"]["content"], list), final
+    assert isinstance(final["result"].get("isError", False), bool), final
+    return "tool error" if final["result"].get("isError") else "ok"
+
+
+def _fuzz_tool(target: Target, http: httpx.Client, session: dict[str, str],
+               tool: dict[str, Any]) -> Counter[str]:
+    outcomes: Counter[str] = Counter()
+
+    @PER_TOOL
+    @given(arguments=_arguments(tool, target), modern=st.booleans(), call_id=st.integers(1, 2**40))
+    def run(arguments: Any, modern: bool, call_id: int) -> None:
+        params: dict[str, Any] = {"name": tool["name"], "arguments": arguments}
+        headers = dict(session)
+        if modern:
+            params["_meta"] = META
+            headers = {"mcp-protocol-version": MODERN, "mcp-method": "tools/call",
+                       "mcp-name": tool["name"]}
+        body = json.dumps({"jsonrpc": "2.0", "id": call_id, "method": "tools/call",
+                           "params": params}).encode()
+        outcomes[_check_tool_answer(_post(http, target, body, headers))] += 1
+
+    run()
+    return outcomes
+
+
+def test_every_tool_called_with_fuzzed_arguments(target: Target, http: httpx.Client,
+                                                 session: dict[str, str],
+                                                 tools: list[dict[str, Any]]) -> None:
+    """tools/call of each listed tool, in both eras, arguments from its inputSchema."""
+    # The deleting tools last: until then the activities' ids lead somewhere.
+    ordered = sorted(tools, key=lambda tool: tool["name"].startswith("delete_"))
+    outcomes = {tool["name"]: _fuzz_tool(target, http, session, tool) for tool in ordered}
+    # The drawn arguments get past validation into the tools, not only refusals.
+    reached = [name for name, seen in outcomes.items() if seen["ok"]]
+    assert len(reached) >= len(tools) * 3 // 4, outcomes
+    assert_healthy_afterwards(target)
+
+
+def _exchange(ws: ClientConnection, frame: str | bytes, probe: int) -> list[Any]:
+    """Send a frame, then a ping with a fresh id; every message before the ping's answer is
+    the server's answer to the frame."""
+    ws.send(frame)
+    ws.send(json.dumps({"jsonrpc": "2.0", "id": f"probe-{probe}", "method": "ping"}))
+    answers = []
+    while True:
+        message = json.loads(ws.recv(timeout=30))
+        if isinstance(message, dict) and message.get("id") == f"probe-{probe}":
+            check_message(message)
+            return answers
+        answers.append(message)
+
+
+def test_websocket_answers_any_frame(target: Target) -> None:
+    """Text and binary frames of any content on one authenticated socket: each answered
+    with well-formed JSON-RPC, and the socket still serving afterwards."""
+    url = target.url.replace("http://", "ws://") + "/mcp"
+    counter = iter(range(10**9))
+    with connect(url, subprotocols=["mcp"],  # type: ignore[list-item]
+                 additional_headers={"Authorization": f"Bearer {target.token}"},
+                 max_size=2**24) as ws:
+        _fuzz_socket(target, ws, counter)
+    assert_healthy_afterwards(target)
+
+
+def _fuzz_socket(target: Target, ws: ClientConnection, counter: Iterator[int]) -> None:
+    try:
+        ws.send(json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": LEGACY[0], "capabilities": {},
+            "clientInfo": {"name": "fuzz", "version": "1"}}}))
+        check_message(json.loads(ws.recv(timeout=30)), 0)
+        ws.send(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+
+        @FUZZ
+        @given(body=bodies(modern=False), as_text=st.booleans())
+        def run(body: bytes, as_text: bool) -> None:
+            frame: str | bytes = body.decode(errors="replace") if as_text else body
+            for message in _exchange(ws, frame, next(counter)):
+                assert_clean_text(json.dumps(message), (target.token,), "a WebSocket answer")
+                check_message(message)
+
+        run()
+        tools = _exchange(ws, json.dumps({"jsonrpc": "2.0", "id": "last",
+                                          "method": "tools/list"}), next(counter))
+        assert any("tools" in m.get("result", {}) for m in tools), tools
+    except ConnectionClosed as closed:
+        pytest.fail(f"the server closed the socket: {closed}")
