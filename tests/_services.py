@@ -8,6 +8,7 @@ running already. Import the fixtures from ``tests/conftest.py``.
 from __future__ import annotations
 
 import os
+import random
 import shutil
 import socket
 import subprocess
@@ -24,6 +25,21 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+def free_port_block(span: int) -> int:
+    """The first of ``span`` consecutive free loopback ports (a cluster's layout:
+    ``scripts/cluster`` puts nginx, the processes, PostgreSQL and Redis at fixed offsets)."""
+    for _ in range(50):
+        base = random.randrange(20000, 40000)
+        try:
+            for port in range(base, base + span):
+                with socket.socket() as s:
+                    s.bind(("127.0.0.1", port))
+        except OSError:
+            continue
+        return base
+    raise RuntimeError("no free block of ports")
 
 
 def _wait_port(port: int, timeout: float = 20.0) -> None:

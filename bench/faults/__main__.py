@@ -38,8 +38,9 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from tests._services import free_port_block
 
-from bench.load.__main__ import FIT, PASSWORD, RESULTS, ROOT, _cluster, _env, _free_block
+from bench.load.__main__ import CLUSTER_SPAN, FIT, PASSWORD, RESULTS, ROOT, _cluster, _env
 from bench.mcp_throughput._requests import tool_call
 
 TIMEOUT = 15.0
@@ -213,7 +214,7 @@ def main() -> None:
     args = parser.parse_args()
     skip = set(filter(None, args.skip.split(",")))
     state = Path(tempfile.mkdtemp(prefix="pk-faults-"))
-    port = _free_block()
+    port = free_port_block(CLUSTER_SPAN)
     env = {**_env(state, port, 3), "PACEKEEPER_SHUTDOWN_GRACE_SECONDS": "5"}
     failures: list[str] = []
     result: dict[str, Any] = {}

@@ -23,8 +23,6 @@ import argparse
 import csv
 import json
 import os
-import random
-import socket
 import subprocess
 import sys
 import tempfile
@@ -33,25 +31,16 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from tests._services import free_port_block
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "cluster"
 FIT = ROOT / "tests" / "data" / "activities" / "fit" / "6449921903_ACTIVITY.fit"
 RESULTS = ROOT / "bench" / "results"
 PASSWORD = "correct horse battery staple"
+CLUSTER_SPAN = 12  # ports: nginx, the processes, PostgreSQL at +10, Redis at +11
 
 
-def _free_block(span: int = 12) -> int:
-    for _ in range(50):
-        base = random.randrange(20000, 40000)
-        try:
-            for port in range(base, base + span):
-                with socket.socket() as s:
-                    s.bind(("127.0.0.1", port))
-        except OSError:
-            continue
-        return base
-    raise RuntimeError("no free block of ports")
 
 
 def _env(state: Path, port: int, processes: int) -> dict[str, str]:
@@ -127,7 +116,7 @@ def _read_stats(prefix: Path) -> dict[str, Any]:
 def run_once(processes: int, users: int, rate: float, duration: int,
              warmup: int = 0) -> dict[str, Any]:
     state = Path(tempfile.mkdtemp(prefix="pk-load-"))
-    env = _env(state, _free_block(), processes)
+    env = _env(state, free_port_block(CLUSTER_SPAN), processes)
     try:
         url = _cluster("up", env)
         _seed(url, users, state)

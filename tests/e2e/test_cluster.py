@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-import random
 import re
-import socket
 import subprocess
 import sys
 import tempfile
@@ -19,6 +17,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests._services import free_port_block
 from tests.e2e._mcp_clients import http_tool, open_http_session, ws_tool
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
@@ -28,17 +27,6 @@ PASSWORD = "correct horse battery"
 SPAN = 12  # nginx, the processes, PostgreSQL at +10, Redis at +11
 
 
-def _free_block() -> int:
-    for _ in range(50):
-        base = random.randrange(20000, 40000)
-        try:
-            for port in range(base, base + SPAN):
-                with socket.socket() as s:
-                    s.bind(("127.0.0.1", port))
-        except OSError:
-            continue
-        return base
-    raise RuntimeError("no free block of ports")
 
 
 def _run(command: str, env: dict[str, str], timeout: float = 300) -> str:
@@ -50,7 +38,7 @@ def _run(command: str, env: dict[str, str], timeout: float = 300) -> str:
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[tuple[str, int, Path]]:
-    port = _free_block()
+    port = free_port_block(SPAN)
     # Not under pytest's 0700 base folder: PostgreSQL runs as its own user and must reach it.
     state = Path(tempfile.mkdtemp(prefix="pk-cluster-"))
     env = {k: v for k, v in os.environ.items() if not k.startswith("PACEKEEPER_")}
