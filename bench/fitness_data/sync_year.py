@@ -42,6 +42,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 import httpx
+from tests.e2e._service_process import wait_healthy
 
 from pacekeeper.config import Settings
 from pacekeeper.fitness import ActivityFilter, Owner
@@ -69,14 +70,7 @@ def sandbox_process() -> Iterator[str]:
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            assert proc.poll() is None, "the sandbox exited"
-            with contextlib.suppress(httpx.TransportError):
-                if httpx.get(url + "/", timeout=1).status_code == 200:
-                    break
-            assert time.monotonic() < deadline, "the sandbox did not start"
-            time.sleep(0.1)
+        wait_healthy(url, proc, timeout=30, path="/")
         yield url
     finally:
         proc.terminate()

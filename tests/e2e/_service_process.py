@@ -62,13 +62,15 @@ def new_database(postgres_url: str, prefix: str = "e2e_") -> str:
     return admin.set(database=name).render_as_string(hide_password=False)
 
 
-def wait_healthy(url: str, proc: subprocess.Popen[bytes], timeout: float = 40.0) -> None:
+def wait_healthy(url: str, proc: subprocess.Popen[bytes], timeout: float = 40.0,
+                 path: str = "/health") -> None:
+    """Until ``url + path`` answers 200 (the sandbox: ``path="/"``); the process must live."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise RuntimeError(f"server exited with {proc.returncode}")
         with contextlib.suppress(httpx.TransportError):
-            if httpx.get(f"{url}/health", timeout=1.0).status_code == 200:
+            if httpx.get(f"{url}{path}", timeout=1.0).status_code == 200:
                 return
         time.sleep(0.1)
     raise RuntimeError("server did not become healthy")

@@ -99,22 +99,11 @@ def test_sync_resumes_after_a_kill_without_duplicates(tmp_path: Path) -> None:
                                  "--port", str(sandbox_port), "--history-days", "400"],
                                 env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        _wait_up(sandbox, emulator)
+        wait_healthy(sandbox, emulator, timeout=30, path="/")
         _run(env, server, sandbox)
     finally:
         emulator.terminate()
         emulator.wait(timeout=10)
-
-
-def _wait_up(url: str, proc: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + 30
-    while True:
-        assert proc.poll() is None, "the sandbox exited"
-        with contextlib.suppress(httpx.TransportError):
-            if httpx.get(url + "/", timeout=1).status_code == 200:
-                return
-        assert time.monotonic() < deadline, "the sandbox did not start"
-        time.sleep(0.1)
 
 
 def _run(env: dict[str, str], server: str, sandbox: str) -> None:
@@ -238,7 +227,7 @@ def test_an_upload_and_a_sync_of_the_same_ride_are_one_activity(tmp_path: Path) 
                                  "--port", str(sandbox_port), "--history-days", "14"],
                                 env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        _wait_up(sandbox, emulator)
+        wait_healthy(sandbox, emulator, timeout=30, path="/")
         fit = RECORDED.read_bytes()
         for athlete in (21, 22):
             uploaded = httpx.post(f"{sandbox}/admin/uploads", json={
