@@ -24,6 +24,7 @@ from ._registry import completion, mcp_server, prompt, resource, tool
 from ._server import Server
 from .broadcast import Broadcaster, BroadcasterFactory, StreamingSession
 from .context import Ask, Context
+from .protocol.dispatch import FromPrincipal
 
 __version__ = "0.1.0"
 
@@ -34,6 +35,7 @@ __all__ = [
     "BroadcasterFactory",
     "Context",
     "EmbeddedResource",
+    "FromPrincipal",
     "Image",
     "InternalError",
     "InvalidParams",

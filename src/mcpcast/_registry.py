@@ -164,15 +164,17 @@ class Entry:
     signature: Signature
     is_async: bool
     title: str | None = None
-    # Nothing injected: the dispatcher may start it without an Exchange.
-    plain: bool = field(init=False, default=False)
+    # The short-path verdict of a tool (``Methods.plain_tool``), for the injector table
+    # of generation ``judged``: the functions giving its injected parameters from the
+    # principal alone, as (parameter, function) pairs (empty: nothing injected), or None
+    # when a call needs its Exchange.
+    short: tuple[tuple[str, Callable[[Any, dict[str, Any]], Any]], ...] | None = field(
+        init=False, default=None)
+    judged: int = field(init=False, default=-1)
     # A sync method runs on the event loop while its calls stay short; once two took
     # longer than ServerConfig.inline_sync_budget it runs in a worker thread.
     inline: bool = field(init=False, default=True)
     overruns: int = field(init=False, default=0)
-
-    def __post_init__(self) -> None:
-        self.plain = not self.signature.injected
 
 
 @dataclass(slots=True)
@@ -185,9 +187,7 @@ class ToolEntry(Entry):
     task_start: TaskStart = "call"
 
     def __post_init__(self) -> None:
-        # A task tool always needs the exchange (its task outlives the request), and a
-        # sync one always runs in a thread: it is expected to take long.
-        self.plain = not self.signature.injected and self.task == "forbidden"
+        # A sync task tool always runs in a thread: it is expected to take long.
         self.inline = self.task == "forbidden"
 
 

@@ -18,7 +18,7 @@ from ._registry import PromptDecl, Registry, ToolDecl, collect
 from .broadcast import Broadcaster, BroadcasterFactory, StreamingSession
 from .context import Context
 from .protocol.current import CurrentProtocol
-from .protocol.dispatch import Injector, Methods, ToolObserver
+from .protocol.dispatch import FromPrincipal, Injector, Methods, ToolObserver
 from .protocol.exchange import Exchange, PendingRequests
 from .protocol.legacy import LegacyProtocol
 from .protocol.listeners import Listener
@@ -64,6 +64,11 @@ class Server:
     ``task_store`` keeps the tasks of ``@tool(task=...)`` tools (default: in this
     process's memory); a task is visible only to the principal that created it.
 
+    ``injectors`` give the values of injected parameters, by type: ``injector(exchange,
+    arguments)``, or ``FromPrincipal(lambda principal, arguments: ...)`` for one that
+    needs only the caller (a tool whose injected parameters all come from those keeps
+    the short path of a plain call). Either may return a coroutine, awaited first.
+
     ``observe_tool(name, outcome, seconds)`` is told of every ``tools/call`` when it
     ends; outcome is "ok", "error" (an ``isError`` result) or "rejected" (a protocol
     error such as invalid arguments). Metrics hang here.
@@ -84,13 +89,17 @@ class Server:
         self.config = config or ServerConfig()
         self.broadcasters = broadcasters or BroadcasterFactory()
         self.authorize_topic = authorize_topic
+        # Only Context needs the request's Exchange; a tool injecting nothing else takes
+        # the short path of a plain call (``FromPrincipal``).
         self.injectors: dict[type, Injector] = {
             Context: lambda ex, args: Context(ex),
-            ServerConfig: lambda ex, args: self.config,
-            Server: lambda ex, args: self,
-            BroadcasterFactory: lambda ex, args: self.broadcasters,
-            Broadcaster: lambda ex, args: _topic(self.broadcasters.lookup, args),
-            StreamingSession: lambda ex, args: _topic(self.broadcasters.streaming_session, args),
+            ServerConfig: FromPrincipal(lambda principal, args: self.config),
+            Server: FromPrincipal(lambda principal, args: self),
+            BroadcasterFactory: FromPrincipal(lambda principal, args: self.broadcasters),
+            Broadcaster: FromPrincipal(
+                lambda principal, args: _topic(self.broadcasters.lookup, args)),
+            StreamingSession: FromPrincipal(
+                lambda principal, args: _topic(self.broadcasters.streaming_session, args)),
             **(injectors or {}),
         }
         self.registry: Registry = collect(target, tuple(self.injectors))
@@ -233,3 +242,4 @@ class Server:
     def register_injector(self, typ: type,
                           injector: Callable[[Exchange, dict[str, Any]], Any]) -> None:
         self.injectors[typ] = injector
+        self.methods.generation += 1  # each tool's short-path verdict is made again

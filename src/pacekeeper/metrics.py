@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
@@ -61,10 +62,20 @@ SESSIONS = Gauge(
     multiprocess_mode="livesum", registry=REGISTRY)
 
 
+# (tool, outcome) -> its labelled children. `labels()` validates, builds a key and takes a
+# lock on every call; a tool call is on the MCP hot path, and the keys are few and bounded
+# (registered tool names times three outcomes).
+_TOOL_CHILDREN: dict[tuple[str, str], tuple[Any, Any]] = {}
+
+
 def tool_observed(tool: str, outcome: str, seconds: float) -> None:
     """mcpcast's tool observer (``Server(observe_tool=...)``)."""
-    TOOL_CALLS.labels(tool, outcome).inc()
-    TOOL_LATENCY.labels(tool).observe(seconds)
+    children = _TOOL_CHILDREN.get((tool, outcome))
+    if children is None:
+        children = _TOOL_CHILDREN[(tool, outcome)] = (
+            TOOL_CALLS.labels(tool, outcome), TOOL_LATENCY.labels(tool))
+    children[0].inc()
+    children[1].observe(seconds)
 
 
 __all__ = [

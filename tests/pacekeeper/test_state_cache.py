@@ -159,3 +159,57 @@ async def test_one_version_read_answers_both_questions() -> None:
     signal.value = 1
     assert await cache.caller_state(user, family) == (None, True)
     assert (users.reads, families.reads) == (1, 2)
+
+
+class MemorySignal(Signal):
+    """A signal that also reads without I/O, as the file mapping does."""
+
+    def version_now(self) -> str:
+        return str(self.value)
+
+
+class Revoked:
+    def __init__(self) -> None:
+        self.families: set[uuid.UUID] = set()
+        self.jtis: set[str] = set()
+
+    async def family_revoked(self, family_id: uuid.UUID) -> bool:
+        return family_id in self.families
+
+    async def token_revoked(self, jti: str) -> bool:
+        return jti in self.jtis
+
+
+async def test_the_synchronous_answer_never_outlives_the_signal() -> None:
+    """ACC-8, finding 13, RFC 7009 2.1 on the coroutine-free path: `known_state` answers
+    only from what `caller_state` kept under the signal's current version; a move of the
+    signal (a disable, a revoked grant, a logout) sends the next request to the source."""
+    source, signal, revoked = Source(), MemorySignal(), Revoked()
+    cache = CachedCallerStates(signal, source, revoked, tokens=revoked)
+    user, family = uuid.uuid4(), uuid.uuid4()
+    assert cache.known_state(user, family, "j1") is None  # nothing kept yet
+    assert await cache.caller_state(user, family, "j1") == (ACTIVE, False)
+    assert cache.known_state(user, family, "j1") == (ACTIVE, False)
+    assert cache.known_state(user, family, "j2") is None  # another token: not kept
+    assert cache.known_state(user, None) == (ACTIVE, False)
+    revoked.jtis.add("j1")
+    signal.value += 1  # a logout: the record, then the signal
+    assert cache.known_state(user, family, "j1") is None
+    assert await cache.caller_state(user, family, "j1") == (None, True)
+    assert cache.known_state(user, family, "j1") == (None, True)
+    revoked.families.add(family)
+    source.state = DISABLED
+    signal.value += 1  # a revoked grant and a disable
+    assert cache.known_state(user, None) is None
+    assert await cache.caller_state(user, None) == (DISABLED, False)
+    assert cache.known_state(user, None) == (DISABLED, False)
+    assert await cache.caller_state(user, family, "j3") == (None, True)
+    assert cache.known_state(user, family, "j3") == (None, True)
+
+
+async def test_a_signal_read_only_through_a_coroutine_gives_no_synchronous_answer() -> None:
+    source, signal = Source(), Signal()  # e.g. Redis: one GET per request
+    cache = CachedCallerStates(signal, source)
+    user = uuid.uuid4()
+    assert await cache.caller_state(user, None) == (ACTIVE, False)
+    assert cache.known_state(user, None) is None

@@ -227,12 +227,14 @@ class CurrentProtocol:
             return None
         return self.methods.plain_tool(params)
 
-    def answer_plain(self, message: Message, entry: ToolEntry
+    def answer_plain(self, message: Message, entry: ToolEntry, principal: Any = None
                      ) -> tuple[Message, int] | Later[tuple[Message, int]]:
-        """``handle_request`` for a ``plain_tool`` (after ``check_envelope``); synchronous
-        first, like ``Methods.call_plain``: the answer now, or a coroutine for it."""
+        """``handle_request`` for a ``plain_tool`` (after ``check_envelope``) from
+        ``principal``; synchronous first, like ``Methods.call_plain``: the answer now, or
+        a coroutine for it."""
         try:
-            body = self.methods.call_plain(entry, message["params"].get("arguments"))
+            body = self.methods.call_plain(entry, message["params"].get("arguments"),
+                                           principal)
             if isinstance(body, dict):
                 # A call's result has no cache hints: _complete is all _decorate would do.
                 return result(message["id"], self._complete(body)), 200

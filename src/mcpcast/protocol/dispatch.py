@@ -44,6 +44,28 @@ Handler = Callable[[dict[str, Any], Exchange], Awaitable[dict[str, Any]]]
 Injector = Callable[[Exchange, dict[str, Any]], Any]
 # observe(tool name, outcome, seconds): told of every tools/call (Server(observe_tool=...)).
 ToolObserver = Callable[[str, str, float], None]
+# A FromPrincipal's function: (principal, arguments by wire name) -> value or coroutine.
+Given = Callable[[Any, dict[str, Any]], Any]
+
+
+class FromPrincipal:
+    """An injector that needs only the request's principal and the arguments (by wire
+    name), never its ``Exchange``: ``FromPrincipal(lambda principal, args: ...)``.
+
+    A tool whose injected parameters all come from such injectors still takes the short
+    path of a plain call (no exchange, session or streaming responder): the transport
+    hands the principal the entry point resolved. The function may return a coroutine
+    (e.g. a caller re-checked on a long-lived connection); it is awaited before the call
+    on either path. On the general path it is an ordinary ``Injector``.
+    """
+
+    __slots__ = ("func",)
+
+    def __init__(self, func: Given) -> None:
+        self.func = func
+
+    def __call__(self, ex: Exchange, args: dict[str, Any]) -> Any:
+        return self.func(ex.principal, args)
 
 
 def _page(items: Sequence[dict[str, Any]], params: dict[str, Any], size: int,
@@ -85,9 +107,10 @@ class Methods:
         self.task_watchdog = Watchdog(config.task_timeout)
         self.tasks = TaskEngine(task_store or MemoryTaskStore(), config, self._run_task_tool,
                                 lambda: registry.has_tasks)
-        # Told of every tools/call (e.g. metrics); set by the Server. A plain tool then
-        # takes the full path, like when tracing is on.
+        # Told of every tools/call on either path (e.g. metrics); set by the Server.
         self.observe: ToolObserver | None = None
+        # Moves when the injector table changes: each tool's short-path verdict is remade.
+        self.generation = 0
         self.table: dict[str, Handler] = {
             "tools/list": self.list_tools,
             "tools/call": self.call_tool,
@@ -165,11 +188,17 @@ class Methods:
                                 "worker thread from now on", entry.name, took * 1000)
 
     def _inject(self, typ: type, ex: Exchange, kwargs: dict[str, Any]) -> Any:
+        injector = self._injector(typ)
+        if injector is None:
+            raise McpcastError(f"nothing can be injected for {typ.__name__}")
+        return injector(ex, kwargs)
+
+    def _injector(self, typ: type) -> Injector | None:
         for base in typ.__mro__:
             injector = self.injectors.get(base)
             if injector is not None:
-                return injector(ex, kwargs)
-        raise McpcastError(f"nothing can be injected for {typ.__name__}")
+                return injector
+        return None
 
     def _span(self, kind: str, label: str, arguments: Any,
               ex: Exchange) -> AbstractContextManager[SpanHandle]:
@@ -196,7 +225,7 @@ class Methods:
             raise InvalidParams(f"Unknown tool: {name}", {"name": name})
         arguments = params.get("arguments")
         if self.observe is not None:
-            return await self._observed_call(entry, arguments, ex, self.observe)
+            return await self._observed_call(entry, arguments, ex)
         return await self._traced_call(entry, arguments, ex)
 
     async def _traced_call(self, entry: ToolEntry, arguments: Any, ex: Exchange
@@ -206,42 +235,103 @@ class Methods:
         with self._span("tool", entry.name, arguments, ex) as span:
             return await self._call_tool(entry, arguments, ex, span)
 
-    async def _observed_call(self, entry: ToolEntry, arguments: Any, ex: Exchange,
-                             observe: ToolObserver) -> dict[str, Any]:
-        """A call reported to ``observe(tool, outcome, seconds)``: "ok", "error" (an
-        ``isError`` result) or "rejected" (a protocol error, e.g. invalid arguments)."""
+    async def _observed_call(self, entry: ToolEntry, arguments: Any, ex: Exchange
+                             ) -> dict[str, Any]:
+        """A call reported to the observer (``_observed``)."""
         start = time.perf_counter()
         outcome = "rejected"
         try:
             result = await self._traced_call(entry, arguments, ex)
-            outcome = "error" if result.get("isError") else "ok"
+            outcome = _outcome(result)
             return result
         finally:
-            observe(entry.name, outcome, time.perf_counter() - start)
+            self._observed(entry.name, outcome, start)
+
+    def _observed(self, name: str, outcome: str, start: float) -> None:
+        """The one place a finished ``tools/call`` is told to ``observe(tool, outcome,
+        seconds)``, on either path: "ok", "error" (an ``isError`` result) or "rejected"
+        (a protocol error, e.g. invalid arguments)."""
+        observe = self.observe
+        if observe is not None:
+            observe(name, outcome, time.perf_counter() - start)
 
     def plain_tool(self, params: dict[str, Any]) -> ToolEntry | None:
         """The tool of a ``tools/call`` that needs no ``Exchange``, else None.
 
-        Plain: an async tool with nothing injected, called while tracing is off. It can
-        say nothing before its result, so the transports may answer it without a
-        session, an exchange or a streaming responder (the hot path of a stateless call).
+        Plain: a tool that runs no task and whose injected parameters (if any) all come
+        from ``FromPrincipal`` injectors, called while tracing is off. It can say nothing
+        before its result, so the transports may answer it without a session, an
+        exchange or a streaming responder (the hot path), handing ``call_plain`` the
+        request's principal. The observer hears of it as of any other call.
         """
         name = params.get("name")
         entry = self.registry.tools.get(name) if type(name) is str else None
-        if (entry is None or not entry.plain or self.observe is not None
-                or self.tracing.tracer() is not None):
+        if entry is None or self.tracing.tracer() is not None:
             return None
-        return entry
+        if entry.judged != self.generation:
+            entry.short = self._judge(entry)
+            entry.judged = self.generation
+        return None if entry.short is None else entry
 
-    def call_plain(self, entry: ToolEntry, arguments: Any
+    def _judge(self, entry: ToolEntry) -> tuple[tuple[str, Given], ...] | None:
+        """The short-path verdict for ``entry`` (see ``ToolEntry.short``)."""
+        if entry.task != "forbidden":
+            return None  # a task outlives the request: it needs the exchange
+        found: list[tuple[str, Given]] = []
+        for pname, typ in entry.signature.injected.items():
+            injector = self._injector(typ)
+            if not isinstance(injector, FromPrincipal):
+                return None
+            found.append((pname, injector.func))
+        return tuple(found)
+
+    def call_plain(self, entry: ToolEntry, arguments: Any, principal: Any = None
                    ) -> dict[str, Any] | Later[dict[str, Any]]:
         """``tools/call`` of a ``plain_tool``: what ``call_tool`` answers, minus the exchange.
 
         Synchronous first: a tool that finishes without waiting (most do) gives its result
         at once, with no coroutine around it; one that waits gives a coroutine that ends
         the call under the tool deadline. Invalid arguments raise ``InvalidParams``.
+        ``principal`` is the caller the entry point resolved, for the injectors.
         """
+        if self.observe is None:
+            return self._call_plain(entry, arguments, principal)
+        start = time.perf_counter()  # one clock pair per observed call
+        try:
+            answer = self._call_plain(entry, arguments, principal)
+        except BaseException:
+            self._observed(entry.name, "rejected", start)
+            raise
+        if isinstance(answer, dict):
+            self._observed(entry.name, _outcome(answer), start)
+            return answer
+        return self._observe_later(entry.name, answer, start)
+
+    async def _observe_later(self, name: str, answer: Later[dict[str, Any]], start: float
+                             ) -> dict[str, Any]:
+        outcome = "rejected"
+        try:
+            result = await answer
+            outcome = _outcome(result)
+            return result
+        finally:
+            self._observed(name, outcome, start)
+
+    def _call_plain(self, entry: ToolEntry, arguments: Any, principal: Any
+                    ) -> dict[str, Any] | Later[dict[str, Any]]:
         kwargs = entry.signature.bind(arguments)
+        short = entry.short
+        if short:
+            # Injectors see the arguments by their wire names, as on the general path.
+            wire = {w: kwargs[p] for w, p in entry.signature.wire_names.items() if p in kwargs}
+            for index, (pname, give) in enumerate(short):
+                try:
+                    value = give(principal, wire)
+                except Exception as exc:
+                    return self._tool_failed(entry, exc, NO_SPAN)
+                if asyncio.iscoroutine(value):  # needs I/O: the rest after awaiting it
+                    return self._plain_after(entry, kwargs, wire, principal, index, value)
+                kwargs[pname] = value
         if not entry.is_async:
             if self._threaded(entry):
                 return self._finish_plain(entry, self._in_thread(entry, kwargs))
@@ -262,6 +352,27 @@ class Methods:
                             ) -> dict[str, Any]:
         try:
             value = await self.watchdog.run(running)
+        except Exception as exc:
+            return self._tool_failed(entry, exc, NO_SPAN)
+        return _tool_result(entry, value)
+
+    async def _plain_after(self, entry: ToolEntry, kwargs: dict[str, Any],
+                           wire: dict[str, Any], principal: Any, index: int,
+                           pending: Awaitable[Any]) -> dict[str, Any]:
+        """A short-path call whose injector ``index`` gave a coroutine (``pending``): the
+        injections from there on awaited in order, then the tool, as ``invoke`` does."""
+        assert entry.short is not None
+        try:
+            kwargs[entry.short[index][0]] = await pending
+            for pname, give in entry.short[index + 1:]:
+                value = give(principal, wire)
+                kwargs[pname] = await value if asyncio.iscoroutine(value) else value
+            if entry.is_async:
+                value = await self.watchdog.run(entry.func(**kwargs))
+            elif self._threaded(entry):
+                value = await self.watchdog.run(self._in_thread(entry, kwargs))
+            else:
+                value = self._inline(entry, kwargs)
         except Exception as exc:
             return self._tool_failed(entry, exc, NO_SPAN)
         return _tool_result(entry, value)
@@ -387,6 +498,10 @@ class Methods:
         schema = target.signature.input_schema.get("properties", {}).get(arg_name, {})
         choices = schema.get("enum", [])
         return [str(c) for c in choices if str(c).startswith(value)]
+
+
+def _outcome(result: dict[str, Any]) -> str:
+    return "error" if result.get("isError") else "ok"
 
 
 def _tool_result(entry: ToolEntry, value: Any) -> dict[str, Any]:

@@ -118,13 +118,14 @@ class LegacyProtocol:
             return None
         return self.methods.plain_tool(message.get("params") or {})
 
-    def answer_plain(self, message: Message, entry: ToolEntry) -> Message | Later[Message]:
-        """The response to a ``plain_tool`` call; synchronous first, like
-        ``Methods.call_plain``: the response now, or a coroutine for it."""
+    def answer_plain(self, message: Message, entry: ToolEntry, principal: Any = None
+                     ) -> Message | Later[Message]:
+        """The response to a ``plain_tool`` call from ``principal``; synchronous first,
+        like ``Methods.call_plain``: the response now, or a coroutine for it."""
         rid = message["id"]
         params = message.get("params") or {}
         try:
-            body = self.methods.call_plain(entry, params.get("arguments"))
+            body = self.methods.call_plain(entry, params.get("arguments"), principal)
             if isinstance(body, dict):
                 return result(rid, body)
         except Exception as exc:
@@ -142,10 +143,16 @@ class LegacyProtocol:
                               send: Send, http_headers: dict[str, str] | None = None,
                               close_stream: Any = None) -> Message:
         """Run a request as a task that ``notifications/cancelled`` can stop."""
-        key = id_key(message["id"])
-        task = asyncio.ensure_future(self.handle_request(
+        return await self.cancellable(message, session, self.handle_request(
             message, session, principal=principal, send=send, http_headers=http_headers,
             close_stream=close_stream))
+
+    async def cancellable(self, message: Message, session: Session, answer: Later[Message]
+                          ) -> Message:
+        """``answer`` (the coming response to ``message``) run as a task of ``session``
+        that ``notifications/cancelled`` can stop."""
+        key = id_key(message["id"])
+        task = asyncio.ensure_future(answer)
         session.running[key] = task
         try:
             return await task

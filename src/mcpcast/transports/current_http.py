@@ -116,7 +116,7 @@ class CurrentHTTP:
         mode = self.config.response_mode
         entry = self.protocol.plain_tool(message) if json_ok and mode != "sse" else None
         if entry is not None:  # says nothing before its result: no session, plain JSON
-            outcome = self.protocol.answer_plain(message, entry)
+            outcome = self.protocol.answer_plain(message, entry, principal)
             if not isinstance(outcome, tuple):  # the tool waits: watch for a disconnect
                 outcome = await self._cancellable(receive, outcome)
             if outcome is not None:

@@ -54,17 +54,23 @@ class StreamableHTTP:
                        caller: Caller, json_ok: bool, sse_ok: bool) -> None:
         """One request other than initialize (the common case, kept short: the hot path)."""
         mode = self.config.response_mode
-        if self.config.stateless and json_ok and mode != "sse":
-            entry = self.legacy.plain_tool(payload)
-            if entry is not None:  # says nothing before its result: no session, plain JSON
-                response = self.legacy.answer_plain(payload, entry)
-                if not isinstance(response, dict):
-                    response = await response  # the tool waits for something
-                await reply(send, 200, dumps(response), JSON_HEADERS)
-                return
+        # A plain tool says nothing before its result: no exchange or responder, plain JSON.
+        entry = self.legacy.plain_tool(payload) if json_ok and mode != "sse" else None
+        if entry is not None and self.config.stateless:
+            response = self.legacy.answer_plain(payload, entry, caller.principal)
+            if not isinstance(response, dict):
+                response = await response  # the tool waits for something
+            await reply(send, 200, dumps(response), JSON_HEADERS)
+            return
         found = self._session_for(headers, caller)
         if isinstance(found, ProtocolError):
             await reply_error(send, found.http_status, found, payload["id"])
+            return
+        if entry is not None:  # on the caller's session, which may cancel it meanwhile
+            response = self.legacy.answer_plain(payload, entry, caller.principal)
+            if not isinstance(response, dict):
+                response = await self.legacy.cancellable(payload, found, response)
+            await reply(send, 200, dumps(response), JSON_HEADERS)
             return
         responder = Responder(
             send, found, sse_allowed=sse_ok and mode != "json",

@@ -80,6 +80,10 @@ class FileRevocationSignal:
         return self._map
 
     async def version(self) -> str:
+        return self.version_now()
+
+    def version_now(self) -> str:
+        """The version without a coroutine: a memory read (`CachedCallerStates`)."""
         return self._map[:8].hex()
 
     async def bump(self) -> None:

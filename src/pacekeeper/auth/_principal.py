@@ -37,7 +37,12 @@ from starlette.requests import cookie_parser
 
 from pacekeeper.auth._cookies import AUTH_COOKIE, CSRF_COOKIE
 from pacekeeper.auth._csrf import CSRF_HEADER, CsrfService
-from pacekeeper.auth._state_cache import CallerStates, DirectCallerStates, TokenRevocations
+from pacekeeper.auth._state_cache import (
+    CachedCallerStates,
+    CallerStates,
+    DirectCallerStates,
+    TokenRevocations,
+)
 from pacekeeper.auth._tokens import Claims, TokenInvalid, TokenService, Verified
 from pacekeeper.db import Role, UserRepository, UserStatus
 from pacekeeper.errors import (
@@ -84,6 +89,9 @@ class PrincipalResolver:
         self._tokens = tokens
         self._users = users
         self._states: CallerStates = states or DirectCallerStates(users)
+        # The cached states' synchronous answer, tried first (no coroutine per request).
+        self._known = self._states.known_state if isinstance(
+            self._states, CachedCallerStates) else None
         self._revocations = revocations
         self._csrf = csrf
         self._limiter = limiter
@@ -142,7 +150,10 @@ class PrincipalResolver:
         claims = entry.claims
         if claims.scope is not None and not delegated:
             raise self.unauthenticated(invalid=True)
-        state, revoked = await self._states.caller_state(claims.sub, claims.fid, claims.jti)
+        known = self._known(claims.sub, claims.fid, claims.jti) if self._known else None
+        if known is None:
+            known = await self._states.caller_state(claims.sub, claims.fid, claims.jti)
+        state, revoked = known
         if (
             revoked
             or state is None

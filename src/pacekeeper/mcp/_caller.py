@@ -4,10 +4,12 @@ The caller is resolved once per request, where the request enters: the gate for 
 (`_gate.McpGate`), the key check for A2A, the authentication hook when a WebSocket or
 SSE stream opens. mcpcast's protocol core carries that principal to the call, and these
 injectors give it to a tool that names `caller: Principal` or `owner: Owner` (never in
-the input schema). A POST's or A2A call's principal was resolved for this very request
-and is handed on as it is. A stream's (`Principal.stream`) was resolved when the stream
-opened, so each call on it is checked once more, here and only here: the token, the
-user's status (ACC-8: a disable applies at once) and the tenant's bucket.
+the input schema). They read nothing but the principal, so such a tool keeps mcpcast's
+short path (no exchange or session work). A POST's or A2A call's principal was resolved
+for this very request and is handed on as it is. A stream's (`Principal.stream`) was
+resolved when the stream opened, so each call on it is checked once more, here and only
+here: the token, the user's status (ACC-8: a disable applies at once) and the tenant's
+bucket.
 """
 
 from __future__ import annotations
@@ -15,9 +17,8 @@ from __future__ import annotations
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from mcpcast import ToolError
+from mcpcast import FromPrincipal, ToolError
 from mcpcast.protocol.dispatch import Injector
-from mcpcast.protocol.exchange import Exchange
 from pacekeeper.auth import Principal
 from pacekeeper.errors import AUTHENTICATION_REQUIRED, INVALID_TOKEN, Unauthenticated
 from pacekeeper.fitness import Owner
@@ -25,22 +26,26 @@ from pacekeeper.services import Services
 
 
 def caller_injectors(services: Callable[[], Services]) -> dict[type, Injector]:
-    """mcpcast injectors for `Principal` and `Owner` (`Server(injectors=...)`)."""
+    """mcpcast injectors for `Principal` and `Owner` (`Server(injectors=...)`).
 
-    def principal(ex: Exchange, args: dict[str, Any]
+    They need only the principal mcpcast carries (`FromPrincipal`), so a tool naming
+    them keeps mcpcast's short path; a stream's call gets a coroutine (the re-check),
+    which mcpcast awaits before the tool runs.
+    """
+
+    def principal(found: Any, args: dict[str, Any]
                   ) -> Principal | Coroutine[Any, Any, Principal]:
-        found = ex.principal
         if not isinstance(found, Principal):  # mcpcast lets no anonymous tools/call in
             raise ToolError(AUTHENTICATION_REQUIRED)
         return _recheck(services(), found) if found.stream else found
 
-    def owner(ex: Exchange, args: dict[str, Any]) -> Owner | Coroutine[Any, Any, Owner]:
-        found = principal(ex, args)
-        if isinstance(found, Principal):
-            return Owner(found.user_id, found.tenant_id)
-        return _owner(found)
+    def owner(found: Any, args: dict[str, Any]) -> Owner | Coroutine[Any, Any, Owner]:
+        given = principal(found, args)
+        if isinstance(given, Principal):
+            return Owner(given.user_id, given.tenant_id)
+        return _owner(given)
 
-    return {Principal: principal, Owner: owner}
+    return {Principal: FromPrincipal(principal), Owner: FromPrincipal(owner)}
 
 
 async def _recheck(services: Services, principal: Principal) -> Principal:

@@ -66,9 +66,10 @@ _READ = frozenset({b"authorization", b"cookie", b"origin", CSRF_HEADER.lower().e
 
 
 def _headers(scope: Scope) -> dict[str, str]:
-    # ASGI servers send lower-case names (the spec asks them to); .lower() for any other.
+    # ASGI servers send lower-case names (the spec asks them to); .lower() for any other
+    # (islower() first: it allocates nothing, and is true of nearly every name).
     return {name.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]
-            if (name := k if k in _READ else k.lower()) in _READ}
+            if (name := k if k in _READ or k.islower() else k.lower()) in _READ}
 
 
 def _insufficient_scope(services: Services, granted: tuple[str, ...],
