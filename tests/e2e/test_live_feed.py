@@ -152,7 +152,7 @@ async def test_assistants_tool_calls_reach_only_their_callers_topic(server: str)
             started, ended = events
             assert started["id"] == ended["id"]
             assert ended["outcome"] == "ok" and ended["ms"] >= 0
-            assert started["assistant"] == "A token"
+            assert started["assistant"] == "A sign-in token"
             assert started["summary"] == "The signed-in user: id, email, tenant and role."
             assert alice_token not in json.dumps(events)
             # Bob's own call reaches Bob, and only Bob.

@@ -7,7 +7,7 @@ messages go through `LiveContext` (pacekeeper's `Context` injector). Each become
 
     {"type": "tool", "id": <call id>, "phase": "started" | "progress" | "ended",
      "tool": <name>, "summary": <the tool's title or first sentence>,
-     "assistant": <OAuth client's name | API key's label | "A token">,
+     "assistant": <OAuth client's name | API key's label | "A sign-in token">,
      "outcome": "ok" | "error" | "rejected", "ms": <duration>,       (ended)
      "message": <text>, "progress": n, "total": n}                   (progress)
 
@@ -175,7 +175,7 @@ class ToolActivity:
             client_id = claims.client_id
             return await self._name(f"c:{client_id}", lambda: self._client_name(client_id),
                                     "An assistant")
-        return "A token"
+        return "A sign-in token"  # a login JWT used as a bearer token
 
     async def _name(self, cache_key: str, fetch: Callable[[], Any], fallback: str) -> str:
         found = self._names.get(cache_key)
