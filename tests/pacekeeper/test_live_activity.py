@@ -5,7 +5,6 @@ queues nothing; a full queue drops and counts, and the call still answers."""
 
 from __future__ import annotations
 
-import asyncio
 import uuid
 from types import SimpleNamespace
 from typing import Any
@@ -37,10 +36,10 @@ def _principal(via: str = "bearer") -> Principal:
                      claims, "secret-token-text")
 
 
-def _setup() -> tuple[Server, ToolActivity, BroadcasterFactory]:
+def _setup(queue_size: int = 256) -> tuple[Server, ToolActivity, BroadcasterFactory]:
     factory = BroadcasterFactory()
     services = SimpleNamespace(live=LiveFeed(factory), oauth=None, api_keys=None)
-    activity = ToolActivity(lambda: services)  # type: ignore[arg-type,return-value]
+    activity = ToolActivity(lambda: services, queue_size)  # type: ignore[arg-type,return-value]
     server = Server(Steps(), observe_tool=activity,
                     injectors={Context: lambda ex, args: LiveContext(ex, activity)})
     activity.summaries = summaries({n: t.listing for n, t in server.registry.tools.items()})
@@ -89,10 +88,9 @@ async def test_the_browser_and_unwatched_calls_publish_nothing() -> None:
 
 
 async def test_a_full_queue_drops_and_counts_and_the_call_still_answers() -> None:
-    server, activity, factory = _setup()
+    server, activity, factory = _setup(queue_size=1)  # smaller than one call's six events
     caller = _principal()
     sub = await factory.lookup(live_topic(caller.user_id)).subscribe()
-    activity._queue = asyncio.Queue(1)  # smaller than one call's six events
     async with TestClient(server, principal=caller) as client:
         result = await client.call_tool("steps")
     assert result["content"][0]["text"] == "done" and not result["isError"]

@@ -79,12 +79,14 @@ def summaries(listings: dict[str, dict[str, Any]]) -> dict[str, str]:
 class ToolActivity:
     """The tool observer: metrics for every call, live events for watched assistants."""
 
-    def __init__(self, services: Callable[[], Services]) -> None:
+    def __init__(self, services: Callable[[], Services], queue_size: int = QUEUE_SIZE) -> None:
         self._services = services
+        self._queue_size = queue_size
         self.summaries: dict[str, str] = {}
         self._ids = itertools.count(1)
         self._queue: asyncio.Queue[tuple[Principal, dict[str, Any]]] | None = None
         self._drain: asyncio.Task[None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._names: dict[str, str] = {}
         self.dropped = 0
 
@@ -124,27 +126,32 @@ class ToolActivity:
         self._emit(call, note)
 
     def _watched(self, principal: Principal) -> bool:
-        live = self._services().live
-        if live is None:
+        try:
+            live = self._services().live
+            if live is None:
+                return False
+            factory: BroadcasterFactory = live.broadcasters
+            if not isinstance(factory.backend, MemoryBackend):
+                return True  # subscribers may be in another process: Redis tells them
+            found = factory.lookup(_topic(principal.user_id), create=False)
+        except Exception:  # not started yet, or shutting down: nobody is watching
             return False
-        factory: BroadcasterFactory = live.broadcasters
-        if not isinstance(factory.backend, MemoryBackend):
-            return True  # subscribers may be in another process: Redis tells them
-        found = factory.lookup(_topic(principal.user_id), create=False)
         return found is not None and found.subscriber_count > 0
 
     def _emit(self, call: _Call, fields: dict[str, Any]) -> None:
         event = {"type": "tool", "id": call.id, "tool": call.tool,
                  "summary": self.summaries.get(call.tool, call.tool), **fields}
-        queue = self._queue
-        if queue is None:
-            queue = self._queue = asyncio.Queue(QUEUE_SIZE)
-        if self._drain is None or self._drain.done():
-            self._drain = asyncio.get_running_loop().create_task(self._run(queue))
         try:
-            queue.put_nowait((call.principal, event))
+            loop = asyncio.get_running_loop()
+            if self._loop is not loop:  # first use, or a new event loop (tests, restarts)
+                self._loop, self._queue = loop, asyncio.Queue(self._queue_size)
+                self._drain = loop.create_task(self._run(self._queue))
+            assert self._queue is not None
+            self._queue.put_nowait((call.principal, event))
         except asyncio.QueueFull:
             self._dropped("full")
+        except Exception:  # never the call's problem
+            self._dropped("error")
 
     def _dropped(self, reason: str) -> None:
         self.dropped += 1
