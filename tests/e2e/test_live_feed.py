@@ -173,3 +173,31 @@ async def test_assistants_tool_calls_reach_only_their_callers_topic(server: str)
             for reader in readers:
                 reader.cancel()
             await asyncio.gather(*readers, return_exceptions=True)
+
+
+async def test_an_api_keys_call_is_named_by_the_keys_label(server: str) -> None:
+    """A2A calls with an API key run the same tools: the panel names the key's label,
+    never its secret."""
+    carl, carl_id = _person(server, f"carl-{uuid.uuid4().hex[:6]}@example.com")
+    frames: list[dict[str, Any]] = []
+    opened = asyncio.Event()
+    async with httpx.AsyncClient(timeout=10) as client:
+        made = await client.post(f"{server}/api/keys", headers=carl,
+                                 json={"name": "Coach bot", "tier": "trial"})
+        assert made.status_code == 201, made.text
+        secret = made.json()["api_key"]
+        reader = asyncio.create_task(_frames(client, f"{server}/mcp/topics/user.{carl_id}",
+                                             carl, frames, opened))
+        try:
+            await asyncio.wait_for(opened.wait(), 10)
+            answer = await client.post(f"{server}/a2a/execute", json={"tool": "whoami"},
+                                       headers={"X-API-Key": secret})
+            assert answer.status_code == 200, answer.text
+            events = await _until(frames, lambda e: any(x.get("phase") == "ended" for x in e))
+            assert [(e["tool"], e["phase"], e["assistant"]) for e in events] == [
+                ("whoami", "started", "API key “Coach bot”"),
+                ("whoami", "ended", "API key “Coach bot”")]
+            assert secret not in json.dumps(events)
+        finally:
+            reader.cancel()
+            await asyncio.gather(reader, return_exceptions=True)
