@@ -59,6 +59,7 @@ async def test_a_calls_progress_and_log_lines_reach_the_callers_topic() -> None:
     server, activity, factory = _setup()
     caller = _principal()
     sub = await factory.lookup(live_topic(caller.user_id)).subscribe()
+    activity.watching(caller.user_id)  # what the topic hook says as it lets them in
     async with TestClient(server, principal=caller) as client:
         result = await client.call_tool("steps")  # no progress token asked for
         assert result["content"][0]["text"] == "done"
@@ -78,11 +79,18 @@ async def test_the_browser_and_unwatched_calls_publish_nothing() -> None:
     server, activity, factory = _setup()
     cookie = _principal("cookie")
     sub = await factory.lookup(live_topic(cookie.user_id)).subscribe()
+    activity.watching(cookie.user_id)
     async with TestClient(server, principal=cookie) as client:
         await client.call_tool("steps")
     assert await sub.next(max_wait=0.3) is None  # the person's own browser: no assistant
     unwatched = _principal()
     async with TestClient(server, principal=unwatched) as client:
+        await client.call_tool("steps")
+    # Seen once, no subscriber now (the panel was closed): nothing either.
+    gone = _principal()
+    activity.watching(gone.user_id)
+    (await factory.lookup(live_topic(gone.user_id)).subscribe()).close()
+    async with TestClient(server, principal=gone) as client:
         await client.call_tool("steps")
     assert activity._queue is None  # nothing queued, no task started
 
@@ -91,6 +99,7 @@ async def test_a_full_queue_drops_and_counts_and_the_call_still_answers() -> Non
     server, activity, factory = _setup(queue_size=1)  # smaller than one call's six events
     caller = _principal()
     sub = await factory.lookup(live_topic(caller.user_id)).subscribe()
+    activity.watching(caller.user_id)
     async with TestClient(server, principal=caller) as client:
         result = await client.call_tool("steps")
     assert result["content"][0]["text"] == "done" and not result["isError"]

@@ -15,9 +15,10 @@ Never the arguments, a result, a secret or a token. Only assistants' calls count
 OAuth client, an API key, a bearer token): the person's own browser (the cookie) is not
 an assistant.
 
-Cost: a call nobody watches costs a dictionary look-up (in memory, whether the topic
-has a subscriber in this process); with Redis, subscribers may be in another process,
-so events are always queued. Publishing never slows or fails a call: events go into a
+Cost: a call by someone who never opened their Live panel in this process costs a set
+look-up (none at all while nobody has); for one who has, whether their topic has a
+subscriber now. With Redis (`PACEKEEPER_REDIS_URL`) a watcher may be in another
+process, so events are always queued. Publishing never slows or fails a call: events go into a
 bounded queue drained by one task; a full queue or a failed publish drops the event
 and counts it (`pacekeeper_live_events_dropped`).
 """
@@ -36,7 +37,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcpcast import BroadcasterFactory, Context
-from mcpcast.broadcast import MemoryBackend
 from mcpcast.protocol.exchange import Exchange
 from pacekeeper.auth import Principal
 from pacekeeper.live import live_topic
@@ -79,9 +79,16 @@ def summaries(listings: dict[str, dict[str, Any]]) -> dict[str, str]:
 class ToolActivity:
     """The tool observer: metrics for every call, live events for watched assistants."""
 
-    def __init__(self, services: Callable[[], Services], queue_size: int = QUEUE_SIZE) -> None:
+    def __init__(self, services: Callable[[], Services], queue_size: int = QUEUE_SIZE, *,
+                 everywhere: bool = False) -> None:
         self._services = services
         self._queue_size = queue_size
+        # Topics on Redis: a watcher may be in another process, so every call is queued.
+        self._everywhere = everywhere
+        # Who has opened their live topic in this process (told by the topic hook): the
+        # only people whose calls are looked at further. Kept, never pruned: one entry
+        # per person, and dropping one could race with a subscription being made.
+        self._seen: set[uuid.UUID] = set()
         self.summaries: dict[str, str] = {}
         self._ids = itertools.count(1)
         self._queue: asyncio.Queue[tuple[Principal, dict[str, Any]]] | None = None
@@ -93,22 +100,25 @@ class ToolActivity:
     # ------------------------------------------------------------ on the call's path
 
     def __call__(self, tool: str, outcome: str, seconds: float, principal: Any) -> None:
-        if outcome != "started":
-            tool_observed(tool, outcome, seconds)
-        if type(principal) is not Principal or principal.via == "cookie":
-            return
         if outcome == "started":
-            if self._watched(principal):
-                call = _Call(f"{next(self._ids)}", tool, principal)
-                _current.set(call)
-                self._emit(call, {"phase": "started"})
+            if self._seen or self._everywhere:  # else nobody has ever watched: done
+                self._started(tool, principal)
             return
+        tool_observed(tool, outcome, seconds)
         ended = _current.get()
         if ended is not None:
             _current.set(None)
             if ended.tool == tool and ended.principal is principal:
                 self._emit(ended, {"phase": "ended", "outcome": outcome,
-                                  "ms": round(seconds * 1000)})
+                                   "ms": round(seconds * 1000)})
+
+    def _started(self, tool: str, principal: Any) -> None:
+        # Assistants only: the person's own browser (the cookie) is not one.
+        if type(principal) is Principal and principal.via != "cookie" and self._watched(
+                principal):
+            call = _Call(f"{next(self._ids)}", tool, principal)
+            _current.set(call)
+            self._emit(call, {"phase": "started"})
 
     def progress(self, message: str | None, progress: float | None = None,
                  total: float | None = None) -> None:
@@ -125,14 +135,20 @@ class ToolActivity:
                 note["total"] = total
         self._emit(call, note)
 
+    def watching(self, user_id: uuid.UUID) -> None:
+        """`user_id` was let subscribe to their live topic in this process."""
+        self._seen.add(user_id)
+
     def _watched(self, principal: Principal) -> bool:
+        if self._everywhere:
+            return True
+        if principal.user_id not in self._seen:  # most calls end here
+            return False
         try:
             live = self._services().live
             if live is None:
                 return False
             factory: BroadcasterFactory = live.broadcasters
-            if not isinstance(factory.backend, MemoryBackend):
-                return True  # subscribers may be in another process: Redis tells them
             found = factory.lookup(_topic(principal.user_id), create=False)
         except Exception:  # not started yet, or shutting down: nobody is watching
             return False

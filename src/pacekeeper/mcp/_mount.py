@@ -65,15 +65,18 @@ def _session_owner(principal: Principal) -> uuid.UUID:
     return principal.user_id
 
 
-def _topic_owner_only(services: Callable[[], Services], same_origins: frozenset[str]
-                      ) -> Callable[[SubscriberInfo, str], Any]:
+def _topic_owner_only(services: Callable[[], Services], same_origins: frozenset[str],
+                      activity: ToolActivity) -> Callable[[SubscriberInfo, str], Any]:
     """Browser topics (`/mcp/topics/<topic>`): a person may subscribe to their own live
     topic and to nothing else, with the session cookie (from one of this service's own
     origins) or a bearer token (the WebSocket subprotocol). Anything else is 403."""
 
     async def authorize(info: SubscriberInfo, topic: str) -> bool:
         verdict = await judge(services(), "GET", info.headers, same_origins)
-        return isinstance(verdict, Principal) and topic == live_topic(verdict.user_id)
+        if isinstance(verdict, Principal) and topic == live_topic(verdict.user_id):
+            activity.watching(verdict.user_id)  # their assistants' calls are shown now
+            return True
+        return False
 
     return authorize
 
@@ -85,7 +88,7 @@ def build_mcp(settings: Settings, services: Callable[[], Services],
     install_access_log_filter()  # session ids in URLs never reach the access log
     # Tool calls counted (/metrics) and, for a person watching, shown on their Live panel
     # with the progress lines tools send (LiveContext).
-    activity = ToolActivity(services)
+    activity = ToolActivity(services, everywhere=bool(settings.redis_url))
     injectors = caller_injectors(services)  # tools name `caller: Principal`, `owner: Owner`
     injectors[Context] = lambda ex, args: LiveContext(ex, activity)
     server = Server(
@@ -95,7 +98,7 @@ def build_mcp(settings: Settings, services: Callable[[], Services],
         identify=_session_owner,
         check_scopes=make_check_scopes(services),
         broadcasters=broadcasters,
-        authorize_topic=_topic_owner_only(services, same_origins),
+        authorize_topic=_topic_owner_only(services, same_origins, activity),
         observe_tool=activity,
         injectors=injectors,
     )
