@@ -69,9 +69,10 @@ class Server:
     needs only the caller (a tool whose injected parameters all come from those keeps
     the short path of a plain call). Either may return a coroutine, awaited first.
 
-    ``observe_tool(name, outcome, seconds)`` is told of every ``tools/call`` when it
-    ends; outcome is "ok", "error" (an ``isError`` result) or "rejected" (a protocol
-    error such as invalid arguments). Metrics hang here.
+    ``observe_tool(name, outcome, seconds, principal)`` is told of every ``tools/call``
+    as it starts (outcome "started") and when it ends: "ok", "error" (an ``isError``
+    result) or "rejected" (a protocol error such as invalid arguments); ``principal`` is
+    the authentication hook's. Metrics and activity feeds hang here; it must not block.
     """
 
     def __init__(self, target: Any, *, config: ServerConfig | None = None,

@@ -43,6 +43,10 @@ TOOL_CALLS = Counter(
 TOOL_LATENCY = Histogram(
     "pacekeeper_mcp_tool_duration_seconds", "Time a tools/call took, by tool.",
     ("tool",), buckets=_LATENCY_BUCKETS, registry=REGISTRY)
+LIVE_DROPPED = Counter(
+    "pacekeeper_live_events_dropped", "Live-panel events about assistants' tool calls "
+    "dropped (full: the queue was full; error: the publish failed).", ("reason",),
+    registry=REGISTRY)
 PROVIDER_CALLS = Counter(
     "pacekeeper_provider_requests", "HTTP round trips to fitness providers, by outcome "
     "(ok, rate_limited, client_error, server_error, transport_error).",
@@ -79,7 +83,7 @@ def tool_observed(tool: str, outcome: str, seconds: float) -> None:
 
 
 __all__ = [
-    "HTTP_LATENCY", "HTTP_REQUESTS", "MULTIPROCESS", "OPEN_STREAMS", "PROVIDER_CALLS",
-    "PROVIDER_QUOTA", "RATE_LIMITED", "REGISTRY", "SESSIONS", "SYNC_JOBS", "TOOL_CALLS",
-    "TOOL_LATENCY", "tool_observed",
+    "HTTP_LATENCY", "HTTP_REQUESTS", "LIVE_DROPPED", "MULTIPROCESS", "OPEN_STREAMS",
+    "PROVIDER_CALLS", "PROVIDER_QUOTA", "RATE_LIMITED", "REGISTRY", "SESSIONS", "SYNC_JOBS",
+    "TOOL_CALLS", "TOOL_LATENCY", "tool_observed",
 ]

@@ -15,6 +15,7 @@ import httpx
 import pytest
 
 from tests._services import free_port
+from tests.e2e._mcp_clients import http_tool
 from tests.e2e._service_process import running, service_env
 
 pytestmark = [pytest.mark.e2e]
@@ -111,3 +112,92 @@ async def test_a_cookie_from_another_origin_is_refused(server: str) -> None:
                 if line.startswith("data:"):
                     assert json.loads(line[5:])["type"] == "subscribed"
                     break
+
+
+async def _until(frames: list[dict[str, Any]], done: Any) -> list[dict[str, Any]]:
+    for _ in range(100):
+        events = [f["data"] for f in frames if f["type"] == "message"]
+        if done(events):
+            return events
+        await asyncio.sleep(0.05)
+    return [f["data"] for f in frames if f["type"] == "message"]
+
+
+async def test_assistants_tool_calls_reach_only_their_callers_topic(server: str) -> None:
+    """An assistant's tool call (a bearer token over MCP) shows on its caller's topic as it
+    starts and ends, with the tool's summary and no token or argument; the other person,
+    subscribed at the same time, gets nothing of it, and their own call reaches only them."""
+    alice, alice_id = _person(server, f"ann-{uuid.uuid4().hex[:6]}@example.com")
+    bob, bob_id = _person(server, f"ben-{uuid.uuid4().hex[:6]}@example.com")
+    topics = f"{server}/mcp/topics"
+    alice_frames: list[dict[str, Any]] = []
+    bob_frames: list[dict[str, Any]] = []
+    alice_open, bob_open = asyncio.Event(), asyncio.Event()
+    async with httpx.AsyncClient(timeout=10) as client:
+        readers = [
+            asyncio.create_task(_frames(client, f"{topics}/user.{alice_id}", alice,
+                                        alice_frames, alice_open)),
+            asyncio.create_task(_frames(client, f"{topics}/user.{bob_id}", bob,
+                                        bob_frames, bob_open)),
+        ]
+        try:
+            await asyncio.wait_for(asyncio.gather(alice_open.wait(), bob_open.wait()), 10)
+            alice_token = alice["authorization"].removeprefix("Bearer ")
+            answer = await http_tool(server, alice_token, "whoami")
+            assert answer["result"]["isError"] is False
+            events = await _until(alice_frames, lambda e: any(
+                x.get("phase") == "ended" for x in e))
+            assert [(e["type"], e["tool"], e["phase"]) for e in events] == [
+                ("tool", "whoami", "started"), ("tool", "whoami", "ended")]
+            started, ended = events
+            assert started["id"] == ended["id"]
+            assert ended["outcome"] == "ok" and ended["ms"] >= 0
+            assert started["assistant"] == "A sign-in token"
+            assert started["summary"] == "The signed-in user: id, email, tenant and role."
+            assert alice_token not in json.dumps(events)
+            # Bob's own call reaches Bob, and only Bob.
+            bob_token = bob["authorization"].removeprefix("Bearer ")
+            failed = await http_tool(server, bob_token, "get_provider_profile")
+            assert "error" in failed or failed["result"]["isError"], failed
+            bob_events = await _until(bob_frames, lambda e: any(
+                x.get("phase") == "ended" for x in e))
+            assert [(e["tool"], e["phase"], e.get("outcome")) for e in bob_events] == [
+                ("get_provider_profile", "started", None),
+                ("get_provider_profile", "ended", "rejected")]
+            await asyncio.sleep(1.0)  # time enough for a stray copy to reach the other
+            assert [e["tool"] for e in (f["data"] for f in alice_frames
+                                        if f["type"] == "message")] == ["whoami", "whoami"]
+            assert all(e["tool"] == "get_provider_profile" for e in (
+                f["data"] for f in bob_frames if f["type"] == "message"))
+        finally:
+            for reader in readers:
+                reader.cancel()
+            await asyncio.gather(*readers, return_exceptions=True)
+
+
+async def test_an_api_keys_call_is_named_by_the_keys_label(server: str) -> None:
+    """A2A calls with an API key run the same tools: the panel names the key's label,
+    never its secret."""
+    carl, carl_id = _person(server, f"carl-{uuid.uuid4().hex[:6]}@example.com")
+    frames: list[dict[str, Any]] = []
+    opened = asyncio.Event()
+    async with httpx.AsyncClient(timeout=10) as client:
+        made = await client.post(f"{server}/api/keys", headers=carl,
+                                 json={"name": "Coach bot", "tier": "trial"})
+        assert made.status_code == 201, made.text
+        secret = made.json()["api_key"]
+        reader = asyncio.create_task(_frames(client, f"{server}/mcp/topics/user.{carl_id}",
+                                             carl, frames, opened))
+        try:
+            await asyncio.wait_for(opened.wait(), 10)
+            answer = await client.post(f"{server}/a2a/execute", json={"tool": "whoami"},
+                                       headers={"X-API-Key": secret})
+            assert answer.status_code == 200, answer.text
+            events = await _until(frames, lambda e: any(x.get("phase") == "ended" for x in e))
+            assert [(e["tool"], e["phase"], e["assistant"]) for e in events] == [
+                ("whoami", "started", "API key “Coach bot”"),
+                ("whoami", "ended", "API key “Coach bot”")]
+            assert secret not in json.dumps(events)
+        finally:
+            reader.cancel()
+            await asyncio.gather(reader, return_exceptions=True)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -407,6 +408,76 @@ def test_the_live_panel_shows_a_sync_as_it_runs(server: str) -> None:
             assert imported.status_code == 201
             expect(arrived).to_have_count(1)  # an import elsewhere shows up here too
             expect(arrived.first).to_contain_text("imported")
+        finally:
+            browser.close()
+    assert checks.errors == []
+    assert {k: v for k, v in checks.findings.items() if v} == {}, checks.findings
+
+
+def test_the_live_panel_shows_what_an_assistant_does(server: str) -> None:
+    """The Live panel shows an assistant's tool calls as they happen: with Connections
+    open in Chromium, the official MCP SDK (the person's token) calls whoami and a tool
+    that fails; each appears with its assistant, summary and outcome, without a reload.
+    Screenshots at 1280 and 390, axe-core, no CSP violation."""
+    import asyncio
+    import concurrent.futures
+
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+    from playwright.sync_api import expect, sync_playwright
+
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    email = "watcher@example.com"
+    admin = httpx.post(f"{server}/oauth/token", data={
+        "grant_type": "password", "username": "admin@example.com", "password": PASSWORD})
+    body = httpx.post(f"{server}/api/auth/register", json={"email": email, "password": PASSWORD},
+                      headers={"authorization": f"Bearer {admin.json()['jwt_token']}"}).json()
+
+    async def assistant() -> tuple[bool, bool]:
+        http = httpx.AsyncClient(headers={"authorization": f"Bearer {body['token']}"},
+                                 timeout=60)
+        async with Client(streamable_http_client(f"{server}/mcp", http_client=http)) as client:
+            ok = await client.call_tool("whoami", {})
+            failed = await client.call_tool("get_provider_profile", {"provider": "strava"})
+        return ok.is_error, failed.is_error
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            context = browser.new_context(viewport={"width": 1280, "height": 900})
+            context.add_init_script(CSP_LISTENER)
+            context.add_init_script(axe_script())
+            page = context.new_page()
+            page.set_default_timeout(30_000)
+            checks = Checks(page, "")
+            page.goto(server + "/connections")
+            page.locator("form.signin").get_by_label("Email").fill(email)
+            page.locator("form.signin").get_by_label("Password").fill(PASSWORD)
+            page.get_by_role("button", name="Sign in").click()
+            expect(page.locator("[data-live]")).to_have_attribute("data-state", "open")
+            navigations: list[str] = []
+            page.on("framenavigated", lambda frame: navigations.append(frame.url))
+            calls = page.locator("[data-live-tools] li")
+            expect(calls).to_have_count(0)
+            # The SDK's own event loop, in a thread: Playwright's sync API holds this one.
+            with concurrent.futures.ThreadPoolExecutor(1) as pool:
+                errors = pool.submit(asyncio.run, assistant()).result(timeout=120)
+            assert errors == (False, True)
+            expect(calls).to_have_count(2)
+            whoami = page.locator("[data-live-tools] li[data-tool=whoami]")
+            expect(whoami).to_have_attribute("data-outcome", "ok")
+            expect(whoami).to_contain_text("A sign-in token called whoami")
+            expect(whoami).to_contain_text("The signed-in user")
+            expect(whoami.locator("[data-call-state]")).to_have_text(re.compile(r"^done in \d+ ms$"))
+            profile = page.locator("[data-live-tools] li[data-tool=get_provider_profile]")
+            expect(profile).to_have_attribute("data-outcome", "error")
+            expect(profile.locator("[data-call-state]")).to_have_text(
+                re.compile(r"^failed in \d+ ms$"))
+            expect(page.locator("[data-live-tools-empty]")).to_be_hidden()
+            assert page.locator("[data-live-tools]").get_attribute("aria-live") == "polite"
+            assert body["token"] not in page.content()
+            assert navigations == []  # no reload
+            checks.page_done("connections-assistants")
         finally:
             browser.close()
     assert checks.errors == []

@@ -74,7 +74,8 @@ class Seen:
 
     def __init__(self) -> None:
         self.injected: list[str] = []  # "now" or "rechecked", per injection
-        self.observed: list[tuple[str, str]] = []
+        self.observed: list[tuple[str, str]] = []  # ends
+        self.started: list[tuple[str, Any]] = []  # starts, with the caller's principal
         self.general = 0
         self.short = 0
 
@@ -100,8 +101,9 @@ def _server(seen: Seen, **config: Any) -> Server:
 
     return Server(Tools(), config=ServerConfig(**config), authenticate=_hook,
                   injectors={Caller: FromPrincipal(caller)},
-                  observe_tool=lambda name, outcome, seconds: seen.observed.append(
-                      (name, outcome)))
+                  observe_tool=lambda name, outcome, seconds, principal: (
+                      seen.started.append((name, getattr(principal, "name", None)))
+                      if outcome == "started" else seen.observed.append((name, outcome))))
 
 
 async def _recheck(seen: Seen, principal: Who) -> Caller:
@@ -169,6 +171,7 @@ async def test_a_caller_injected_tool_takes_the_short_path(seen: Seen, era: str,
     assert (seen.short, seen.general) == (2, 0)
     assert seen.injected == ["now", "now"]
     assert seen.observed == [("greet", "ok"), ("slow_greet", "ok")]
+    assert seen.started == [("greet", "ada"), ("slow_greet", "ada")]  # told who, up front
 
 
 @ERAS

@@ -42,8 +42,10 @@ Handler = Callable[[dict[str, Any], Exchange], Awaitable[dict[str, Any]]]
 # (the value needs I/O, e.g. a caller re-checked on a long-lived connection): it is
 # awaited before the call; what it raises is the call's error, like the tool's own.
 Injector = Callable[[Exchange, dict[str, Any]], Any]
-# observe(tool name, outcome, seconds): told of every tools/call (Server(observe_tool=...)).
-ToolObserver = Callable[[str, str, float], None]
+# observe(tool name, outcome, seconds, principal): told of every tools/call as it starts
+# (outcome "started", 0 s) and as it ends (Server(observe_tool=...)). The principal is
+# the authentication hook's (None when anonymous), so a server can tell its caller.
+ToolObserver = Callable[[str, str, float, Any], None]
 # A FromPrincipal's function: (principal, arguments by wire name) -> value or coroutine.
 Given = Callable[[Any, dict[str, Any]], Any]
 
@@ -238,22 +240,31 @@ class Methods:
     async def _observed_call(self, entry: ToolEntry, arguments: Any, ex: Exchange
                              ) -> dict[str, Any]:
         """A call reported to the observer (``_observed``)."""
-        start = time.perf_counter()
+        principal = ex.principal
+        start = self._starting(entry.name, principal)
         outcome = "rejected"
         try:
             result = await self._traced_call(entry, arguments, ex)
             outcome = _outcome(result)
             return result
         finally:
-            self._observed(entry.name, outcome, start)
+            self._observed(entry.name, outcome, start, principal)
 
-    def _observed(self, name: str, outcome: str, start: float) -> None:
-        """The one place a finished ``tools/call`` is told to ``observe(tool, outcome,
-        seconds)``, on either path: "ok", "error" (an ``isError`` result) or "rejected"
-        (a protocol error, e.g. invalid arguments)."""
+    def _starting(self, name: str, principal: Any) -> float:
+        """The one place a starting ``tools/call`` is told to the observer (outcome
+        "started"); the clock's start for ``_observed``."""
         observe = self.observe
         if observe is not None:
-            observe(name, outcome, time.perf_counter() - start)
+            observe(name, "started", 0.0, principal)
+        return time.perf_counter()
+
+    def _observed(self, name: str, outcome: str, start: float, principal: Any) -> None:
+        """The one place a finished ``tools/call`` is told to ``observe(tool, outcome,
+        seconds, principal)``, on either path: "ok", "error" (an ``isError`` result) or
+        "rejected" (a protocol error, e.g. invalid arguments)."""
+        observe = self.observe
+        if observe is not None:
+            observe(name, outcome, time.perf_counter() - start, principal)
 
     def plain_tool(self, params: dict[str, Any]) -> ToolEntry | None:
         """The tool of a ``tools/call`` that needs no ``Exchange``, else None.
@@ -296,26 +307,26 @@ class Methods:
         """
         if self.observe is None:
             return self._call_plain(entry, arguments, principal)
-        start = time.perf_counter()  # one clock pair per observed call
+        start = self._starting(entry.name, principal)  # one clock pair per observed call
         try:
             answer = self._call_plain(entry, arguments, principal)
         except BaseException:
-            self._observed(entry.name, "rejected", start)
+            self._observed(entry.name, "rejected", start, principal)
             raise
         if isinstance(answer, dict):
-            self._observed(entry.name, _outcome(answer), start)
+            self._observed(entry.name, _outcome(answer), start, principal)
             return answer
-        return self._observe_later(entry.name, answer, start)
+        return self._observe_later(entry.name, answer, start, principal)
 
-    async def _observe_later(self, name: str, answer: Later[dict[str, Any]], start: float
-                             ) -> dict[str, Any]:
+    async def _observe_later(self, name: str, answer: Later[dict[str, Any]], start: float,
+                             principal: Any) -> dict[str, Any]:
         outcome = "rejected"
         try:
             result = await answer
             outcome = _outcome(result)
             return result
         finally:
-            self._observed(name, outcome, start)
+            self._observed(name, outcome, start, principal)
 
     def _call_plain(self, entry: ToolEntry, arguments: Any, principal: Any
                     ) -> dict[str, Any] | Later[dict[str, Any]]:

@@ -9,11 +9,12 @@ from urllib.parse import urlsplit
 
 from starlette.types import ASGIApp
 
-from mcpcast import BroadcasterFactory, Server, ServerConfig
+from mcpcast import BroadcasterFactory, Context, Server, ServerConfig
 from mcpcast.transports.subscribe import SubscriberInfo
 from pacekeeper.auth import Principal
 from pacekeeper.config import Settings
 from pacekeeper.live import live_topic
+from pacekeeper.mcp._activity import LiveContext, ToolActivity, summaries
 from pacekeeper.mcp._caller import caller_injectors
 from pacekeeper.mcp._gate import (
     McpGate,
@@ -24,7 +25,6 @@ from pacekeeper.mcp._gate import (
 )
 from pacekeeper.mcp._logs import install_access_log_filter
 from pacekeeper.mcp._tools import PacekeeperTools
-from pacekeeper.metrics import tool_observed
 from pacekeeper.services import Services
 
 _LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
@@ -65,15 +65,18 @@ def _session_owner(principal: Principal) -> uuid.UUID:
     return principal.user_id
 
 
-def _topic_owner_only(services: Callable[[], Services], same_origins: frozenset[str]
-                      ) -> Callable[[SubscriberInfo, str], Any]:
+def _topic_owner_only(services: Callable[[], Services], same_origins: frozenset[str],
+                      activity: ToolActivity) -> Callable[[SubscriberInfo, str], Any]:
     """Browser topics (`/mcp/topics/<topic>`): a person may subscribe to their own live
     topic and to nothing else, with the session cookie (from one of this service's own
     origins) or a bearer token (the WebSocket subprotocol). Anything else is 403."""
 
     async def authorize(info: SubscriberInfo, topic: str) -> bool:
         verdict = await judge(services(), "GET", info.headers, same_origins)
-        return isinstance(verdict, Principal) and topic == live_topic(verdict.user_id)
+        if isinstance(verdict, Principal) and topic == live_topic(verdict.user_id):
+            activity.watching(verdict.user_id)  # their assistants' calls are shown now
+            return True
+        return False
 
     return authorize
 
@@ -83,6 +86,11 @@ def build_mcp(settings: Settings, services: Callable[[], Services],
     hosts, origins = _host_rules(settings)
     same_origins = _same_origins(settings)
     install_access_log_filter()  # session ids in URLs never reach the access log
+    # Tool calls counted (/metrics) and, for a person watching, shown on their Live panel
+    # with the progress lines tools send (LiveContext).
+    activity = ToolActivity(services, everywhere=bool(settings.redis_url))
+    injectors = caller_injectors(services)  # tools name `caller: Principal`, `owner: Owner`
+    injectors[Context] = lambda ex, args: LiveContext(ex, activity)
     server = Server(
         PacekeeperTools(services),
         config=ServerConfig(path="/mcp", allowed_hosts=hosts, allowed_origins=origins),
@@ -90,10 +98,11 @@ def build_mcp(settings: Settings, services: Callable[[], Services],
         identify=_session_owner,
         check_scopes=make_check_scopes(services),
         broadcasters=broadcasters,
-        authorize_topic=_topic_owner_only(services, same_origins),
-        observe_tool=tool_observed,  # tool calls by tool and outcome (/metrics)
-        injectors=caller_injectors(services),  # tools name `caller: Principal`, `owner: Owner`
+        authorize_topic=_topic_owner_only(services, same_origins, activity),
+        observe_tool=activity,
+        injectors=injectors,
     )
+    activity.summaries = summaries({n: t.listing for n, t in server.registry.tools.items()})
     # mcpcast types its ASGI callables with plain dicts; Starlette's are Mappings.
     return server, McpGate(cast(ASGIApp, server.asgi_app()), services, same_origins)
 

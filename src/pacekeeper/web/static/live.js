@@ -1,7 +1,7 @@
 /* Live: the person's own topic (user.<id>, pacekeeper.live) through mcpcast's browser
    client (WebSocket, SSE as the fallback; the session cookie authenticates it, and the
-   server lets nobody else subscribe). Shows sync progress and activities as they
-   arrive. */
+   server lets nobody else subscribe). Shows sync progress, activities as they arrive,
+   and assistants' tool calls (pacekeeper.mcp._activity) with their progress and outcome. */
 "use strict";
 (() => {
   const panel = document.querySelector("[data-live]");
@@ -13,6 +13,10 @@
   const bar = panel.querySelector("[data-live-progress]");
   const list = panel.querySelector("[data-live-activities]");
   const empty = panel.querySelector("[data-live-empty]");
+  const tools = panel.querySelector("[data-live-tools]");
+  const toolsEmpty = panel.querySelector("[data-live-tools-empty]");
+  const OUTCOMES = {ok: "done", error: "failed", rejected: "refused"};
+  const MAX_CALLS = 30;
   const STATES = {connecting: "Connecting…", open: "Live", reconnecting: "Reconnecting…", closed: "Not connected"};
 
   function onSync(event) {
@@ -46,12 +50,42 @@
     empty.hidden = true;
   }
 
+  // One line per call: who called which tool, then its progress and its outcome.
+  function onTool(event) {
+    let item = tools.querySelector('[data-call="' + CSS.escape(String(event.id)) + '"]');
+    if (!item) {
+      item = el("li", {"data-call": event.id, "data-tool": event.tool, "data-phase": "started"},
+        el("strong", {text: event.assistant || "An assistant"}),
+        el("span", {text: " called "}),
+        el("code", {text: event.tool}),
+        el("span", {class: "muted", "data-call-summary": "", text: event.summary ? " — " + event.summary : ""}),
+        el("div", {class: "live-call-state", "data-call-state": "", text: "Running…"}));
+      tools.prepend(item);
+      while (tools.children.length > MAX_CALLS) { tools.lastElementChild.remove(); }
+      toolsEmpty.hidden = true;
+    }
+    const state = item.querySelector("[data-call-state]");
+    if (event.phase === "progress") {
+      const parts = [];
+      if (typeof event.progress === "number") {
+        parts.push(typeof event.total === "number" ? event.progress + " of " + event.total : String(event.progress));
+      }
+      if (event.message) { parts.push(event.message); }
+      if (item.dataset.phase !== "ended") { state.textContent = parts.join(": ") || "Running…"; }
+    } else if (event.phase === "ended") {
+      item.dataset.phase = "ended";
+      item.dataset.outcome = event.outcome;
+      state.textContent = (OUTCOMES[event.outcome] || event.outcome) + " in " + event.ms + " ms";
+    }
+  }
+
   window.mcpcast.subscribe("user." + document.body.dataset.userId, {
     baseUrl: "/mcp/topics",
     onState: (state) => { panel.dataset.state = state; stateLabel.textContent = STATES[state] || state; },
     onMessage: (event) => {
       document.dispatchEvent(new CustomEvent("pk:live", {detail: event}));  // for the page's own script
-      if (event && event.type === "sync") { onSync(event); } else if (event && event.type === "activity") { onActivity(event); }
+      if (!event) { return; }
+      if (event.type === "sync") { onSync(event); } else if (event.type === "activity") { onActivity(event); } else if (event.type === "tool") { onTool(event); }
     },
   });
 })();
