@@ -176,9 +176,14 @@ def test_every_tool_called_with_fuzzed_arguments(target: Target, http: httpx.Cli
     # The deleting tools last: until then the activities' ids lead somewhere.
     ordered = sorted(tools, key=lambda tool: tool["name"].startswith("delete_"))
     outcomes = {tool["name"]: _fuzz_tool(target, http, session, tool) for tool in ordered}
-    # The drawn arguments get past validation into the tools, not only refusals.
-    reached = [name for name, seen in outcomes.items() if seen["ok"]]
+    # The drawn arguments get past validation into the tools, not only refusals: a tool
+    # ran when it answered, even with its own error (an unknown id, a period with no
+    # data). The draws are random, so the bars leave room: this run's answers, not a
+    # fixed seed's, are what the fuzzer is for.
+    reached = [name for name, seen in outcomes.items() if seen["ok"] or seen["tool error"]]
     assert len(reached) >= len(tools) * 3 // 4, outcomes
+    answered = [name for name, seen in outcomes.items() if seen["ok"]]
+    assert len(answered) >= len(tools) // 2, outcomes
     assert_healthy_afterwards(target)
 
 

@@ -125,6 +125,9 @@ def make_settings(db_url: str, data_dir: Path, **overrides: Any) -> Settings:
         # Every sandbox connection starts a sync in the background: a short history keeps
         # the suites quick (the e2e sync test runs its own sandbox with a year and more).
         "sandbox_history_days": 120,
+        # Such a sync may still run when a test ends: the lifespan's shutdown would give
+        # it the production grace (20 s) before requeueing it.
+        "shutdown_grace_seconds": 1.0,
     }
     values.update(overrides)
     return Settings(**values)
