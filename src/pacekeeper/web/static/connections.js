@@ -68,13 +68,17 @@
   }
   document.querySelectorAll("button[data-sync]").forEach(wireSync);
 
-  /* A sync runs only for a connected provider: when the Live panel reports one for a row
-     still shown as not connected (connected in another tab), show it connected. */
-  document.addEventListener("pk:live", (event) => {
+  /* When the Live panel reports a sync for a row still shown as not connected (connected
+     in another tab), show it connected; but ask first: the event may come from a sync
+     that was already running when the person disconnected here. */
+  document.addEventListener("pk:live", async (event) => {
     const data = event.detail;
     if (!data || data.type !== "sync") { return; }
     const row = document.querySelector(".row[data-provider=" + CSS.escape(data.provider) + "]");
     if (!row || row.classList.contains("connected")) { return; }
+    let now;
+    try { now = await Pk.api("/oauth/status"); } catch (error) { return; }
+    if (!now[data.provider] || !now[data.provider].connected || row.classList.contains("connected")) { return; }
     row.classList.remove("disconnected", "needs_reconnect");
     row.classList.add("connected");
     row.querySelector(".state").replaceChildren(Pk.el("span", {class: "dot"}), "Connected");
