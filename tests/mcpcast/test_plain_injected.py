@@ -28,7 +28,7 @@ from mcpcast import (
     mcp_server,
     tool,
 )
-from mcpcast.protocol.dispatch import Methods
+from tests._tool_paths import count_tool_paths
 from tests.mcpcast.asgi_peers import Socket, call, init
 
 URL = "http://127.0.0.1:8000/mcp"
@@ -115,18 +115,7 @@ async def _recheck(seen: Seen, principal: Who) -> Caller:
 @pytest.fixture
 def seen(monkeypatch: pytest.MonkeyPatch) -> Seen:
     found = Seen()
-    general, short = Methods._call_tool, Methods.call_plain
-
-    async def counted_general(self: Methods, *args: Any, **kwargs: Any) -> Any:
-        found.general += 1
-        return await general(self, *args, **kwargs)
-
-    def counted_short(self: Methods, *args: Any, **kwargs: Any) -> Any:
-        found.short += 1
-        return short(self, *args, **kwargs)
-
-    monkeypatch.setattr(Methods, "_call_tool", counted_general)
-    monkeypatch.setattr(Methods, "call_plain", counted_short)
+    count_tool_paths(monkeypatch, found)
     return found
 
 

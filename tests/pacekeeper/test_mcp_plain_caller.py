@@ -11,13 +11,12 @@ its caller once (ACC-8: a disabled user's stream stops at once).
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import pytest
 from websockets.asyncio.client import connect
 
-from mcpcast.protocol.dispatch import Methods
 from pacekeeper import metrics
+from tests._tool_paths import count_tool_paths
 from tests.e2e._asgi_server import serving
 from tests.pacekeeper.conftest import Harness
 from tests.pacekeeper.test_mcp_one_resolution import CURRENT, JSON, LEGACY, Counted, _call, _init
@@ -32,18 +31,7 @@ class Paths:
 @pytest.fixture
 def paths(monkeypatch: pytest.MonkeyPatch) -> Paths:
     found = Paths()
-    general, short = Methods._call_tool, Methods.call_plain
-
-    async def counted_general(self: Methods, *args: Any, **kwargs: Any) -> Any:
-        found.general += 1
-        return await general(self, *args, **kwargs)
-
-    def counted_short(self: Methods, *args: Any, **kwargs: Any) -> Any:
-        found.short += 1
-        return short(self, *args, **kwargs)
-
-    monkeypatch.setattr(Methods, "_call_tool", counted_general)
-    monkeypatch.setattr(Methods, "call_plain", counted_short)
+    count_tool_paths(monkeypatch, found)
     return found
 
 
