@@ -334,6 +334,21 @@ def test_a_newcomer_uses_the_web_app(server: str) -> None:
     assert {k: v for k, v in checks.findings.items() if v} == {}, checks.findings
 
 
+def _signed_in_on_connections(browser: Any, server: str, email: str) -> tuple[Any, Any, Checks]:
+    """A desktop page with the CSP listener and axe, signed in on Connections."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.add_init_script(CSP_LISTENER)
+    context.add_init_script(axe_script())
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    checks = Checks(page, "")
+    page.goto(server + "/connections")
+    page.locator("form.signin").get_by_label("Email").fill(email)
+    page.locator("form.signin").get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+    return context, page, checks
+
+
 def test_the_live_panel_shows_a_sync_as_it_runs(server: str) -> None:
     """The Live panel on Connections subscribes to the person's own topic over the
     cookie-authenticated WebSocket: while the person connects Strava in another tab, the
@@ -354,16 +369,7 @@ def test_the_live_panel_shows_a_sync_as_it_runs(server: str) -> None:
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
-            context = browser.new_context(viewport={"width": 1280, "height": 900})
-            context.add_init_script(CSP_LISTENER)
-            context.add_init_script(axe_script())
-            page = context.new_page()
-            page.set_default_timeout(30_000)
-            checks = Checks(page, "")
-            page.goto(server + "/connections")
-            page.locator("form.signin").get_by_label("Email").fill(email)
-            page.locator("form.signin").get_by_label("Password").fill(PASSWORD)
-            page.get_by_role("button", name="Sign in").click()
+            context, page, checks = _signed_in_on_connections(browser, server, email)
             live = page.locator("[data-live]")
             expect(live).to_have_attribute("data-state", "open")
             transport = page.evaluate("performance.getEntriesByType('resource')"
@@ -444,16 +450,7 @@ def test_the_live_panel_shows_what_an_assistant_does(server: str) -> None:
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
-            context = browser.new_context(viewport={"width": 1280, "height": 900})
-            context.add_init_script(CSP_LISTENER)
-            context.add_init_script(axe_script())
-            page = context.new_page()
-            page.set_default_timeout(30_000)
-            checks = Checks(page, "")
-            page.goto(server + "/connections")
-            page.locator("form.signin").get_by_label("Email").fill(email)
-            page.locator("form.signin").get_by_label("Password").fill(PASSWORD)
-            page.get_by_role("button", name="Sign in").click()
+            context, page, checks = _signed_in_on_connections(browser, server, email)
             expect(page.locator("[data-live]")).to_have_attribute("data-state", "open")
             navigations: list[str] = []
             page.on("framenavigated", lambda frame: navigations.append(frame.url))
