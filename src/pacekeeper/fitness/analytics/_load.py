@@ -8,105 +8,16 @@ is a rest day: fill it with 0 before calling).
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass
-from typing import Final, Literal
+from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
-from scipy import signal, stats  # type: ignore[import-untyped]
+from scipy import stats  # type: ignore[import-untyped]
 
+from ._compiled import ewma_pair
 from ._types import FloatArray, as_float
-
-
-def _ewma(x: FloatArray, k: float, y0: float) -> FloatArray:
-    """y[d] = k y[d-1] + (1 - k) x[d] with y[-1] = y0, run in C by scipy.signal.lfilter."""
-    if len(x) == 0:
-        return np.zeros(0)
-    y, _ = signal.lfilter([1.0 - k], [1.0, -k], x, zi=[k * y0])
-    return np.asarray(y, dtype=np.float64)
-
-
-_BLOCK: Final = 8  # days per block of the paired filter
-_SPAN: Final = 600.0  # exponent range of the carried sums, in time constants
-
-
-@functools.lru_cache(maxsize=16)
-def _pair_tables(k1: float, k2: float) -> tuple[FloatArray, FloatArray, FloatArray,
-                                                 FloatArray, FloatArray, int]:
-    """Constants of ``_ewma_pair`` for the factors (k1, k2), columns interleaved (k1, k2,
-    k1, k2, ...): the in-block filter ``inner`` (w x 2w: (1 - k) k^(j-m) for m <= j), the
-    carry ``after`` (2 x 2w: k^(j+1)), the block scales ``up`` = K^-(b-h) and ``down`` =
-    K^(b-h) (K = k^w, h the middle: within e^300 either way), the start weight, and the
-    number of blocks one run can carry."""
-    w = _BLOCK
-    ks = np.array([k1, k2])
-    taus = -1.0 / np.log(ks)  # time constants in days
-    m, j = np.arange(w)[:, None], np.arange(w)[None, :]
-    inner = np.zeros((w, 2 * w))
-    after = np.zeros((2, 2 * w))
-    for s, k in enumerate(ks):
-        inner[:, s::2] = np.where(j >= m, (1.0 - k) * k ** np.maximum(j - m, 0), 0.0)
-        after[s, s::2] = k ** (np.arange(w) + 1.0)
-    blocks = max(2, int(_SPAN * float(taus.min())) // w)
-    h = (blocks - 1) / 2.0
-    b = np.arange(blocks, dtype=np.float64)[:, None]
-    up = np.exp(w * (b - h) / taus[None, :])
-    down = np.exp(-w * (b - h) / taus[None, :])
-    start = np.exp(-w * (h + 1.0) / taus)  # K^(h+1): the start value in the scaled sum
-    return inner, after, up, down, start, blocks
-
-
-def _ewma_pair(x: FloatArray, k1: float, k2: float, y1: float, y2: float
-               ) -> tuple[FloatArray, FloatArray]:
-    """Two exponential filters of one series at once, ``_ewma`` with (k1, y1) and (k2,
-    y2), for 0 < k < 1, to about 1e-12 of the recursion.
-
-    Blocks of w = ``_BLOCK`` days: one BLAS product of the (blocks x w) loads with the
-    in-block filter gives every day's response to its own block's loads, both filters
-    interleaved. The value carried out of block b is Y_b = K Y_(b-1) + e_b (e_b: the
-    block's own response on its last day, K = k^w); its closed form is a running sum,
-    Y_b = K^(b-h) (sum_{b' <= b} K^-(b'-h) e_b' + K^(h+1) Y_-1), one complex ``cumsum``
-    over the blocks for both filters (real part one, imaginary part the other). A second
-    small product adds k^(j+1) Y_(b-1) to day j of block b. So about ten numpy calls
-    instead of two ``lfilter`` calls (about 20 us each in argument checks) or a float
-    ``cumsum`` over every day (about 3 ns a step: numpy's float accumulate is a
-    dependent chain through memory). Runs longer than the carried sums allow (600 time
-    constants, about 11 years for ATL) go one after the other."""
-    if not (0.0 < k1 < 1.0 and 0.0 < k2 < 1.0):  # no decay: the plain recursion
-        return _ewma(x, k1, y1), _ewma(x, k2, y2)
-    if len(x) == 0:
-        return np.zeros(0), np.zeros(0)
-    inner, after, up, down, start, most = _pair_tables(k1, k2)
-    w, n = _BLOCK, len(x)
-    if n > most * w:
-        parts1, parts2 = [], []
-        for a in range(0, n, most * w):
-            r1, r2 = _ewma_pair(x[a : a + most * w], k1, k2, y1, y2)
-            parts1.append(r1)
-            parts2.append(r2)
-            y1, y2 = float(r1[-1]), float(r2[-1])
-        return np.concatenate(parts1), np.concatenate(parts2)
-    blocks = -(-n // w)
-    if blocks * w != n:
-        x = np.concatenate((x, np.zeros(blocks * w - n)))
-    s = x.reshape(blocks, w) @ inner  # each block's own response, (k1, k2) interleaved
-    if blocks > 1 or y1 or y2:
-        # The block ends as one complex column (a fast strided copy), then as pairs.
-        carried = s.view(np.complex128)[:, -1].copy()
-        e = carried.view(np.float64).reshape(blocks, 2)
-        e *= up[:blocks]  # scaled
-        if y1 or y2:
-            e[0] += start * (y1, y2)
-        np.cumsum(carried, out=carried)
-        e *= down[:blocks]  # the value carried out of each block
-        if y1 or y2:
-            s[0] += np.array([y1, y2]) @ after
-        if blocks > 1:
-            s[1:] += e[:-1] @ after
-    y = s.reshape(-1)
-    return y[0 : 2 * n : 2], y[1 : 2 * n : 2]
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,13 +41,8 @@ def ctl_atl_tsb(
     """Chronic and acute training load (Banister; Coggan's CTL / ATL): the exponential form
     CTL_d = CTL_(d-1) e^(-1/42) + TSS_d (1 - e^(-1/42)), ATL the same with 7 days
     (GoldenCheetah ``PMCData.cpp``), and TSB; see ``Pmc`` for which day's TSB."""
-    x = as_float(daily_load)
-    ctl, atl = _ewma_pair(x, math.exp(-1.0 / ctl_days), math.exp(-1.0 / atl_days),
-                          ctl0, atl0)
-    tsb = np.empty(len(x))
-    if len(x):
-        tsb[0] = ctl0 - atl0
-        np.subtract(ctl[:-1], atl[:-1], out=tsb[1:])
+    ctl, atl, tsb = ewma_pair(as_float(daily_load), math.exp(-1.0 / ctl_days),
+                              math.exp(-1.0 / atl_days), ctl0, atl0)
     return Pmc(ctl, atl, tsb)
 
 
@@ -172,8 +78,8 @@ def acwr_ewma(daily_load: npt.ArrayLike, acute: int = 7, chronic: int = 28) -> F
     """Acute:chronic ratio of exponentially weighted moving averages (Williams et al.
     2017): EWMA_d = lambda x load_d + (1 - lambda) EWMA_(d-1), lambda = 2 / (N + 1),
     both started at 0. NaN where the chronic EWMA is 0."""
-    x = as_float(daily_load)
-    a, c = _ewma_pair(x, 1.0 - 2.0 / (acute + 1), 1.0 - 2.0 / (chronic + 1), 0.0, 0.0)
+    a, c, _ = ewma_pair(as_float(daily_load), 1.0 - 2.0 / (acute + 1),
+                        1.0 - 2.0 / (chronic + 1), 0.0, 0.0)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(c > 0, a / c, np.nan)
 

@@ -37,8 +37,8 @@ def test_ctl_matches_a_plain_loop_with_a_start_value():
 
 
 def test_ctl_over_decades_and_acwr_ewma_match_plain_loops():
-    # Longer than one closed-form run (600 time constants: 4,200 days for ATL), with
-    # start values and rest days: the runs hand their last values on exactly.
+    # Twenty-five years with start values and rest days. The compiled day loop does the
+    # plain loop's operations in its order (no fast-math): the same floats, bit for bit.
     rng = np.random.default_rng(11)
     load = rng.gamma(1.2, 60.0, 9000) * (rng.random(9000) > 0.3)
     pmc = an.ctl_atl_tsb(load, ctl0=55.0, atl0=70.0)
@@ -50,7 +50,7 @@ def test_ctl_over_decades_and_acwr_ewma_match_plain_loops():
         ctls.append(ctl)
         atls.append(atl)
     for got, want in ((pmc.ctl, ctls), (pmc.atl, atls), (pmc.tsb, tsbs)):
-        assert np.max(np.abs(got - np.array(want))) < 1e-9
+        np.testing.assert_array_equal(got, want)
     # acwr_ewma: lambda = 2 / (N + 1), so the acute run is only ~2,000 days long.
     la, lc = 2 / 8, 2 / 29
     a = c = 0.0
@@ -114,3 +114,38 @@ def test_weekly_totals_intensity_distribution_and_trend():
     )
     flat = an.trend(rng.normal(0, 1, 30))
     assert flat.direction == "flat" or flat.p_value < 0.05
+
+
+def test_ctl_takes_any_one_dimensional_input_and_an_empty_one():
+    # The compiled kernel has one signature (contiguous float64): a strided view, ints
+    # and a list are converted to it, not refused or compiled again.
+    load = np.arange(40.0) * 3.0
+    want = an.ctl_atl_tsb(load[::2].copy())
+    for series in (load[::2], (np.arange(40) * 3)[::2], load[::2].tolist()):
+        got = an.ctl_atl_tsb(series)
+        np.testing.assert_array_equal(got.ctl, want.ctl)
+        np.testing.assert_array_equal(got.tsb, want.tsb)
+    empty = an.ctl_atl_tsb([])
+    assert empty.ctl.shape == empty.atl.shape == empty.tsb.shape == (0,)
+
+
+def test_the_kernel_compiles_in_memory_when_no_cache_directory_is_usable():
+    # A read-only install with no writable home (ProtectSystem=strict without
+    # NUMBA_CACHE_DIR): numba finds no cache locator. Simulated in a fresh process by
+    # leaving numba no locator to try; the answer must still come, with a warning.
+    import subprocess
+    import sys
+
+    code = (
+        "import logging, math\n"
+        "logging.basicConfig(level=logging.WARNING)\n"
+        "from numba.core import caching\n"
+        "caching.CacheImpl._locator_classes = []\n"
+        "from pacekeeper.fitness import analytics as an\n"
+        "print(repr(float(an.ctl_atl_tsb([100.0, 0.0]).ctl[1])))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, check=True)
+    k = math.exp(-1 / 42)
+    assert float(done.stdout.strip()) == 100 * (1 - k) * k
+    assert "no numba cache directory" in done.stderr
