@@ -15,6 +15,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -41,7 +42,7 @@ def _runnable(block: str, server: str) -> str:
         "localhost:8080", server)
 
 
-def _json_values(text: str) -> list[dict[str, object]]:
+def _json_values(text: str) -> list[dict[str, Any]]:
     decoder, values, at = json.JSONDecoder(), [], 0
     while at < len(text):
         if text[at].isspace():
