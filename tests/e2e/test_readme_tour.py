@@ -14,6 +14,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -95,3 +96,33 @@ def test_the_service_tour_runs_as_written(tmp_path: Path) -> None:
         # "201: NP, TSS, IF": the FTP the tour set covers the sample ride's date.
         assert ride["normalized_power"] > 0 and ride["tss"] > 0
         assert ride["intensity_factor"] == pytest.approx(ride["normalized_power"] / ftp)
+
+
+def test_the_mcpcast_tour_runs_as_written(tmp_path: Path) -> None:
+    text = (ROOT / "README.md").read_text()
+    tour = text.split("## A five-minute tour of mcpcast", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```(bash|python)\n(.*?)```", tour, flags=re.S)
+    assert [kind for kind, _ in blocks[:3]] == ["python", "bash", "python"], blocks
+    (_, server_code), (_, command), (_, client) = blocks[:3]
+    (tmp_path / "tour.py").write_text(server_code)
+    port = free_port()
+    argv = command.strip().replace(".venv/bin/mcpcast", str(Path(sys.executable).parent / "mcpcast"))
+    proc = subprocess.Popen(argv.replace("--port 8000", f"--port {port}").split(),
+                            cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        script = tmp_path / "client.py"
+        script.write_text(client.replace("127.0.0.1:8000", f"127.0.0.1:{port}"))
+        for _ in range(100):  # until the server listens
+            try:
+                httpx.get(f"http://127.0.0.1:{port}/mcp", timeout=1)
+                break
+            except httpx.TransportError:
+                assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+                time.sleep(0.1)
+        done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                              timeout=60, check=True)
+        # What the README's comment promises, and 52 / 10 by hand.
+        assert done.stdout.strip() == "{'result': 5.2}" == repr({"result": 52 / 10})
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
