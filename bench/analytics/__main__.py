@@ -1,7 +1,8 @@
 """``python -m bench.analytics``: the analytics engine against plain references, same run.
 
-- CTL/ATL/TSB over ten years of daily load: ``ctl_atl_tsb`` (both filters in one compiled day
-  loop, numba) and a plain Python loop over the days, with the same floats checked. Target: at least 30x faster.
+- CTL/ATL/TSB over ten years of daily load: ``ctl_atl_tsb`` (both filters in one
+  compiled day loop, numba) and a plain Python loop over the days, with the same floats
+  checked. Target: at least 30x faster.
 - Mean-max power at every whole second 1 s..n of a six-hour 1 Hz ride: ``mean_max`` and
   the plain numpy loop ``for d: (c[d:] - c[:-d]).max() / d``, with identical answers
   checked. Target: at most half the loop's time. Two rides: real power (the repository's
