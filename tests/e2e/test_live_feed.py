@@ -60,6 +60,18 @@ async def test_each_person_gets_only_their_own_events(server: str) -> None:
             (f"{topics}/user.{uuid.uuid4()}", alice, 403),
             (f"{topics}/runs", alice, 403),
             (f"{topics}/%20bad", alice, 404),
+            # Alice's topic spelled otherwise, asked for by Bob: refused like the plain name
+            # (the path is decoded before the check; the check is one exact comparison).
+            (f"{topics}/user.{alice_id.upper()}", bob, 403),
+            (f"{topics}/USER.{alice_id}", bob, 403),
+            (f"{topics}/user.{alice_id}.", bob, 403),
+            (f"{topics}/user.{alice_id}.x", bob, 403),
+            (f"{topics}/user%2E{alice_id}", bob, 403),
+            (f"{topics}/%75ser.{alice_id}", bob, 403),
+            # Alice's own topic in another spelling is not her topic either.
+            (f"{topics}/user.{alice_id.upper()}", alice, 403),
+            (f"{topics}/user.{alice_id}.", alice, 403),
+            (f"{topics}/user.{alice_id.replace('-', '')}", alice, 403),
         ):
             refused = await client.get(url, headers=headers)
             assert refused.status_code == status, (url, refused.text)
@@ -186,6 +198,11 @@ async def test_an_api_keys_call_is_named_by_the_keys_label(server: str) -> None:
                                  json={"name": "Coach bot", "tier": "trial"})
         assert made.status_code == 201, made.text
         secret = made.json()["api_key"]
+        # A key is for agents' tool calls, not for reading the feed (its own owner's
+        # either): as X-API-Key or as a bearer token, the topic is refused.
+        for headers in ({"X-API-Key": secret}, {"authorization": f"Bearer {secret}"}):
+            refused = await client.get(f"{server}/mcp/topics/user.{carl_id}", headers=headers)
+            assert refused.status_code == 403, (headers.keys(), refused.text)
         reader = asyncio.create_task(_frames(client, f"{server}/mcp/topics/user.{carl_id}",
                                              carl, frames, opened))
         try:
@@ -201,3 +218,33 @@ async def test_an_api_keys_call_is_named_by_the_keys_label(server: str) -> None:
         finally:
             reader.cancel()
             await asyncio.gather(reader, return_exceptions=True)
+
+
+async def test_a_revoked_token_ends_its_open_feed(server: str) -> None:
+    """ACC-8 and logout (finding 13) on a feed already open: the token that opened it is
+    checked again before the next event goes out, so a signed-out (or disabled, or
+    revoked) token reads nothing more; the stream ends with reason `unauthorized`."""
+    email = f"dora-{uuid.uuid4().hex[:6]}@example.com"
+    dora, dora_id = _person(server, email)
+    frames: list[dict[str, Any]] = []
+    opened = asyncio.Event()
+    async with httpx.AsyncClient(timeout=10) as client:
+        login = await client.post(f"{server}/oauth/token", data={
+            "grant_type": "password", "username": email, "password": PASSWORD})
+        client.cookies.clear()
+        other = {"authorization": f"Bearer {login.json()['jwt_token']}"}
+        reader = asyncio.create_task(_frames(client, f"{server}/mcp/topics/user.{dora_id}",
+                                             dora, frames, opened))
+        try:
+            await asyncio.wait_for(opened.wait(), 10)
+            assert (await client.post(f"{server}/api/auth/logout",
+                                      headers=dora)).status_code == 200
+            imported = await client.post(f"{server}/api/activities/import", headers=other,
+                                         files={"file": (RIDE.name, RIDE.read_bytes())})
+            assert imported.status_code == 201, imported.text
+            await asyncio.wait_for(reader, 10)  # the server ended the stream
+        finally:
+            reader.cancel()
+            await asyncio.gather(reader, return_exceptions=True)
+    assert [f["type"] for f in frames] == ["subscribed", "close"], frames
+    assert frames[-1]["reason"] == "unauthorized"
