@@ -26,6 +26,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from playwright.async_api import async_playwright
 
+from pacekeeper.tools.apps import ACTIVITY, FITNESS_CHART, view_html
 from tests._services import free_port
 from tests.e2e._connect import CHROMIUM, CHROMIUM_ARGS
 from tests.e2e._service_process import running, service_env
@@ -205,8 +206,6 @@ async def test_markup_in_a_persons_data_is_shown_as_text_never_run() -> None:
     no CSP violation to report. The view is the same document for everyone (it holds
     nobody's data: `resources/read` of a view takes no caller), so only what the host
     hands it is drawn."""
-    from pacekeeper.tools.apps import ACTIVITY, FITNESS_CHART, view_html
-
     name = '<img src=x onerror="parent.postMessage(1,\'*\')"><script>parent.x=1</script>'
     activity = {"name": name, "sport": "ride</h1><b>bold</b>", "device": "<svg onload=alert(1)>",
                 "start_time": "2020-06-01T16:52:40Z", "distance_m": 1000.0,
