@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from pacekeeper.admin.routes import admin_routes
 from tests.pacekeeper.conftest import PASSWORD, Harness
 
 ADMIN = "root@example.com"
@@ -273,3 +274,35 @@ async def test_registration_mode_is_stored_and_enforced(h: Harness) -> None:
     assert bad.status_code == 400 and "open, admin, closed" in bad.json()["message"]
     assert (await h.client.get("/api/admin/registration", headers=admin)).json()["mode"] \
         == "open"
+
+
+async def test_only_an_admin_places_a_new_account_in_a_tenant(h: Harness) -> None:
+    """Open registration makes a personal tenant; naming another tenant (say, one on the
+    enterprise plan, to create its key tiers and share its limit) is for admins only:
+    anonymous and user callers get 403 and no account is made."""
+    admin = await _admin(h)
+    club = (await h.client.post("/api/admin/tenants", headers=admin, json={
+        "name": "Rich club", "plan": "enterprise"})).json()["tenant"]
+    user, _ = await _user(h, "member@example.com")
+    for who in ({}, user):
+        joined = await h.client.post("/api/auth/register", headers=who, json={
+            "email": "joiner@example.com", "password": PASSWORD, "tenant_id": club["id"]})
+        assert joined.status_code == 403, joined.text
+        assert joined.json()["message"] == "only an admin may choose the tenant"
+    found = (await h.client.get("/api/admin/users", params={"q": "joiner"},
+                                headers=admin)).json()["users"]
+    assert found == []
+    tenants = (await h.client.get("/api/admin/tenants", headers=admin)).json()["tenants"]
+    assert next(t for t in tenants if t["id"] == club["id"])["users"] == 0
+
+
+def test_the_refusal_test_names_every_admin_route() -> None:
+    """`test_every_admin_path_refuses_everyone_but_an_admin` walks `_operations`: every
+    method of every admin route is in it, so a new route cannot go untested."""
+    user_id, tenant_id = uuid.uuid4(), uuid.uuid4()
+    walked = {(method, path.replace(str(user_id), "{user_id}")
+               .replace(str(tenant_id), "{tenant_id}"))
+              for method, path, _ in _operations(user_id, tenant_id)}
+    served = {(method, route.path) for route in admin_routes()
+              for method in route.methods or () if method != "HEAD"}
+    assert served == walked
