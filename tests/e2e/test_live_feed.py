@@ -13,6 +13,9 @@ from typing import Any
 
 import httpx
 import pytest
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed, InvalidStatus
+from websockets.typing import Subprotocol
 
 from tests._services import free_port
 from tests.e2e._mcp_clients import http_tool
@@ -248,3 +251,42 @@ async def test_a_revoked_token_ends_its_open_feed(server: str) -> None:
             await asyncio.gather(reader, return_exceptions=True)
     assert [f["type"] for f in frames] == ["subscribed", "close"], frames
     assert frames[-1]["reason"] == "unauthorized"
+
+
+
+async def test_websocket_subscriptions_follow_the_same_rule(server: str) -> None:
+    """The WebSocket way in (the token as the `bearer.<token>` subprotocol): another
+    person's topic, a made-up token and no token are refused; one's own topic opens, and
+    after a logout the next event is not sent: the stream ends (1008, `unauthorized`)."""
+    email = f"erin-{uuid.uuid4().hex[:6]}@example.com"
+    erin, erin_id = _person(server, email)
+    fred, _ = _person(server, f"fred-{uuid.uuid4().hex[:6]}@example.com")
+    url = server.replace("http", "ws") + f"/mcp/topics/user.{erin_id}"
+
+    def offer(headers: dict[str, str]) -> list[Subprotocol]:
+        token = headers["authorization"].removeprefix("Bearer ")
+        return [Subprotocol("mcpcast"), Subprotocol(f"bearer.{token}")]
+
+    for offered in (offer(fred), [Subprotocol("mcpcast"), Subprotocol("bearer.eyJ.x.y")],
+                    [Subprotocol("mcpcast")]):
+        with pytest.raises(InvalidStatus) as refused:
+            async with connect(url, subprotocols=offered):
+                pass
+        assert refused.value.response.status_code == 403
+    async with httpx.AsyncClient(timeout=10) as client:
+        login = await client.post(f"{server}/oauth/token", data={
+            "grant_type": "password", "username": email, "password": PASSWORD})
+        client.cookies.clear()
+        other = {"authorization": f"Bearer {login.json()['jwt_token']}"}
+        async with connect(url, subprotocols=offer(erin)) as ws:
+            assert json.loads(await asyncio.wait_for(ws.recv(), 10))["type"] == "subscribed"
+            assert (await client.post(f"{server}/api/auth/logout",
+                                      headers=erin)).status_code == 200
+            imported = await client.post(f"{server}/api/activities/import", headers=other,
+                                         files={"file": (RIDE.name, RIDE.read_bytes())})
+            assert imported.status_code == 201, imported.text
+            last = json.loads(await asyncio.wait_for(ws.recv(), 10))
+            assert last == {"type": "close", "reason": "unauthorized"}
+            with pytest.raises(ConnectionClosed) as closed:
+                await asyncio.wait_for(ws.recv(), 10)
+            assert closed.value.rcvd is not None and closed.value.rcvd.code == 1008
