@@ -4,6 +4,7 @@ anyone who is not an admin; SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import uuid
 from collections.abc import AsyncIterator
@@ -11,7 +12,11 @@ from typing import Any
 
 import pytest
 
+from mcpcast.transports.subscribe import SubscriberInfo
 from pacekeeper.admin.routes import admin_routes
+from pacekeeper.live import live_topic
+from pacekeeper.mcp._activity import ToolActivity
+from pacekeeper.mcp._mount import _topic_owner_only
 from tests.pacekeeper.conftest import PASSWORD, Harness
 
 ADMIN = "root@example.com"
@@ -306,3 +311,28 @@ def test_the_refusal_test_names_every_admin_route() -> None:
     served = {(method, route.path) for route in admin_routes()
               for method in route.methods or () if method != "HEAD"}
     assert served == walked
+
+
+async def test_disabling_ends_an_open_live_feed_without_charging_the_tenant(h: Harness) -> None:
+    """ACC-8 on the Live panel's topic: the topic hook, asked again for an open feed
+    (`SubscriberInfo.recheck`), says no once the person is disabled; asking again takes
+    nothing from the tenant's bucket (only opening a feed is a request)."""
+    admin = await _admin(h)
+    bearer, user_id = await _user(h, "watcher@example.com")
+    authorize = _topic_owner_only(lambda: h.services, frozenset(),
+                                  ToolActivity(lambda: h.services))
+    opened = SubscriberInfo(dict(bearer), "GET", f"/user.{user_id}", None, {})
+    again = dataclasses.replace(opened, recheck=True)
+    topic = live_topic(user_id)
+
+    assert await authorize(opened, topic) is True
+    before = (await h.client.get("/api/activities", headers=bearer)).headers
+    for _ in range(5):
+        assert await authorize(again, topic) is True
+    after = (await h.client.get("/api/activities", headers=bearer)).headers
+    assert int(before["x-ratelimit-remaining"]) - int(after["x-ratelimit-remaining"]) <= 1
+    off = await h.client.patch(f"/api/admin/users/{user_id}", headers=admin,
+                               json={"status": "disabled"})
+    assert off.status_code == 200
+    assert await authorize(again, topic) is False
+    assert await authorize(opened, topic) is False
