@@ -72,7 +72,8 @@ async def test_every_admin_path_refuses_everyone_but_an_admin(h: Harness) -> Non
     """No credentials: 401. A user of another tenant, and a user in the admin's own tenant
     (created there by the admin): 403, and nothing changes. (Every admin administers the
     whole service: there is no tenant admin role to refuse.) An API key of the admin: 401
-    (keys are for agents, not administration). The admin's cookie session without the
+    (keys are for agents, not administration), and so is an OAuth access token of the admin
+(delegated to an assistant for /mcp only). The admin's cookie session without the
     CSRF header: 403 csrf_failed on every write."""
     admin = await _admin(h)
     admin_id = uuid.UUID((await h.client.get("/api/admin/users", params={"q": "root"},
@@ -86,6 +87,12 @@ async def test_every_admin_path_refuses_everyone_but_an_admin(h: Harness) -> Non
     in_tenant = {"authorization": f"Bearer {colleague_body.json()['token']}"}
     key = (await h.client.post("/api/keys", headers=admin,
                                json={"name": "admin agent", "tier": "trial"})).json()["api_key"]
+    # An OAuth access token of the admin (scoped, for an assistant): /mcp only.
+    admin_user = await h.services.users.get_by_email(ADMIN)
+    assert admin_user is not None
+    delegated = {"authorization": "Bearer " + h.services.tokens.issue(
+        admin_user, scope="fitness:read fitness:write", client_id="assistant").token}
+    assert await h.services.resolver.resolve(delegated, delegated=True) is not None  # valid
     for method, path, body in _operations(victim_id, uuid.UUID(admin_tenant)):
         nobody = await h.client.request(method, path, json=body)
         assert nobody.status_code == 401, (method, path)
@@ -96,6 +103,8 @@ async def test_every_admin_path_refuses_everyone_but_an_admin(h: Harness) -> Non
             assert refused.json() == {"error": "forbidden", "message": "administrators only"}
         as_key = await h.client.request(method, path, json=body, headers={"x-api-key": key})
         assert as_key.status_code == 401, (method, path)
+        as_oauth = await h.client.request(method, path, json=body, headers=delegated)
+        assert as_oauth.status_code == 401, (method, path, as_oauth.text)
     # Nothing changed: the victim still works, no tenant was added, the mode is the env's.
     assert (await h.client.get("/api/activities", headers=outsider)).status_code == 200
     listed = (await h.client.get("/api/admin/tenants", headers=admin)).json()["tenants"]
