@@ -81,6 +81,7 @@ class Entry:
         self.topics = subscription_app(server.broadcasters, authorize=server.authorize_topic,
                                        heartbeat=config.heartbeat_interval,
                                        max_connections=config.max_streams,
+                                       recheck=config.topic_recheck,
                                        allow_origin=lambda o: True)  # checked here first
         self._accepts: dict[bytes | None, tuple[bool, bool]] = {}
 

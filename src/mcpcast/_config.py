@@ -83,3 +83,7 @@ class ServerConfig:
     task_poll_interval_ms: int = 1000
     task_timeout: float = 3600.0
     max_running_tasks_per_principal: int = 16
+    # Browser topics: once a stream is open, ask ``authorize_topic`` again before the
+    # next frame or heartbeat when this many seconds have passed since it last said yes
+    # (0: before every one); a no ends the stream ("unauthorized"). None: asked once.
+    topic_recheck: float | None = None

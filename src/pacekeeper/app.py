@@ -259,12 +259,14 @@ def create_app(
 
         async def sandbox_admin(request: Request) -> bool:
             # Anyone can reach the mounted sandbox: its control panel (reset, revoke,
-            # failures, quotas) needs an admin JWT of this service (issue 20, #15).
+            # failures, quotas, uploads) needs an admin JWT of this service (issue 20,
+            # #15), and from a cookie session the CSRF header on writes (the one check).
             try:
-                principal = await current_services().resolver.resolve(request.headers)
+                principal = await current_services().resolver.require(
+                    request.method, request.headers)
             except ApiError:
                 return False
-            return principal is not None and principal.is_admin
+            return principal.is_admin
 
         routes.append(Mount(SANDBOX_PATH, app=create_sandbox_app(
             admin_check=sandbox_admin, history_days=settings.sandbox_history_days)))

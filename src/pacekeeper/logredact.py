@@ -10,7 +10,8 @@ handler or formatter sees it. A filter on named loggers would miss child loggers
 (`pacekeeper.connections`) and handlers that tests or operators attach elsewhere.
 
 Masked: the values of query/form parameters with credential-like names, `Bearer`
-credentials, JWTs and Pacekeeper API keys anywhere in a message. The structure of
+credentials, JWTs and Pacekeeper API keys anywhere in a message, and in the traceback of a
+logged exception (the text format writes it, the exception's message included). The structure of
 `record.args` is kept (uvicorn's access formatter unpacks it by position).
 """
 
@@ -61,9 +62,18 @@ def _clean(value: Any) -> Any:
     return value if masked == text else masked
 
 
+_TRACEBACKS = logging.Formatter()
+
+
 def redact_record(record: logging.LogRecord) -> None:
     if isinstance(record.msg, str):
         record.msg = redact(record.msg)
+    if record.exc_info and record.exc_info[0] is not None and not record.exc_text:
+        # Text formatters write the traceback, the exception's message included, from
+        # `exc_text` when set: render it once here, masked (JSON lines keep the type only).
+        record.exc_text = redact(_TRACEBACKS.formatException(record.exc_info))
+    if record.stack_info:
+        record.stack_info = redact(record.stack_info)
     args = record.args
     if isinstance(args, tuple):
         record.args = tuple(_clean(a) for a in args)

@@ -13,6 +13,9 @@ from typing import Any
 
 import httpx
 import pytest
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed, InvalidStatus
+from websockets.typing import Subprotocol
 
 from tests._services import free_port
 from tests.e2e._mcp_clients import http_tool
@@ -60,6 +63,18 @@ async def test_each_person_gets_only_their_own_events(server: str) -> None:
             (f"{topics}/user.{uuid.uuid4()}", alice, 403),
             (f"{topics}/runs", alice, 403),
             (f"{topics}/%20bad", alice, 404),
+            # Alice's topic spelled otherwise, asked for by Bob: refused like the plain name
+            # (the path is decoded before the check; the check is one exact comparison).
+            (f"{topics}/user.{alice_id.upper()}", bob, 403),
+            (f"{topics}/USER.{alice_id}", bob, 403),
+            (f"{topics}/user.{alice_id}.", bob, 403),
+            (f"{topics}/user.{alice_id}.x", bob, 403),
+            (f"{topics}/user%2E{alice_id}", bob, 403),
+            (f"{topics}/%75ser.{alice_id}", bob, 403),
+            # Alice's own topic in another spelling is not her topic either.
+            (f"{topics}/user.{alice_id.upper()}", alice, 403),
+            (f"{topics}/user.{alice_id}.", alice, 403),
+            (f"{topics}/user.{alice_id.replace('-', '')}", alice, 403),
         ):
             refused = await client.get(url, headers=headers)
             assert refused.status_code == status, (url, refused.text)
@@ -186,6 +201,11 @@ async def test_an_api_keys_call_is_named_by_the_keys_label(server: str) -> None:
                                  json={"name": "Coach bot", "tier": "trial"})
         assert made.status_code == 201, made.text
         secret = made.json()["api_key"]
+        # A key is for agents' tool calls, not for reading the feed (its own owner's
+        # either): as X-API-Key or as a bearer token, the topic is refused.
+        for headers in ({"X-API-Key": secret}, {"authorization": f"Bearer {secret}"}):
+            refused = await client.get(f"{server}/mcp/topics/user.{carl_id}", headers=headers)
+            assert refused.status_code == 403, (headers.keys(), refused.text)
         reader = asyncio.create_task(_frames(client, f"{server}/mcp/topics/user.{carl_id}",
                                              carl, frames, opened))
         try:
@@ -201,3 +221,72 @@ async def test_an_api_keys_call_is_named_by_the_keys_label(server: str) -> None:
         finally:
             reader.cancel()
             await asyncio.gather(reader, return_exceptions=True)
+
+
+async def test_a_revoked_token_ends_its_open_feed(server: str) -> None:
+    """ACC-8 and logout (finding 13) on a feed already open: the token that opened it is
+    checked again before the next event goes out, so a signed-out (or disabled, or
+    revoked) token reads nothing more; the stream ends with reason `unauthorized`."""
+    email = f"dora-{uuid.uuid4().hex[:6]}@example.com"
+    dora, dora_id = _person(server, email)
+    frames: list[dict[str, Any]] = []
+    opened = asyncio.Event()
+    async with httpx.AsyncClient(timeout=10) as client:
+        login = await client.post(f"{server}/oauth/token", data={
+            "grant_type": "password", "username": email, "password": PASSWORD})
+        client.cookies.clear()
+        other = {"authorization": f"Bearer {login.json()['jwt_token']}"}
+        reader = asyncio.create_task(_frames(client, f"{server}/mcp/topics/user.{dora_id}",
+                                             dora, frames, opened))
+        try:
+            await asyncio.wait_for(opened.wait(), 10)
+            assert (await client.post(f"{server}/api/auth/logout",
+                                      headers=dora)).status_code == 200
+            imported = await client.post(f"{server}/api/activities/import", headers=other,
+                                         files={"file": (RIDE.name, RIDE.read_bytes())})
+            assert imported.status_code == 201, imported.text
+            await asyncio.wait_for(reader, 10)  # the server ended the stream
+        finally:
+            reader.cancel()
+            await asyncio.gather(reader, return_exceptions=True)
+    assert [f["type"] for f in frames] == ["subscribed", "close"], frames
+    assert frames[-1]["reason"] == "unauthorized"
+
+
+
+async def test_websocket_subscriptions_follow_the_same_rule(server: str) -> None:
+    """The WebSocket way in (the token as the `bearer.<token>` subprotocol): another
+    person's topic, a made-up token and no token are refused; one's own topic opens, and
+    after a logout the next event is not sent: the stream ends (1008, `unauthorized`)."""
+    email = f"erin-{uuid.uuid4().hex[:6]}@example.com"
+    erin, erin_id = _person(server, email)
+    fred, _ = _person(server, f"fred-{uuid.uuid4().hex[:6]}@example.com")
+    url = server.replace("http", "ws") + f"/mcp/topics/user.{erin_id}"
+
+    def offer(headers: dict[str, str]) -> list[Subprotocol]:
+        token = headers["authorization"].removeprefix("Bearer ")
+        return [Subprotocol("mcpcast"), Subprotocol(f"bearer.{token}")]
+
+    for offered in (offer(fred), [Subprotocol("mcpcast"), Subprotocol("bearer.eyJ.x.y")],
+                    [Subprotocol("mcpcast")]):
+        with pytest.raises(InvalidStatus) as refused:
+            async with connect(url, subprotocols=offered):
+                pass
+        assert refused.value.response.status_code == 403
+    async with httpx.AsyncClient(timeout=10) as client:
+        login = await client.post(f"{server}/oauth/token", data={
+            "grant_type": "password", "username": email, "password": PASSWORD})
+        client.cookies.clear()
+        other = {"authorization": f"Bearer {login.json()['jwt_token']}"}
+        async with connect(url, subprotocols=offer(erin)) as ws:
+            assert json.loads(await asyncio.wait_for(ws.recv(), 10))["type"] == "subscribed"
+            assert (await client.post(f"{server}/api/auth/logout",
+                                      headers=erin)).status_code == 200
+            imported = await client.post(f"{server}/api/activities/import", headers=other,
+                                         files={"file": (RIDE.name, RIDE.read_bytes())})
+            assert imported.status_code == 201, imported.text
+            last = json.loads(await asyncio.wait_for(ws.recv(), 10))
+            assert last == {"type": "close", "reason": "unauthorized"}
+            with pytest.raises(ConnectionClosed) as closed:
+                await asyncio.wait_for(ws.recv(), 10)
+            assert closed.value.rcvd is not None and closed.value.rcvd.code == 1008

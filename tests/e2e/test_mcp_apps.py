@@ -26,6 +26,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from playwright.async_api import async_playwright
 
+from pacekeeper.tools.apps import ACTIVITY, FITNESS_CHART, view_html
 from tests._services import free_port
 from tests.e2e._connect import CHROMIUM, CHROMIUM_ARGS
 from tests.e2e._service_process import running, service_env
@@ -197,3 +198,44 @@ async def test_views_are_advertised_served_and_drawn(
             await browser.close()
     chart = results["get_fitness_chart"]["structuredContent"]
     assert sum(1 for d in chart["days"] if d["load"] > 0) == 2, json.dumps(chart)[:500]
+
+
+async def test_markup_in_a_persons_data_is_shown_as_text_never_run() -> None:
+    """An activity named with markup (a file's or a provider's name is the uploader's
+    choice) is drawn as text by the activity view: no element made of it, no script run,
+    no CSP violation to report. The view is the same document for everyone (it holds
+    nobody's data: `resources/read` of a view takes no caller), so only what the host
+    hands it is drawn."""
+    name = '<img src=x onerror="parent.postMessage(1,\'*\')"><script>parent.x=1</script>'
+    activity = {"name": name, "sport": "ride</h1><b>bold</b>", "device": "<svg onload=alert(1)>",
+                "start_time": "2020-06-01T16:52:40Z", "distance_m": 1000.0,
+                "elapsed_time_s": 600, "moving_time_s": 600, "metrics": {},
+                "laps": [{"elapsed_s": 300}, {"elapsed_s": 300}]}
+    chart = {"summary": name, "days": [
+        {"date": "2020-06-01", "load": 50.0, "ctl": 1.0, "atl": 7.0, "tsb": -6.0},
+        {"date": "2020-06-02", "load": 0.0, "ctl": 1.2, "atl": 6.0, "tsb": -4.8}]}
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            for uri, data, heading in ((ACTIVITY, activity, "h1"),
+                                       (FITNESS_CHART, chart, "p.summary")):
+                page = await browser.new_page()
+                problems: list[str] = []
+                page.on("console", lambda m: problems.append(m.text)
+                        if m.type in ("error", "warning") else None)
+                page.on("pageerror", lambda exc: problems.append(str(exc)))
+                await page.set_content(HOST)
+                result = {"content": [{"type": "text", "text": json.dumps(data)}],
+                          "structuredContent": data, "isError": False}
+                await page.evaluate(HOST_SCRIPT, [view_html(uri), result, "tool"])
+                view = page.frame_locator("#view")
+                assert await view.locator("body").get_attribute("data-state") == "rendered"
+                assert await view.locator("main " + heading).first.text_content() == name
+                for tag in ("img", "script", "b", "svg[onload]"):
+                    assert await view.locator(f"main {tag}").count() == 0, (uri, tag)
+                seen = await page.evaluate("window.__seen")
+                assert "response" not in seen, seen  # the view posted nothing of its own
+                assert problems == [], (uri, problems)
+                await page.close()
+        finally:
+            await browser.close()

@@ -303,3 +303,55 @@ async def test_a_failing_authorize_hook_denies_without_details(factory, caplog) 
     assert "hunter2" not in response.text
     assert "hunter2" not in caplog.text
     assert "RuntimeError" in caplog.text
+
+
+async def test_recheck_ends_a_stream_whose_subscriber_lost_the_right(factory) -> None:
+    """`recheck`: an open stream's subscriber is asked about again (`info.recheck`) before
+    the next frame; once refused, that frame never goes out and the stream ends with
+    reason `unauthorized` (WebSocket close 1008), on both transports. Without `recheck`
+    the hook is asked once."""
+    allowed = {"sse": True, "ws": True}
+    asked: list[tuple[str, bool]] = []
+
+    def authorize(info: SubscriberInfo, topic: str) -> bool:
+        who = info.query["who"]
+        asked.append((who, info.recheck))
+        return allowed[who]
+
+    app = subscription_app(factory, authorize=authorize, heartbeat=None, recheck=0)
+    topic = factory.lookup("mine")
+    async with (
+        serving(app) as base,
+        httpx.AsyncClient() as client,
+        client.stream("GET", f"{base}/mine?who=sse") as response,
+        connect(base.replace("http", "ws") + "/mine?who=ws") as ws,
+    ):
+        sse = SSE(response)
+        assert (await sse.event())["data"]["type"] == "subscribed"
+        assert json.loads(await asyncio.wait_for(ws.recv(), 5))["type"] == "subscribed"
+        await topic.broadcast("still yours")
+        assert (await sse.event())["data"]["data"] == "still yours"
+        assert json.loads(await asyncio.wait_for(ws.recv(), 5))["data"] == "still yours"
+        allowed.update(sse=False, ws=False)
+        await topic.broadcast("not for you any more")
+        ended = await sse.event()
+        assert ended["event"] == "close" and ended["data"] == {
+            "type": "close", "reason": "unauthorized"}
+        last = json.loads(await asyncio.wait_for(ws.recv(), 5))
+        assert last == {"type": "close", "reason": "unauthorized"}
+        with pytest.raises(ConnectionClosed) as closed:
+            await asyncio.wait_for(ws.recv(), 5)
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 1008
+    assert sorted(asked) == [("sse", False), ("sse", True), ("sse", True),
+                             ("ws", False), ("ws", True), ("ws", True)]
+
+    once: list[bool] = []
+    plain = subscription_app(factory, authorize=lambda info, t: once.append(info.recheck)
+                             or True, heartbeat=None)
+    async with serving(plain) as base, httpx.AsyncClient() as client, \
+            client.stream("GET", f"{base}/mine") as response:
+        sse = SSE(response)
+        await sse.event()
+        await topic.broadcast("x")
+        assert (await sse.event())["data"]["data"] == "x"
+    assert once == [False]

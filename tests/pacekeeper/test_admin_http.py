@@ -4,6 +4,7 @@ anyone who is not an admin; SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import uuid
 from collections.abc import AsyncIterator
@@ -11,6 +12,11 @@ from typing import Any
 
 import pytest
 
+from mcpcast.transports.subscribe import SubscriberInfo
+from pacekeeper.admin.routes import admin_routes
+from pacekeeper.live import live_topic
+from pacekeeper.mcp._activity import ToolActivity
+from pacekeeper.mcp._mount import _topic_owner_only
 from tests.pacekeeper.conftest import PASSWORD, Harness
 
 ADMIN = "root@example.com"
@@ -66,7 +72,8 @@ async def test_every_admin_path_refuses_everyone_but_an_admin(h: Harness) -> Non
     """No credentials: 401. A user of another tenant, and a user in the admin's own tenant
     (created there by the admin): 403, and nothing changes. (Every admin administers the
     whole service: there is no tenant admin role to refuse.) An API key of the admin: 401
-    (keys are for agents, not administration). The admin's cookie session without the
+    (keys are for agents, not administration), and so is an OAuth access token of the admin
+(delegated to an assistant for /mcp only). The admin's cookie session without the
     CSRF header: 403 csrf_failed on every write."""
     admin = await _admin(h)
     admin_id = uuid.UUID((await h.client.get("/api/admin/users", params={"q": "root"},
@@ -80,6 +87,12 @@ async def test_every_admin_path_refuses_everyone_but_an_admin(h: Harness) -> Non
     in_tenant = {"authorization": f"Bearer {colleague_body.json()['token']}"}
     key = (await h.client.post("/api/keys", headers=admin,
                                json={"name": "admin agent", "tier": "trial"})).json()["api_key"]
+    # An OAuth access token of the admin (scoped, for an assistant): /mcp only.
+    admin_user = await h.services.users.get_by_email(ADMIN)
+    assert admin_user is not None
+    delegated = {"authorization": "Bearer " + h.services.tokens.issue(
+        admin_user, scope="fitness:read fitness:write", client_id="assistant").token}
+    assert await h.services.resolver.resolve(delegated, delegated=True) is not None  # valid
     for method, path, body in _operations(victim_id, uuid.UUID(admin_tenant)):
         nobody = await h.client.request(method, path, json=body)
         assert nobody.status_code == 401, (method, path)
@@ -90,6 +103,8 @@ async def test_every_admin_path_refuses_everyone_but_an_admin(h: Harness) -> Non
             assert refused.json() == {"error": "forbidden", "message": "administrators only"}
         as_key = await h.client.request(method, path, json=body, headers={"x-api-key": key})
         assert as_key.status_code == 401, (method, path)
+        as_oauth = await h.client.request(method, path, json=body, headers=delegated)
+        assert as_oauth.status_code == 401, (method, path, as_oauth.text)
     # Nothing changed: the victim still works, no tenant was added, the mode is the env's.
     assert (await h.client.get("/api/activities", headers=outsider)).status_code == 200
     listed = (await h.client.get("/api/admin/tenants", headers=admin)).json()["tenants"]
@@ -273,3 +288,60 @@ async def test_registration_mode_is_stored_and_enforced(h: Harness) -> None:
     assert bad.status_code == 400 and "open, admin, closed" in bad.json()["message"]
     assert (await h.client.get("/api/admin/registration", headers=admin)).json()["mode"] \
         == "open"
+
+
+async def test_only_an_admin_places_a_new_account_in_a_tenant(h: Harness) -> None:
+    """Open registration makes a personal tenant; naming another tenant (say, one on the
+    enterprise plan, to create its key tiers and share its limit) is for admins only:
+    anonymous and user callers get 403 and no account is made."""
+    admin = await _admin(h)
+    club = (await h.client.post("/api/admin/tenants", headers=admin, json={
+        "name": "Rich club", "plan": "enterprise"})).json()["tenant"]
+    user, _ = await _user(h, "member@example.com")
+    for who in ({}, user):
+        joined = await h.client.post("/api/auth/register", headers=who, json={
+            "email": "joiner@example.com", "password": PASSWORD, "tenant_id": club["id"]})
+        assert joined.status_code == 403, joined.text
+        assert joined.json()["message"] == "only an admin may choose the tenant"
+    found = (await h.client.get("/api/admin/users", params={"q": "joiner"},
+                                headers=admin)).json()["users"]
+    assert found == []
+    tenants = (await h.client.get("/api/admin/tenants", headers=admin)).json()["tenants"]
+    assert next(t for t in tenants if t["id"] == club["id"])["users"] == 0
+
+
+def test_the_refusal_test_names_every_admin_route() -> None:
+    """`test_every_admin_path_refuses_everyone_but_an_admin` walks `_operations`: every
+    method of every admin route is in it, so a new route cannot go untested."""
+    user_id, tenant_id = uuid.uuid4(), uuid.uuid4()
+    walked = {(method, path.replace(str(user_id), "{user_id}")
+               .replace(str(tenant_id), "{tenant_id}"))
+              for method, path, _ in _operations(user_id, tenant_id)}
+    served = {(method, route.path) for route in admin_routes()
+              for method in route.methods or () if method != "HEAD"}
+    assert served == walked
+
+
+async def test_disabling_ends_an_open_live_feed_without_charging_the_tenant(h: Harness) -> None:
+    """ACC-8 on the Live panel's topic: the topic hook, asked again for an open feed
+    (`SubscriberInfo.recheck`), says no once the person is disabled; asking again takes
+    nothing from the tenant's bucket (only opening a feed is a request)."""
+    admin = await _admin(h)
+    bearer, user_id = await _user(h, "watcher@example.com")
+    authorize = _topic_owner_only(lambda: h.services, frozenset(),
+                                  ToolActivity(lambda: h.services))
+    opened = SubscriberInfo(dict(bearer), "GET", f"/user.{user_id}", None, {})
+    again = dataclasses.replace(opened, recheck=True)
+    topic = live_topic(user_id)
+
+    assert await authorize(opened, topic) is True
+    before = (await h.client.get("/api/activities", headers=bearer)).headers
+    for _ in range(5):
+        assert await authorize(again, topic) is True
+    after = (await h.client.get("/api/activities", headers=bearer)).headers
+    assert int(before["x-ratelimit-remaining"]) - int(after["x-ratelimit-remaining"]) <= 1
+    off = await h.client.patch(f"/api/admin/users/{user_id}", headers=admin,
+                               json={"status": "disabled"})
+    assert off.status_code == 200
+    assert await authorize(again, topic) is False
+    assert await authorize(opened, topic) is False

@@ -5,6 +5,7 @@ queues nothing; a full queue drops and counts, and the call still answers."""
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from types import SimpleNamespace
 from typing import Any
@@ -26,6 +27,12 @@ class Steps:
             await ctx.report_progress(n, 3, f"step {n}")
         await ctx.info("counted")
         return "done"
+
+    @tool(name="echo", description="Says it back.")
+    async def echo(self, ctx: Context, text: str) -> str:
+        await ctx.report_progress(1, 2, "thinking")
+        await asyncio.sleep(0.01)  # the other caller's call runs meanwhile
+        return f"you said {text}"
 
 
 def _principal(via: str = "bearer") -> Principal:
@@ -105,4 +112,38 @@ async def test_a_full_queue_drops_and_counts_and_the_call_still_answers() -> Non
     assert result["content"][0]["text"] == "done" and not result["isError"]
     assert activity.dropped >= 4
     assert (await sub.next(max_wait=5)) is not None  # what fitted was published
+    await activity.close()
+
+
+async def test_concurrent_callers_each_hear_only_their_own_calls_never_arguments() -> None:
+    """Two people watching, their assistants calling at the same time: each topic gets
+    exactly its own caller's events (the call in progress is per task, not shared), and
+    no event carries a call's arguments or result."""
+    server, activity, factory = _setup()
+    people = [_principal(), _principal()]
+    subs = []
+    for person in people:
+        subs.append(await factory.lookup(live_topic(person.user_id)).subscribe())
+        activity.watching(person.user_id)
+
+    async def calls(person: Principal, n: int) -> None:
+        async with TestClient(server, principal=person) as client:
+            for _ in range(3):
+                result = await client.call_tool("echo", {"text": f"arg-{n}-secret"})
+                assert result["content"][0]["text"] == f"you said arg-{n}-secret"
+
+    await asyncio.gather(calls(people[0], 0), calls(people[1], 1))
+    heard = []
+    for sub in subs:
+        events = []
+        while len([e for e in events if e["phase"] == "ended"]) < 3:
+            frame = await sub.next(max_wait=5)
+            assert frame is not None, events
+            events.append(frame.message)
+        assert await sub.next(max_wait=0.2) is None  # nothing more, nobody else's
+        heard.append(events)
+    for events in heard:
+        assert [e["phase"] for e in events] == ["started", "progress", "ended"] * 3
+        assert "secret" not in str(events) and "you said" not in str(events)
+    assert not {e["id"] for e in heard[0]} & {e["id"] for e in heard[1]}
     await activity.close()

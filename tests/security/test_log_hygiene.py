@@ -163,3 +163,30 @@ def test_no_secret_reaches_any_log_line(live: Any) -> None:
     assert any("/api/oauth/callback/strava" in line for line in capture.lines)  # it logged
     leaks = [(s[:12], line[:3000]) for line in capture.lines for s in secrets_seen if s in line]
     assert leaks == [], "\n".join(f"{s} :: {line}" for s, line in leaks)
+
+
+def test_a_traceback_in_the_text_format_carries_no_credential() -> None:
+    """ERR-3 in the default text format (uvicorn's, and `logging.basicConfig`'s in the
+    worker): a logged exception is written with its traceback, whose last line is the
+    exception's message. A credential quoted there (a driver's or library's message, a
+    URL in an HTTP error) is masked like one in the message itself."""
+    from pacekeeper import logredact
+
+    logredact.install()
+    jwt = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiIxMjMifQ.c2lnbmF0dXJlc2ln"
+    key = "pk_live_0123456789abcdef_" + "s" * 43
+    capture = _Capture()
+    logger = logging.getLogger("pacekeeper.test_traceback")
+    logger.addHandler(capture)
+    try:
+        try:
+            raise RuntimeError(f"upstream said no to Bearer {jwt} with {key}"
+                               f" at https://p.example/cb?code=abc123secret")
+        except RuntimeError:
+            logger.error("a tool raised", exc_info=True)
+    finally:
+        logger.removeHandler(capture)
+    (line,) = capture.lines
+    assert "Traceback" in line and "RuntimeError: upstream said no" in line
+    for secret in (jwt, key, "abc123secret"):
+        assert secret not in line, line

@@ -26,6 +26,7 @@ class CloseReason:
     CLOSED = "closed"  # closed by its owner (client went away, transport ended)
     OVERFLOW = "overflow"  # slow consumer: its queue overflowed
     SHUTDOWN = "shutdown"  # the broadcaster or factory was closed
+    UNAUTHORIZED = "unauthorized"  # asked again, the authorize hook said no
 
 
 class Subscription:

@@ -16,6 +16,11 @@ ends up in access logs. So a WebSocket client may offer the subprotocols
 ``["mcpcast", "bearer.<token>"]``; the server answers ``mcpcast`` and ``authorize`` sees
 ``Authorization: Bearer <token>`` exactly as it does for SSE.
 
+Credentials can end while a stream is open (a logout, a disabled account, a revoked
+grant). With ``recheck`` (seconds) the hook is asked again, with ``SubscriberInfo.recheck``
+true, before the next frame or heartbeat once that long has passed since its last yes;
+a no drops that frame and ends the stream with reason ``unauthorized``.
+
 Pages on another origin: WebSockets need nothing, but the SSE fallback is a ``fetch`` and
 needs CORS. With ``allow_origin`` an allowed ``Origin`` is echoed in
 ``Access-Control-Allow-Origin`` and preflights (a token header) are answered.
@@ -28,8 +33,9 @@ import contextlib
 import inspect
 import logging
 import re
+import time
 from collections.abc import Awaitable, Callable, MutableMapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import parse_qsl
 
@@ -39,6 +45,7 @@ from mcpcast._errors import McpcastError
 from mcpcast.broadcast import (
     BroadcasterFactory,
     CloseReason,
+    Frame,
     Subscription,
     TopicLimitError,
     validate_topic,
@@ -70,7 +77,8 @@ _CORS_HEADERS = b"authorization, last-event-id"
 _HEADER_LIST_RE = re.compile(r"[A-Za-z0-9-]+(\s*,\s*[A-Za-z0-9-]+)*")
 
 # WebSocket close codes per end reason (RFC 6455 section 7.4.1).
-_WS_CODES = {CloseReason.OVERFLOW: 1013, CloseReason.SHUTDOWN: 1001}
+_WS_CODES = {CloseReason.OVERFLOW: 1013, CloseReason.SHUTDOWN: 1001,
+             CloseReason.UNAUTHORIZED: 1008}
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +91,8 @@ class SubscriberInfo:
     client: tuple[str, int] | None
     query: dict[str, str]
     query_string: str = ""
+    # True when asked again for a stream already open (``recheck``), not for a new one.
+    recheck: bool = False
 
 
 Authorize = Callable[[SubscriberInfo, str], bool | Awaitable[bool]]
@@ -143,6 +153,41 @@ def _resume_point(info: SubscriberInfo) -> int | None:
     return int(raw)
 
 
+async def _allowed(authorize: Authorize, info: SubscriberInfo, topic: str) -> bool:
+    """The hook's verdict; a failing hook denies (fail closed), without details."""
+    try:
+        verdict = authorize(info, topic)
+        if inspect.isawaitable(verdict):
+            verdict = await verdict
+    except Exception as exc:
+        log.warning("authorize hook failed for %r: %s", topic, type(exc).__name__)
+        return False
+    return verdict is True
+
+
+class _Recheck:
+    """Asks the hook again for an open stream, ``every`` seconds apart at most."""
+
+    __slots__ = ("authorize", "due", "every", "info", "topic")
+
+    def __init__(self, authorize: Authorize, info: SubscriberInfo, topic: str,
+                 every: float) -> None:
+        self.authorize = authorize
+        self.info = replace(info, recheck=True)
+        self.topic = topic
+        self.every = every
+        self.due = time.monotonic() + every
+
+    async def allowed(self) -> bool:
+        now = time.monotonic()
+        if now < self.due:
+            return True
+        if not await _allowed(self.authorize, self.info, self.topic):
+            return False
+        self.due = time.monotonic() + self.every
+        return True
+
+
 class SubscriptionApp:
     """The ASGI app; ``await app.close()`` ends every stream with a close reason."""
 
@@ -154,9 +199,11 @@ class SubscriptionApp:
         heartbeat: float | None = 15.0,
         max_connections: int = 10_000,
         allow_origin: AllowOrigin | None = None,
+        recheck: float | None = None,
     ) -> None:
         self.factory = factory
         self.authorize = authorize
+        self.recheck = recheck if recheck is None else max(recheck, 0.0)
         self.allow_origin = allow_origin
         self.heartbeat = heartbeat if heartbeat and heartbeat > 0 else None
         self.max_connections = max_connections
@@ -178,7 +225,8 @@ class SubscriptionApp:
         elif kind == "lifespan":
             await serve_lifespan(receive, send, self.close)
 
-    async def _open(self, info: SubscriberInfo) -> tuple[str, Subscription, int]:
+    async def _open(self, info: SubscriberInfo
+                    ) -> tuple[str, Subscription, int, _Recheck | None]:
         """Check the request and subscribe; raises ``TopicRefused`` with an HTTP status."""
         topic = info.path.removeprefix("/")
         try:
@@ -189,16 +237,12 @@ class SubscriptionApp:
         if self._closing or len(self._active) >= self.max_connections:
             raise TopicRefused(
                 503, "too many subscribers" if not self._closing else "shutting down")
+        guard = None
         if self.authorize is not None:
-            try:
-                verdict = self.authorize(info, topic)
-                if inspect.isawaitable(verdict):
-                    verdict = await verdict
-            except Exception as exc:  # a failing hook denies (fail closed), without details
-                log.warning("authorize hook failed for %r: %s", topic, type(exc).__name__)
-                verdict = False
-            if verdict is not True:
+            if not await _allowed(self.authorize, info, topic):
                 raise TopicRefused(403, "forbidden")
+            if self.recheck is not None:
+                guard = _Recheck(self.authorize, info, topic, self.recheck)
         try:
             broadcaster = self.factory.lookup(topic)
         except TopicLimitError:
@@ -219,7 +263,16 @@ class SubscriptionApp:
         self._idle.clear()
         if self._closing:  # close() ran while we were subscribing
             sub.close(CloseReason.SHUTDOWN)
-        return topic, sub, start
+        return topic, sub, start, guard
+
+    async def _next(self, sub: Subscription, guard: _Recheck | None) -> Frame | None:
+        """The next frame (None: time for a heartbeat), if the subscriber may still have
+        it; StopAsyncIteration once the subscription ends (``unauthorized`` if not)."""
+        frame = await sub.next(self.heartbeat)
+        if guard is not None and not await guard.allowed():
+            sub.close(CloseReason.UNAUTHORIZED)
+            raise StopAsyncIteration
+        return frame
 
     def _done(self, sub: Subscription) -> None:
         sub.close()
@@ -250,7 +303,7 @@ class SubscriptionApp:
             await _plain(send, 405, "use GET (SSE) or a WebSocket", [(b"allow", b"GET"), *cors])
             return
         try:
-            topic, sub, start = await self._open(_info(scope, "GET"))
+            topic, sub, start, guard = await self._open(_info(scope, "GET"))
         except TopicRefused as refused:
             await _plain(send, refused.status, refused.message, cors)
             return
@@ -272,7 +325,7 @@ class SubscriptionApp:
             await _chunk(send, hello + b"\n\n")
             while True:
                 try:
-                    frame = await sub.next(self.heartbeat)
+                    frame = await self._next(sub, guard)
                 except StopAsyncIteration:
                     break
                 if frame is None:
@@ -294,7 +347,7 @@ class SubscriptionApp:
         if (await receive())["type"] != "websocket.connect":
             return
         try:
-            topic, sub, start = await self._open(_info(scope, "WEBSOCKET"))
+            topic, sub, start, guard = await self._open(_info(scope, "WEBSOCKET"))
         except TopicRefused as refused:
             await _deny_websocket(scope, send, refused)
             return
@@ -308,7 +361,7 @@ class SubscriptionApp:
             await send({"type": "websocket.send", "text": self._hello(topic, start).decode()})
             while True:
                 try:
-                    frame = await sub.next(self.heartbeat)
+                    frame = await self._next(sub, guard)
                 except StopAsyncIteration:
                     break
                 text = (
@@ -398,12 +451,15 @@ def subscription_app(
     heartbeat: float | None = 15.0,
     max_connections: int = 10_000,
     allow_origin: AllowOrigin | None = None,
+    recheck: float | None = None,
 ) -> SubscriptionApp:
     """Serve ``factory``'s topics to browsers: WebSocket and SSE at ``/<topic>``.
 
     ``authorize(info, topic)`` (sync or async) returning anything but ``True`` gives 403.
     ``heartbeat`` seconds of silence produce a heartbeat (``None`` turns them off).
     ``allow_origin(origin)`` returning true lets pages on that origin read SSE (CORS).
+    ``recheck`` seconds: how stale the hook's yes may get on an open stream (None: it is
+    asked only when the stream opens; 0: before every frame and heartbeat).
     """
     return SubscriptionApp(
         factory,
@@ -411,4 +467,5 @@ def subscription_app(
         heartbeat=heartbeat,
         max_connections=max_connections,
         allow_origin=allow_origin,
+        recheck=recheck,
     )

@@ -129,13 +129,15 @@ class PrincipalResolver:
             return value.strip(), "bearer"
         return None
 
-    async def resolve(self, headers: Mapping[str, str], *,
-                      delegated: bool = False) -> Principal | None:
+    async def resolve(self, headers: Mapping[str, str], *, delegated: bool = False,
+                      charge: bool = True) -> Principal | None:
         """The caller's principal; None without credentials; 401 invalid token otherwise.
 
         OAuth 2.0 access tokens (they carry ``scope``) were delegated to an MCP client
         for the MCP endpoint only: elsewhere (``delegated=False``) they are invalid, so
         a client can never trade one for a full session (``/api/auth/refresh``).
+        ``charge=False`` takes nothing from the tenant's bucket (``rate`` is None): the
+        checks of a credential already in use, e.g. an open live feed's (no request).
         """
         found = self.credential(headers)
         if found is None:
@@ -162,7 +164,9 @@ class PrincipalResolver:
         ):
             raise self.unauthenticated(invalid=True)
         limit = state.tenant_rate_limit_per_minute or self._default_limit
-        if self._memory is not None:
+        if not charge:
+            rate = None
+        elif self._memory is not None:
             rate = self._take(entry, self._memory, limit)
         else:
             rate = await self._limiter.hit(_tenant_bucket(claims.tenant_id), limit)

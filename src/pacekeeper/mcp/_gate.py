@@ -124,7 +124,8 @@ def _same_origin(headers: Mapping[str, str], origins: frozenset[str]) -> bool:
 
 
 async def judge(services: Services, method: str, headers: Mapping[str, str],
-                same_origins: frozenset[str] | None = None) -> Verdict:
+                same_origins: frozenset[str] | None = None, *,
+                charge: bool = True) -> Verdict:
     """The caller's principal, or the refusal to give if a guarded method is called.
 
     OAuth 2.0 access tokens carry `scope` and must hold the MCP scopes (else 403
@@ -135,10 +136,12 @@ async def judge(services: Services, method: str, headers: Mapping[str, str],
     host, whatever the port. So a cookie caller that sends an Origin must send exactly
     one of `same_origins` (scheme, host and port), else 403; WebSockets and GET streams
     have no CSRF token to stop a page on another port (issue 20, finding 8).
+
+    `charge=False`: the same checks without taking from the tenant's bucket.
     """
     resolver = services.resolver
     try:
-        principal = await resolver.resolve(headers, delegated=True)
+        principal = await resolver.resolve(headers, delegated=True, charge=charge)
     except Unauthenticated as exc:
         return Unauthorized(exc.message, www_authenticate=exc.headers["WWW-Authenticate"])
     if principal is None:

@@ -69,12 +69,18 @@ def _topic_owner_only(services: Callable[[], Services], same_origins: frozenset[
                       activity: ToolActivity) -> Callable[[SubscriberInfo, str], Any]:
     """Browser topics (`/mcp/topics/<topic>`): a person may subscribe to their own live
     topic and to nothing else, with the session cookie (from one of this service's own
-    origins) or a bearer token (the WebSocket subprotocol). Anything else is 403."""
+    origins) or a bearer token (the WebSocket subprotocol). Anything else is 403.
+
+    An open feed is asked again before each event and heartbeat (`topic_recheck=0`), with
+    the credential that opened it and without charging the tenant's bucket: a logout, a
+    disable (ACC-8) or a revoked grant ends it before anything more goes out."""
 
     async def authorize(info: SubscriberInfo, topic: str) -> bool:
-        verdict = await judge(services(), "GET", info.headers, same_origins)
+        verdict = await judge(services(), "GET", info.headers, same_origins,
+                              charge=not info.recheck)
         if isinstance(verdict, Principal) and topic == live_topic(verdict.user_id):
-            activity.watching(verdict.user_id)  # their assistants' calls are shown now
+            if not info.recheck:
+                activity.watching(verdict.user_id)  # their assistants' calls are shown now
             return True
         return False
 
@@ -93,7 +99,8 @@ def build_mcp(settings: Settings, services: Callable[[], Services],
     injectors[Context] = lambda ex, args: LiveContext(ex, activity)
     server = Server(
         PacekeeperTools(services),
-        config=ServerConfig(path="/mcp", allowed_hosts=hosts, allowed_origins=origins),
+        config=ServerConfig(path="/mcp", allowed_hosts=hosts, allowed_origins=origins,
+                            topic_recheck=0.0),
         authenticate=make_authenticate(services, same_origins),
         identify=_session_owner,
         check_scopes=make_check_scopes(services),

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable
@@ -26,7 +27,8 @@ from pacekeeper.providers.sandbox import _generator as gen
 
 EXTENSION = "io.modelcontextprotocol/tasks"
 V = "2026-07-28"
-_NAME = {"tools/call": "name", "tasks/get": "taskId", "tasks/cancel": "taskId"}
+_NAME = {"tools/call": "name", "tasks/get": "taskId", "tasks/cancel": "taskId",
+         "tasks/update": "taskId"}
 
 
 @contextlib.asynccontextmanager
@@ -70,6 +72,28 @@ async def _result(http: httpx.AsyncClient, auth: dict[str, str], method: str,
     return result
 
 
+async def _listen_honours(http: httpx.AsyncClient, auth: dict[str, str],
+                          task_id: str) -> list[str]:
+    """The task ids a `subscriptions/listen` stream naming `task_id` was granted (its
+    first message), the stream then closed."""
+    headers = {**auth, "accept": "application/json, text/event-stream",
+               "content-type": "application/json", "mcp-protocol-version": V,
+               "mcp-method": "subscriptions/listen"}
+    meta = {"io.modelcontextprotocol/protocolVersion": V,
+            "io.modelcontextprotocol/clientInfo": {"name": "task-poller", "version": "1"},
+            "io.modelcontextprotocol/clientCapabilities": {"extensions": {EXTENSION: {}}}}
+    body = {"jsonrpc": "2.0", "id": 1, "method": "subscriptions/listen",
+            "params": {"notifications": {"taskIds": [task_id]}, "_meta": meta}}
+    async with http.stream("POST", "/mcp", headers=headers, json=body) as stream:
+        assert stream.status_code == 200
+        async for line in stream.aiter_lines():
+            if line.startswith("data:"):
+                first = json.loads(line[5:])
+                granted: list[str] = first["params"]["notifications"]["taskIds"]
+                return granted
+    raise AssertionError("the listen stream said nothing")
+
+
 async def test_a_sync_runs_as_a_task_its_owner_polls(conn_factory: Callable[..., Any]) -> None:
     async with conn_factory(worker="off", sync_history_days=21) as h:
         user_id, owner = await h.user("tasks@example.com")
@@ -85,10 +109,18 @@ async def test_a_sync_runs_as_a_task_its_owner_polls(conn_factory: Callable[...,
                 "name": "sync_activities", "arguments": {"provider": "strava"}})
             assert created["resultType"] == "task" and created["status"] == "working"
             task_id = created["taskId"]
-            for method in ("tasks/get", "tasks/cancel"):
-                stolen = await _rpc(http, stranger, method, {"taskId": task_id})
+            # Every tasks/* method: another person's task is as unknown as a made-up id.
+            for method, extra in (("tasks/get", {}), ("tasks/cancel", {}),
+                                  ("tasks/update", {"inputResponses": {}})):
+                stolen = await _rpc(http, stranger, method, {"taskId": task_id, **extra})
                 assert stolen.status_code == 400, stolen.text
                 assert stolen.json()["error"]["code"] == -32602
+            # A listen stream naming the task: the stranger's filter honours nothing.
+            assert await _listen_honours(http, stranger, task_id) == []
+            mine = await _listen_honours(http, owner, task_id)
+            if mine != [task_id]:  # only a running task is honoured: this one just ended
+                assert (await _result(http, owner, "tasks/get", {"taskId": task_id})
+                        )["status"] != "working"
             deadline = time.monotonic() + 120
             while True:
                 task = await _result(http, owner, "tasks/get", {"taskId": task_id})

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import httpx
 import pytest
 from starlette.applications import Starlette
 from starlette.routing import Mount
 
+from pacekeeper.app import create_app
+from pacekeeper.connections import SANDBOX_PATH
 from pacekeeper.providers import GarminClient, ProviderSettings, StravaClient
 from pacekeeper.providers.sandbox import create_sandbox_app
+from tests.pacekeeper.conftest import make_settings
 
 from ._helpers import connect
 
@@ -61,3 +65,28 @@ async def test_admin_rejects_bad_input(mounted: httpx.AsyncClient, body: dict[st
     assert r.json()["error"] == "validation_error"
     state = await mounted.get("/sandbox/admin/state", headers={"X-Sandbox-Admin": "adm"})
     assert state.json()["pending_failures"] == {}
+
+
+async def test_production_serves_no_sandbox_even_when_it_is_asked_for(tmp_path: Path) -> None:
+    """The sandbox's panel (`POST /admin/uploads`, reset, revoke, ...) exists only in the
+    sandbox's own process and in a development service: with PACEKEEPER_ENV=production
+    and PACEKEEPER_PROVIDER_SANDBOX left on, nothing is mounted at /sandbox and the
+    panel's paths are 404 (in development the same app mounts it)."""
+    upload = {"athlete_id": 7, "fit_base64": "AA=="}
+    for env, bits, mounted_there in (("production", 4096, False), ("development", 2048, True)):
+        settings = make_settings(f"sqlite+aiosqlite:///{tmp_path / env}.db", tmp_path,
+                                 env=env, jwt_rsa_key_bits=bits, provider_sandbox=True)
+        app = create_app(settings)
+        paths = [getattr(route, "path", "") for route in app.routes]
+        assert (SANDBOX_PATH in paths) is mounted_there, (env, paths)
+        if mounted_there:
+            continue
+        # No lifespan: the router answers 404 before any service is needed.
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app),
+                                     base_url="https://pk.test") as client:
+            for method, path in (("POST", "/sandbox/admin/uploads"),
+                                 ("POST", "/sandbox/admin/reset"),
+                                 ("GET", "/sandbox/admin/state"),
+                                 ("GET", "/sandbox/strava/oauth/authorize")):
+                answer = await client.request(method, path, json=upload)
+                assert answer.status_code == 404, (method, path, answer.text)
