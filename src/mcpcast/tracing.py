@@ -13,6 +13,7 @@ otherwise no span object is even created.
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -77,6 +78,11 @@ class LazyTracer:
         return self._tracer
 
 
+def session_digest(session_id: str) -> str:
+    """What a span says of a session: 16 hex digits of its id's SHA-256."""
+    return hashlib.sha256(session_id.encode()).hexdigest()[:16]
+
+
 class Tracing(LazyTracer):
     def __init__(self, provider: trace.TracerProvider | None = None) -> None:
         super().__init__("mcpcast", provider)
@@ -108,7 +114,9 @@ class Tracing(LazyTracer):
         if request_id is not None:
             attributes["jsonrpc.request.id"] = str(request_id)
         if session_id is not None:
-            attributes["mcp.session.id"] = session_id
+            # A session id is a credential of its session (alone, on a server without
+            # auth): spans carry a digest that still groups a session's calls.
+            attributes["mcp.session.id"] = session_digest(session_id)
         if version is not None:
             attributes["mcp.protocol.version"] = version
         with tracer.start_as_current_span(f"{method} {name}", context=parent, kind=SpanKind.SERVER,

@@ -81,3 +81,22 @@ async def test_tracing_off_without_a_provider() -> None:
     assert tracing.tracer() is None
     with tracing.span("tool", "x", 0) as handle:
         assert handle.span is None
+
+
+async def test_a_span_names_its_session_by_digest_never_by_id(
+        traced: Server, exporter: InMemorySpanExporter) -> None:
+    """A session id is a credential of its session: a trace store (read by operators,
+    kept for weeks) gets a digest that groups the session's calls, not the id."""
+    import hashlib
+
+    async with TestClient(traced) as client:
+        await client.call_tool("add", {"a": 1, "b": 2})
+        await client.call_tool("add", {"a": 3, "b": 4})
+        assert client.session is not None
+        session_id = client.session.id
+    assert session_id
+    first, second = (dict(s.attributes or {}) for s in exporter.get_finished_spans())
+    assert first["mcp.session.id"] == second["mcp.session.id"]
+    assert first["mcp.session.id"] == hashlib.sha256(session_id.encode()).hexdigest()[:16]
+    assert session_id not in repr([dict(s.attributes or {})
+                                   for s in exporter.get_finished_spans()])
