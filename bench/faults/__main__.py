@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from tests._consistency import CONSISTENCY
 from tests._services import free_port_block
 
 from bench.load.__main__ import CLUSTER_SPAN, FIT, PASSWORD, RESULTS, ROOT, _cluster, _env
@@ -160,23 +161,6 @@ def _psql(port: int, query: str) -> str:
         [str(PG_BIN / "psql"), "-h", "127.0.0.1", "-p", str(port), "-U", "pacekeeper",
          "-d", "pacekeeper", "-tAc", query], capture_output=True, text=True, check=True,
         timeout=60).stdout.strip()
-
-
-CONSISTENCY = {
-    "activities without a source":
-        "SELECT count(*) FROM activities a WHERE NOT EXISTS "
-        "(SELECT 1 FROM activity_sources s WHERE s.activity_id = a.id)",
-    "sources with streams but no stream row":
-        "SELECT count(*) FROM activity_sources s WHERE s.channels > 0 AND NOT EXISTS "
-        "(SELECT 1 FROM activity_streams t WHERE t.activity_id = s.activity_id)",
-    "one file imported twice for one person":
-        "SELECT count(*) FROM (SELECT a.user_id, s.file_sha256 FROM activity_sources s "
-        "JOIN activities a ON a.id = s.activity_id WHERE s.file_sha256 IS NOT NULL "
-        "GROUP BY a.user_id, s.file_sha256 HAVING count(DISTINCT a.id) > 1) d",
-    "refresh tokens redeemed twice":
-        "SELECT count(*) FROM (SELECT parent_hash FROM oauth_refresh_tokens "
-        "WHERE parent_hash IS NOT NULL GROUP BY parent_hash HAVING count(*) > 1) d",
-}
 
 
 def _exception_lines(logs: str) -> list[str]:
