@@ -39,7 +39,7 @@ from sqlalchemy.engine import make_url
 
 from pacekeeper.backing import is_unavailable, service_of
 from pacekeeper.fitness._records import Owner
-from pacekeeper.jobs._resilience import QuietConnectionLoss, quiet_loggers, sweep_stalled
+from pacekeeper.jobs._resilience import quiet_filters, sweep_stalled
 from pacekeeper.metrics import SYNC_JOBS
 
 if TYPE_CHECKING:
@@ -213,9 +213,8 @@ class JobQueue:
         this logs one warning and starts it again, with backoff."""
         self.services = services
         stalled = self.settings.worker_stalled_seconds
-        quiet = QuietConnectionLoss()
-        loggers = quiet_loggers(name)
-        for logger in loggers:
+        filters = quiet_filters(name)
+        for logger, quiet in filters:
             logger.addFilter(quiet)
         sweeper = asyncio.create_task(self._sweep_forever()) if self.shared else None
         delay = RESTART_FIRST_S
@@ -250,21 +249,28 @@ class JobQueue:
         finally:
             if sweeper is not None:
                 await stop_worker(sweeper)
-            for logger in loggers:
+            for logger, quiet in filters:
                 logger.removeFilter(quiet)
 
     async def _sweep_forever(self) -> None:
-        """Every third of the stalled timeout: dead workers' jobs back into the queue."""
+        """Every third of the stalled timeout: dead workers' jobs back into the queue. Not
+        in the first full timeout, nor in the one after the database could not be
+        reached: every live worker beats in the meantime."""
         stalled = self.settings.worker_stalled_seconds
         connector: Any = self.app.connector
+        hold_until = time.monotonic() + stalled
         while True:
             await asyncio.sleep(stalled / 3)
+            if time.monotonic() < hold_until:
+                continue
             try:
                 handed_back = await sweep_stalled(connector.pool, QUEUE, stalled)
             except Exception as exc:
                 if not is_unavailable(exc):  # a bug: said once, and the sweeps go on
                     log.exception("sweeping stalled jobs failed")
-                continue  # unreachable: the worker's own warning says so; try next time
+                # Unreachable: the worker's own warning says so.
+                hold_until = time.monotonic() + stalled
+                continue
             if handed_back:
                 log.warning("%d job(s) of a worker silent for %.0f s back in the queue: %s",
                             len(handed_back), stalled, handed_back)
