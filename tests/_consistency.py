@@ -20,6 +20,10 @@ CONSISTENCY = {
     "refresh tokens redeemed twice":
         "SELECT count(*) FROM (SELECT parent_hash FROM oauth_refresh_tokens "
         "WHERE parent_hash IS NOT NULL GROUP BY parent_hash HAVING count(*) > 1) d",
+    # A code's exchange starts its family with one token that has no parent.
+    "authorization codes redeemed twice":
+        "SELECT count(*) FROM (SELECT family_id FROM oauth_refresh_tokens "
+        "WHERE parent_hash IS NULL GROUP BY family_id HAVING count(*) > 1) d",
 }
 
 __all__ = ["CONSISTENCY"]
