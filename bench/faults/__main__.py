@@ -3,7 +3,8 @@
 Faults during a steady load, against `scripts/cluster` (three processes, one queue
 worker, PostgreSQL, Redis, nginx) on loopback. Each person runs a loop through nginx
 (an MCP tool call in the stateless revision, the activity list, a file import, an API key
-created and deleted) with a 15 s client timeout, and holds their live feed
+created and deleted, an OAuth consent, code exchange and two simultaneous redemptions of
+the refresh token: bench/faults/_oauth.py) with a 15 s client timeout, and holds their live feed
 (/mcp/topics/user.<id>, SSE) open, reconnecting with `after=<last seq>` when it drops.
 Meanwhile, `--gap` seconds apart: kill -9 one serve process (restarted by `scripts/cluster
 up`), restart Redis, restart PostgreSQL (`pg_ctl stop -m fast`, two seconds, then
@@ -13,12 +14,16 @@ Afterwards it reports, per phase, what the callers saw (successes, errors by kin
 slowest answer) and checks: no request hung (every one ended within the client timeout),
 the last phase all successes, every feed reconnected and kept receiving, every process
 /ready with Redis, and the database consistent (no activity without a source, no file
-imported twice for one person, no refresh token or authorization code redeemed twice).
+imported twice for one person, no refresh token or authorization code redeemed twice,
+tests/_consistency.py, over a refresh-token table the workload filled).
 Exit 1 when a check fails. Writes bench/results/faults-<time>.json; docs/scaling.md has
 the figures. Too slow for ./scripts/test (about two minutes on top of the cluster start).
 
-Not covered here (docs/scaling.md says so): a queue worker killed in the middle of a
-provider sync.
+Covered by e2e tests instead (docs/scaling.md): a queue worker killed in the middle of a
+provider sync (tests/e2e/test_worker_killed_mid_sync.py: the cluster's sandbox is mounted
+in each serve process, so a worker's sync would not find its grant), codes and refresh
+tokens raced during the restarts, and a rate limit driven to its edge after Redis
+restarts (tests/e2e/test_faults_tokens_and_limits.py).
 """
 
 from __future__ import annotations
@@ -41,6 +46,7 @@ import httpx
 from tests._consistency import CONSISTENCY
 from tests._services import free_port_block
 
+from bench.faults._oauth import register_client, round_trip
 from bench.load.__main__ import CLUSTER_SPAN, FIT, PASSWORD, RESULTS, ROOT, _cluster, _env
 from bench.mcp_throughput._requests import tool_call
 
@@ -80,15 +86,17 @@ def _outcome(response: httpx.Response) -> str:
     return "ok" if 200 <= response.status_code < 300 else f"HTTP {response.status_code}"
 
 
-def _person_loop(run: Run, url: str, token: str) -> None:
+def _person_loop(run: Run, url: str, token: str, oauth_client: tuple[str, str]) -> None:
     auth = {"Authorization": f"Bearer {token}"}
     fit = FIT.read_bytes()
     with httpx.Client(base_url=url, timeout=TIMEOUT) as client:
         while not run.stop.is_set():
-            for op in ("tool", "list", "import", "key"):
+            for op in ("tool", "list", "import", "key", "oauth"):
                 started = time.monotonic()
                 try:
-                    if op == "tool":
+                    if op == "oauth":
+                        outcome = round_trip(client, token, *oauth_client)
+                    elif op == "tool":
                         request = tool_call("current", "list_activities", {"limit": 5},
                                             client="bench-faults", extra_headers=auth)
                         answer = client.post("/mcp", content=request.body,
@@ -145,14 +153,15 @@ def _feed_loop(run: Run, url: str, token: str, user_id: str, feed: Feed) -> None
             time.sleep(0.5)
 
 
-def _seed(url: str, people: int) -> list[tuple[str, str]]:
+def _seed(url: str, people: int) -> list[tuple[str, str, tuple[str, str]]]:
+    """Each person: their session token, their id, and an OAuth client of their own."""
     out = []
     with httpx.Client(base_url=url, timeout=60) as client:
         for i in range(people):
             body = client.post("/api/auth/register", json={
                 "email": f"fault{i}@example.com", "password": PASSWORD}).raise_for_status()
-            out.append((body.json()["token"], body.json()["user_id"]))
             client.cookies.clear()
+            out.append((body.json()["token"], body.json()["user_id"], register_client(client)))
     return out
 
 
@@ -207,10 +216,10 @@ def main() -> None:
         people = _seed(url, args.people)
         run = Run()
         feeds = [Feed() for _ in people]
-        threads = [threading.Thread(target=_person_loop, args=(run, url, token), daemon=True)
-                   for token, _ in people]
+        threads = [threading.Thread(target=_person_loop, args=(run, url, token, oauth),
+                                    daemon=True) for token, _, oauth in people]
         threads += [threading.Thread(target=_feed_loop, args=(run, url, token, uid, feed),
-                                     daemon=True) for (token, uid), feed in zip(people, feeds)]
+                                     daemon=True) for (token, uid, _), feed in zip(people, feeds)]
         for thread in threads:
             thread.start()
         time.sleep(args.gap)
@@ -243,7 +252,7 @@ def main() -> None:
         run.phase = "after"
         # Something new for each person's feed: a file they have not imported yet.
         with httpx.Client(base_url=url, timeout=60) as client:
-            for token, _ in people:
+            for token, _, _ in people:
                 client.post("/api/activities/import", headers={
                     "Authorization": f"Bearer {token}"}, files={
                     "file": (FRESH.name, FRESH.read_bytes())}).raise_for_status()
@@ -257,6 +266,10 @@ def main() -> None:
         result["phases"] = _summary(run)
         result["feeds"] = [{"connects": f.connects, "messages": dict(f.messages_per_phase),
                             "errors": dict(f.errors)} for f in feeds]
+        twice = [r for r in run.records if r.outcome == "redeemed twice"]
+        if twice:
+            failures.append(f"{len(twice)} refresh tokens redeemed twice (both callers won)")
+        result["oauth_rounds"] = dict(Counter(r.outcome for r in run.records if r.op == "oauth"))
         hung = [r for r in run.records if r.seconds >= TIMEOUT - 0.5]
         result["hung"] = len(hung)
         if hung:
@@ -276,6 +289,11 @@ def main() -> None:
         result["ready"] = ready
         result["consistency"] = {name: int(_psql(port + 10, q))
                                  for name, q in CONSISTENCY.items()}
+        # The redemption checks read a table the workload filled.
+        result["refresh_tokens_with_a_parent"] = int(_psql(
+            port + 10, "SELECT count(*) FROM oauth_refresh_tokens WHERE parent_hash IS NOT NULL"))
+        if not result["refresh_tokens_with_a_parent"]:
+            failures.append("no refresh token was ever redeemed: the check checked nothing")
         failures += [f"{name}: {n}" for name, n in result["consistency"].items() if n]
         logs = "".join(p.read_text(errors="replace") for p in (state / "logs").glob("*.log"))
         result["tracebacks_in_logs"] = logs.count("Traceback (most recent call last)")
