@@ -76,11 +76,17 @@ class RedisServer:
         _wait_port(self.port)
         return proc
 
-    def restart(self, down_s: float = 1.0) -> None:
+    def down(self) -> None:
         self.proc.kill()
         self.proc.wait(timeout=10)
-        time.sleep(down_s)
+
+    def up(self) -> None:
         self.proc = self._start()
+
+    def restart(self, down_s: float = 1.0) -> None:
+        self.down()
+        time.sleep(down_s)
+        self.up()
 
     def stop(self) -> None:
         self.proc.terminate()
@@ -142,10 +148,16 @@ class PostgresServer:
         self._ctl("-o", opts, "-l", str(self.workdir / "log"), "-w", "start")
         _wait_port(self.port)
 
-    def restart(self, down_s: float = 1.0) -> None:
+    def down(self) -> None:
         self._ctl("-m", "fast", "-w", "stop")
-        time.sleep(down_s)
+
+    def up(self) -> None:
         self.start()
+
+    def restart(self, down_s: float = 1.0) -> None:
+        self.down()
+        time.sleep(down_s)
+        self.up()
 
     def stop(self) -> None:
         self._ctl("-m", "immediate", "stop", check=False)

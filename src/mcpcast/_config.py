@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -83,3 +84,8 @@ class ServerConfig:
     task_poll_interval_ms: int = 1000
     task_timeout: float = 3600.0
     max_running_tasks_per_principal: int = 16
+    # A failure a tool may meet at times and the server expects (a database or cache out
+    # of reach): a callable that returns the message the model reads for it, or None for
+    # anything else. A named failure is one warning line; any other stays an internal
+    # error with its traceback in the log.
+    expected_failure: Callable[[Exception], str | None] | None = None

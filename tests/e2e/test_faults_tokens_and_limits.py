@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import httpx
 import psycopg
 import pytest
+from bench.mcp_throughput._requests import tool_call
 from sqlalchemy.engine import make_url
 
 from tests._consistency import CONSISTENCY
@@ -219,3 +220,55 @@ async def test_a_burst_limit_is_shared_again_after_redis_restarts(stack: Stack) 
         refused = next(a for a in answers if a.status_code == 429)
         assert refused.json()["error"] == "rate_limited"
         assert refused.headers["X-RateLimit-Limit"] == "10"
+
+
+async def test_mcp_callers_get_a_clear_error_while_redis_or_postgres_is_down(
+        stack: Stack) -> None:
+    """/mcp takes a fast path past Starlette's exception handlers: a Redis outage met in
+    its gate was a 500 with a traceback, a PostgreSQL outage inside a tool an "internal
+    error" with one. Now: 503 with Retry-After, and a tool result that says to retry;
+    `serve` finds no traceback in either log when the module ends."""
+    url = stack.urls[0]
+    async with httpx.AsyncClient(timeout=30) as client:
+        registered = await client.post(f"{url}/api/auth/register", json={
+            "email": "faults-mcp@example.com", "password": PASSWORD},
+            headers={"x-forwarded-for": _ip()})
+        assert registered.status_code == 201, registered.text
+        auth = {"Authorization": f"Bearer {registered.json()['token']}"}
+
+        async def call() -> httpx.Response:
+            request = tool_call("current", "list_activities", {"limit": 5},
+                                client="faults", extra_headers=auth)
+            return await client.post(f"{url}/mcp", content=request.body,
+                                     headers=request.headers)
+
+        assert (await call()).status_code == 200
+        await asyncio.to_thread(stack.redis.down)
+        try:
+            refused = await call()
+        finally:
+            await asyncio.to_thread(stack.redis.up)
+        assert refused.status_code == 503, refused.text
+        assert refused.json()["error"] == "service_unavailable"
+        assert refused.headers["retry-after"] == "2"
+
+        assert (await call()).status_code == 200  # Redis back: the next call works
+        await asyncio.to_thread(stack.postgres.down)
+        try:
+            failed = await call()
+        finally:
+            await asyncio.to_thread(stack.postgres.up)
+        # The caller is known (its state is cached); the tool itself meets the outage.
+        assert failed.status_code in (200, 503), failed.text
+        if failed.status_code == 200:
+            result = failed.json()["result"]
+            assert result["isError"] is True
+            assert result["content"][0]["text"] == \
+                "a backing service (database) is unavailable; retry shortly"
+        for _ in range(40):  # PostgreSQL back: calls work again
+            answer = await call()
+            if answer.status_code == 200 and not answer.json()["result"].get("isError"):
+                break
+            await asyncio.sleep(0.25)
+        else:
+            raise AssertionError(f"still failing after PostgreSQL came back: {answer.text}")

@@ -9,6 +9,7 @@ import logging
 
 from starlette.requests import Request
 from starlette.responses import Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from pacekeeper.api._common import error_response
 from pacekeeper.backing import UNAVAILABLE, is_unavailable, service_of
@@ -27,4 +28,30 @@ async def unavailable_handler(_request: Request, exc: Exception) -> Response:
                           {"Retry-After": str(RETRY_AFTER_SECONDS)})
 
 
-__all__ = ["RETRY_AFTER_SECONDS", "UNAVAILABLE", "is_unavailable", "unavailable_handler"]
+class UnavailableMiddleware:
+    """The same 503 for an app outside Starlette's exception handlers (the `/mcp` fast
+    path, pacekeeper.app): before this, a Redis outage met in the MCP gate was a 500 with
+    a traceback. Only before the response has started; any other error goes on up."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        started = False
+
+        async def tracked(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tracked)
+        except Exception as exc:
+            if started or scope["type"] != "http" or not is_unavailable(exc):
+                raise
+            response = await unavailable_handler(Request(scope), exc)
+            await response(scope, receive, send)
+
+
+__all__ = ["RETRY_AFTER_SECONDS", "UNAVAILABLE", "UnavailableMiddleware", "is_unavailable",
+           "unavailable_handler"]
