@@ -119,6 +119,9 @@ async def _retry(http: httpx.AsyncClient, url: str, **kw: object) -> httpx.Respo
 
 async def test_codes_and_refresh_tokens_are_never_redeemed_twice_through_restarts(
         stack: Stack) -> None:
+    """AS-5 and AS-8 through faults: while PostgreSQL, then Redis, restarts, 8 callers at
+    a time redeem one code or refresh token across both processes; at most one ever gets
+    tokens, the others `invalid_grant` or a 503 with Retry-After (tried again later)."""
     urls = stack.urls
     browser = Browserless(urls[0], "faults-tokens@example.com")
     await browser.login()

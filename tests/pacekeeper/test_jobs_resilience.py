@@ -5,7 +5,8 @@ A real PostgreSQL database and procrastinate worker (`JobQueue.work`) in this pr
 The database then refuses connections and every connection to it is terminated (what a
 restart does to its clients), for a few seconds. procrastinate's worker stops when its
 LISTEN or heartbeat connection fails and logs the error with a traceback; the worker here
-must log one clear warning per restart, no traceback, and run jobs again afterwards.
+must log one clear warning per restart, no traceback (ERR-3), and run jobs again
+afterwards.
 """
 
 from __future__ import annotations
