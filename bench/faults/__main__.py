@@ -1,17 +1,19 @@
-"""bench/run faults [--people 6] [--gap 15] [--skip kill,redis,postgres]
+"""bench/run faults [--people 6] [--gap 15] [--skip worker,kill,redis,postgres]
 
 Faults during a steady load, against `scripts/cluster` (three processes, one queue
 worker, PostgreSQL, Redis, nginx) on loopback. Each person runs a loop through nginx
 (an MCP tool call in the stateless revision, the activity list, a file import, an API key
 created and deleted, an OAuth consent, code exchange and two simultaneous redemptions of
-the refresh token: bench/faults/_oauth.py) with a 15 s client timeout, and holds their live feed
-(/mcp/topics/user.<id>, SSE) open, reconnecting with `after=<last seq>` when it drops.
-Meanwhile, `--gap` seconds apart: kill -9 one serve process (restarted by `scripts/cluster
-up`), restart Redis, restart PostgreSQL (`pg_ctl stop -m fast`, two seconds, then
-`scripts/cluster up` starts it again).
+the refresh token: bench/faults/_oauth.py) with a 15 s client timeout, and holds their
+live feed (/mcp/topics/user.<id>, SSE) open, reconnecting with `after=<last seq>` when it
+drops. Meanwhile, `--gap` seconds apart: kill -9 the queue worker in the middle of a
+provider sync (bench/faults/_sync.py; restarted by `scripts/cluster up`), kill -9 one
+serve process (restarted the same way), restart Redis, restart PostgreSQL (`pg_ctl stop
+-m fast`, two seconds, then `scripts/cluster up` starts it again).
 
 Afterwards it reports, per phase, what the callers saw (successes, errors by kind,
-slowest answer) and checks: no request hung (every one ended within the client timeout),
+slowest answer) and checks: the interrupted sync finished with every activity of its
+window stored once, no request hung (every one ended within the client timeout),
 the last phase all successes, every feed reconnected and kept receiving, every process
 /ready with Redis, and the database consistent (no activity without a source, no file
 imported twice for one person, no refresh token or authorization code redeemed twice,
@@ -19,9 +21,8 @@ tests/_consistency.py, over a refresh-token table the workload filled).
 Exit 1 when a check fails. Writes bench/results/faults-<time>.json; docs/scaling.md has
 the figures. Too slow for ./scripts/test (about two minutes on top of the cluster start).
 
-Covered by e2e tests instead (docs/scaling.md): a queue worker killed in the middle of a
-provider sync (tests/e2e/test_worker_killed_mid_sync.py: the cluster's sandbox is mounted
-in each serve process, so a worker's sync would not find its grant), codes and refresh
+Also proven by e2e tests (docs/scaling.md): a queue worker killed in the middle of a
+provider sync without load (tests/e2e/test_worker_killed_mid_sync.py), codes and refresh
 tokens raced during the restarts, and a rate limit driven to its edge after Redis
 restarts (tests/e2e/test_faults_tokens_and_limits.py).
 """
@@ -47,6 +48,7 @@ from tests._consistency import CONSISTENCY
 from tests._services import free_port_block
 
 from bench.faults._oauth import register_client, round_trip
+from bench.faults._sync import check, kill_worker_mid_sync, sandbox
 from bench.load.__main__ import CLUSTER_SPAN, FIT, PASSWORD, RESULTS, ROOT, _cluster, _env
 from bench.mcp_throughput._requests import tool_call
 
@@ -203,7 +205,7 @@ def main() -> None:
     parser.add_argument("--people", type=int, default=6)
     parser.add_argument("--gap", type=float, default=15.0, help="seconds between faults")
     parser.add_argument("--skip", default="", help="comma-separated faults to leave out: "
-                        "kill, redis, postgres (to tell which one a finding comes from)")
+                        "worker, kill, redis, postgres (to tell which one a finding comes from)")
     args = parser.parse_args()
     skip = set(filter(None, args.skip.split(",")))
     state = Path(tempfile.mkdtemp(prefix="pk-faults-"))
@@ -211,6 +213,8 @@ def main() -> None:
     env = {**_env(state, port, 3), "PACEKEEPER_SHUTDOWN_GRACE_SECONDS": "5"}
     failures: list[str] = []
     result: dict[str, Any] = {}
+    emulator, sandbox_env = sandbox(env, f"http://127.0.0.1:{port}")
+    env.update(sandbox_env)
     try:
         url = _cluster("up", env)
         people = _seed(url, args.people)
@@ -223,6 +227,13 @@ def main() -> None:
         for thread in threads:
             thread.start()
         time.sleep(args.gap)
+
+        sync = None
+        if "worker" not in skip:
+            run.phase = "kill -9 queue worker mid-sync"
+            sync = kill_worker_mid_sync(url, state, lambda q: int(_psql(port + 10, q)),
+                                        lambda: _cluster("up", env))
+            time.sleep(args.gap)
 
         if "kill" not in skip:
             run.phase = "kill -9 serve-1"
@@ -263,6 +274,9 @@ def main() -> None:
             if thread.is_alive():
                 failures.append("a person's loop hung")
 
+        if sync is not None:
+            result["sync"], wrong = check(url, sync, lambda q: int(_psql(port + 10, q)))
+            failures += wrong
         result["phases"] = _summary(run)
         result["feeds"] = [{"connects": f.connects, "messages": dict(f.messages_per_phase),
                             "errors": dict(f.errors)} for f in feeds]
@@ -300,6 +314,8 @@ def main() -> None:
         result["logged_exceptions"] = dict(Counter(_exception_lines(logs)).most_common(12))
     finally:
         _cluster("down --purge", env)
+        emulator.terminate()
+        emulator.wait(timeout=10)
     result["failures"] = failures
     print(json.dumps(result, indent=2))
     RESULTS.mkdir(parents=True, exist_ok=True)
