@@ -1,24 +1,30 @@
-"""bench/run faults [--people 6] [--gap 15] [--skip kill,redis,postgres]
+"""bench/run faults [--people 6] [--gap 15] [--skip worker,kill,redis,postgres]
 
 Faults during a steady load, against `scripts/cluster` (three processes, one queue
 worker, PostgreSQL, Redis, nginx) on loopback. Each person runs a loop through nginx
 (an MCP tool call in the stateless revision, the activity list, a file import, an API key
-created and deleted) with a 15 s client timeout, and holds their live feed
-(/mcp/topics/user.<id>, SSE) open, reconnecting with `after=<last seq>` when it drops.
-Meanwhile, `--gap` seconds apart: kill -9 one serve process (restarted by `scripts/cluster
-up`), restart Redis, restart PostgreSQL (`pg_ctl stop -m fast`, two seconds, then
-`scripts/cluster up` starts it again).
+created and deleted, an OAuth consent, code exchange and two simultaneous redemptions of
+the refresh token: bench/faults/_oauth.py) with a 15 s client timeout, and holds their
+live feed (/mcp/topics/user.<id>, SSE) open, reconnecting with `after=<last seq>` when it
+drops. Meanwhile, `--gap` seconds apart: kill -9 the queue worker in the middle of a
+provider sync (bench/faults/_sync.py; restarted by `scripts/cluster up`), kill -9 one
+serve process (restarted the same way), restart Redis, restart PostgreSQL (`pg_ctl stop
+-m fast`, two seconds, then `scripts/cluster up` starts it again).
 
 Afterwards it reports, per phase, what the callers saw (successes, errors by kind,
-slowest answer) and checks: no request hung (every one ended within the client timeout),
+slowest answer) and checks: the interrupted sync finished with every activity of its
+window stored once, no request hung (every one ended within the client timeout),
 the last phase all successes, every feed reconnected and kept receiving, every process
 /ready with Redis, and the database consistent (no activity without a source, no file
-imported twice for one person, no refresh token or authorization code redeemed twice).
+imported twice for one person, no refresh token or authorization code redeemed twice,
+tests/_consistency.py, over a refresh-token table the workload filled).
 Exit 1 when a check fails. Writes bench/results/faults-<time>.json; docs/scaling.md has
 the figures. Too slow for ./scripts/test (about two minutes on top of the cluster start).
 
-Not covered here (docs/scaling.md says so): a queue worker killed in the middle of a
-provider sync.
+Also proven by e2e tests (docs/scaling.md): a queue worker killed in the middle of a
+provider sync without load (tests/e2e/test_worker_killed_mid_sync.py), codes and refresh
+tokens raced during the restarts, and a rate limit driven to its edge after Redis
+restarts (tests/e2e/test_faults_tokens_and_limits.py).
 """
 
 from __future__ import annotations
@@ -38,8 +44,11 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from tests._consistency import CONSISTENCY
 from tests._services import free_port_block
 
+from bench.faults._oauth import register_client, round_trip
+from bench.faults._sync import check, kill_worker_mid_sync, sandbox
 from bench.load.__main__ import CLUSTER_SPAN, FIT, PASSWORD, RESULTS, ROOT, _cluster, _env
 from bench.mcp_throughput._requests import tool_call
 
@@ -79,15 +88,17 @@ def _outcome(response: httpx.Response) -> str:
     return "ok" if 200 <= response.status_code < 300 else f"HTTP {response.status_code}"
 
 
-def _person_loop(run: Run, url: str, token: str) -> None:
+def _person_loop(run: Run, url: str, token: str, oauth_client: tuple[str, str]) -> None:
     auth = {"Authorization": f"Bearer {token}"}
     fit = FIT.read_bytes()
     with httpx.Client(base_url=url, timeout=TIMEOUT) as client:
         while not run.stop.is_set():
-            for op in ("tool", "list", "import", "key"):
+            for op in ("tool", "list", "import", "key", "oauth"):
                 started = time.monotonic()
                 try:
-                    if op == "tool":
+                    if op == "oauth":
+                        outcome = round_trip(client, token, *oauth_client)
+                    elif op == "tool":
                         request = tool_call("current", "list_activities", {"limit": 5},
                                             client="bench-faults", extra_headers=auth)
                         answer = client.post("/mcp", content=request.body,
@@ -144,14 +155,15 @@ def _feed_loop(run: Run, url: str, token: str, user_id: str, feed: Feed) -> None
             time.sleep(0.5)
 
 
-def _seed(url: str, people: int) -> list[tuple[str, str]]:
+def _seed(url: str, people: int) -> list[tuple[str, str, tuple[str, str]]]:
+    """Each person: their session token, their id, and an OAuth client of their own."""
     out = []
     with httpx.Client(base_url=url, timeout=60) as client:
         for i in range(people):
             body = client.post("/api/auth/register", json={
                 "email": f"fault{i}@example.com", "password": PASSWORD}).raise_for_status()
-            out.append((body.json()["token"], body.json()["user_id"]))
             client.cookies.clear()
+            out.append((body.json()["token"], body.json()["user_id"], register_client(client)))
     return out
 
 
@@ -160,23 +172,6 @@ def _psql(port: int, query: str) -> str:
         [str(PG_BIN / "psql"), "-h", "127.0.0.1", "-p", str(port), "-U", "pacekeeper",
          "-d", "pacekeeper", "-tAc", query], capture_output=True, text=True, check=True,
         timeout=60).stdout.strip()
-
-
-CONSISTENCY = {
-    "activities without a source":
-        "SELECT count(*) FROM activities a WHERE NOT EXISTS "
-        "(SELECT 1 FROM activity_sources s WHERE s.activity_id = a.id)",
-    "sources with streams but no stream row":
-        "SELECT count(*) FROM activity_sources s WHERE s.channels > 0 AND NOT EXISTS "
-        "(SELECT 1 FROM activity_streams t WHERE t.activity_id = s.activity_id)",
-    "one file imported twice for one person":
-        "SELECT count(*) FROM (SELECT a.user_id, s.file_sha256 FROM activity_sources s "
-        "JOIN activities a ON a.id = s.activity_id WHERE s.file_sha256 IS NOT NULL "
-        "GROUP BY a.user_id, s.file_sha256 HAVING count(DISTINCT a.id) > 1) d",
-    "refresh tokens redeemed twice":
-        "SELECT count(*) FROM (SELECT parent_hash FROM oauth_refresh_tokens "
-        "WHERE parent_hash IS NOT NULL GROUP BY parent_hash HAVING count(*) > 1) d",
-}
 
 
 def _exception_lines(logs: str) -> list[str]:
@@ -210,7 +205,7 @@ def main() -> None:
     parser.add_argument("--people", type=int, default=6)
     parser.add_argument("--gap", type=float, default=15.0, help="seconds between faults")
     parser.add_argument("--skip", default="", help="comma-separated faults to leave out: "
-                        "kill, redis, postgres (to tell which one a finding comes from)")
+                        "worker, kill, redis, postgres (to tell which one a finding comes from)")
     args = parser.parse_args()
     skip = set(filter(None, args.skip.split(",")))
     state = Path(tempfile.mkdtemp(prefix="pk-faults-"))
@@ -218,18 +213,27 @@ def main() -> None:
     env = {**_env(state, port, 3), "PACEKEEPER_SHUTDOWN_GRACE_SECONDS": "5"}
     failures: list[str] = []
     result: dict[str, Any] = {}
+    emulator, sandbox_env = sandbox(env, f"http://127.0.0.1:{port}")
+    env.update(sandbox_env)
     try:
         url = _cluster("up", env)
         people = _seed(url, args.people)
         run = Run()
         feeds = [Feed() for _ in people]
-        threads = [threading.Thread(target=_person_loop, args=(run, url, token), daemon=True)
-                   for token, _ in people]
+        threads = [threading.Thread(target=_person_loop, args=(run, url, token, oauth),
+                                    daemon=True) for token, _, oauth in people]
         threads += [threading.Thread(target=_feed_loop, args=(run, url, token, uid, feed),
-                                     daemon=True) for (token, uid), feed in zip(people, feeds)]
+                                     daemon=True) for (token, uid, _), feed in zip(people, feeds)]
         for thread in threads:
             thread.start()
         time.sleep(args.gap)
+
+        sync = None
+        if "worker" not in skip:
+            run.phase = "kill -9 queue worker mid-sync"
+            sync = kill_worker_mid_sync(url, state, lambda q: int(_psql(port + 10, q)),
+                                        lambda: _cluster("up", env))
+            time.sleep(args.gap)
 
         if "kill" not in skip:
             run.phase = "kill -9 serve-1"
@@ -259,7 +263,7 @@ def main() -> None:
         run.phase = "after"
         # Something new for each person's feed: a file they have not imported yet.
         with httpx.Client(base_url=url, timeout=60) as client:
-            for token, _ in people:
+            for token, _, _ in people:
                 client.post("/api/activities/import", headers={
                     "Authorization": f"Bearer {token}"}, files={
                     "file": (FRESH.name, FRESH.read_bytes())}).raise_for_status()
@@ -270,9 +274,16 @@ def main() -> None:
             if thread.is_alive():
                 failures.append("a person's loop hung")
 
+        if sync is not None:
+            result["sync"], wrong = check(url, sync, lambda q: int(_psql(port + 10, q)))
+            failures += wrong
         result["phases"] = _summary(run)
         result["feeds"] = [{"connects": f.connects, "messages": dict(f.messages_per_phase),
                             "errors": dict(f.errors)} for f in feeds]
+        twice = [r for r in run.records if r.outcome == "redeemed twice"]
+        if twice:
+            failures.append(f"{len(twice)} refresh tokens redeemed twice (both callers won)")
+        result["oauth_rounds"] = dict(Counter(r.outcome for r in run.records if r.op == "oauth"))
         hung = [r for r in run.records if r.seconds >= TIMEOUT - 0.5]
         result["hung"] = len(hung)
         if hung:
@@ -292,12 +303,19 @@ def main() -> None:
         result["ready"] = ready
         result["consistency"] = {name: int(_psql(port + 10, q))
                                  for name, q in CONSISTENCY.items()}
+        # The redemption checks read a table the workload filled.
+        result["refresh_tokens_with_a_parent"] = int(_psql(
+            port + 10, "SELECT count(*) FROM oauth_refresh_tokens WHERE parent_hash IS NOT NULL"))
+        if not result["refresh_tokens_with_a_parent"]:
+            failures.append("no refresh token was ever redeemed: the check checked nothing")
         failures += [f"{name}: {n}" for name, n in result["consistency"].items() if n]
         logs = "".join(p.read_text(errors="replace") for p in (state / "logs").glob("*.log"))
         result["tracebacks_in_logs"] = logs.count("Traceback (most recent call last)")
         result["logged_exceptions"] = dict(Counter(_exception_lines(logs)).most_common(12))
     finally:
         _cluster("down --purge", env)
+        emulator.terminate()
+        emulator.wait(timeout=10)
     result["failures"] = failures
     print(json.dumps(result, indent=2))
     RESULTS.mkdir(parents=True, exist_ok=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -87,3 +88,8 @@ class ServerConfig:
     # next frame or heartbeat when this many seconds have passed since it last said yes
     # (0: before every one); a no ends the stream ("unauthorized"). None: asked once.
     topic_recheck: float | None = None
+    # A failure a tool may meet at times and the server expects (a database or cache out
+    # of reach): a callable that returns the message the model reads for it, or None for
+    # anything else. A named failure is one warning line; any other stays an internal
+    # error with its traceback in the log.
+    expected_failure: Callable[[Exception], str | None] | None = None

@@ -121,7 +121,8 @@ class _Service(Starlette):
         handler = self.exception_handlers.get(Exception) or self.exception_handlers.get(500)
         mcp = SecurityHeadersMiddleware(
             ops.ObserveMiddleware(
-                ServerErrorMiddleware(self._mcp, handler=handler, debug=self.debug),
+                ServerErrorMiddleware(api.UnavailableMiddleware(self._mcp), handler=handler,
+                                      debug=self.debug),
                 route="/mcp"),
             production=self._production,
         )

@@ -82,6 +82,10 @@ class Settings(BaseSettings):
     worker: Literal["embedded", "off"] = "embedded"
     # Jobs one worker runs at once (syncs wait on providers most of the time).
     worker_concurrency: int = Field(default=4, ge=1, le=64)
+    # A queue worker silent this long (no heartbeat: killed, frozen, cut off) is taken for
+    # dead and its running jobs go back to the queue; every worker beats and looks for
+    # such jobs every third of it (PostgreSQL only).
+    worker_stalled_seconds: float = Field(default=30.0, ge=3)
     # Strava's webhook subscription: the verify_token we registered it with (empty: the
     # subscription handshake is refused).
     strava_webhook_verify_token: SecretStr = SecretStr("")

@@ -47,6 +47,7 @@ from pacekeeper.auth import (
     TokenService,
     generate_rsa_key,
 )
+from pacekeeper.backing import redis_client
 from pacekeeper.config import Settings
 from pacekeeper.connections import (
     ConnectionLayer,
@@ -183,7 +184,7 @@ async def build_services(
     )
     engine = create_engine(settings.effective_database_url)
     # One Redis for every process-shared counter (rate limits, key usage) when configured.
-    redis = Redis.from_url(settings.redis_url) if settings.redis_url else None
+    redis = redis_client(settings.redis_url) if settings.redis_url else None
     try:
         if settings.database_wait_seconds > 0:
             await wait_for_database(engine, settings.database_wait_seconds)

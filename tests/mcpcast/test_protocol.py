@@ -100,6 +100,30 @@ async def test_tool_exception_is_error_result_without_details(server: Server) ->
                        "isError": True}
 
 
+async def test_an_expected_failure_is_named_and_logged_without_a_traceback(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """ServerConfig.expected_failure: a failure the server names (a database out of
+    reach) is the model's message and one warning line; one it does not name stays an
+    internal error with its traceback in the log."""
+    def expected(exc: Exception) -> str | None:
+        return "the database is down; retry" if "passwd" in str(exc) else None
+
+    server = Server(Fixture(), config=ServerConfig(expected_failure=expected))
+    async with TestClient(server) as client:
+        named = await client.call_tool("fail")
+    assert named == {"content": [{"type": "text", "text": "the database is down; retry"}],
+                     "isError": True}
+    assert [r.levelname for r in caplog.records if r.name.startswith("mcpcast")] == ["WARNING"]
+    assert not any(r.exc_info for r in caplog.records)
+
+    caplog.clear()
+    server = Server(Fixture(), config=ServerConfig(expected_failure=lambda exc: None))
+    async with TestClient(server) as client:
+        unnamed = await client.call_tool("fail")
+    assert "internal error" in unnamed["content"][0]["text"]
+    assert any(r.exc_info for r in caplog.records)
+
+
 async def test_tool_timeout_becomes_error_result() -> None:
     server = Server(Fixture(), config=ServerConfig(tool_timeout=0.05))
     async with TestClient(server) as client:

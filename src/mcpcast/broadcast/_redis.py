@@ -13,6 +13,10 @@ import logging
 from typing import Any
 
 import redis.asyncio as aioredis
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from ._backend import FrameSink, ResetSink
 from ._frame import Frame
@@ -69,8 +73,12 @@ class RedisBackend:
         key_ttl: int = 7 * 24 * 3600,
         owns_client: bool = False,
         subscribe_timeout: float = 10.0,
+        subscriber: aioredis.Redis | None = None,
     ) -> None:
         self._client = client
+        # The pub/sub connection's client (default: the same one). It must see a lost
+        # connection (to resynchronise), so it must not retry commands on its own.
+        self._subscriber = subscriber or client
         self._prefix = prefix
         self._key_ttl = key_ttl
         self._owns_client = owns_client
@@ -87,7 +95,15 @@ class RedisBackend:
 
     @classmethod
     def from_url(cls, url: str, **options: Any) -> RedisBackend:
-        return cls(aioredis.Redis.from_url(url), owns_client=True, **options)
+        """Two clients: commands (publish, replay) try a dropped connection again, twice,
+        50 then 100 ms apart: after a Redis restart every pooled connection is dead and
+        the first broadcast on each failed. The pub/sub client does not, so
+        `_read_forever` sees the loss and resynchronises."""
+        commands = aioredis.Redis.from_url(
+            url, retry=Retry(ExponentialBackoff(cap=0.1, base=0.05), 2),
+            retry_on_error=[RedisConnectionError, RedisTimeoutError])
+        return cls(commands, owns_client=True, subscriber=aioredis.Redis.from_url(url),
+                   **options)
 
     def _keys(self, topic: str) -> list[str]:
         # The hash tag keeps both keys of a topic in one Redis Cluster slot.
@@ -121,7 +137,7 @@ class RedisBackend:
         try:
             async with self._command_lock:
                 if self._pubsub is None:
-                    self._pubsub = self._client.pubsub()
+                    self._pubsub = self._subscriber.pubsub()
                 await self._pubsub.subscribe(channel)
             if self._reader is None:
                 self._reader = asyncio.get_running_loop().create_task(self._read_forever())
@@ -206,3 +222,5 @@ class RedisBackend:
                 await self._pubsub.aclose()
         if self._owns_client:
             await self._client.aclose()
+            if self._subscriber is not self._client:
+                await self._subscriber.aclose()

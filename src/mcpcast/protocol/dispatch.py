@@ -432,6 +432,12 @@ class Methods:
             return _tool_failure(f"Tool {name!r} timed out after {limit:g} s")
         if isinstance(exc, ProtocolError | InputRequired):
             raise exc
+        expected = self.config.expected_failure
+        message = expected(exc) if expected is not None else None
+        if message is not None:
+            span.failed("expected")
+            log.warning("tool %r failed: %s (%s)", name, message, type(exc).__name__)
+            return _tool_failure(message)
         span.failed("exception")
         log.error("tool %r raised", name, exc_info=exc)
         return _tool_failure(f"Tool {name!r} failed with an internal error")

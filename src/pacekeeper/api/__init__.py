@@ -13,13 +13,14 @@ from pacekeeper.api._common import (
 from pacekeeper.api._headers import SecurityHeadersMiddleware
 from pacekeeper.api._meta_routes import health, jwks, openapi
 from pacekeeper.api._openapi import add_path, openapi_document
-from pacekeeper.api._unavailable import UNAVAILABLE, unavailable_handler
+from pacekeeper.api._unavailable import UNAVAILABLE, UnavailableMiddleware, unavailable_handler
 
 __all__ = [
     "UNAVAILABLE",
     "BodyLimitMiddleware",
     "JSONResponse",
     "SecurityHeadersMiddleware",
+    "UnavailableMiddleware",
     "add_path",
     "api_error_handler",
     "error_response",

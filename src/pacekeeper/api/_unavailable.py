@@ -7,52 +7,51 @@ from __future__ import annotations
 
 import logging
 
-from procrastinate.exceptions import ConnectorException
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import TimeoutError as RedisTimeoutError
-from sqlalchemy.exc import DBAPIError, DisconnectionError, InterfaceError, OperationalError
 from starlette.requests import Request
 from starlette.responses import Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from pacekeeper.api._common import error_response
+from pacekeeper.backing import UNAVAILABLE, is_unavailable, service_of
 
 log = logging.getLogger("pacekeeper.http")
 
 RETRY_AFTER_SECONDS = 2
-# What a dropped or refused connection raises: redis-py's own errors, SQLAlchemy's
-# wrappers of the driver's (asyncpg, aiosqlite), the task queue's, and the socket's below
-# them all. A DBAPIError is only one when `is_unavailable` says so.
-UNAVAILABLE: tuple[type[Exception], ...] = (
-    RedisConnectionError, RedisTimeoutError, DBAPIError, DisconnectionError,
-    ConnectorException, ConnectionError,
-)
-# SQLSTATE classes: 08 connection exception, 57P operator intervention (the server is
-# shutting down, starting up, or was restarted: "cannot connect now", "admin shutdown").
-_UNAVAILABLE_SQLSTATES = ("08", "57P")
-
-
-def is_unavailable(exc: BaseException) -> bool:
-    """A backing service out of reach, not a bug (a constraint violation, bad SQL)."""
-    if not isinstance(exc, DBAPIError):
-        return isinstance(exc, UNAVAILABLE)
-    if exc.connection_invalidated or isinstance(exc, OperationalError | InterfaceError):
-        return True
-    sqlstate = getattr(exc.orig, "sqlstate", None) or getattr(
-        getattr(exc.orig, "__cause__", None), "sqlstate", None)
-    return isinstance(sqlstate, str) and sqlstate.startswith(_UNAVAILABLE_SQLSTATES)
-
-
-def _service(exc: Exception) -> str:
-    return "redis" if isinstance(exc, RedisConnectionError | RedisTimeoutError) else "database"
 
 
 async def unavailable_handler(_request: Request, exc: Exception) -> Response:
     if not is_unavailable(exc):
         raise exc  # a real error: the 500 handler answers and the log keeps the traceback
-    log.warning("%s unavailable: %s", _service(exc), type(exc).__name__)
+    log.warning("%s unavailable: %s", service_of(exc), type(exc).__name__)
     return error_response(503, "service_unavailable",
                           "a backing service is unavailable; retry shortly",
                           {"Retry-After": str(RETRY_AFTER_SECONDS)})
 
 
-__all__ = ["RETRY_AFTER_SECONDS", "UNAVAILABLE", "is_unavailable", "unavailable_handler"]
+class UnavailableMiddleware:
+    """The same 503 for an app outside Starlette's exception handlers (the `/mcp` fast
+    path, pacekeeper.app): before this, a Redis outage met in the MCP gate was a 500 with
+    a traceback. Only before the response has started; any other error goes on up."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        started = False
+
+        async def tracked(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tracked)
+        except Exception as exc:
+            if started or scope["type"] != "http" or not is_unavailable(exc):
+                raise
+            response = await unavailable_handler(Request(scope), exc)
+            await response(scope, receive, send)
+
+
+__all__ = ["RETRY_AFTER_SECONDS", "UNAVAILABLE", "UnavailableMiddleware", "is_unavailable",
+           "unavailable_handler"]

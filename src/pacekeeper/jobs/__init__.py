@@ -16,8 +16,9 @@ inside `pacekeeper serve`. Jobs:
 - ``schedule_syncs`` (periodic, every 5 minutes; deferred once per tick across all
   workers): queues a sync for every connected person whose last sync of that provider
   finished more than ``PACEKEEPER_SYNC_INTERVAL_MINUTES`` ago.
-- ``retry_stalled`` (periodic, PostgreSQL): jobs of a worker that stopped beating (killed)
-  go back to the queue.
+
+On PostgreSQL every worker also sweeps the jobs of dead workers back into the queue, and
+lives through a database restart with one warning (jobs/_resilience.py).
 """
 
 from __future__ import annotations
@@ -36,7 +37,9 @@ from procrastinate import exceptions as pq_errors
 from procrastinate.testing import InMemoryConnector
 from sqlalchemy.engine import make_url
 
+from pacekeeper.backing import is_unavailable, service_of
 from pacekeeper.fitness._records import Owner
+from pacekeeper.jobs._resilience import quiet_filters, sweep_stalled
 from pacekeeper.metrics import SYNC_JOBS
 
 if TYPE_CHECKING:
@@ -46,7 +49,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("pacekeeper.jobs")
 QUEUE = "pacekeeper"
 SCHEDULE_CRON = "*/5 * * * *"
-STALLED_AFTER_S = 60
+# A worker stopped by a lost connection starts again after 1 s, doubling to 30 s.
+RESTART_FIRST_S, RESTART_MAX_S = 1.0, 30.0
 # A job cut short by a shutdown (its grace ran out) goes back to the queue and runs again
 # on a live worker; a sync resumes from its cursor. Other failures are not retried.
 SHUTDOWN_RETRY = procrastinate.RetryStrategy(
@@ -118,15 +122,8 @@ def _register(app: procrastinate.App) -> dict[str, Any]:
                 log.info("scheduled %d background syncs", queued)
 
 
-    @app.periodic(cron=SCHEDULE_CRON)
-    @app.task(name="retry_stalled", queue=QUEUE, pass_context=True)
-    async def retry_stalled(context: procrastinate.JobContext, timestamp: int) -> None:
-        manager = context.app.job_manager
-        for job in await manager.get_stalled_jobs(seconds_since_heartbeat=STALLED_AFTER_S):
-            await manager.retry_job(job)
-
     return {"sync_provider": sync_provider, "recompute_metrics": recompute_metrics,
-            "schedule_syncs": schedule_syncs, "retry_stalled": retry_stalled}
+            "schedule_syncs": schedule_syncs}
 
 
 def _conninfo(database_url: str) -> str:
@@ -211,16 +208,72 @@ class JobQueue:
     services: Services | None = None
 
     async def work(self, services: Services, *, name: str = "pacekeeper") -> None:
-        """Run a worker until cancelled."""
+        """Run a worker until cancelled. On PostgreSQL it sweeps dead workers' jobs back
+        into the queue, and a lost database connection stops procrastinate's worker:
+        this logs one warning and starts it again, with backoff."""
         self.services = services
-        await self.app.run_worker_async(
-            queues=[QUEUE], name=name, concurrency=self.settings.worker_concurrency,
-            install_signal_handlers=False, delete_jobs="successful",
-            additional_context={"services": services},
-            # Without LISTEN/NOTIFY (in memory) a new job is seen at the next poll.
-            fetch_job_polling_interval=1.0 if self.shared else 0.2,
-            shutdown_graceful_timeout=self.settings.shutdown_grace_seconds,
-        )
+        stalled = self.settings.worker_stalled_seconds
+        filters = quiet_filters(name)
+        for logger, quiet in filters:
+            logger.addFilter(quiet)
+        sweeper = asyncio.create_task(self._sweep_forever()) if self.shared else None
+        delay = RESTART_FIRST_S
+        try:
+            while True:
+                began = time.monotonic()
+                try:
+                    await self.app.run_worker_async(
+                        queues=[QUEUE], name=name,
+                        concurrency=self.settings.worker_concurrency,
+                        install_signal_handlers=False, delete_jobs="successful",
+                        additional_context={"services": services},
+                        # Without LISTEN/NOTIFY (in memory) a new job is seen at the next poll.
+                        fetch_job_polling_interval=1.0 if self.shared else 0.2,
+                        shutdown_graceful_timeout=self.settings.shutdown_grace_seconds,
+                        update_heartbeat_interval=stalled / 3,
+                        stalled_worker_timeout=stalled,
+                    )
+                    # Only cancelling stops it here (CancelledError): a return means one of
+                    # its side tasks (heartbeat, LISTEN) lost its connection.
+                    reason = "lost its database connection"
+                except Exception as exc:
+                    if not is_unavailable(exc):
+                        raise
+                    reason = f"{service_of(exc)} unavailable ({type(exc).__name__})"
+                if time.monotonic() - began > RESTART_MAX_S:
+                    delay = RESTART_FIRST_S  # it ran a while: a new outage starts over
+                log.warning("queue worker %s stopped: %s; starting again in %.0f s",
+                            name, reason, delay)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, RESTART_MAX_S)
+        finally:
+            if sweeper is not None:
+                await stop_worker(sweeper)
+            for logger, quiet in filters:
+                logger.removeFilter(quiet)
+
+    async def _sweep_forever(self) -> None:
+        """Every third of the stalled timeout: dead workers' jobs back into the queue. Not
+        in the first full timeout, nor in the one after the database could not be
+        reached: every live worker beats in the meantime."""
+        stalled = self.settings.worker_stalled_seconds
+        connector: Any = self.app.connector
+        hold_until = time.monotonic() + stalled
+        while True:
+            await asyncio.sleep(stalled / 3)
+            if time.monotonic() < hold_until:
+                continue
+            try:
+                handed_back = await sweep_stalled(connector.pool, QUEUE, stalled)
+            except Exception as exc:
+                if not is_unavailable(exc):  # a bug: said once, and the sweeps go on
+                    log.exception("sweeping stalled jobs failed")
+                # Unreachable: the worker's own warning says so.
+                hold_until = time.monotonic() + stalled
+                continue
+            if handed_back:
+                log.warning("%d job(s) of a worker silent for %.0f s back in the queue: %s",
+                            len(handed_back), stalled, handed_back)
 
     def start_worker(self, services: Services) -> asyncio.Task[None]:
         self.services = services

@@ -12,6 +12,7 @@ from starlette.types import ASGIApp
 from mcpcast import BroadcasterFactory, Context, Server, ServerConfig
 from mcpcast.transports.subscribe import SubscriberInfo
 from pacekeeper.auth import Principal
+from pacekeeper.backing import is_unavailable, service_of
 from pacekeeper.config import Settings
 from pacekeeper.live import live_topic
 from pacekeeper.mcp._activity import LiveContext, ToolActivity, summaries
@@ -87,6 +88,14 @@ def _topic_owner_only(services: Callable[[], Services], same_origins: frozenset[
     return authorize
 
 
+def _unavailable_message(exc: Exception) -> str | None:
+    """A tool that met PostgreSQL or Redis out of reach: what the model reads (retry),
+    with no traceback in the log (the HTTP routes answer 503 for the same)."""
+    if is_unavailable(exc):
+        return f"a backing service ({service_of(exc)}) is unavailable; retry shortly"
+    return None
+
+
 def build_mcp(settings: Settings, services: Callable[[], Services],
               broadcasters: BroadcasterFactory | None = None) -> tuple[Server, ASGIApp]:
     hosts, origins = _host_rules(settings)
@@ -100,7 +109,7 @@ def build_mcp(settings: Settings, services: Callable[[], Services],
     server = Server(
         PacekeeperTools(services),
         config=ServerConfig(path="/mcp", allowed_hosts=hosts, allowed_origins=origins,
-                            topic_recheck=0.0),
+                            topic_recheck=0.0, expected_failure=_unavailable_message),
         authenticate=make_authenticate(services, same_origins),
         identify=_session_owner,
         check_scopes=make_check_scopes(services),

@@ -173,3 +173,31 @@ async def test_a_subscriber_keeps_receiving_after_redis_loses_its_numbers() -> N
         finally:
             await a.close()
             await b.close()
+
+
+async def test_a_broadcast_right_after_a_redis_restart_goes_out() -> None:
+    """A real Redis restart leaves every pooled connection dead: the first broadcast on
+    each raised ConnectionError (pacekeeper's live events were dropped with a warning).
+    Commands now try a dropped connection again; the subscriber still resynchronises and
+    gets what is broadcast once it is back."""
+    with _services.restartable_redis() as server:
+        a = BroadcasterFactory.from_url(server.url, history_size=4)
+        b = BroadcasterFactory.from_url(server.url, history_size=4)
+        try:
+            name = _topic()
+            sub = await b.lookup(name).subscribe()
+            await a.lookup(name).broadcast("before")
+            assert (await asyncio.wait_for(sub.next(), 5)).message == "before"
+            await asyncio.to_thread(server.restart, 0.5)
+            seq = await a.lookup(name).broadcast("right after")  # raised before
+            assert seq == 1  # Redis lost its numbers
+            received = None
+            for i in range(5):  # the subscriber reconnects on its own, within seconds
+                await a.lookup(name).broadcast(f"after-{i}")
+                received = await sub.next(max_wait=1.0)
+                if received is not None:
+                    break
+            assert received is not None and received.message.startswith(("right", "after"))
+        finally:
+            await a.close()
+            await b.close()

@@ -19,8 +19,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--timeout-delay", type=float, default=30.0, help="seconds an injected timeout hangs"
     )
+    parser.add_argument(
+        "--latency", type=float, default=0.0,
+        help="seconds every data request waits before it is answered (a slow provider)")
     args = parser.parse_args(argv)
-    state = SandboxState(timeout_delay_s=args.timeout_delay)
+    state = SandboxState(timeout_delay_s=args.timeout_delay, latency_s=args.latency)
     app = create_sandbox_app(state, history_days=args.history_days, admin_token=args.admin_token)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
 

@@ -116,6 +116,8 @@ async def guard(
 ) -> Grant | Response:
     """Apply injected failures, count the quota, then check the credentials."""
     provider = flavor.provider
+    if authenticate and state.latency_s > 0:
+        await asyncio.sleep(state.latency_s)
     failure = state.next_failure(provider)
     flag = request.query_params.get("sandbox_fail")
     mode = flag if flag else (failure.mode if failure else None)

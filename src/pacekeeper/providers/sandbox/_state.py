@@ -75,6 +75,9 @@ class SandboxState:
     clients: dict[str, str] = field(default_factory=lambda: {"sandbox-client": "sandbox-secret"})
     token_ttl_s: float = 21_600.0
     timeout_delay_s: float = 30.0
+    # Every guarded data request waits this long first: a slow provider, so a test can
+    # catch a sync in flight.
+    latency_s: float = 0.0
     grants: dict[str, Grant] = field(default_factory=dict)  # by access token
     refresh_index: dict[str, Grant] = field(default_factory=dict)
     codes: dict[str, PendingCode] = field(default_factory=dict)
