@@ -74,8 +74,13 @@ def error_response(
     return JSONResponse({"error": code, "message": message}, status, headers=dict(headers or {}))
 
 
-async def api_error_handler(_request: Request, exc: Exception) -> Response:
+async def api_error_handler(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, ApiError)
+    if exc.status in (401, 403):
+        # A refused authentication or authorization is a security event (ASVS 16.3.2):
+        # what was asked and why it was refused; the path only (no query: codes, states).
+        log.info("refused %s %s: %d %s", request.method, request.url.path, exc.status,
+                 exc.code)
     return error_response(exc.status, exc.code, exc.message, exc.headers)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import re
 import secrets
@@ -84,6 +85,10 @@ def validate_display_name(name: str | None) -> str | None:
     return cleaned or None
 
 
+def _name_digest(email: str) -> str:
+    return hashlib.sha256(email.strip().lower().encode(errors="replace")).hexdigest()[:12]
+
+
 class Accounts:
     def __init__(
         self,
@@ -149,11 +154,17 @@ class Accounts:
             user = await self._users.get_by_email(normalize_email(email))
         if user is None:
             await self._hasher.burn(password[:MAX_PASSWORD_CHARS])
+            # Never the typed name itself (a password typed into the wrong field would
+            # land in the log): a digest that still groups one name's attempts.
+            log.info("sign-in refused: no such account (name %s)", _name_digest(email))
             return None
         if not await self._hasher.verify(user.password_hash, password):
+            log.info("sign-in refused: wrong password for user %s", user.id)
             return None
         if user.status is not UserStatus.ACTIVE:
+            log.info("sign-in refused: user %s is %s", user.id, user.status.value)
             return None
+        log.info("sign-in of user %s", user.id)
         new_hash = None
         if self._hasher.needs_rehash(user.password_hash):
             new_hash = await self._hasher.hash(password)
