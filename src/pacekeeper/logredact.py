@@ -9,6 +9,9 @@ uvicorn.error, pacekeeper.*, httpx, ...) is redacted when it is created, before 
 handler or formatter sees it. A filter on named loggers would miss child loggers
 (`pacekeeper.connections`) and handlers that tests or operators attach elsewhere.
 
+Arguments' control characters (line breaks above all) are written escaped: user text
+cannot forge a line of its own.
+
 Masked: the values of query/form parameters with credential-like names, `Bearer`
 credentials, JWTs and Pacekeeper API keys anywhere in a message, and in the traceback of a
 logged exception (the text format writes it, the exception's message included). The structure of
@@ -54,11 +57,17 @@ def redact(text: str) -> str:
     return text
 
 
+# Control characters in an argument (user text arrives there) are written escaped, so
+# a value with a line break cannot forge a log line of its own (ASVS 16.4.1).
+_CONTROLS = {c: f"\\x{c:02x}" for c in (*range(0x20), 0x7F) if c != 0x09}
+_CONTROLS |= {0x0A: "\\n", 0x0D: "\\r"}
+
+
 def _clean(value: Any) -> Any:
     if value is None or isinstance(value, (int, float)):
         return value  # numbers stay numbers (uvicorn formats the status with %d)
     text = value if isinstance(value, str) else str(value)  # e.g. httpx.URL
-    masked = redact(text)
+    masked = redact(text).translate(_CONTROLS)
     return value if masked == text else masked
 
 

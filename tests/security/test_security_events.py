@@ -83,3 +83,29 @@ def test_refused_requests_are_logged_with_method_path_and_reason(
                if line.startswith("refused ")]
     assert refused == ["refused GET /api/account/export: 401 authentication_required",
                        "refused GET /api/admin/users: 403 forbidden"], refused
+
+
+def test_user_text_cannot_forge_a_log_line() -> None:
+    """ASVS 16.4.1: a value with a line break, logged as an argument (user text arrives
+    there), stays inside its own line, written escaped."""
+    from pacekeeper import logredact
+
+    logredact.install()  # what every entry point does (the app, the CLI)
+    lines: list[str] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            lines.extend(self.format(record).splitlines())
+
+    handler = Keep()
+    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s %(message)s"))
+    logger = logging.getLogger("pacekeeper.test_forge")
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    try:
+        forged = "bike\nINFO pacekeeper.accounts sign-in of user admin\r\x1b[2K"
+        logger.info("renamed activity to %s", forged)
+    finally:
+        logger.removeHandler(handler)
+    assert lines == ["INFO pacekeeper.test_forge renamed activity to "
+                     "bike\\nINFO pacekeeper.accounts sign-in of user admin\\r\\x1b[2K"]
