@@ -16,6 +16,7 @@ import math
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
+import orjson
 import pytest
 
 from pacekeeper.fitness import analytics as an
@@ -205,3 +206,55 @@ async def test_vo2max_from_the_best_five_minutes_and_weight_by_hand(harness: Har
     # 16.6 + 8.87 x 350 / 72 = 16.6 + 43.118 = 59.718 -> 59.7 (one decimal)
     assert body["cycling_vo2max"] == pytest.approx(59.7, abs=0.051)
     assert body["running_vdot"] == pytest.approx(50.0, abs=0.1)  # Daniels: 19:57 5 km
+
+
+async def test_resources_and_prompts_carry_what_they_name(harness: Harness) -> None:
+    """`athlete://zones`: Coggan's zones of the FTP set (55/75/90/105/120/150 % of 200 W
+    by hand) and Friel's of the LTHR; `activity://{id}/analysis`: the `analyze_activity`
+    answer. Each prompt names only tools the catalog has, and the ones its purpose needs."""
+    from tests.pacekeeper.fitness.test_analysis import _session
+
+    h = harness
+    auth, owner = await _person(h, "resources@example.com")
+    today = _today(h)
+    patched = await h.client.patch("/api/athlete", headers=auth, json={
+        "ftp_watts": 200, "lthr_bpm": 170, "valid_from": (today - timedelta(days=30)
+                                                          ).isoformat()})
+    assert patched.status_code == 200, patched.text
+    ids = await _store(h, owner, [{"start": _at(today - timedelta(days=1), 9),
+                                   "metrics": {"load": 55.0, "tss": 55.0}}])
+    headers = await _session(h, auth)
+
+    async def read(uri: str) -> Any:
+        response = await h.client.post("/mcp", headers=headers, json={
+            "jsonrpc": "2.0", "id": 7, "method": "resources/read", "params": {"uri": uri}})
+        contents = response.json()["result"]["contents"]
+        assert contents[0]["uri"] == uri and contents[0]["mimeType"] == "application/json"
+        return orjson.loads(contents[0]["text"])
+
+    zones = await read("athlete://zones")
+    assert [z["low"] for z in zones["power"]] == [0, 110, 150, 180, 210, 240, 300]
+    # Friel % LTHR: 81, 90, 94, 100, 103, 106 % of 170 (rounded to the beat)
+    assert [z["low"] for z in zones["heart_rate"]] == [0, 138, 153, 160, 170, 175, 180]
+    analysis = await read(f"activity://{ids[0]}/analysis")
+    tool = (await _mcp(h, auth, "analyze_activity", {"activity_id": str(ids[0])})
+            )["structuredContent"]
+    assert analysis == tool and analysis["metrics"]["load"] == 55.0
+
+    listed = await h.client.post("/mcp", headers=headers, json={
+        "jsonrpc": "2.0", "id": 8, "method": "tools/list"})
+    catalog = {t["name"] for t in listed.json()["result"]["tools"]}
+    needs = {"weekly_review": {"get_training_summary", "get_weekly_load", "get_load_risk",
+                               "suggest_training_week"},
+             "race_preparation": {"predict_race_time", "get_training_paces",
+                                  "goal_feasibility", "get_best_efforts"},
+             "training_load_check": {"get_fitness_chart", "get_load_risk",
+                                     "get_recovery_status"}}
+    for name, wanted in needs.items():
+        got = await h.client.post("/mcp", headers=headers, json={
+            "jsonrpc": "2.0", "id": 9, "method": "prompts/get", "params": {"name": name}})
+        text = " ".join(m["content"]["text"] for m in got.json()["result"]["messages"])
+        words = {w.strip(".,()'") for w in text.split()}
+        named = {w for w in words if "_" in w and w.islower()}  # tool names in the text
+        assert wanted <= named, (name, wanted - named)
+        assert named <= catalog, (name, named - catalog)
