@@ -43,7 +43,10 @@ from pacekeeper.fitness.streams import StreamSet
 Clock = Callable[[], datetime]
 CurveKind = Literal["power", "hr", "pace"]
 
-WARM_UP_DAYS: Final = 6 * 42
+CTL_DAYS: Final = 42
+ATL_DAYS: Final = 7
+MAX_TIME_CONSTANT_DAYS: Final = 365
+WARM_UP_DAYS: Final = 6 * CTL_DAYS
 MAX_DAYS: Final = 4018  # eleven years
 DEFAULT_CURVE_DURATIONS: Final = (1, 5, 10, 30, 60, 120, 300, 600, 1200, 1800, 3600, 5400,
                                   7200, 10800)
@@ -157,17 +160,20 @@ class AnalysisService:
         ok = (index >= 0) & (index < n)
         return np.bincount(index[ok], weights=table[ok, 1], minlength=n).astype(np.float64)
 
-    async def pmc(self, owner: Owner, first: date, last: date
+    async def pmc(self, owner: Owner, first: date, last: date, *,
+                  ctl_days: int = CTL_DAYS, atl_days: int = ATL_DAYS
                   ) -> tuple[FloatArray, an.Pmc]:
-        """Daily loads and CTL / ATL / TSB for [first, last] (module docstring: start).
+        """Daily loads and CTL / ATL / TSB for [first, last] (module docstring: start),
+        with the given time constants (42 and 7 days by default).
 
-        The series always starts ``WARM_UP_DAYS`` before ``first``: when the history
-        starts later, the days before it have no load and CTL / ATL stay exactly 0 over
-        them, which is the same as starting at the first activity (and saves a query)."""
-        start = first - timedelta(days=WARM_UP_DAYS)
+        The series always starts 6 time constants of the slower filter before ``first``
+        (``WARM_UP_DAYS`` with the defaults): when the history starts later, the days
+        before it have no load and CTL / ATL stay exactly 0 over them, which is the same
+        as starting at the first activity (and saves a query)."""
+        k = 6 * max(ctl_days, atl_days)
+        start = first - timedelta(days=k)
         loads = await self.daily_loads(owner, start, last)
-        chart = an.ctl_atl_tsb(loads)
-        k = WARM_UP_DAYS
+        chart = an.ctl_atl_tsb(loads, ctl_days, atl_days)
         return loads[k:], an.Pmc(chart.ctl[k:], chart.atl[k:], chart.tsb[k:])
 
     async def recomputing(self, owner: Owner) -> int:
@@ -175,10 +181,24 @@ class AnalysisService:
 
     # -- load -------------------------------------------------------------------------------
 
-    async def fitness_chart(self, owner: Owner, start: str | None, end: str | None
+    @staticmethod
+    def time_constant(value: int | None, name: str, default: int) -> int:
+        """A CTL / ATL time constant in whole days (1 to 365); 400 otherwise."""
+        if value is None:
+            return default
+        if (isinstance(value, bool) or not isinstance(value, int)
+                or not 1 <= value <= MAX_TIME_CONSTANT_DAYS):
+            raise FitnessInputError(
+                f"{name} must be a whole number of days from 1 to {MAX_TIME_CONSTANT_DAYS}")
+        return value
+
+    async def fitness_chart(self, owner: Owner, start: str | None, end: str | None,
+                            ctl_days: int | None = None, atl_days: int | None = None
                             ) -> dict[str, Any]:
         first, last = self.period(start, end, 90)
-        loads, p = await self.pmc(owner, first, last)
+        tc = self.time_constant(ctl_days, "ctl_days", CTL_DAYS)
+        ta = self.time_constant(atl_days, "atl_days", ATL_DAYS)
+        loads, p = await self.pmc(owner, first, last, ctl_days=tc, atl_days=ta)
         stale = await self.recomputing(owner)
         ctl, atl, tsb = (np.round(a, 1).tolist() for a in (p.ctl, p.atl, p.tsb))
         rounded = np.round(loads, 1)
@@ -190,10 +210,12 @@ class AnalysisService:
                 for d, c, a, t, x in zip(dates, ctl, atl, tsb, load, strict=True)]
         summary = (f"{first} to {last}: CTL {ctl[-1]}, ATL {atl[-1]}, TSB {tsb[-1]} on the "
                    f"last day; {int(np.count_nonzero(rounded > 0))} training days")
+        if (tc, ta) != (CTL_DAYS, ATL_DAYS):
+            summary += f" (CTL {tc} days, ATL {ta} days)"
         if stale:
             summary += f" ({stale} activities being recomputed)"
         return {"summary": summary, "from": first.isoformat(), "to": last.isoformat(),
-                "recomputing": stale, "days": days}
+                "ctl_days": tc, "atl_days": ta, "recomputing": stale, "days": days}
 
     async def load_risk(self, owner: Owner, on: str | None) -> dict[str, Any]:
         day = _inputs.day(on, "date") or self.today()

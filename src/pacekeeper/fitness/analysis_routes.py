@@ -7,7 +7,7 @@ Query parameters mirror the tools' arguments; a bad one is 400 ``validation_erro
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -22,6 +22,9 @@ from pacekeeper.fitness._calculators import predict_race, training_paces, zones
 from pacekeeper.fitness._records import Owner
 
 Handler = Callable[[Request, AnalysisService, Owner], Awaitable[dict[str, Any]]]
+
+
+T = TypeVar("T", int, None)
 
 
 def _float(request: Request, name: str, *, required: bool = False) -> float | None:
@@ -39,7 +42,7 @@ def _float(request: Request, name: str, *, required: bool = False) -> float | No
     return value
 
 
-def _int(request: Request, name: str, default: int) -> int:
+def _int(request: Request, name: str, default: T) -> int | T:
     text = request.query_params.get(name)
     if not text:
         return default
@@ -90,7 +93,8 @@ async def _summary(r: Request, a: AnalysisService, o: Owner) -> dict[str, Any]:
 
 
 async def _chart(r: Request, a: AnalysisService, o: Owner) -> dict[str, Any]:
-    return await a.fitness_chart(o, _q(r, "from"), _q(r, "to"))
+    return await a.fitness_chart(o, _q(r, "from"), _q(r, "to"),
+                                 _int(r, "ctl_days", None), _int(r, "atl_days", None))
 
 
 async def _curve(r: Request, a: AnalysisService, o: Owner) -> dict[str, Any]:

@@ -25,7 +25,8 @@ class ChartDay(TypedDict):
 
 # "from" is a Python keyword: these shapes use the functional form.
 FitnessChart = TypedDict("FitnessChart", {
-    "summary": str, "from": str, "to": str, "recomputing": int, "days": list[ChartDay]})
+    "summary": str, "from": str, "to": str, "ctl_days": int, "atl_days": int,
+    "recomputing": int, "days": list[ChartDay]})
 
 
 class TrainingSummary(Result):

@@ -40,14 +40,20 @@ class LoadTools(AnalysisGroup):
         meta=ui_meta(FITNESS_CHART),
         description="The performance management chart: per day CTL (42-day fitness), ATL "
         "(7-day fatigue), TSB (form going into the day = yesterday's CTL - ATL) and the day's "
-        "training load. Up to eleven years; default the last 90 days.",
+        "training load. Up to eleven years; default the last 90 days. ctl_days and "
+        "atl_days change the time constants (whole days, 1-365).",
         annotations=READ_ONLY,
         scopes=(READ,),
     )
-    async def get_fitness_chart(self, owner: Owner, from_date: From = None,
-                                to_date: To = None) -> FitnessChart:
-        return await self.shaped(FitnessChart,
-                                 self.analysis().fitness_chart(owner, from_date, to_date))
+    async def get_fitness_chart(
+        self, owner: Owner, from_date: From = None, to_date: To = None,
+        ctl_days: Annotated[int | None, Param(
+            description="CTL time constant, days (default 42)."), Field(ge=1, le=365)] = None,
+        atl_days: Annotated[int | None, Param(
+            description="ATL time constant, days (default 7)."), Field(ge=1, le=365)] = None,
+    ) -> FitnessChart:
+        return await self.shaped(FitnessChart, self.analysis().fitness_chart(
+            owner, from_date, to_date, ctl_days, atl_days))
 
     @tool(
         name="get_load_risk",

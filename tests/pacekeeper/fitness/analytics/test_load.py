@@ -149,3 +149,26 @@ def test_the_kernel_compiles_in_memory_when_no_cache_directory_is_usable():
     k = math.exp(-1 / 42)
     assert float(done.stdout.strip()) == 100 * (1 - k) * k
     assert "no numba cache directory" in done.stderr
+
+
+def test_time_constants_are_configurable_against_a_plain_loop():
+    # The issue: 42 and 7 days by default, configurable. With 28 and 5 days, by hand:
+    # one impulse of 100 gives CTL 100 (1 - e^-1/28) = 3.5084 and ATL 100 (1 - e^-1/5)
+    # = 18.127 on its day, then each decays by its own factor a day.
+    load = np.zeros(30)
+    load[0] = 100.0
+    pmc = an.ctl_atl_tsb(load, ctl_days=28.0, atl_days=5.0)
+    assert pmc.ctl[0] == pytest.approx(3.5084, abs=1e-4)
+    assert pmc.atl[0] == pytest.approx(18.1269, abs=1e-4)
+    assert pmc.ctl[9] == pytest.approx(100 * (1 - math.exp(-1 / 28)) * math.exp(-9 / 28))
+    assert pmc.atl[9] == pytest.approx(100 * (1 - math.exp(-1 / 5)) * math.exp(-9 / 5))
+    assert pmc.tsb[1] == pytest.approx(3.5084 - 18.1269, abs=2e-4)
+    rng = np.random.default_rng(28)
+    series = rng.uniform(0, 150, 300)
+    got = an.ctl_atl_tsb(series, ctl_days=28.0, atl_days=5.0, ctl0=40.0, atl0=45.0)
+    kc, ka = math.exp(-1 / 28), math.exp(-1 / 5)
+    ctl, atl = 40.0, 45.0
+    for d, x in enumerate(series):
+        assert got.tsb[d] == pytest.approx(ctl - atl)
+        ctl, atl = ctl * kc + x * (1 - kc), atl * ka + x * (1 - ka)
+        assert got.ctl[d] == pytest.approx(ctl) and got.atl[d] == pytest.approx(atl)

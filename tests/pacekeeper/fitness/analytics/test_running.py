@@ -84,3 +84,19 @@ def test_pace_zones():
     assert bounds[0] == 0.0
     assert bounds[4] == pytest.approx(1000 / 240)
     assert np.all(np.diff(bounds) > 0)
+
+
+def test_pace_zones_are_friels_percentages_of_threshold_pace_by_hand():
+    # Friel's run pace zones, each zone's slowest pace as a share of threshold pace
+    # (time per km): 129 / 114 / 106 / 100 / 97 / 90 %. Threshold 4:00 /km = 240 s/km:
+    # 309.6, 273.6, 254.4, 240, 232.8, 216 s/km, as speeds 1000 / pace (m/s).
+    by_hand = [0.0, 1000 / 309.6, 1000 / 273.6, 1000 / 254.4, 1000 / 240, 1000 / 232.8,
+               1000 / 216]
+    assert by_hand[1:] == pytest.approx([3.22997, 3.65497, 3.93082, 4.16667, 4.29553,
+                                         4.62963], abs=1e-5)
+    assert an.pace_zones(240.0).tolist() == pytest.approx(by_hand, rel=1e-12)
+    # One second at each of 6:00, 5:00, 4:20, 4:05, 3:55, 3:45 and 3:30 /km falls in
+    # zones 1, 2, 3, 4, 5a, 5b and 5c (recovery ... anaerobic).
+    paces = np.array([360.0, 300.0, 260.0, 245.0, 235.0, 225.0, 210.0])
+    counts = an.time_in_zones(1000 / paces, an.pace_zones(240.0))
+    assert counts.tolist() == [1, 1, 1, 1, 1, 1, 1]

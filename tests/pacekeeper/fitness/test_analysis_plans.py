@@ -1,0 +1,249 @@
+"""Issue 15 tools whose values were not yet checked by hand: `compare_activities`,
+`detect_patterns` and `suggest_training_week`'s load arithmetic. Every expected figure is
+built here from the stored items (sums, a least-squares line and its t-test written out,
+a plain CTL loop), never read back from the service. SQLite and PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+import pytest
+from scipy import stats  # type: ignore[import-untyped]
+
+from tests.pacekeeper.conftest import Harness
+from tests.pacekeeper.fitness.test_analysis import _mcp, _person, _store, _today
+from tests.pacekeeper.fitness.test_analysis_values import _curves
+
+
+def _at(day: date, hour: float = 10.0) -> datetime:
+    return datetime.combine(day, datetime.min.time(), UTC) + timedelta(hours=hour)
+
+
+# -- compare_activities ---------------------------------------------------------------------
+
+
+async def test_compare_activities_lines_up_the_stored_figures(harness: Harness) -> None:
+    """A ride (power figures, power and HR curves) and a run (rTSS, a speed curve): each
+    metric is a row with one value per activity (None where it does not apply), floats
+    to three decimals, `load_method` left out; peaks at 5 s, 1 min, 5 min, 20 min and
+    1 h of each curve the activity has; the summary names each one's date, sport and
+    load."""
+    h = harness
+    auth, owner = await _person(h, "compare@example.com")
+    today = _today(h)
+    ride_day, run_day = today - timedelta(days=3), today - timedelta(days=1)
+    ride_metrics = {
+        "normalized_power": 251.23456, "intensity_factor": 0.8374485, "tss": 70.12345,
+        "load": 70.12345, "load_method": "power", "avg_power": 231.0, "work_kj": 831.6,
+        **_curves("power_curve", {5: 612.0, 60: 401.5, 300: 305.25, 1200: 262.0}),
+    }
+    ride_metrics["hr_curve"] = [180.0 if d <= 60 else 170.0
+                                for d in ride_metrics["curve_durations"]]
+    run_metrics = {"rtss": 55.5555, "load": 55.5555, "load_method": "running",
+                   "avg_hr": 151.0, **_curves("speed_curve", {5: 5.4321, 60: 4.87654,
+                                                              300: 4.2, 1200: 3.9, 3600: 3.5})}
+    ride, run = await _store(h, owner, [
+        {"start": _at(ride_day), "sport": "ride", "elapsed": 3600.4, "distance": 30123.6,
+         "metrics": ride_metrics},
+        {"start": _at(run_day, 7), "sport": "run", "elapsed": 3725.6, "distance": 12049.5,
+         "metrics": run_metrics},
+    ])
+    body = (await _mcp(h, auth, "compare_activities",
+                       {"activity_ids": [str(ride), str(run)]}))["structuredContent"]
+    assert body["activities"] == [
+        {"activity_id": str(ride), "name": None, "sport": "ride",
+         "date": ride_day.isoformat(), "duration_s": 3600.0, "distance_m": 30124.0},
+        {"activity_id": str(run), "name": None, "sport": "run",
+         "date": run_day.isoformat(), "duration_s": 3726.0, "distance_m": 12050.0},
+    ]
+    assert body["metrics"] == {
+        "avg_hr": [None, 151.0], "avg_power": [231.0, None],
+        "intensity_factor": [0.837, None], "load": [70.123, 55.556],
+        "normalized_power": [251.235, None], "rtss": [None, 55.556], "tss": [70.123, None],
+        "work_kj": [831.6, None]}
+    assert body["peaks"] == {
+        "power_5s": [612.0, None], "power_60s": [401.5, None], "power_300s": [305.2, None],
+        "power_1200s": [262.0, None],
+        "hr_5s": [180.0, None], "hr_60s": [180.0, None], "hr_300s": [170.0, None],
+        "hr_1200s": [170.0, None],
+        "pace_5s": [None, 5.432], "pace_60s": [None, 4.877], "pace_300s": [None, 4.2],
+        "pace_1200s": [None, 3.9], "pace_3600s": [None, 3.5]}
+    assert body["summary"] == f"{ride_day} ride load 70; {run_day} run load 56"
+    # The same activities in the other order: the columns swap, nothing else changes.
+    swapped = (await _mcp(h, auth, "compare_activities",
+                          {"activity_ids": [str(run), str(ride)]}))["structuredContent"]
+    assert swapped["metrics"] == {k: v[::-1] for k, v in body["metrics"].items()}
+    # 2 to 5 activities (the tool's own schema says so too).
+    one = await _mcp(h, auth, "compare_activities", {"activity_ids": [str(ride)]})
+    assert one.get("isError") is True or "error" in one, one
+
+
+# -- detect_patterns ------------------------------------------------------------------------
+
+
+def _line(y: list[float]) -> tuple[float, float]:
+    """Least-squares slope through (0, y0), (1, y1), ... and the two-sided p-value of its
+    t-test (n - 2 degrees of freedom), written out."""
+    n = len(y)
+    xm, ym = (n - 1) / 2, sum(y) / n
+    sxx = sum((i - xm) ** 2 for i in range(n))
+    sxy = sum((i - xm) * (v - ym) for i, v in enumerate(y))
+    syy = sum((v - ym) ** 2 for v in y)
+    slope = sxy / sxx
+    r = sxy / math.sqrt(sxx * syy)
+    if abs(r) >= 1 - 1e-12:
+        return slope, 0.0
+    t = r * math.sqrt((n - 2) / (1 - r * r))
+    return slope, float(2 * stats.t.sf(abs(t), n - 2))
+
+
+async def test_detect_patterns_by_hand(harness: Harness) -> None:
+    """Four whole weeks before this one (the running week and anything older left out):
+    weekly load 100 / 220 / 280 / 400, hours 1 / 2.5 / 3.25 / 4, the longest ride
+    1 / 1.5 / 2 / 2.5 h and the longest run - / 1 / 1.25 / 1.5 h (a line and its t-test
+    by hand), power zone times 3000/1500/600/300/200/100/50 s (Seiler's three zones:
+    L1-L2, L3-L4, L5-L7), 7 sessions in 4 weeks, Tuesday four times."""
+    h = harness
+    auth, owner = await _person(h, "patterns@example.com")
+    today = _today(h)
+    monday = today - timedelta(days=today.weekday())
+    first = monday - timedelta(weeks=4)
+    zones = [3000.0, 1500.0, 600.0, 300.0, 200.0, 100.0, 50.0]
+    week = [  # (week, weekday, sport, hours, load)
+        (0, 1, "ride", 1.0, 100.0),
+        (1, 1, "ride", 1.5, 120.0), (1, 5, "run", 1.0, 100.0),
+        (2, 1, "ride", 2.0, 130.0), (2, 5, "run", 1.25, 150.0),
+        (3, 1, "ride", 2.5, 250.0), (3, 5, "run", 1.5, 150.0),
+    ]
+    items: list[dict[str, Any]] = [
+        {"start": _at(first + timedelta(weeks=w, days=d)), "sport": s, "elapsed": hrs * 3600,
+         "metrics": {"load": load, **({"time_in_power_zones": zones} if w == 2 and s == "ride"
+                                      else {})}}
+        for w, d, s, hrs, load in week]
+    items += [  # outside: the week before, and this (running) week
+        {"start": _at(first - timedelta(days=2)), "sport": "ride", "elapsed": 36000.0,
+         "metrics": {"load": 900.0}},
+        {"start": _at(monday, 6), "sport": "run", "elapsed": 36000.0,
+         "metrics": {"load": 900.0}},
+    ]
+    await _store(h, owner, items)
+
+    body = (await _mcp(h, auth, "detect_patterns", {"weeks": 4}))["structuredContent"]
+    assert body["from"] == first.isoformat()
+    assert body["to"] == (monday - timedelta(days=1)).isoformat()
+    found = {p["kind"]: p for p in body["patterns"]}
+    assert [p["kind"] for p in body["patterns"]] == [
+        "weekly_load_trend", "weekly_hours_trend", "long_ride_progression",
+        "long_run_progression", "intensity_distribution", "consistency", "favourite_day"]
+
+    for kind, series, key, scale, digits in (
+            ("weekly_load_trend", [100.0, 220.0, 280.0, 400.0], "slope_per_week", 1, 2),
+            ("weekly_hours_trend", [1.0, 2.5, 3.25, 4.0], "slope_per_week", 1, 3),
+            ("long_ride_progression", [1.0, 1.5, 2.0, 2.5], "slope_min_per_week", 60, 2)):
+        slope, p = _line(series)
+        assert found[kind][key] == pytest.approx(round(slope * scale, digits)), kind
+        assert found[kind]["p_value"] == pytest.approx(round(p, 4), abs=1e-4), kind
+        assert found[kind]["direction"] == ("up" if p < 0.05 else "flat"), kind
+    # 96 load a week (p = 0.008) and 0.975 h a week (p = 0.017): both significant.
+    assert found["weekly_load_trend"]["slope_per_week"] == 96.0
+    assert found["weekly_hours_trend"]["slope_per_week"] == 0.975
+    assert found["weekly_load_trend"]["direction"] == "up"
+    # The run's first week has none: a line through three weeks, 15 min a week.
+    run = found["long_run_progression"]
+    assert run["slope_min_per_week"] == pytest.approx(15.0)
+
+    total = sum(zones)
+    low, mid, high = sum(zones[:2]) / total, sum(zones[2:4]) / total, sum(zones[4:]) / total
+    dist = found["intensity_distribution"]
+    assert dist["basis"] == "power"
+    assert (dist["low"], dist["moderate"], dist["high"]) == (
+        round(low, 3), round(mid, 3), round(high, 3))
+    assert dist["polarization_index"] == round(
+        math.log10(low * 100 / (mid * 100) * (high * 100)), 3)
+    assert dist["finding"] == (f"pyramidal by power: low {low:.0%}, moderate {mid:.0%}, "
+                               f"high {high:.0%}")  # 78 % easy: no 80/20 remark
+
+    assert found["consistency"]["active_weeks"] == 4
+    assert found["consistency"]["sessions_per_week"] == 1.75
+    assert (found["favourite_day"]["day"], found["favourite_day"]["count"]) == ("Tuesday", 4)
+    three = "; ".join(p["finding"] for p in body["patterns"][:3])
+    assert body["summary"] == f"{body['from']} to {body['to']}: {three}"
+
+
+# -- suggest_training_week ------------------------------------------------------------------
+
+
+def _plain(loads: list[float]) -> tuple[float, float, float]:
+    """CTL and ATL after the last day, and TSB going into it, day by day."""
+    kc, ka = math.exp(-1 / 42), math.exp(-1 / 7)
+    ctl = atl = tsb = 0.0
+    for x in loads:
+        tsb = ctl - atl
+        ctl, atl = ctl * kc + x * (1 - kc), atl * ka + x * (1 - ka)
+    return ctl, atl, tsb
+
+
+BUILD = [(0.16, 0.95), (0.12, 0.65), (0.16, 0.85), (0.12, 0.65), (0.30, 0.70), (0.14, 0.65)]
+EASY = [(0.25, 0.65), (0.25, 0.65), (0.3, 0.68), (0.2, 0.6)]
+
+
+@pytest.mark.parametrize(("history", "phase"), [
+    ([50.0] * 200, "build"),  # steady: form about 0, readiness about 49
+    ([40.0] * 120 + [160.0] * 6, "recovery"),  # a crash week: form far below -25
+    ([30.0] * 3, "start"),  # three sessions: CTL under 15
+])
+async def test_suggest_week_load_arithmetic(harness: Harness, history: list[float],
+                                            phase: str) -> None:
+    """Daily rides at the given loads up to yesterday, none today, no health recorded
+    (readiness = 50 + 25 clip(TSB / 15, -2, 2)). By hand: CTL / ATL from a plain loop to
+    today; the phase rule of docs/analytics.md ("Planning"); the week's load (build: the
+    constant daily load that lifts CTL by the ramp min(5, max(2, 5 % CTL)) in 7 days,
+    checked by running the loop 7 more days at it; recovery: 60 % of CTL x 7; start:
+    250); each session its share of it and its minutes at 100 IF^2 TSS an hour."""
+    h = harness
+    auth, owner = await _person(h, f"plan-{phase}@example.com")
+    today = _today(h)
+    n = len(history)
+    await _store(h, owner, [{"start": _at(today - timedelta(days=n - i)), "sport": "ride",
+                             "metrics": {"load": x}} for i, x in enumerate(history)])
+    ctl, atl, tsb_today = _plain([*history, 0.0])
+    form = ctl - atl
+    ready = round(50 + 25 * max(-2.0, min(2.0, tsb_today / 15)))
+    body = (await _mcp(h, auth, "suggest_training_week", {}))["structuredContent"]
+    assert body["phase"] == phase
+    assert body["ctl"] == pytest.approx(round(ctl, 1))
+    assert body["form"] == pytest.approx(round(form, 1))
+    assert body["readiness"] == ready
+    if phase == "build":
+        assert ctl >= 15 and form >= -10 and ready >= 35
+        ramp = min(5.0, max(2.0, 0.05 * ctl))
+        k = math.exp(-1 / 42)
+        # The daily load L with ctl k^7 + L (1 - k^7) = ctl + ramp, times 7.
+        weekly = 7 * (ctl + ramp - ctl * k**7) / (1 - k**7)
+        after, _, _ = _plain([*history, 0.0, *[weekly / 7] * 7])
+        assert after == pytest.approx(ctl + ramp, abs=1e-9)  # the rule does what it says
+        plan = BUILD
+    elif phase == "recovery":
+        assert ctl >= 15 and (form < -25 or ready < 35)
+        weekly, plan = 0.6 * ctl * 7, EASY
+    else:
+        assert ctl < 15
+        weekly, plan = 250.0, EASY
+    assert body["target_load"] == round(weekly)
+    sessions = [s for s in body["sessions"] if s["type"] != "rest"]
+    assert len(body["sessions"]) == 7 and len(sessions) == len(plan)
+    for s, (share, intensity) in zip(sessions, plan, strict=True):
+        load = weekly * share
+        assert s["load"] == round(load) and s["sport"] == "ride"
+        minutes = max(20.0, min(300.0, load / (100 * intensity**2) * 60))
+        assert abs(s["duration_min"] - minutes) <= 2.5 and s["duration_min"] % 5 == 0
+    # The shares make the week: the sessions' loads add up to it (each rounded).
+    assert abs(sum(s["load"] for s in sessions) - weekly) <= 0.5 * len(sessions)
+    monday = date.fromisoformat(body["week_of"])
+    assert monday.weekday() == 0 and 0 <= (monday - today).days < 7
+    hard = sum(s["duration_min"] for s in sessions if s["type"] in ("intervals", "tempo"))
+    total = sum(s["duration_min"] for s in sessions)
+    assert body["easy_share_of_time"] == round(1 - hard / total, 2)
