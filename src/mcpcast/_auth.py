@@ -4,6 +4,7 @@ place they are applied (``Gate``), whose answer the transports get (``Caller``).
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Hashable, Iterable
+from types import CoroutineType
 from typing import Any
 
 from ._errors import AuthRequired, Unauthorized
@@ -46,7 +47,10 @@ class RequestInfo:
                 f"client={self.client!r}, calls={self.calls})")
 
 
-Authenticate = Callable[[RequestInfo], Awaitable[Any]]
+# RequestInfo -> the principal (None: anonymous), or a coroutine giving it; raises
+# Unauthorized to refuse. A hook that can answer without I/O (a verdict an outer layer
+# already reached) returns the value itself and costs no coroutine.
+Authenticate = Callable[[RequestInfo], Awaitable[Any] | Any]
 # principal -> the identity key its sessions are bound to.
 Identify = Callable[[Any], Hashable]
 # (principal, scopes the request's tools declare) -> None, or the refusal to answer with.
@@ -124,7 +128,9 @@ class Gate:
         guarded = [m for m in requests if m["method"] not in self.public]
         # The hook hears how many requests need a principal: a batch is that many calls.
         try:
-            principal = await self.hook(request_info(scope, len(guarded)))
+            principal = self.hook(request_info(scope, len(guarded)))
+            if type(principal) is CoroutineType:
+                principal = await principal
         except Unauthorized as exc:
             if guarded:
                 return exc
@@ -143,7 +149,9 @@ class Gate:
         if self.hook is None:
             return self.nobody
         try:
-            principal = await self.hook(request_info(scope))
+            principal = self.hook(request_info(scope))
+            if type(principal) is CoroutineType:
+                principal = await principal
         except Unauthorized as exc:
             return exc
         if principal is None:

@@ -44,9 +44,10 @@ class Server:
 
     >>> app = Server(MyTools()).asgi_app()          # mount it, or run it with uvicorn
 
-    ``authenticate`` is an async callable receiving a ``RequestInfo``; it returns a
-    principal (any object; tools see it as ``ctx.principal``), ``None`` for anonymous, or
-    raises ``Unauthorized``. Methods outside ``config.public_methods`` need a principal.
+    ``authenticate`` is a callable receiving a ``RequestInfo``; it returns (or, as an
+    ``async def``, its coroutine gives) a principal (any object; tools see it as
+    ``ctx.principal``), ``None`` for anonymous, or raises ``Unauthorized``. Methods
+    outside ``config.public_methods`` need a principal.
     ``replay_guard`` remembers used 2026-07-28 ``requestState`` nonces (default: in this
     process only); give every process serving the same clients one shared guard, as they
     share ``config.state_secret``.

@@ -46,7 +46,7 @@ from pacekeeper.fitness.analysis_routes import analysis_routes
 from pacekeeper.fitness.routes import IMPORT_PATH, fitness_routes
 from pacekeeper.jobs import stop_worker
 from pacekeeper.live import live_broadcasters
-from pacekeeper.mcp import build_mcp
+from pacekeeper.mcp import McpEdge, McpGate, build_mcp
 from pacekeeper.oauth2 import oauth2_routes
 from pacekeeper.ratelimit import RateLimiter
 from pacekeeper.services import Clock, Services, build_services, utc_now
@@ -103,6 +103,7 @@ class _Service(Starlette):
                  **kwargs: Any) -> None:
         self._production = production
         self._mcp = mcp
+        self.mcp_edge: McpEdge | None = None  # built with the middleware stack
         super().__init__(**kwargs)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -119,13 +120,17 @@ class _Service(Starlette):
         if self._mcp is None:
             return full
         handler = self.exception_handlers.get(Exception) or self.exception_handlers.get(500)
-        mcp = SecurityHeadersMiddleware(
-            ops.ObserveMiddleware(
-                ServerErrorMiddleware(api.UnavailableMiddleware(self._mcp), handler=handler,
-                                      debug=self.debug),
-                route="/mcp"),
-            production=self._production,
-        )
+        observed = ops.ObserveMiddleware(
+            ServerErrorMiddleware(api.UnavailableMiddleware(self._mcp), handler=handler,
+                                  debug=self.debug),
+            route="/mcp")
+        headers = SecurityHeadersMiddleware(observed, production=self._production)
+        mcp: ASGIApp = headers
+        if isinstance(self._mcp, McpGate) and handler is not None and not self.debug:
+            # A POST in one layer that does what the five above do (pacekeeper.mcp._edge).
+            mcp = self.mcp_edge = McpEdge(
+                self._mcp, headers, always=headers.always, metrics=observed.children,
+                unavailable=api.unavailable_handler, internal=handler)
 
         async def route(scope: Scope, receive: Receive, send: Send) -> None:
             if scope["type"] == "http" and scope["path"] == "/mcp" and not scope.get(

@@ -34,7 +34,7 @@ class SecurityHeadersMiddleware:
         always = [_NOSNIFF, _REFERRER]
         if production:
             always.append((b"strict-transport-security", HSTS_VALUE))
-        self._always = tuple(always)
+        self.always = tuple(always)  # every answer; also the /mcp edge's (pacekeeper.mcp._edge)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -59,7 +59,7 @@ class SecurityHeadersMiddleware:
             elif lower == b"content-security-policy" and b"frame-ancestors" in value:
                 framed = True
         out = list(headers)
-        out.extend(h for h in self._always if h[0] not in present)
+        out.extend(h for h in self.always if h[0] not in present)
         if html and not framed:
             out.append(_FRAMES)
         return out

@@ -28,7 +28,7 @@ error naming the scopes on a WebSocket.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from contextvars import ContextVar
 from dataclasses import replace
 from typing import Any
@@ -62,14 +62,16 @@ _gated: ContextVar[_Gated | None] = ContextVar("pacekeeper_mcp_gated", default=N
 
 
 # The only headers the gate reads (credentials, CSRF, Origin): the others stay bytes.
-_READ = frozenset({b"authorization", b"cookie", b"origin", CSRF_HEADER.lower().encode()})
+_READ = tuple((name.decode(), name) for name in (
+    b"authorization", b"cookie", b"origin", CSRF_HEADER.lower().encode()))
 
 
-def _headers(scope: Scope) -> dict[str, str]:
-    # ASGI servers send lower-case names (the spec asks them to); .lower() for any other
-    # (islower() first: it allocates nothing, and is true of nearly every name).
-    return {name.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]
-            if (name := k if k in _READ or k.islower() else k.lower()) in _READ}
+def _headers(raw: Mapping[bytes, bytes]) -> dict[str, str]:
+    """The headers the gate reads, decoded, from the request's raw ones by name. ASGI
+    servers send names in lower case (the spec requires it; mcpcast, behind the gate,
+    reads them the same way), so four look-ups replace a pass over every header."""
+    return {name: value.decode("latin-1") for name, key in _READ
+            if (value := raw.get(key)) is not None}
 
 
 def _insufficient_scope(services: Services, granted: tuple[str, ...],
@@ -170,32 +172,47 @@ async def judge(services: Services, method: str, headers: Mapping[str, str],
 def make_authenticate(
     services: Callable[[], Services], same_origins: frozenset[str] = frozenset(),
 ) -> Callable[[RequestInfo], Any]:
-    """mcpcast's hook: the gate's verdict, or a fresh one outside the gate."""
+    """mcpcast's hook: the gate's verdict, or a fresh one outside the gate.
 
-    async def authenticate(info: RequestInfo) -> Principal | None:
+    A POST through the gate is answered at once, without a coroutine (the verdict is
+    this request's); only a batch's further charge and a stream's own resolution wait.
+    """
+
+    def authenticate(info: RequestInfo) -> Principal | Coroutine[Any, Any, Any] | None:
         gated = _gated.get()
-        verdict = gated.verdict if gated is not None else None
-        if verdict is None:
-            # Not a POST through the gate: a WebSocket upgrade or an SSE GET. No
-            # credentials means an anonymous connection (public methods only, each
-            # guarded call refused by mcpcast); a bad token refuses the connection.
-            if not _has_credentials(info.headers):
-                return None
-            verdict = await judge(services(), info.method, info.headers, same_origins)
-            if isinstance(verdict, Principal):
-                verdict = replace(verdict, stream=True)  # each call on it re-checks it
+        if gated is None:
+            # Not a POST through the gate: a WebSocket upgrade or an SSE GET.
+            return _connecting(services(), info, same_origins)
+        verdict = gated.verdict
         if isinstance(verdict, Unauthorized):
             raise verdict
-        if info.calls > 1 and gated is not None:
-            # The gate took one token for the POST; a batch pays for each further call.
-            decision = await services().resolver.charge(verdict, info.calls - 1)
-            gated.charged = decision
-            if not decision.allowed:
-                raise Unauthorized("rate limit exceeded", status=429,
-                                   data={"error": "rate_limited"})
+        if info.calls > 1:
+            return _charge_batch(services(), gated, verdict, info.calls - 1)
         return verdict
 
     return authenticate
+
+
+async def _connecting(services: Services, info: RequestInfo,
+                      same_origins: frozenset[str]) -> Principal | None:
+    """A stream's caller: no credentials means an anonymous connection (public methods
+    only, each guarded call refused by mcpcast); a bad token refuses the connection."""
+    if not _has_credentials(info.headers):
+        return None
+    verdict = await judge(services, info.method, info.headers, same_origins)
+    if isinstance(verdict, Unauthorized):
+        raise verdict
+    return replace(verdict, stream=True)  # each call on it re-checks it
+
+
+async def _charge_batch(services: Services, gated: _Gated, verdict: Principal,
+                        further: int) -> Principal:
+    """The gate took one token for the POST; a batch pays for each further call."""
+    decision = await services.resolver.charge(verdict, further)
+    gated.charged = decision
+    if not decision.allowed:
+        raise Unauthorized("rate limit exceeded", status=429, data={"error": "rate_limited"})
+    return verdict
 
 
 def _has_credentials(headers: Mapping[str, str]) -> bool:
@@ -226,7 +243,8 @@ class McpGate:
         if scope["type"] != "http" or scope["method"] != "POST":
             await self.app(scope, receive, send)
             return
-        verdict = await judge(self.services(), "POST", _headers(scope), self.same_origins)
+        verdict = await judge(self.services(), "POST", _headers(dict(scope["headers"])),
+                              self.same_origins)
         decision = verdict.rate if isinstance(verdict, Principal) else None
         if decision is not None and not decision.allowed:
             headers, body = _rate_limited(decision)

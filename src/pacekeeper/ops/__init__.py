@@ -1,18 +1,20 @@
 """Running the service: readiness, metrics, logs, traces, graceful shutdown, workers
 (docs/deploy.md)."""
 
-from pacekeeper.ops._context import request_id
+from pacekeeper.ops._context import choose_request_id, request_id
 from pacekeeper.ops._endpoints import metrics_allowed, metrics_endpoint, ready, update_gauges
 from pacekeeper.ops._logging import JsonFormatter, configure_logging, log_config
-from pacekeeper.ops._observe import ObserveMiddleware, route_template
+from pacekeeper.ops._observe import HttpMetrics, ObserveMiddleware, route_template
 from pacekeeper.ops._ready import Readiness
 from pacekeeper.ops._serve import drain_on_signal, quiet_lifespan_failures, serve
 from pacekeeper.ops._tracing import configure_tracing, shutdown_tracing, tracing_wanted
 
 __all__ = [
+    "HttpMetrics",
     "JsonFormatter",
     "ObserveMiddleware",
     "Readiness",
+    "choose_request_id",
     "configure_logging",
     "configure_tracing",
     "drain_on_signal",

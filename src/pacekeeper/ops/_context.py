@@ -3,6 +3,7 @@ request runs in its own task, so concurrent requests never see each other's)."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 from contextvars import ContextVar
@@ -13,12 +14,31 @@ request_id: ContextVar[str | None] = ContextVar("pacekeeper_request_id", default
 _ACCEPTABLE = re.compile(r"[A-Za-z0-9._:-]{8,64}")
 
 
+
+# A made id is this process's random 64-bit prefix and a counter (32 hex digits in all):
+# unique across processes and restarts without a system call per request. It names a
+# request in logs and is no secret (the caller sees it echoed), so it need not be
+# unpredictable.
+_prefix = ""
+_counter = itertools.count()
+
+
+def _new_process() -> None:
+    global _prefix, _counter
+    _prefix = os.urandom(8).hex()
+    _counter = itertools.count()
+
+
+_new_process()
+os.register_at_fork(after_in_child=_new_process)  # a forked worker gets its own prefix
+
+
 def choose_request_id(given: bytes | None) -> str:
     if given is not None:
         text = given.decode("latin-1")
         if _ACCEPTABLE.fullmatch(text):
             return text
-    return os.urandom(16).hex()  # 32 hex digits, as uuid4().hex without a UUID object
+    return f"{_prefix}{next(_counter):016x}"
 
 
 __all__ = ["choose_request_id", "request_id"]

@@ -33,27 +33,27 @@ def route_template(scope: Scope) -> str:
     return str(scope.get("root_path") or "") + path
 
 
-class _Children:
-    """Labelled metric children, cached: `labels()` takes a lock and builds a key each
-    time; a request needs two (the label sets are few and bounded)."""
+class HttpMetrics:
+    """A request counted and timed (the one place both are recorded: this middleware and
+    the `/mcp` edge, pacekeeper.mcp._edge). Labelled children are cached: `labels()`
+    takes a lock and builds a key each time (the label sets are few and bounded)."""
 
     def __init__(self) -> None:
         self.counts: dict[tuple[str, str, str], Any] = {}
         self.latencies: dict[tuple[str, str], Any] = {}
 
-    def count(self, method: str, route: str, status: str) -> Any:
-        key = (method, route, status)
-        child = self.counts.get(key)
-        if child is None:
-            child = self.counts[key] = metrics.HTTP_REQUESTS.labels(*key)
-        return child
-
-    def latency(self, method: str, route: str) -> Any:
-        key = (method, route)
-        child = self.latencies.get(key)
-        if child is None:
-            child = self.latencies[key] = metrics.HTTP_LATENCY.labels(*key)
-        return child
+    def record(self, method: str, route: str, status: int, seconds: float) -> None:
+        key = (method, route, str(status))
+        count = self.counts.get(key)
+        if count is None:
+            count = self.counts[key] = metrics.HTTP_REQUESTS.labels(*key)
+        count.inc()
+        latency = self.latencies.get(key[:2])
+        if latency is None:
+            latency = self.latencies[key[:2]] = metrics.HTTP_LATENCY.labels(method, route)
+        latency.observe(seconds)
+        if status == 429:
+            metrics.RATE_LIMITED.labels(route).inc()
 
 
 class ObserveMiddleware:
@@ -62,7 +62,7 @@ class ObserveMiddleware:
         self.app = app
         # A fixed route label for an app that no router matched (the /mcp short path).
         self.route = route
-        self.children = _Children()
+        self.children = HttpMetrics()
         self._tracing = LazyTracer("pacekeeper.http", tracer_provider)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -112,11 +112,8 @@ class ObserveMiddleware:
         finally:
             route = self.route or route_template(scope)
             method = str(scope.get("method", "GET"))
-            self.children.count(method, route, str(status)).inc()
-            self.children.latency(method, route).observe(
-                took if took is not None else time.perf_counter() - start)
-            if status == 429:
-                metrics.RATE_LIMITED.labels(route).inc()
+            self.children.record(method, route, status,
+                                 took if took is not None else time.perf_counter() - start)
             if span is not None:
                 span.update_name(f"{method} {route}")
                 span.set_attribute("http.route", route)
@@ -125,4 +122,4 @@ class ObserveMiddleware:
                     span.set_status(Status(StatusCode.ERROR))
 
 
-__all__ = ["ObserveMiddleware", "route_template"]
+__all__ = ["HttpMetrics", "ObserveMiddleware", "route_template"]
