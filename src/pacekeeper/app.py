@@ -55,6 +55,9 @@ from pacekeeper.web.routes import web_routes
 log = logging.getLogger("pacekeeper")
 _HOUSEKEEPING_SECONDS = 60.0
 _GAUGE_SECONDS = 5.0
+# The hot path's samples reach prometheus-client's store this often (metrics.Tally): what
+# another process's /metrics may lag by (multiprocess mode).
+_TALLY_SECONDS = 1.0
 
 
 async def _housekeeping(services: Services) -> None:
@@ -177,9 +180,12 @@ def create_app(
             await drain_streams()
 
     async def gauges() -> None:
+        rounds = max(1, round(_GAUGE_SECONDS / _TALLY_SECONDS))
         while True:
             ops.update_gauges(mcp_server, getattr(transport, "open_streams", 0))
-            await asyncio.sleep(_GAUGE_SECONDS)
+            for _ in range(rounds):
+                await asyncio.sleep(_TALLY_SECONDS)
+                metrics.TALLY.flush()
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -215,6 +221,7 @@ def create_app(
             await mcp_server.stop_tasks()  # a sync running as a task ends before the DB
             await services.close()
             ops.shutdown_tracing()
+            metrics.TALLY.flush()
             if metrics.MULTIPROCESS:  # this process's live gauges leave the sums
                 from prometheus_client import multiprocess
 

@@ -14,12 +14,81 @@ paths; tools and providers are the registered names; outcomes a fixed set.
 from __future__ import annotations
 
 import os
+from bisect import bisect_left
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client.metrics_core import Metric
+
+
+class Tally:
+    """Samples of the hot path (every HTTP request, every tool call) kept as plain numbers
+    and handed to prometheus-client in batches.
+
+    prometheus-client takes a lock per counter increment and per histogram observation,
+    and in multiprocess mode writes each to its memory-mapped file: with four series per
+    tool call that was about a tenth of the service's own work on `/mcp` (issue 19). Here
+    a count is one dict update and an observation one `bisect` and two additions; `flush`
+    hands the totals over (one `inc(n)` per series and bucket). It runs before anything
+    reads this process's registry (`_FlushFirst`, registered ahead of every metric, so
+    `/metrics` and a test's `get_sample_value` see every sample), and every second from
+    the app's lifespan so another process's `/metrics` (multiprocess mode) lags by at most
+    that. One event loop per process adds to it; a flush swaps the dicts first.
+
+    Histograms are handed over through their per-bucket values (`_sum`, `_buckets`):
+    prometheus-client has no public way to add n observations at once.
+    `tests/pacekeeper/test_metrics_tally.py` holds the result equal to plain `observe`
+    calls, so an upgrade that changes those internals fails there, not in production.
+    """
+
+    def __init__(self) -> None:
+        self._counts: dict[Any, int] = {}
+        self._observed: dict[Any, list[float]] = {}  # child -> [sum, n per bucket...]
+        self._bounds: dict[Any, tuple[float, ...]] = {}
+
+    def count(self, child: Any) -> None:
+        counts = self._counts
+        counts[child] = counts.get(child, 0) + 1
+
+    def observe(self, child: Any, value: float) -> None:
+        kept = self._observed.get(child)
+        if kept is None:
+            bounds = self._bounds.get(child)
+            if bounds is None:
+                bounds = self._bounds[child] = tuple(child._upper_bounds)
+            kept = self._observed[child] = [0.0] * (len(bounds) + 1)
+        else:
+            bounds = self._bounds[child]
+        kept[0] += value
+        kept[bisect_left(bounds, value) + 1] += 1  # the first bound >= value, as observe
+
+    def flush(self) -> None:
+        counts, self._counts = self._counts, {}
+        observed, self._observed = self._observed, {}
+        for child, n in counts.items():
+            child.inc(n)
+        for child, kept in observed.items():
+            child._sum.inc(kept[0])
+            for bucket, times in zip(child._buckets, kept[1:], strict=True):
+                if times:
+                    bucket.inc(times)
+
+
+TALLY = Tally()
+
+
+class _FlushFirst:
+    """Registered before every metric: a read of the registry flushes the tally first."""
+
+    def collect(self) -> Iterator[Metric]:
+        TALLY.flush()
+        return iter(())
+
 
 REGISTRY = CollectorRegistry(auto_describe=True)
+REGISTRY.register(_FlushFirst())
 MULTIPROCESS = bool(os.environ.get("PROMETHEUS_MULTIPROC_DIR"))
 if MULTIPROCESS:  # the sample files are opened as the metrics below are made
     Path(os.environ["PROMETHEUS_MULTIPROC_DIR"]).mkdir(parents=True, exist_ok=True)
@@ -78,12 +147,12 @@ def tool_observed(tool: str, outcome: str, seconds: float) -> None:
     if children is None:
         children = _TOOL_CHILDREN[(tool, outcome)] = (
             TOOL_CALLS.labels(tool, outcome), TOOL_LATENCY.labels(tool))
-    children[0].inc()
-    children[1].observe(seconds)
+    TALLY.count(children[0])
+    TALLY.observe(children[1], seconds)
 
 
 __all__ = [
     "HTTP_LATENCY", "HTTP_REQUESTS", "LIVE_DROPPED", "MULTIPROCESS", "OPEN_STREAMS",
     "PROVIDER_CALLS", "PROVIDER_QUOTA", "RATE_LIMITED", "REGISTRY", "SESSIONS", "SYNC_JOBS",
-    "TOOL_CALLS", "TOOL_LATENCY", "tool_observed",
+    "TALLY", "TOOL_CALLS", "TOOL_LATENCY", "Tally", "tool_observed",
 ]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import signal
 import subprocess
+import time
 from pathlib import Path
 
 import httpx
@@ -43,8 +44,15 @@ def test_workers_share_one_port_and_sum_their_metrics(tmp_path: Path, postgres_u
         assert pids == {"ready"}
         samples = {f.name.rsplit("_", 1)[-1] for f in metrics_dir.glob("counter_*.db")}
         assert len(samples) == 2  # one sample file per worker process
-        text = httpx.get(f"{base}/metrics").text
         # Every worker's count is in the one answer (wait_healthy's own probes add some).
+        # The asked worker flushes its own samples first; the other hands them over
+        # within a second (metrics.Tally), so the sums may take that long to add up.
+        deadline = time.monotonic() + 10
+        while True:
+            text = httpx.get(f"{base}/metrics").text
+            if _total(text, "/ready") >= 40 or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
         assert _total(text, "/health") >= 40
         assert _total(text, "/ready") == 40
     finally:

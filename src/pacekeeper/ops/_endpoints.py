@@ -92,6 +92,7 @@ async def metrics_endpoint(request: Request) -> Response:
         return error_response(403, "forbidden", "metrics are served to local scrapers or "
                               "with the metrics token")
     registry = CollectorRegistry(auto_describe=False)
+    metrics.TALLY.flush()  # this process's latest samples (the others' flush every second)
     if metrics.MULTIPROCESS:
         MultiProcessCollector(registry)  # type: ignore[no-untyped-call]  # every worker's samples, summed
     else:

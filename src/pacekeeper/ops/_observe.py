@@ -47,11 +47,11 @@ class HttpMetrics:
         count = self.counts.get(key)
         if count is None:
             count = self.counts[key] = metrics.HTTP_REQUESTS.labels(*key)
-        count.inc()
+        metrics.TALLY.count(count)
         latency = self.latencies.get(key[:2])
         if latency is None:
             latency = self.latencies[key[:2]] = metrics.HTTP_LATENCY.labels(method, route)
-        latency.observe(seconds)
+        metrics.TALLY.observe(latency, seconds)
         if status == 429:
             metrics.RATE_LIMITED.labels(route).inc()
 
