@@ -30,7 +30,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Coroutine, Mapping
 from contextvars import ContextVar
-from dataclasses import replace
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -202,7 +201,7 @@ async def _connecting(services: Services, info: RequestInfo,
     verdict = await judge(services, info.method, info.headers, same_origins)
     if isinstance(verdict, Unauthorized):
         raise verdict
-    return replace(verdict, stream=True)  # each call on it re-checks it
+    return verdict._replace(stream=True)  # each call on it re-checks it
 
 
 async def _charge_batch(services: Services, gated: _Gated, verdict: Principal,
