@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import re
 import uuid
@@ -14,11 +15,15 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, OperationalError
 from starlette.requests import Request
 from starlette.responses import Response
+from websockets.asyncio.client import connect
 
 from pacekeeper import metrics
 from tests import _services
+from tests.e2e._asgi_server import serving
 from tests.pacekeeper.conftest import Harness
 from tests.pacekeeper.test_mcp_endpoint import _call, _session
+from tests.pacekeeper.test_mcp_one_resolution import LEGACY, _init
+from tests.pacekeeper.test_mcp_one_resolution import _call as _plain_call
 
 
 def _sample(name: str, **labels: str) -> float:
@@ -127,6 +132,29 @@ async def test_metrics_count_tool_calls_and_rate_limits(harness_factory: Any) ->
         assert _sample("pacekeeper_rate_limited_total", route="/mcp") == limited + 1
         seconds = _sample("pacekeeper_mcp_tool_duration_seconds_count", tool="whoami")
         assert seconds >= 2
+
+
+async def test_metrics_count_rate_limits_on_an_open_websocket(harness_factory: Any) -> None:
+    """A call on an open stream is charged to the tenant's bucket too (its re-check); a
+    refusal there is a tool error, not an HTTP 429, and is still counted under /mcp."""
+    async with harness_factory(tenant_rate_limit_per_minute=3) as h:
+        token = (await h.register("metrics-ws@example.com"))["token"]
+        limited = _sample("pacekeeper_rate_limited_total", route="/mcp")
+        answers: list[dict[str, Any]] = []
+        async with serving(h.app) as base:
+            url = base.replace("http://", "ws://") + "/mcp"
+            async with connect(url, subprotocols=["mcp"],  # type: ignore[list-item]
+                               additional_headers={"Authorization": f"Bearer {token}"}) as ws:
+                await ws.send(json.dumps(_init(LEGACY)))
+                assert "result" in json.loads(await ws.recv())
+                for request_id in range(1, 6):
+                    await ws.send(json.dumps(_plain_call(request_id)))
+                    answers.append(json.loads(await ws.recv()))
+    refused = [a for a in answers if a["result"].get("isError")]
+    assert refused and len(refused) < len(answers)
+    assert all(a["result"]["content"][0]["text"].startswith("rate limit exceeded")
+               for a in refused)
+    assert _sample("pacekeeper_rate_limited_total", route="/mcp") == limited + len(refused)
 
 
 async def test_metrics_count_tool_errors(harness: Harness) -> None:
