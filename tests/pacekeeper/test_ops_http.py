@@ -255,3 +255,32 @@ async def test_an_unreachable_backing_service_is_503_with_retry_after(
     except IntegrityError:
         bug = 500
     assert bug == 500
+
+
+@pytest.mark.parametrize("migrated_db", ["postgres"], indirect=True)
+async def test_a_nul_in_text_is_a_400_not_a_500_on_postgresql(harness: Harness) -> None:
+    """PostgreSQL stores no NUL character in text (SQLite does, so the fuzzers, which run
+    on SQLite, never met it): a NUL in a key's name or a signing-in name was a 500 with
+    a traceback, inside a tool an internal error. Now 400 and a tool error (ERR-1, ERR-3,
+    MCP-4)."""
+    body = await harness.register("nul-text@example.com")
+    auth = {"authorization": f"Bearer {body['token']}"}
+    key = await harness.client.post("/api/keys", headers=auth,
+                                    json={"name": "a\u0000b", "tier": "trial"})
+    token = await harness.client.post("/oauth/token", data={
+        "grant_type": "password", "username": "nul\u0000@example.com", "password": "x"})
+    for answer in (key, token):
+        assert answer.status_code == 400, answer.text
+        assert answer.json() == {"error": "validation_error",
+                                 "message": "text must not contain NUL characters"}
+    harness.client.cookies.clear()
+    headers = await _session(harness.client, auth)
+    goal = await harness.client.post("/mcp", headers=headers, json={
+        "jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {
+            "name": "set_goal", "arguments": {
+                "kind": "race", "name": "a\u0000b", "date": "2027-05-01",
+                "distance_m": 10000, "time_s": 2700}}})
+    result = goal.json()["result"]
+    assert result["isError"] is True
+    assert result["content"][0]["text"] == "text must not contain NUL characters"
+    assert (await harness.client.get("/api/keys", headers=auth)).status_code == 200
