@@ -4,7 +4,8 @@ in with a real token: over HTTP in the handshake era (initialize, Mcp-Session-Id
 WebSocket. Malformed JSON, wrong types, huge ids, batches, unknown methods, and tools/call
 of every listed tool with arguments drawn from its inputSchema. Every answer is below 500,
 a well-formed JSON-RPC result or error (never an internal error), free of tracebacks and of
-the token; the service is ready afterwards (ERR-1, ERR-3)."""
+the token; the service is ready afterwards (ERR-1, ERR-3). On SQLite and on PostgreSQL +
+Redis, the second with fewer examples (tests/e2e/_fuzz_target.py)."""
 
 from __future__ import annotations
 
@@ -21,9 +22,11 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
 from tests.e2e._fuzz_target import (
+    BACKENDS,
     Target,
     assert_clean_text,
     assert_healthy_afterwards,
+    backend_env,
     fuzz_target,
 )
 from tests.e2e._jsonrpc_fuzz import (
@@ -40,15 +43,23 @@ from tests.e2e._jsonrpc_fuzz import (
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 ACCEPT = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
-# Bounded: the whole module runs in about a minute on this machine.
-FUZZ = settings(max_examples=800, deadline=None, database=None,
-                suppress_health_check=list(HealthCheck))
-PER_TOOL = settings(FUZZ, max_examples=25)
+# Bounded: the whole module runs in about a minute on SQLite on this machine; the second
+# backend runs its share of the examples (Target.budget).
+BODIES = 800
+PER_TOOL = 25
 
 
-@pytest.fixture(scope="module")
-def target(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Target]:
-    with fuzz_target(tmp_path_factory.mktemp("mcp-fuzz"), "mcp-fuzz@example.com") as live:
+def _budget(target: Target, examples: int) -> settings:
+    return settings(max_examples=target.budget(examples), deadline=None, database=None,
+                    suppress_health_check=list(HealthCheck))
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def target(request: pytest.FixtureRequest,
+           tmp_path_factory: pytest.TempPathFactory) -> Iterator[Target]:
+    with fuzz_target(tmp_path_factory.mktemp("mcp-fuzz"), "mcp-fuzz@example.com",
+                     backend=request.param,
+                     backing=backend_env(request, request.param)) as live:
         yield live
 
 
@@ -107,7 +118,7 @@ def _modern_headers(body: bytes) -> dict[str, str]:
 
 def test_handshake_era_answers_any_body(target: Target, http: httpx.Client,
                                         session: dict[str, str]) -> None:
-    @FUZZ
+    @_budget(target, BODIES)
     @given(body=bodies(modern=False), version=st.sampled_from(LEGACY))
     def run(body: bytes, version: str) -> None:
         _post(http, target, body, {**session, "mcp-protocol-version": version})
@@ -117,7 +128,7 @@ def test_handshake_era_answers_any_body(target: Target, http: httpx.Client,
 
 
 def test_stateless_era_answers_any_body(target: Target, http: httpx.Client) -> None:
-    @FUZZ
+    @_budget(target, BODIES)
     @given(body=bodies(modern=True))
     def run(body: bytes) -> None:
         _post(http, target, body, _modern_headers(body))
@@ -152,7 +163,7 @@ def _fuzz_tool(target: Target, http: httpx.Client, session: dict[str, str],
                tool: dict[str, Any]) -> Counter[str]:
     outcomes: Counter[str] = Counter()
 
-    @PER_TOOL
+    @_budget(target, PER_TOOL)
     @given(arguments=_arguments(tool, target), modern=st.booleans(), call_id=st.integers(1, 2**40))
     def run(arguments: Any, modern: bool, call_id: int) -> None:
         params: dict[str, Any] = {"name": tool["name"], "arguments": arguments}
@@ -192,7 +203,7 @@ def _exchange(ws: ClientConnection, frame: str | bytes, probe: int) -> list[Any]
     the server's answer to the frame."""
     ws.send(frame)
     ws.send(json.dumps({"jsonrpc": "2.0", "id": f"probe-{probe}", "method": "ping"}))
-    answers = []
+    answers: list[Any] = []
     while True:
         message = json.loads(ws.recv(timeout=30))
         if isinstance(message, dict) and message.get("id") == f"probe-{probe}":
@@ -221,7 +232,7 @@ def _fuzz_socket(target: Target, ws: ClientConnection, counter: Iterator[int]) -
         check_message(json.loads(ws.recv(timeout=30)), 0)
         ws.send(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
 
-        @FUZZ
+        @_budget(target, BODIES)
         @given(body=bodies(modern=False), as_text=st.booleans())
         def run(body: bytes, as_text: bool) -> None:
             frame: str | bytes = body.decode(errors="replace") if as_text else body
