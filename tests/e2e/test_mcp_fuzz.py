@@ -43,14 +43,15 @@ from tests.e2e._jsonrpc_fuzz import (
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 ACCEPT = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
-# Bounded: the whole module runs in about a minute on SQLite on this machine; the second
-# backend runs its share of the examples (Target.budget).
+# Bounded: the whole module runs in well under a minute per backend on this machine.
+# Both backends run every example: these calls are cheap, and a smaller budget on
+# PostgreSQL did not reach the tool that stores a drawn NUL (set_goal's name).
 BODIES = 800
 PER_TOOL = 25
 
 
-def _budget(target: Target, examples: int) -> settings:
-    return settings(max_examples=target.budget(examples), deadline=None, database=None,
+def _budget(_target: Target, examples: int) -> settings:
+    return settings(max_examples=examples, deadline=None, database=None,
                     suppress_health_check=list(HealthCheck))
 
 
