@@ -100,7 +100,7 @@ def from_json_schema(schema: dict[str, Any],
         return st.just(schema["const"])
     if "anyOf" in schema or "oneOf" in schema:
         return st.one_of([from_json_schema(s, known)
-                          for s in schema.get("anyOf", schema.get("oneOf"))])
+                          for s in schema.get("anyOf") or schema.get("oneOf") or []])
     kind = schema.get("type")
     if isinstance(kind, list):
         return st.one_of([from_json_schema({**schema, "type": k}, known) for k in kind])
