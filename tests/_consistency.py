@@ -24,6 +24,20 @@ CONSISTENCY = {
     "authorization codes redeemed twice":
         "SELECT count(*) FROM (SELECT family_id FROM oauth_refresh_tokens "
         "WHERE parent_hash IS NULL GROUP BY family_id HAVING count(*) > 1) d",
+    # A connection row is written whole (one INSERT ... ON CONFLICT, one CAS UPDATE on a
+    # refresh): never a status the code does not know, an envelope that is not one (the
+    # keeper opens it with Envelope.parse: "pk1.<version>.<base64url of nonce, ciphertext
+    # and tag, 28 bytes at least>"), a key_version other than the envelope's own (the
+    # key rotation's count), a Garmin connection without the token lookup its webhooks
+    # name the person by, or a tenant other than its person's (the envelope's AAD).
+    "provider connections half stored":
+        "SELECT count(*) FROM provider_connections c WHERE c.status NOT IN "
+        "('connected', 'needs_reconnect') "
+        "OR c.token_envelope !~ '^pk1\\.[0-9]+\\.[A-Za-z0-9_-]{38,}$' "
+        "OR split_part(c.token_envelope, '.', 2) <> c.key_version::text "
+        "OR (c.provider = 'garmin' AND c.status = 'connected' AND c.token_lookup IS NULL) "
+        "OR NOT EXISTS (SELECT 1 FROM users u WHERE u.id = c.user_id "
+        "AND u.tenant_id = c.tenant_id)",
 }
 
 __all__ = ["CONSISTENCY"]

@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -29,31 +30,69 @@ def _setting_names() -> set[str]:
     return {f"PACEKEEPER_{name.upper()}" for name in Settings.model_fields} | OTHER_VARIABLES
 
 
-def test_compose_file_parses_and_names_real_settings_and_files() -> None:
-    compose = yaml.safe_load((DEPLOY / "compose" / "compose.yaml").read_text())
+def _compose_problems(compose: dict[str, Any]) -> list[str]:
+    """What is wrong with a parsed compose file (empty: nothing)."""
+    problems: list[str] = []
     services = compose["services"]
-    assert {"postgres", "redis", "pacekeeper-1", "pacekeeper-2", "pacekeeper-3", "worker",
-            "nginx"} <= set(services)
+    wanted = {"postgres", "redis", "pacekeeper-1", "pacekeeper-2", "pacekeeper-3", "worker",
+              "nginx"}
+    if missing := wanted - set(services):
+        return [f"services missing: {sorted(missing)}"]
     known = _setting_names()
     for name in ("pacekeeper-1", "pacekeeper-2", "pacekeeper-3", "worker"):
         environment = services[name]["environment"]
         unknown = {k for k in environment if k not in known}
-        assert not unknown, f"{name}: not settings of the service: {unknown}"
-        assert environment["PACEKEEPER_WORKER"] == "off"  # the worker service runs the queue
-    assert services["worker"]["command"] == ["pacekeeper", "worker"]
-    probe = " ".join(services["pacekeeper-1"]["healthcheck"]["test"])
-    assert "/ready" in probe
+        if unknown:
+            problems.append(f"{name}: not settings of the service: {sorted(unknown)}")
+        if environment.get("PACEKEEPER_WORKER") != "off":  # the worker service runs the queue
+            problems.append(f"{name}: PACEKEEPER_WORKER is not off")
+    if services["worker"].get("command") != ["pacekeeper", "worker"]:
+        problems.append("worker: not `pacekeeper worker`")
+    if "/ready" not in " ".join(services["pacekeeper-1"]["healthcheck"]["test"]):
+        problems.append("pacekeeper-1: the health check does not probe /ready")
     # Redis keeps its data over a restart, on a volume: the live feeds' sequence numbers
     # must not start again (docs/scaling.md, "Faults during load").
-    redis = services["redis"]
-    assert redis["command"][redis["command"].index("--appendonly") + 1] == "yes"
-    assert any(v.endswith(":/data") for v in redis["volumes"])
-    assert "redis" in compose["volumes"]
+    command = services["redis"]["command"]
+    if "--appendonly" not in command or command[command.index("--appendonly") + 1] != "yes":
+        problems.append("redis: no --appendonly yes")
+    if not any(v.endswith(":/data") for v in services["redis"].get("volumes", ())) or (
+            "redis" not in compose.get("volumes", {})):
+        problems.append("redis: /data is not on a volume")
     for volume in services["nginx"]["volumes"]:
         source = volume.split(":", 1)[0]
-        assert (DEPLOY / "compose" / source).resolve().is_file(), source
+        if not (DEPLOY / "compose" / source).resolve().is_file():
+            problems.append(f"nginx: mounts a missing file {source}")
     build = services["pacekeeper-1"]["build"]
-    assert (DEPLOY / "compose" / build["context"] / build["dockerfile"]).resolve().is_file()
+    if not (DEPLOY / "compose" / build["context"] / build["dockerfile"]).resolve().is_file():
+        problems.append("pacekeeper-1: the Dockerfile is missing")
+    return problems
+
+
+def _compose(replace: tuple[str, str] = ("", "")) -> dict[str, Any]:
+    """The compose file, parsed; with ``replace``, of a copy with that text replaced."""
+    text = (DEPLOY / "compose" / "compose.yaml").read_text()
+    if replace[0]:
+        assert replace[0] in text
+        text = text.replace(*replace)
+    loaded: dict[str, Any] = yaml.safe_load(text)
+    return loaded
+
+
+def test_compose_file_parses_and_names_real_settings_and_files() -> None:
+    assert _compose_problems(_compose()) == []
+
+
+def test_compose_check_catches_a_broken_copy() -> None:
+    """The check can fail: a misspelt setting, a missing mounted file, Redis without
+    persistence are each reported."""
+    typo = _compose(("PACEKEEPER_REDIS_URL:", "PACEKEEPER_REDIS_ULR:"))
+    assert _compose_problems(typo) == [  # the four share one environment (a YAML anchor)
+        f"{name}: not settings of the service: ['PACEKEEPER_REDIS_ULR']"
+        for name in ("pacekeeper-1", "pacekeeper-2", "pacekeeper-3", "worker")]
+    mount = _compose(("./nginx.conf:", "./no-such.conf:"))
+    assert _compose_problems(mount) == ["nginx: mounts a missing file ./no-such.conf"]
+    volatile = _compose(('"--appendonly", "yes"', '"--appendonly", "no"'))
+    assert _compose_problems(volatile) == ["redis: no --appendonly yes"]
 
 
 def _nginx_test(tmp_path: Path, site: str) -> subprocess.CompletedProcess[str]:

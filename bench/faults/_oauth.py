@@ -21,9 +21,10 @@ REDIRECT = "http://127.0.0.1:5999/callback"
 _HIDDEN = re.compile(r'<input type="hidden" name="([^"]+)" value="([^"]*)">')
 
 
-def register_client(client: httpx.Client) -> tuple[str, str]:
-    made = client.post("/oauth2/register", json={
-        "redirect_uris": [REDIRECT], "client_name": "bench-faults",
+def register_client(client: httpx.Client, name: str = "bench-faults",
+                    headers: dict[str, str] | None = None) -> tuple[str, str]:
+    made = client.post("/oauth2/register", headers=headers, json={
+        "redirect_uris": [REDIRECT], "client_name": name,
         "grant_types": ["authorization_code", "refresh_token"]}).raise_for_status()
     return made.json()["client_id"], made.json()["client_secret"]
 
@@ -32,13 +33,17 @@ def _outcome(response: httpx.Response) -> str:
     return "ok" if 200 <= response.status_code < 300 else f"HTTP {response.status_code}"
 
 
-def round_trip(client: httpx.Client, session: str, client_id: str, secret: str) -> str:
-    """One round; "ok" when consent, exchange and the race went as they must, else the
-    first thing the caller saw go wrong ("redeemed twice" when both redemptions won)."""
-    # A client address of its own each round (nginx appends it to X-Forwarded-For, the
-    # service believes nginx): the per-address limits of the OAuth endpoints (authorize
-    # 60, token 30 a minute) would otherwise make the bench a test of those limits.
-    fwd = {"x-forwarded-for": ".".join(str(secrets.randbelow(250) + 1) for _ in range(4))}
+def forwarded_for() -> dict[str, str]:
+    """A client address of its own (nginx appends it to X-Forwarded-For, the service
+    believes nginx): the per-address limits of the OAuth endpoints (authorize 60, token
+    30, register 10 a minute) would otherwise make a bench a test of those limits."""
+    return {"x-forwarded-for": ".".join(str(secrets.randbelow(250) + 1) for _ in range(4))}
+
+
+def consent(client: httpx.Client, session: str, client_id: str, secret: str,
+            fwd: dict[str, str]) -> dict[str, str] | str:
+    """The person (their session JWT as the cookie) consents in the authorize form and
+    the client exchanges the code (PKCE): the token response, else what went wrong."""
     verifier = secrets.token_urlsafe(48)
     challenge = base64.urlsafe_b64encode(
         hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
@@ -55,13 +60,25 @@ def round_trip(client: httpx.Client, session: str, client_id: str, secret: str) 
     if done.status_code != 303:
         return f"consent: {_outcome(done)}"
     code = parse_qs(urlsplit(done.headers["location"]).query)["code"][0]
-    auth = httpx.BasicAuth(client_id, secret)
-    tokens = client.post("/oauth2/token", auth=auth, headers=fwd, data={
-        "grant_type": "authorization_code", "code": code, "code_verifier": verifier,
-        "redirect_uri": REDIRECT})
+    tokens = client.post("/oauth2/token", auth=httpx.BasicAuth(client_id, secret),
+                         headers=fwd, data={
+                             "grant_type": "authorization_code", "code": code,
+                             "code_verifier": verifier, "redirect_uri": REDIRECT})
     if tokens.status_code != 200:
         return f"exchange: {_outcome(tokens)}"
-    form = {"grant_type": "refresh_token", "refresh_token": tokens.json()["refresh_token"]}
+    body: dict[str, str] = tokens.json()
+    return body
+
+
+def round_trip(client: httpx.Client, session: str, client_id: str, secret: str) -> str:
+    """One round; "ok" when consent, exchange and the race went as they must, else the
+    first thing the caller saw go wrong ("redeemed twice" when both redemptions won)."""
+    fwd = forwarded_for()
+    tokens = consent(client, session, client_id, secret, fwd)
+    if isinstance(tokens, str):
+        return tokens
+    auth = httpx.BasicAuth(client_id, secret)
+    form = {"grant_type": "refresh_token", "refresh_token": tokens["refresh_token"]}
     answers: list[httpx.Response | Exception] = []
 
     def redeem() -> None:
@@ -88,4 +105,4 @@ def round_trip(client: httpx.Client, session: str, client_id: str, secret: str) 
     return "ok" if statuses == [200, 400] else f"refresh: {statuses}"
 
 
-__all__ = ["REDIRECT", "register_client", "round_trip"]
+__all__ = ["REDIRECT", "consent", "forwarded_for", "register_client", "round_trip"]

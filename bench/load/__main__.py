@@ -33,9 +33,13 @@ from typing import Any
 import httpx
 from tests._services import free_port_block
 
+from bench.load._operations import OPERATIONS
+
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "cluster"
 FIT = ROOT / "tests" / "data" / "activities" / "fit" / "6449921903_ACTIVITY.fit"
+# Published by the broadcast operation: a ride the seeded people do not have.
+BROADCAST_FIT = ROOT / "tests" / "data" / "activities" / "fit" / "4801048867.fit"
 RESULTS = ROOT / "bench" / "results"
 PASSWORD = "correct horse battery staple"
 CLUSTER_SPAN = 12  # ports: nginx, the processes, PostgreSQL at +10, Redis at +11
@@ -83,28 +87,40 @@ def _seed(url: str, users: int, folder: Path) -> Path:
     with httpx.Client(base_url=url, timeout=60) as client:
         for i in range(users):
             email = f"load{i}@example.com"
-            token = client.post("/api/auth/register", json={
-                "email": email, "password": PASSWORD}).raise_for_status().json()["token"]
+            made = client.post("/api/auth/register", json={
+                "email": email, "password": PASSWORD}).raise_for_status().json()
+            token = made["token"]
             auth = {"authorization": f"Bearer {token}"}
             client.patch("/api/athlete", headers=auth, json={
                 "ftp_watts": 250, "valid_from": "2015-01-01"}).raise_for_status()
             client.post("/api/activities/import", headers=auth, files={
                 "file": (FIT.name, FIT.read_bytes())}).raise_for_status()
             client.cookies.clear()
-            people.append([email, PASSWORD])
+            people.append([email, PASSWORD, made["user_id"]])
     path = folder / "people.json"
     path.write_text(json.dumps(people))
     return path
 
 
 def _read_stats(prefix: Path) -> dict[str, Any]:
-    rows = {}
+    """Every operation of the workload (bench/load/_operations.py) with its count,
+    failures, rate and p50/p99 (None when it did not run), then any other row Locust
+    wrote, then "all" (Locust's aggregate, the broadcast's delivery time included)."""
+    found = {}
     with open(f"{prefix}_stats.csv") as f:
         for row in csv.DictReader(f):
-            rows[row["Name"]] = {
-                "requests": int(row["Request Count"]), "failures": int(row["Failure Count"]),
+            count = int(row["Request Count"])
+            found[row["Name"]] = {
+                "requests": count, "failures": int(row["Failure Count"]),
                 "rps": round(float(row["Requests/s"]), 1),
-                "p50_ms": float(row["50%"] or 0), "p99_ms": float(row["99%"] or 0)}
+                "p50_ms": float(row["50%"]) if count and row["50%"] not in ("", "N/A") else None,
+                "p99_ms": float(row["99%"]) if count and row["99%"] not in ("", "N/A") else None}
+    idle = {"requests": 0, "failures": 0, "rps": 0.0, "p50_ms": None, "p99_ms": None}
+    rows = {name: found.pop(name, idle) for name in OPERATIONS}
+    aggregated = found.pop("Aggregated", None)
+    rows.update(found)
+    if aggregated is not None:
+        rows["all"] = aggregated
     errors: dict[str, int] = {}
     with open(f"{prefix}_failures.csv") as f:
         for row in csv.DictReader(f):
@@ -124,6 +140,7 @@ def run_once(processes: int, users: int, rate: float, duration: int,
         prefix = state / "locust"
         locust_env = {**os.environ, "LOAD_USERS": str(state / "people.json"),
                       "LOAD_RATE_PER_USER": str(rate), "LOAD_FIT": str(FIT),
+                      "LOAD_BROADCAST_FIT": str(BROADCAST_FIT),
                       "PYTHONPATH": f"{ROOT}:{ROOT / 'src'}"}
         started = time.monotonic()
         load_before = os.getloadavg()[0]
@@ -158,6 +175,10 @@ def run_once(processes: int, users: int, rate: float, duration: int,
             "rss_samples": samples, **stats}
 
 
+def _ms(value: float | None) -> str:
+    return "-" if value is None else f"{value:g}"
+
+
 def _print(result: dict[str, Any]) -> None:
     print(f"\n{result['processes']} process(es), {result['users']} people, offered "
           f"{result['offered_rps']:g} req/s for {result['duration_s']} s; 5xx: "
@@ -165,8 +186,11 @@ def _print(result: dict[str, Any]) -> None:
     print("| operation | requests | failures | req/s | p50 ms | p99 ms |")
     print("|---|---|---|---|---|---|")
     for name, row in result["operations"].items():
+        if not row["requests"]:
+            print(f"| {name} | 0 (did not run) | | | | |")
+            continue
         print(f"| {name} | {row['requests']} | {row['failures']} | {row['rps']} | "
-              f"{row['p50_ms']:g} | {row['p99_ms']:g} |")
+              f"{_ms(row['p50_ms'])} | {_ms(row['p99_ms'])} |")
     for error, n in result["errors"].items():
         print(f"  error x{n}: {error}")
     print(f"RSS MiB start {result['rss_mib_start']} end {result['rss_mib_end']} "

@@ -38,6 +38,22 @@ def is_unavailable(exc: BaseException) -> bool:
     return isinstance(sqlstate, str) and sqlstate.startswith(_UNAVAILABLE_SQLSTATES)
 
 
+# 22021 character_not_in_repertoire, 22P05 untranslatable_character: PostgreSQL stores no
+# NUL character in text (SQLite does), so a NUL in a caller's text is refused there, in a
+# query's parameters as much as in a row.
+_UNSTORABLE_TEXT_SQLSTATES = ("22021", "22P05")
+
+
+def is_unstorable_text(exc: BaseException) -> bool:
+    """The caller's text holds a character the database cannot take (a NUL): their
+    input, not an outage and not a bug."""
+    if not isinstance(exc, DBAPIError):
+        return False
+    sqlstate = getattr(exc.orig, "sqlstate", None) or getattr(
+        getattr(exc.orig, "__cause__", None), "sqlstate", None)
+    return sqlstate in _UNSTORABLE_TEXT_SQLSTATES
+
+
 def service_of(exc: BaseException) -> str:
     """Which one: "redis" or "database" (the queue lives in the database)."""
     return "redis" if isinstance(exc, RedisConnectionError | RedisTimeoutError) else "database"
@@ -53,4 +69,4 @@ def redis_client(url: str) -> Redis:
                           retry_on_error=[RedisConnectionError, RedisTimeoutError])
 
 
-__all__ = ["UNAVAILABLE", "is_unavailable", "redis_client", "service_of"]
+__all__ = ["UNAVAILABLE", "is_unavailable", "is_unstorable_text", "redis_client", "service_of"]

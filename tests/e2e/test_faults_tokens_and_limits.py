@@ -230,6 +230,7 @@ async def test_mcp_callers_get_a_clear_error_while_redis_or_postgres_is_down(
     """/mcp takes a fast path past Starlette's exception handlers: a Redis outage met in
     its gate was a 500 with a traceback, a PostgreSQL outage inside a tool an "internal
     error" with one. Now: 503 with Retry-After, and a tool result that says to retry;
+    /ready is 503 naming the service that is down, for the balancer;
     `serve` finds no traceback in either log when the module ends."""
     url = stack.urls[0]
     async with httpx.AsyncClient(timeout=30) as client:
@@ -249,8 +250,12 @@ async def test_mcp_callers_get_a_clear_error_while_redis_or_postgres_is_down(
         await asyncio.to_thread(stack.redis.down)
         try:
             refused = await call()
+            not_ready = await client.get(f"{url}/ready")  # out of the balancer's rotation
         finally:
             await asyncio.to_thread(stack.redis.up)
+        assert not_ready.status_code == 503, not_ready.text
+        assert not_ready.json()["checks"] == {"database": "ok", "queue": "ok",
+                                              "redis": "unreachable"}
         assert refused.status_code == 503, refused.text
         assert refused.json()["error"] == "service_unavailable"
         assert refused.headers["retry-after"] == "2"
@@ -259,8 +264,14 @@ async def test_mcp_callers_get_a_clear_error_while_redis_or_postgres_is_down(
         await asyncio.to_thread(stack.postgres.down)
         try:
             failed = await call()
+            not_ready = await client.get(f"{url}/ready")
         finally:
             await asyncio.to_thread(stack.postgres.up)
+        assert not_ready.status_code == 503, not_ready.text
+        checks = not_ready.json()["checks"]
+        assert checks["redis"] == "ok"
+        assert checks["database"] in ("unreachable", "timeout"), checks
+        assert checks["queue"] in ("unreachable", "timeout"), checks
         # The caller is known (its state is cached); the tool itself meets the outage.
         assert failed.status_code in (200, 503), failed.text
         if failed.status_code == 200:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import re
 import uuid
@@ -14,11 +15,15 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, OperationalError
 from starlette.requests import Request
 from starlette.responses import Response
+from websockets.asyncio.client import connect
 
 from pacekeeper import metrics
 from tests import _services
+from tests.e2e._asgi_server import serving
 from tests.pacekeeper.conftest import Harness
 from tests.pacekeeper.test_mcp_endpoint import _call, _session
+from tests.pacekeeper.test_mcp_one_resolution import LEGACY, _init
+from tests.pacekeeper.test_mcp_one_resolution import _call as _plain_call
 
 
 def _sample(name: str, **labels: str) -> float:
@@ -129,6 +134,29 @@ async def test_metrics_count_tool_calls_and_rate_limits(harness_factory: Any) ->
         assert seconds >= 2
 
 
+async def test_metrics_count_rate_limits_on_an_open_websocket(harness_factory: Any) -> None:
+    """A call on an open stream is charged to the tenant's bucket too (its re-check); a
+    refusal there is a tool error, not an HTTP 429, and is still counted under /mcp."""
+    async with harness_factory(tenant_rate_limit_per_minute=3) as h:
+        token = (await h.register("metrics-ws@example.com"))["token"]
+        limited = _sample("pacekeeper_rate_limited_total", route="/mcp")
+        answers: list[dict[str, Any]] = []
+        async with serving(h.app) as base:
+            url = base.replace("http://", "ws://") + "/mcp"
+            async with connect(url, subprotocols=["mcp"],  # type: ignore[list-item]
+                               additional_headers={"Authorization": f"Bearer {token}"}) as ws:
+                await ws.send(json.dumps(_init(LEGACY)))
+                assert "result" in json.loads(await ws.recv())
+                for request_id in range(1, 6):
+                    await ws.send(json.dumps(_plain_call(request_id)))
+                    answers.append(json.loads(await ws.recv()))
+    refused = [a for a in answers if a["result"].get("isError")]
+    assert refused and len(refused) < len(answers)
+    assert all(a["result"]["content"][0]["text"].startswith("rate limit exceeded")
+               for a in refused)
+    assert _sample("pacekeeper_rate_limited_total", route="/mcp") == limited + len(refused)
+
+
 async def test_metrics_count_tool_errors(harness: Harness) -> None:
     body = await harness.register("metrics-err@example.com")
     harness.client.cookies.clear()
@@ -227,3 +255,32 @@ async def test_an_unreachable_backing_service_is_503_with_retry_after(
     except IntegrityError:
         bug = 500
     assert bug == 500
+
+
+@pytest.mark.parametrize("migrated_db", ["postgres"], indirect=True)
+async def test_a_nul_in_text_is_a_400_not_a_500_on_postgresql(harness: Harness) -> None:
+    """PostgreSQL stores no NUL character in text (SQLite does, so the fuzzers, which run
+    on SQLite, never met it): a NUL in a key's name or a signing-in name was a 500 with
+    a traceback, inside a tool an internal error. Now 400 and a tool error (ERR-1, ERR-3,
+    MCP-4)."""
+    body = await harness.register("nul-text@example.com")
+    auth = {"authorization": f"Bearer {body['token']}"}
+    key = await harness.client.post("/api/keys", headers=auth,
+                                    json={"name": "a\u0000b", "tier": "trial"})
+    token = await harness.client.post("/oauth/token", data={
+        "grant_type": "password", "username": "nul\u0000@example.com", "password": "x"})
+    for answer in (key, token):
+        assert answer.status_code == 400, answer.text
+        assert answer.json() == {"error": "validation_error",
+                                 "message": "text must not contain NUL characters"}
+    harness.client.cookies.clear()
+    headers = await _session(harness.client, auth)
+    goal = await harness.client.post("/mcp", headers=headers, json={
+        "jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {
+            "name": "set_goal", "arguments": {
+                "kind": "race", "name": "a\u0000b", "date": "2027-05-01",
+                "distance_m": 10000, "time_s": 2700}}})
+    result = goal.json()["result"]
+    assert result["isError"] is True
+    assert result["content"][0]["text"] == "text must not contain NUL characters"
+    assert (await harness.client.get("/api/keys", headers=auth)).status_code == 200

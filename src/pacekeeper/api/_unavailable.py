@@ -12,14 +12,19 @@ from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from pacekeeper.api._common import error_response
-from pacekeeper.backing import UNAVAILABLE, is_unavailable, service_of
+from pacekeeper.backing import UNAVAILABLE, is_unavailable, is_unstorable_text, service_of
 
 log = logging.getLogger("pacekeeper.http")
 
 RETRY_AFTER_SECONDS = 2
 
 
+UNSTORABLE_TEXT = "text must not contain NUL characters"
+
+
 async def unavailable_handler(_request: Request, exc: Exception) -> Response:
+    if is_unstorable_text(exc):  # PostgreSQL refuses a NUL in text: the caller's input
+        return error_response(400, "validation_error", UNSTORABLE_TEXT)
     if not is_unavailable(exc):
         raise exc  # a real error: the 500 handler answers and the log keeps the traceback
     log.warning("%s unavailable: %s", service_of(exc), type(exc).__name__)
@@ -53,5 +58,5 @@ class UnavailableMiddleware:
             await response(scope, receive, send)
 
 
-__all__ = ["RETRY_AFTER_SECONDS", "UNAVAILABLE", "UnavailableMiddleware", "is_unavailable",
-           "unavailable_handler"]
+__all__ = ["RETRY_AFTER_SECONDS", "UNAVAILABLE", "UNSTORABLE_TEXT", "UnavailableMiddleware",
+           "is_unavailable", "unavailable_handler"]

@@ -129,7 +129,8 @@ async def activity_streams(request: Request) -> Response:
     principal, owner = await _caller(request)
     q = request.query_params
     keys = [k.strip() for k in q["keys"].split(",") if k.strip()] if q.get("keys") else None
-    max_points = _int(q.get("max_points"), "max_points", 0) or None
+    # Absent or blank: every point; any number, 0 included, is checked by the service.
+    max_points = None if not q.get("max_points") else _int(q.get("max_points"), "max_points", 0)
     streams = await fitness(request).streams(owner, _activity_id(request), keys=keys,
                                              max_points=max_points)
     return JSONResponse({"activity_id": str(request.path_params["activity_id"]),

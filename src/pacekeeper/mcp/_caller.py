@@ -22,7 +22,10 @@ from mcpcast.protocol.dispatch import Injector
 from pacekeeper.auth import Principal
 from pacekeeper.errors import AUTHENTICATION_REQUIRED, INVALID_TOKEN, Unauthenticated
 from pacekeeper.fitness import Owner
+from pacekeeper.metrics import RATE_LIMITED
 from pacekeeper.services import Services
+
+MCP_ROUTE = "/mcp"  # the route label of /mcp's requests (app.py's ObserveMiddleware)
 
 
 def caller_injectors(services: Callable[[], Services]) -> dict[type, Injector]:
@@ -58,6 +61,9 @@ async def _recheck(services: Services, principal: Principal) -> Principal:
     if fresh is None:
         raise ToolError(INVALID_TOKEN)
     if fresh.rate is not None and not fresh.rate.allowed:
+        # No HTTP 429 goes out on an open stream (the ops middleware counts those):
+        # the refusal is counted here, under the MCP endpoint's route.
+        RATE_LIMITED.labels(MCP_ROUTE).inc()
         raise ToolError(f"rate limit exceeded: retry after {fresh.rate.retry_after} s")
     return fresh
 

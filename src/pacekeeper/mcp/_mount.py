@@ -12,7 +12,7 @@ from starlette.types import ASGIApp
 from mcpcast import BroadcasterFactory, Context, Server, ServerConfig
 from mcpcast.transports.subscribe import SubscriberInfo
 from pacekeeper.auth import Principal
-from pacekeeper.backing import is_unavailable, service_of
+from pacekeeper.backing import is_unavailable, is_unstorable_text, service_of
 from pacekeeper.config import Settings
 from pacekeeper.live import live_topic
 from pacekeeper.mcp._activity import LiveContext, ToolActivity, summaries
@@ -90,7 +90,10 @@ def _topic_owner_only(services: Callable[[], Services], same_origins: frozenset[
 
 def _unavailable_message(exc: Exception) -> str | None:
     """A tool that met PostgreSQL or Redis out of reach: what the model reads (retry),
-    with no traceback in the log (the HTTP routes answer 503 for the same)."""
+    with no traceback in the log (the HTTP routes answer 503 for the same); or text the
+    database cannot store (a NUL, refused by PostgreSQL: the routes answer 400)."""
+    if is_unstorable_text(exc):
+        return "text must not contain NUL characters"
     if is_unavailable(exc):
         return f"a backing service ({service_of(exc)}) is unavailable; retry shortly"
     return None

@@ -11,6 +11,7 @@ from sqlalchemy import text
 from pacekeeper.connections import ConnectionService, NotConnected, TokensUnreadable
 from pacekeeper.crypto import DecryptionError, MasterKeyring, TokenCipher, rotate_master_key
 from pacekeeper.providers import ProviderError, TokenSet
+from tests._consistency import CONSISTENCY
 from tests.pacekeeper.connections.conftest import ConnHarness
 
 
@@ -169,3 +170,36 @@ async def test_no_token_in_logs_or_responses(
     for text_ in (caplog.text, page.text, status.text, gone.text):
         for secret in secrets:
             assert secret not in text_
+
+
+# One way each to leave a connection half stored; the consistency query after faults
+# (tests/_consistency.py, PostgreSQL SQL) must count each.
+HALF_STORED = {
+    "unknown status": "status = 'connecting'",
+    "empty envelope": "token_envelope = ''",
+    "not an envelope": "token_envelope = 'access-token-in-clear'",
+    "truncated envelope": "token_envelope = 'pk1.1.AAAA'",
+    "key version not the envelope's": "key_version = key_version + 1",
+    "garmin without its lookup": "token_lookup = NULL",
+    "another tenant": "tenant_id = (SELECT id FROM tenants WHERE id <> tenant_id LIMIT 1)",
+}
+
+
+@pytest.mark.parametrize("migrated_db", ["postgres"], indirect=True)
+@pytest.mark.parametrize("broken", sorted(HALF_STORED))
+async def test_consistency_query_counts_a_half_stored_connection(
+        conn: ConnHarness, broken: str) -> None:
+    """Whole connections (Strava, Garmin, one needing a reconnect) count 0; a row with
+    any one field the code needs missing or unreadable counts 1."""
+    query = CONSISTENCY["provider connections half stored"]
+    user_id, headers = await conn.user("whole@example.com")
+    await conn.user("other-tenant@example.com")
+    for provider in ("strava", "garmin"):
+        assert (await conn.connect(provider, user_id, headers)).status_code == 200
+    async with conn.services.engine.begin() as db:
+        await db.exec_driver_sql("UPDATE provider_connections SET status = 'needs_reconnect' "
+                                 "WHERE provider = 'strava'")
+        assert (await db.exec_driver_sql(query)).scalar() == 0
+        await db.exec_driver_sql(f"UPDATE provider_connections SET {HALF_STORED[broken]} "
+                                 "WHERE provider = 'garmin'")
+        assert (await db.exec_driver_sql(query)).scalar() == 1, broken

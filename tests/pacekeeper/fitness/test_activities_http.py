@@ -219,6 +219,14 @@ async def test_streams_are_downsampled_and_filtered(harness: Harness) -> None:
     assert small["streams"]["power"][0] == pytest.approx(sum(first) / len(first), abs=0.5)
     bad = await harness.client.get(url, headers=auth, params={"keys": "watts"})
     assert bad.status_code == 400
+    # Below the documented minimum (2), 0 included, is refused like 1 (ERR-1), not taken
+    # as "no limit": schemathesis on a seeded service found 0 answered 200 in full.
+    for points in ("0", "1", "-5"):
+        refused = await harness.client.get(url, headers=auth, params={"max_points": points})
+        assert refused.status_code == 400, points
+        assert refused.json()["error"] == "validation_error", points
+    blank = await harness.client.get(url, headers=auth, params={"max_points": ""})
+    assert blank.json()["points"] == n
 
 
 async def test_delete_removes_the_activity_its_streams_and_sources(harness: Harness) -> None:
