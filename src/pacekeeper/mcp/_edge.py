@@ -89,9 +89,7 @@ class McpEdge:
                     status = message["status"]
                     took = time.perf_counter() - start
                     started = True
-                    extra = echo if decision is None else (
-                        *echo, *(gated.charged or decision).raw_headers())
-                    message = {**message, "headers": [*message.get("headers", ()), *extra]}
+                    message = gated.started(message, decision, echo)
                 await send(message)
 
             reset = _gated.set(gated)

@@ -56,6 +56,15 @@ class _Gated:
         self.verdict = verdict
         self.charged: RateDecision | None = None
 
+    def started(self, message: Message, decision: RateDecision | None,
+                extra: tuple[tuple[bytes, bytes], ...] = ()) -> Message:
+        """The answer's start with `extra` headers and the bucket's latest state (a
+        batch's further charge is newer than the POST's own `decision`)."""
+        headers = [*message.get("headers", ()), *extra]
+        if decision is not None:
+            headers += (self.charged or decision).raw_headers()
+        return {**message, "headers": headers}
+
 
 _gated: ContextVar[_Gated | None] = ContextVar("pacekeeper_mcp_gated", default=None)
 
@@ -255,9 +264,7 @@ class McpGate:
 
         async def send_with_limits(message: Message) -> None:
             if message["type"] == "http.response.start" and decision is not None:
-                latest = gated.charged or decision  # a batch's charge is the newer state
-                message = {**message,
-                           "headers": [*message.get("headers", ()), *latest.raw_headers()]}
+                message = gated.started(message, decision)
             await send(message)
 
         token = _gated.set(gated)
