@@ -14,7 +14,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from mcpcast.broadcast import BroadcasterFactory
-from mcpcast.transports.subscribe import SubscriberInfo, subscription_app
+from mcpcast.transports.subscribe import SubscriberInfo, TopicRefused, subscription_app
 
 from ._asgi_server import serving
 
@@ -303,6 +303,24 @@ async def test_a_failing_authorize_hook_denies_without_details(factory, caplog) 
     assert "hunter2" not in response.text
     assert "hunter2" not in caplog.text
     assert "RuntimeError" in caplog.text
+
+
+async def test_a_hook_may_refuse_with_a_status_of_its_own(factory) -> None:
+    """A hook raising `TopicRefused` (e.g. a rate limit: 429) is answered with that
+    status on both transports; any other error still denies with 403 (above)."""
+
+    def authorize(info: SubscriberInfo, topic: str) -> bool:
+        raise TopicRefused(429, "rate limit exceeded")
+
+    app = subscription_app(factory, authorize=authorize)
+    async with serving(app) as base, httpx.AsyncClient() as client:
+        response = await client.get(f"{base}/t")
+        assert response.status_code == 429
+        assert "rate limit exceeded" in response.text
+        with pytest.raises(InvalidStatus) as refused:
+            async with connect(base.replace("http", "ws") + "/t"):
+                pass
+        assert refused.value.response.status_code == 429
 
 
 async def test_recheck_ends_a_stream_whose_subscriber_lost_the_right(factory) -> None:

@@ -154,11 +154,14 @@ def _resume_point(info: SubscriberInfo) -> int | None:
 
 
 async def _allowed(authorize: Authorize, info: SubscriberInfo, topic: str) -> bool:
-    """The hook's verdict; a failing hook denies (fail closed), without details."""
+    """The hook's verdict; a failing hook denies (fail closed), without details. A hook
+    may refuse with a status of its own (e.g. 429) by raising ``TopicRefused``."""
     try:
         verdict = authorize(info, topic)
         if inspect.isawaitable(verdict):
             verdict = await verdict
+    except TopicRefused:
+        raise
     except Exception as exc:
         log.warning("authorize hook failed for %r: %s", topic, type(exc).__name__)
         return False
@@ -182,7 +185,10 @@ class _Recheck:
         now = time.monotonic()
         if now < self.due:
             return True
-        if not await _allowed(self.authorize, self.info, self.topic):
+        try:
+            if not await _allowed(self.authorize, self.info, self.topic):
+                return False
+        except TopicRefused:
             return False
         self.due = time.monotonic() + self.every
         return True

@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 from starlette.types import ASGIApp
 
 from mcpcast import BroadcasterFactory, Context, Server, ServerConfig
-from mcpcast.transports.subscribe import SubscriberInfo
+from mcpcast.transports.subscribe import SubscriberInfo, TopicRefused
 from pacekeeper.auth import Principal
 from pacekeeper.backing import is_unavailable, is_unstorable_text, service_of
 from pacekeeper.config import Settings
@@ -26,9 +26,11 @@ from pacekeeper.mcp._gate import (
 )
 from pacekeeper.mcp._logs import install_access_log_filter
 from pacekeeper.mcp._tools import PacekeeperTools
+from pacekeeper.metrics import RATE_LIMITED
 from pacekeeper.services import Services
 
 _LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+TOPICS_ROUTE = "/mcp/topics/{topic}"  # the route label of a refused feed (metrics)
 
 
 def _host_rules(settings: Settings) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -80,6 +82,12 @@ def _topic_owner_only(services: Callable[[], Services], same_origins: frozenset[
         verdict = await judge(services(), "GET", info.headers, same_origins,
                               charge=not info.recheck)
         if isinstance(verdict, Principal) and topic == live_topic(verdict.user_id):
+            if verdict.rate is not None and not verdict.rate.allowed:
+                # Opening a feed is a request like any other: an empty tenant bucket
+                # refuses it (429), else opens would be unbounded for a signed-in caller.
+                if info.method == "WEBSOCKET":  # an SSE 429 is counted with HTTP's
+                    RATE_LIMITED.labels(TOPICS_ROUTE).inc()
+                raise TopicRefused(429, "rate limit exceeded")
             if not info.recheck:
                 activity.watching(verdict.user_id)  # their assistants' calls are shown now
             return True
