@@ -173,6 +173,51 @@ async def test_detect_patterns_by_hand(harness: Harness) -> None:
     assert body["summary"] == f"{body['from']} to {body['to']}: {three}"
 
 
+async def test_detect_patterns_falls_back_to_heart_rate(harness: Harness) -> None:
+    """No activity in the four weeks has power zones (a ride with them before the period
+    and one in the running week do not count): the distribution is read from the stored
+    heart-rate zone times. Two Friel (7 zones of LTHR) activities, the latest model, by
+    hand: zones 1-2 / 3-4 / 5a-5c summed over both, 6300 / 500 / 2500 s of 9300 s;
+    Treff's index log10(67.7 / 5.4 x 26.9) = 2.53 > 2: polarized, and under 75 % easy. An
+    older Karvonen (5-zone) activity is another model and stays out of the sum."""
+    h = harness
+    auth, owner = await _person(h, "patterns-hr@example.com")
+    today = _today(h)
+    monday = today - timedelta(days=today.weekday())
+    first = monday - timedelta(weeks=4)
+    friel_a = [1400.0, 2000.0, 100.0, 200.0, 700.0, 500.0, 300.0]
+    friel_b = [1000.0, 1900.0, 100.0, 100.0, 500.0, 300.0, 200.0]
+    power = {"time_in_power_zones": [9000.0, 0, 0, 0, 0, 0, 0]}
+    await _store(h, owner, [
+        {"start": _at(first - timedelta(days=1)), "sport": "ride",
+         "metrics": {"load": 50.0, **power}},
+        {"start": _at(first + timedelta(days=2)), "sport": "run",
+         "metrics": {"load": 50.0, "time_in_hr_zones": [5000.0, 0, 0, 0, 5000.0],
+                     "hr_zone_model": "karvonen"}},
+        {"start": _at(first + timedelta(days=9)), "sport": "run", "metrics": {"load": 40.0}},
+        {"start": _at(first + timedelta(days=15)), "sport": "ride",
+         "metrics": {"load": 80.0, "time_in_hr_zones": friel_a,
+                     "hr_zone_model": "friel_lthr"}},
+        {"start": _at(first + timedelta(days=24)), "sport": "run",
+         "metrics": {"load": 70.0, "time_in_hr_zones": friel_b,
+                     "hr_zone_model": "friel_lthr"}},
+        {"start": _at(monday, 6), "sport": "ride", "metrics": {"load": 50.0, **power}},
+    ])
+    body = (await _mcp(h, auth, "detect_patterns", {"weeks": 4}))["structuredContent"]
+    dist = {p["kind"]: p for p in body["patterns"]}["intensity_distribution"]
+    # By hand: 2400 + 3900 = 6300 low, 200 + 300 = 500 moderate, 1200 + 800 + 500 = 2500
+    # high, 9300 s in all.
+    low, mid, high = 6300 / 9300, 500 / 9300, 2500 / 9300
+    assert (round(low, 3), round(mid, 3), round(high, 3)) == (0.677, 0.054, 0.269)
+    index = math.log10(low * 100 / (mid * 100) * (high * 100))
+    assert round(index, 3) == 2.53  # log10(338.7): above 2, polarized
+    assert dist == {
+        "kind": "intensity_distribution", "basis": "hr",
+        "low": 0.677, "moderate": 0.054, "high": 0.269, "polarization_index": 2.53,
+        "finding": "polarized by hr: low 68%, moderate 5%, high 27% (less than the 75-80 % "
+                   "easy of Seiler's 80/20)"}
+
+
 # -- suggest_training_week ------------------------------------------------------------------
 
 
