@@ -292,3 +292,77 @@ async def test_suggest_week_load_arithmetic(harness: Harness, history: list[floa
     hard = sum(s["duration_min"] for s in sessions if s["type"] in ("intervals", "tempo"))
     total = sum(s["duration_min"] for s in sessions)
     assert body["easy_share_of_time"] == round(1 - hard / total, 2)
+
+
+WEEK = ["rest", "intervals", "easy", "tempo", "easy", "long", "easy"]
+
+
+@pytest.mark.parametrize(("phase", "today_load", "race_in", "sport"), [
+    ("hold", 150.0, None, None),  # a hard day today: form about -11, readiness 49
+    ("taper", 0.0, 14, None),  # a race goal in two weeks (a run by default)
+    ("race_week", 0.0, 5, "ride"),  # a race in five days, the week asked for on the bike
+])
+async def test_suggest_week_hold_taper_race_week(harness: Harness, phase: str,
+                                                 today_load: float, race_in: int | None,
+                                                 sport: str | None) -> None:
+    """200 days of daily rides at 50 up to yesterday (and today's load), no health (so
+    readiness = 50 + 25 clip(TSB / 15, -2, 2), TSB going into today). By hand: CTL and
+    form after today from a plain loop; the phase rule of docs/analytics.md ("Planning"):
+    a goal within 7 days is race week at 50 % of CTL x 7, within 21 days a taper at 70 %,
+    otherwise form < -10 (and >= -25, readiness >= 35) holds at CTL x 7; the sessions are
+    the build week's (rest, intervals IF 0.95 16 %, easy 0.65 12 %, tempo 0.85 16 %, easy
+    12 %, long 0.70 30 %, easy 14 %), each its share of the week's load and
+    load / (100 IF^2) hours, 20 min to 5 h, to the nearest 5 min."""
+    h = harness
+    auth, owner = await _person(h, f"plan-{phase}@example.com")
+    today = _today(h)
+    history = [50.0] * 200
+    await _store(h, owner, [{"start": _at(today - timedelta(days=200 - i)), "sport": "ride",
+                             "metrics": {"load": x}} for i, x in enumerate(history)]
+                 + ([{"start": _at(today, 0.5), "sport": "ride",
+                      "metrics": {"load": today_load}}] if today_load else []))
+    args: dict[str, Any] = {} if sport is None else {"sport": sport}
+    goal_id = None
+    if race_in is not None:
+        created = (await _mcp(h, auth, "set_goal", {
+            "kind": "race", "distance_m": 10000, "time_s": 2700,
+            "date": (today + timedelta(days=race_in)).isoformat()}))["structuredContent"]
+        goal_id = args["goal_id"] = created["goal"]["id"]
+    ctl, atl, tsb_today = _plain([*history, today_load])
+    form = ctl - atl
+    ready = round(50 + 25 * max(-2.0, min(2.0, tsb_today / 15)))
+    body = (await _mcp(h, auth, "suggest_training_week", args))["structuredContent"]
+    assert body["phase"] == phase
+    assert body["ctl"] == pytest.approx(round(ctl, 1))
+    assert body["form"] == pytest.approx(round(form, 1))
+    assert body["readiness"] == ready  # 49: TSB about -0.4
+    if phase == "hold":
+        assert -25 <= form < -10 and ctl >= 15
+        weekly = ctl * 7
+        assert body["goal"] is None
+    else:
+        weekly = (0.7 if phase == "taper" else 0.5) * ctl * 7
+        assert body["goal"]["id"] == goal_id
+    assert body["target_load"] == round(weekly)
+    assert [s["type"] for s in body["sessions"]] == WEEK
+    shares = [0.0, 0.16, 0.12, 0.16, 0.12, 0.30, 0.14]
+    intensity = [None, 0.95, 0.65, 0.85, 0.65, 0.70, 0.65]
+    expected_sport = sport or ("run" if race_in is not None else "ride")
+    monday = date.fromisoformat(body["week_of"])
+    assert monday.weekday() == 0 and 0 <= (monday - today).days < 7
+    for i, (s, share, f) in enumerate(zip(body["sessions"], shares, intensity,
+                                          strict=True)):
+        assert s["date"] == (monday + timedelta(days=i)).isoformat()
+        if f is None:
+            assert (s["sport"], s["duration_min"], s["load"], s["target"]) == (
+                None, 0, 0.0, "rest")
+            continue
+        load = weekly * share
+        hours = load / (100 * f * f)
+        assert s["sport"] == expected_sport
+        assert s["load"] == round(load)
+        assert s["duration_min"] == 5 * round(max(20.0, min(300.0, hours * 60)) / 5)
+    assert sum(shares) == pytest.approx(1.0)
+    hard = sum(s["duration_min"] for s in body["sessions"][1:4:2])  # intervals, tempo
+    total = sum(s["duration_min"] for s in body["sessions"])
+    assert body["easy_share_of_time"] == round(1 - hard / total, 2)
