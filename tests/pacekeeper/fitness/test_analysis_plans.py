@@ -366,3 +366,55 @@ async def test_suggest_week_hold_taper_race_week(harness: Harness, phase: str,
     hard = sum(s["duration_min"] for s in body["sessions"][1:4:2])  # intervals, tempo
     total = sum(s["duration_min"] for s in body["sessions"])
     assert body["easy_share_of_time"] == round(1 - hard / total, 2)
+
+
+async def test_suggest_week_targets_from_the_athletes_thresholds(harness: Harness) -> None:
+    """A build week (200 days of rides at 50) for a person with FTP 280 W, threshold pace
+    4:00/km and LTHR 170, asked for on the bike, on foot and in the pool (no power or pace
+    threshold: heart rate). The targets by hand from the thresholds:
+
+    - power (Coggan's levels, % FTP): easy and long 56-75 % = 156.8-210 W, sweet spot
+      88-94 % = 246.4-263.2 W, VO2max 106-120 % = 296.8-336 W;
+    - pace (the athlete's own Friel pace zones, % of threshold pace, the zones
+      `calculate_zones` gives): easy and long in zone 2, 114-129 % = 273.6-309.6 s/km;
+      tempo 240 / 0.94 - 240 / 0.88 = 255.3-272.7 s/km (inside zone 3, 106-114 %);
+      intervals 240 / 1.11 - 240 / 1.03 = 216.2-233.0 s/km (zone 5b, 90-97 %);
+    - heart rate (Friel, % LTHR): easy and long 81-89 % = 137.7-151.3 bpm, tempo
+      90-96 % = 153-163.2 bpm, intervals 100-106 % = 170-180.2 bpm.
+
+    A person with no thresholds gets the zone names and what to set."""
+    h = harness
+    auth, owner = await _person(h, "plan-targets@example.com")
+    today = _today(h)
+    await _store(h, owner, [{"start": _at(today - timedelta(days=200 - i)), "sport": "ride",
+                             "metrics": {"load": 50.0}} for i in range(200)])
+    patched = await h.client.patch("/api/athlete", headers=auth, json={
+        "ftp_watts": 280, "threshold_pace_s_per_km": 240, "lthr_bpm": 170,
+        "valid_from": "2000-01-01"})
+    assert patched.status_code == 200, patched.text
+    intervals, easy, tempo = ("Z5 VO2max intervals, 4-6 x 3-5 min", "Z2 endurance",
+                              "sweet spot / tempo")
+    expected = {
+        "ride": {"intervals": f"{intervals}: 297-336 W", "easy": f"{easy}: 157-210 W",
+                 "tempo": f"{tempo}: 246-263 W", "long": f"{easy}: 157-210 W"},
+        "run": {"intervals": f"{intervals}: 3:36/km-3:53/km",
+                "easy": f"{easy}: 4:34/km-5:10/km", "tempo": f"{tempo}: 4:15/km-4:33/km",
+                "long": f"{easy}: 4:34/km-5:10/km"},
+        "swim": {"intervals": f"{intervals}: 170-180 bpm", "easy": f"{easy}: 138-151 bpm",
+                 "tempo": f"{tempo}: 153-163 bpm", "long": f"{easy}: 138-151 bpm"},
+    }
+    for sport, targets in expected.items():
+        body = (await _mcp(h, auth, "suggest_training_week",
+                           {"sport": sport}))["structuredContent"]
+        assert body["phase"] == "build"
+        assert {s["type"]: s["target"] for s in body["sessions"]} == {
+            "rest": "rest", **targets}, sport
+
+    bare_auth, bare = await _person(h, "plan-bare@example.com")
+    await _store(h, bare, [{"start": _at(today - timedelta(days=200 - i)), "sport": "run",
+                            "metrics": {"load": 50.0}} for i in range(200)])
+    body = (await _mcp(h, bare_auth, "suggest_training_week", {}))["structuredContent"]
+    hint = " (set ftp_watts, threshold_pace_s_per_km or lthr_bpm for numbers)"
+    assert {s["type"]: s["target"] for s in body["sessions"]} == {
+        "rest": "rest", "intervals": intervals + hint, "easy": easy + hint,
+        "tempo": tempo + hint, "long": easy + hint}
