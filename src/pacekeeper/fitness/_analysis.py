@@ -1123,9 +1123,15 @@ def _target(kind: str, sport: str, settings: dict[str, Any]) -> str:
     if sport == "ride" and ftp:
         return f"{label}: {lo * ftp:.0f}-{hi * ftp:.0f} W"
     if sport == "run" and pace:
-        # pace bands: inverse of the speed fraction of threshold
-        return f"{label}: {_pace(pace / hi)}-{_pace(pace / lo)}" if kind != "intervals" else \
-            f"{label}: {_pace(pace / 1.11)}-{_pace(pace / 1.03)}"
+        # The athlete's own pace zones (Friel, fractions of threshold pace): easy and long
+        # in zone 2 (114-129 %); tempo at 88-94 % of threshold speed (106-114 % of pace,
+        # zone 3); intervals at 103-111 % of threshold speed (zone 5b, 90-97 %).
+        if kind in ("easy", "long"):
+            slowest, fastest = an.FRIEL_PACE_ZONES[1], an.FRIEL_PACE_ZONES[2]
+            return f"{label}: {_pace(pace * fastest)}-{_pace(pace * slowest)}"
+        if kind == "intervals":
+            lo, hi = 1.03, 1.11
+        return f"{label}: {_pace(pace / hi)}-{_pace(pace / lo)}"
     if lthr:
         hr = {"easy": (0.81, 0.89), "long": (0.81, 0.89), "tempo": (0.90, 0.96),
               "intervals": (1.00, 1.06)}[kind]

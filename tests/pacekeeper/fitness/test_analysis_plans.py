@@ -173,6 +173,51 @@ async def test_detect_patterns_by_hand(harness: Harness) -> None:
     assert body["summary"] == f"{body['from']} to {body['to']}: {three}"
 
 
+async def test_detect_patterns_falls_back_to_heart_rate(harness: Harness) -> None:
+    """No activity in the four weeks has power zones (a ride with them before the period
+    and one in the running week do not count): the distribution is read from the stored
+    heart-rate zone times. Two Friel (7 zones of LTHR) activities, the latest model, by
+    hand: zones 1-2 / 3-4 / 5a-5c summed over both, 6300 / 500 / 2500 s of 9300 s;
+    Treff's index log10(67.7 / 5.4 x 26.9) = 2.53 > 2: polarized, and under 75 % easy. An
+    older Karvonen (5-zone) activity is another model and stays out of the sum."""
+    h = harness
+    auth, owner = await _person(h, "patterns-hr@example.com")
+    today = _today(h)
+    monday = today - timedelta(days=today.weekday())
+    first = monday - timedelta(weeks=4)
+    friel_a = [1400.0, 2000.0, 100.0, 200.0, 700.0, 500.0, 300.0]
+    friel_b = [1000.0, 1900.0, 100.0, 100.0, 500.0, 300.0, 200.0]
+    power = {"time_in_power_zones": [9000.0, 0, 0, 0, 0, 0, 0]}
+    await _store(h, owner, [
+        {"start": _at(first - timedelta(days=1)), "sport": "ride",
+         "metrics": {"load": 50.0, **power}},
+        {"start": _at(first + timedelta(days=2)), "sport": "run",
+         "metrics": {"load": 50.0, "time_in_hr_zones": [5000.0, 0, 0, 0, 5000.0],
+                     "hr_zone_model": "karvonen"}},
+        {"start": _at(first + timedelta(days=9)), "sport": "run", "metrics": {"load": 40.0}},
+        {"start": _at(first + timedelta(days=15)), "sport": "ride",
+         "metrics": {"load": 80.0, "time_in_hr_zones": friel_a,
+                     "hr_zone_model": "friel_lthr"}},
+        {"start": _at(first + timedelta(days=24)), "sport": "run",
+         "metrics": {"load": 70.0, "time_in_hr_zones": friel_b,
+                     "hr_zone_model": "friel_lthr"}},
+        {"start": _at(monday, 6), "sport": "ride", "metrics": {"load": 50.0, **power}},
+    ])
+    body = (await _mcp(h, auth, "detect_patterns", {"weeks": 4}))["structuredContent"]
+    dist = {p["kind"]: p for p in body["patterns"]}["intensity_distribution"]
+    # By hand: 2400 + 3900 = 6300 low, 200 + 300 = 500 moderate, 1200 + 800 + 500 = 2500
+    # high, 9300 s in all.
+    low, mid, high = 6300 / 9300, 500 / 9300, 2500 / 9300
+    assert (round(low, 3), round(mid, 3), round(high, 3)) == (0.677, 0.054, 0.269)
+    index = math.log10(low * 100 / (mid * 100) * (high * 100))
+    assert round(index, 3) == 2.53  # log10(338.7): above 2, polarized
+    assert dist == {
+        "kind": "intensity_distribution", "basis": "hr",
+        "low": 0.677, "moderate": 0.054, "high": 0.269, "polarization_index": 2.53,
+        "finding": "polarized by hr: low 68%, moderate 5%, high 27% (less than the 75-80 % "
+                   "easy of Seiler's 80/20)"}
+
+
 # -- suggest_training_week ------------------------------------------------------------------
 
 
@@ -247,3 +292,129 @@ async def test_suggest_week_load_arithmetic(harness: Harness, history: list[floa
     hard = sum(s["duration_min"] for s in sessions if s["type"] in ("intervals", "tempo"))
     total = sum(s["duration_min"] for s in sessions)
     assert body["easy_share_of_time"] == round(1 - hard / total, 2)
+
+
+WEEK = ["rest", "intervals", "easy", "tempo", "easy", "long", "easy"]
+
+
+@pytest.mark.parametrize(("phase", "today_load", "race_in", "sport"), [
+    ("hold", 150.0, None, None),  # a hard day today: form about -11, readiness 49
+    ("taper", 0.0, 14, None),  # a race goal in two weeks (a run by default)
+    ("race_week", 0.0, 5, "ride"),  # a race in five days, the week asked for on the bike
+])
+async def test_suggest_week_hold_taper_race_week(harness: Harness, phase: str,
+                                                 today_load: float, race_in: int | None,
+                                                 sport: str | None) -> None:
+    """200 days of daily rides at 50 up to yesterday (and today's load), no health (so
+    readiness = 50 + 25 clip(TSB / 15, -2, 2), TSB going into today). By hand: CTL and
+    form after today from a plain loop; the phase rule of docs/analytics.md ("Planning"):
+    a goal within 7 days is race week at 50 % of CTL x 7, within 21 days a taper at 70 %,
+    otherwise form < -10 (and >= -25, readiness >= 35) holds at CTL x 7; the sessions are
+    the build week's (rest, intervals IF 0.95 16 %, easy 0.65 12 %, tempo 0.85 16 %, easy
+    12 %, long 0.70 30 %, easy 14 %), each its share of the week's load and
+    load / (100 IF^2) hours, 20 min to 5 h, to the nearest 5 min."""
+    h = harness
+    auth, owner = await _person(h, f"plan-{phase}@example.com")
+    today = _today(h)
+    history = [50.0] * 200
+    await _store(h, owner, [{"start": _at(today - timedelta(days=200 - i)), "sport": "ride",
+                             "metrics": {"load": x}} for i, x in enumerate(history)]
+                 + ([{"start": _at(today, 0.5), "sport": "ride",
+                      "metrics": {"load": today_load}}] if today_load else []))
+    args: dict[str, Any] = {} if sport is None else {"sport": sport}
+    goal_id = None
+    if race_in is not None:
+        created = (await _mcp(h, auth, "set_goal", {
+            "kind": "race", "distance_m": 10000, "time_s": 2700,
+            "date": (today + timedelta(days=race_in)).isoformat()}))["structuredContent"]
+        goal_id = args["goal_id"] = created["goal"]["id"]
+    ctl, atl, tsb_today = _plain([*history, today_load])
+    form = ctl - atl
+    ready = round(50 + 25 * max(-2.0, min(2.0, tsb_today / 15)))
+    body = (await _mcp(h, auth, "suggest_training_week", args))["structuredContent"]
+    assert body["phase"] == phase
+    assert body["ctl"] == pytest.approx(round(ctl, 1))
+    assert body["form"] == pytest.approx(round(form, 1))
+    assert body["readiness"] == ready  # 49: TSB about -0.4
+    if phase == "hold":
+        assert -25 <= form < -10 and ctl >= 15
+        weekly = ctl * 7
+        assert body["goal"] is None
+    else:
+        weekly = (0.7 if phase == "taper" else 0.5) * ctl * 7
+        assert body["goal"]["id"] == goal_id
+    assert body["target_load"] == round(weekly)
+    assert [s["type"] for s in body["sessions"]] == WEEK
+    shares = [0.0, 0.16, 0.12, 0.16, 0.12, 0.30, 0.14]
+    intensity = [None, 0.95, 0.65, 0.85, 0.65, 0.70, 0.65]
+    expected_sport = sport or ("run" if race_in is not None else "ride")
+    monday = date.fromisoformat(body["week_of"])
+    assert monday.weekday() == 0 and 0 <= (monday - today).days < 7
+    for i, (s, share, f) in enumerate(zip(body["sessions"], shares, intensity,
+                                          strict=True)):
+        assert s["date"] == (monday + timedelta(days=i)).isoformat()
+        if f is None:
+            assert (s["sport"], s["duration_min"], s["load"], s["target"]) == (
+                None, 0, 0.0, "rest")
+            continue
+        load = weekly * share
+        hours = load / (100 * f * f)
+        assert s["sport"] == expected_sport
+        assert s["load"] == round(load)
+        assert s["duration_min"] == 5 * round(max(20.0, min(300.0, hours * 60)) / 5)
+    assert sum(shares) == pytest.approx(1.0)
+    hard = sum(s["duration_min"] for s in body["sessions"][1:4:2])  # intervals, tempo
+    total = sum(s["duration_min"] for s in body["sessions"])
+    assert body["easy_share_of_time"] == round(1 - hard / total, 2)
+
+
+async def test_suggest_week_targets_from_the_athletes_thresholds(harness: Harness) -> None:
+    """A build week (200 days of rides at 50) for a person with FTP 280 W, threshold pace
+    4:00/km and LTHR 170, asked for on the bike, on foot and in the pool (no power or pace
+    threshold: heart rate). The targets by hand from the thresholds:
+
+    - power (Coggan's levels, % FTP): easy and long 56-75 % = 156.8-210 W, sweet spot
+      88-94 % = 246.4-263.2 W, VO2max 106-120 % = 296.8-336 W;
+    - pace (the athlete's own Friel pace zones, % of threshold pace, the zones
+      `calculate_zones` gives): easy and long in zone 2, 114-129 % = 273.6-309.6 s/km;
+      tempo 240 / 0.94 - 240 / 0.88 = 255.3-272.7 s/km (inside zone 3, 106-114 %);
+      intervals 240 / 1.11 - 240 / 1.03 = 216.2-233.0 s/km (zone 5b, 90-97 %);
+    - heart rate (Friel, % LTHR): easy and long 81-89 % = 137.7-151.3 bpm, tempo
+      90-96 % = 153-163.2 bpm, intervals 100-106 % = 170-180.2 bpm.
+
+    A person with no thresholds gets the zone names and what to set."""
+    h = harness
+    auth, owner = await _person(h, "plan-targets@example.com")
+    today = _today(h)
+    await _store(h, owner, [{"start": _at(today - timedelta(days=200 - i)), "sport": "ride",
+                             "metrics": {"load": 50.0}} for i in range(200)])
+    patched = await h.client.patch("/api/athlete", headers=auth, json={
+        "ftp_watts": 280, "threshold_pace_s_per_km": 240, "lthr_bpm": 170,
+        "valid_from": "2000-01-01"})
+    assert patched.status_code == 200, patched.text
+    intervals, easy, tempo = ("Z5 VO2max intervals, 4-6 x 3-5 min", "Z2 endurance",
+                              "sweet spot / tempo")
+    expected = {
+        "ride": {"intervals": f"{intervals}: 297-336 W", "easy": f"{easy}: 157-210 W",
+                 "tempo": f"{tempo}: 246-263 W", "long": f"{easy}: 157-210 W"},
+        "run": {"intervals": f"{intervals}: 3:36/km-3:53/km",
+                "easy": f"{easy}: 4:34/km-5:10/km", "tempo": f"{tempo}: 4:15/km-4:33/km",
+                "long": f"{easy}: 4:34/km-5:10/km"},
+        "swim": {"intervals": f"{intervals}: 170-180 bpm", "easy": f"{easy}: 138-151 bpm",
+                 "tempo": f"{tempo}: 153-163 bpm", "long": f"{easy}: 138-151 bpm"},
+    }
+    for sport, targets in expected.items():
+        body = (await _mcp(h, auth, "suggest_training_week",
+                           {"sport": sport}))["structuredContent"]
+        assert body["phase"] == "build"
+        assert {s["type"]: s["target"] for s in body["sessions"]} == {
+            "rest": "rest", **targets}, sport
+
+    bare_auth, bare = await _person(h, "plan-bare@example.com")
+    await _store(h, bare, [{"start": _at(today - timedelta(days=200 - i)), "sport": "run",
+                            "metrics": {"load": 50.0}} for i in range(200)])
+    body = (await _mcp(h, bare_auth, "suggest_training_week", {}))["structuredContent"]
+    hint = " (set ftp_watts, threshold_pace_s_per_km or lthr_bpm for numbers)"
+    assert {s["type"]: s["target"] for s in body["sessions"]} == {
+        "rest": "rest", "intervals": intervals + hint, "easy": easy + hint,
+        "tempo": tempo + hint, "long": easy + hint}

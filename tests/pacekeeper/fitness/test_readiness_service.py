@@ -28,6 +28,8 @@ import statistics
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
+import pytest
+
 from pacekeeper.fitness import DailyHealth, Owner
 from tests.pacekeeper.conftest import Harness
 from tests.pacekeeper.fitness.test_analysis import _mcp, _person, _store
@@ -298,3 +300,59 @@ async def test_readiness_reads_only_its_own_persons_health(harness: Harness) -> 
                   sleep_score=30)
     body = await _readiness(harness, auth)
     assert body["score"] == 50 and [i["name"] for i in body["inputs"]] == ["tsb"]
+
+
+
+async def test_training_summary_readiness_by_hand(harness: Harness) -> None:
+    """The readiness inside get_training_summary (HTTP and MCP), from two devices' stored
+    days (a ring's rMSSD, one night missing; a watch's resting HR and last night's sleep)
+    and a hard block of rides three to four weeks ago. By hand: ln rMSSD and resting HR,
+    the last 7 of the 40 days against all 40 (mean, sample SD); sleep 8.2 h and score 84
+    against 7.5 h and 75; TSB from the rides' impulses; s = clip(z, -2, 2) / 2 and
+    score = 50 + 50 sum(w s) / sum(w) = 49, level "normal" (40-64). The inputs pull
+    apart (rMSSD far down, clipped; resting HR down, sleep and form good), so a weight
+    moved by 0.05 either way moves the rounded score. The summary's TSB is the same hand
+    value."""
+    auth, owner = await _person(harness, "summary-ready@example.com")
+    today = harness.clock().date()
+    hrv: list[float | None] = [62.0 + 2 * ((i * 7) % 5 - 2) for i in range(33)]
+    hrv += [50.0, 48.5, None, 47.8, 49.2, 46.9, 48.0]
+    hrv[10] = None
+    rhr: list[float | None] = [50.0 + (i * 2) % 3 for i in range(33)]
+    rhr += [49.0, 48.0, 48.0, 49.0, 47.0, 48.0, 48.0]
+    await _health(harness, owner, today, "oura", hrv=hrv)
+    await _health(harness, owner, today, "garmin", rhr=rhr, sleep_s=8.2 * 3600,
+                  sleep_score=84)
+    loads = {k: 110.0 for k in range(18, 30)}  # days ago: TSS
+    await _store(harness, owner, [
+        {"start": datetime.combine(today - timedelta(days=k), datetime.min.time(), UTC)
+         + timedelta(hours=17), "metrics": {"load": load}} for k, load in loads.items()])
+
+    logs = [math.log(x) for x in hrv if x is not None]
+    recent_logs = [math.log(x) for x in hrv[-7:] if x is not None]
+    beats = [x for x in rhr if x is not None]
+    z_hrv = (statistics.fmean(recent_logs) - statistics.fmean(logs)) / statistics.stdev(logs)
+    z_rhr = -(statistics.fmean(beats[-7:]) - statistics.fmean(beats)) / statistics.stdev(beats)
+    tsb = _tsb(loads)
+    zs = {"hrv": z_hrv, "resting_hr": z_rhr, "sleep_duration": (8.2 - 7.5) / 1.0,
+          "sleep_score": (84 - 75) / 12.5, "tsb": tsb / 15}
+
+    def by_hand(weights: dict[str, float]) -> float:
+        return 50 + 50 * sum(weights[k] * max(-2.0, min(2.0, z)) / 2
+                             for k, z in zs.items()) / sum(weights.values())
+
+    score = by_hand(WEIGHTS)
+    assert z_hrv < -2 and z_rhr > 1 and tsb > 10  # rMSSD clipped; rested otherwise
+    assert round(score) == 49  # 49.03
+    for name in WEIGHTS:  # the figure is sensitive to every weight
+        for step in (-0.05, 0.05):
+            assert round(by_hand({**WEIGHTS, name: WEIGHTS[name] + step})) != 49
+    # The shared hand formula of this file agrees (a check of the check).
+    assert _expected(hrv, rhr, 8.2, 84.0, tsb)[0] == pytest.approx(score, abs=1e-9)
+
+    body = _strict((await harness.client.get("/api/training-summary", headers=auth)).text)
+    assert body["readiness"] == {"score": 49, "level": "normal"}
+    assert abs(body["tsb"] - tsb) <= 0.05 + 1e-9
+    assert body["summary"].endswith("readiness 49")
+    tool = (await _mcp(harness, auth, "get_training_summary", {}))["structuredContent"]
+    assert tool["readiness"] == body["readiness"] and tool["tsb"] == body["tsb"]
