@@ -751,3 +751,28 @@ def test_param_header_on_optional_primitives() -> None:
         return str(flag)
     schema = analyse(tool, injectables=(), skip_self=False).input_schema
     assert schema["properties"]["flag"]["x-mcp-header"] == "Flag"
+
+
+def _scalars(a: int, b: bool, c: float, d: dt.date) -> None: ...
+
+
+@pytest.mark.parametrize(("given", "bound"), [
+    ({"a": "42"}, {"a": 42}), ({"c": 7}, {"c": 7.0}), ({"d": "2026-01-02"},
+                                                       {"d": dt.date(2026, 1, 2)})])
+def test_values_readable_exactly_as_the_type_are_taken(given: dict[str, Any],
+                                                        bound: dict[str, Any]) -> None:
+    """MCP-3, as docs/mcpcast.md settles it: lax binding takes a quoted number."""
+    base = {"a": 1, "b": True, "c": 1.0, "d": "2026-01-01"}
+    kwargs = analyse(_scalars, injectables=(), skip_self=False).bind({**base, **given})
+    assert {k: kwargs[k] for k in bound} == bound
+
+
+@pytest.mark.parametrize("given", [{"a": "abc"}, {"a": 3.5}, {"b": "yes please"},
+                                   {"d": "soon"}])
+def test_values_not_readable_as_the_type_are_minus_32602(given: dict[str, Any]) -> None:
+    """MCP-3: a wrong-typed argument is -32602, naming it."""
+    base = {"a": 1, "b": True, "c": 1.0, "d": "2026-01-01"}
+    with pytest.raises(InvalidParams) as refused:
+        analyse(_scalars, injectables=(), skip_self=False).bind({**base, **given})
+    assert refused.value.code == -32602
+    assert repr(next(iter(given))) in str(refused.value)
