@@ -1060,9 +1060,11 @@ class AnalysisService:
         if ctl < 15:
             phase, weekly = "start", 250.0
             why = "little recent training: a starter week (about 250 load)"
-        elif days_to_goal is not None and days_to_goal <= 7:
+        elif days_to_goal is not None and 0 <= days_to_goal <= 7:
             phase, weekly = "race_week", 0.5 * ctl * 7
-            why = "race within a week: half the usual load, intensity kept short"
+            why = (f"race on {today + timedelta(days=days_to_goal)}: half the usual load, "
+                   "easy days and one short tempo, rest two days before, an opener the day "
+                   "before, recovery after")
         elif days_to_goal is not None and days_to_goal <= 21:
             phase, weekly = "taper", 0.7 * ctl * 7
             why = "race within 3 weeks: taper to 70 % of the usual load"
@@ -1087,20 +1089,22 @@ class AnalysisService:
                     ("easy", 0.2, 0.6)]
         monday = today + timedelta(days=(7 - today.weekday()) % 7)
         sessions: list[dict[str, Any]] = []
-        for i, (kind, share, intensity) in enumerate(plan):
+        if phase == "race_week":
+            assert goal is not None
+            assert days_to_goal is not None
+            monday = today  # race week starts today, not next Monday
+            sessions = _race_week(today, days_to_goal, weekly, goal, sport, settings)
+        for i, (kind, share, intensity) in enumerate(plan if phase != "race_week" else []):
             day = monday + timedelta(days=i)
             if intensity is None:
-                sessions.append({"date": day.isoformat(), "day": day.strftime("%A"),
-                                 "type": "rest", "sport": None, "duration_min": 0,
-                                 "load": 0.0, "target": "rest"})
+                sessions.append(_rest(day))
                 continue
             load = weekly * share
-            minutes = max(20.0, min(300.0, load / (100 * intensity**2) * 60))
-            sessions.append({"date": day.isoformat(), "day": day.strftime("%A"), "type": kind,
-                             "sport": sport, "duration_min": round(minutes / 5) * 5,
-                             "load": _r(load, 0), "target": _target(kind, sport, settings)})
-        hard = sum(s["duration_min"] for s in sessions if s["type"] in ("intervals", "tempo"))
-        total = sum(s["duration_min"] for s in sessions)
+            sessions.append(_session(day, kind, sport, load, load / (100 * intensity**2) * 60,
+                                     _target(kind, sport, settings)))
+        hard = sum(s["duration_min"] or 0 for s in sessions
+                   if s["type"] in ("intervals", "tempo", "race"))
+        total = sum(s["duration_min"] or 0 for s in sessions)
         return {"summary": f"{phase} week from {monday}: load {weekly:.0f} over "
                            f"{sum(1 for s in sessions if s['type'] != 'rest')} sessions, "
                            f"{total / 60:.1f} h; {why}",
@@ -1109,6 +1113,77 @@ class AnalysisService:
                 "easy_share_of_time": _r(1 - hard / total, 2) if total else None,
                 "rationale": why, "sessions": sessions,
                 "goal": goal_json(goal) if goal else None}
+
+
+def _rest(day: date) -> dict[str, Any]:
+    return {"date": day.isoformat(), "day": day.strftime("%A"), "type": "rest",
+            "sport": None, "duration_min": 0, "load": 0.0, "target": "rest"}
+
+
+def _session(day: date, kind: str, sport: str | None, load: float | None,
+             minutes: float | None, target: str) -> dict[str, Any]:
+    """A session of ``minutes`` (20 min to 5 h, to the nearest 5 min) and ``load``."""
+    duration = (None if minutes is None
+                else round(max(20.0, min(300.0, minutes)) / 5) * 5)
+    return {"date": day.isoformat(), "day": day.strftime("%A"), "type": kind,
+            "sport": sport, "duration_min": duration, "load": _r(load, 0), "target": target}
+
+
+OPENER_MIN, OPENER_IF = 20.0, 0.65
+RECOVERY_MIN, RECOVERY_IF = 30.0, 0.60
+
+
+def _race_target(goal: Goal, sport: str | None) -> str:
+    if not goal.distance_m:
+        return f"race: {goal_line(goal)}" if goal.kind != "race" else "race"
+    text = f"race: {goal.distance_m / 1000:g} km"
+    if goal.time_s:
+        speed = goal.time_s / (goal.distance_m / 1000)  # s per km
+        pace = (f"{3600 / speed:.1f} km/h" if sport == "ride" else
+                f"{_hms(speed / 10)}/100 m" if sport == "swim" else _pace(speed))
+        text += f", goal {_hms(goal.time_s)} ({pace})"
+    return text
+
+
+def _race_week(today: date, days_to_race: int, weekly: float, goal: Goal, sport: str,
+               settings: dict[str, Any]) -> list[dict[str, Any]]:
+    """Race week (docs/analytics.md, "Planning"), after Friel's pre-race week: today to
+    the race and on to today + 6 (the race day itself when it is 7 days out). The race
+    (R) at the goal's time, load = hours x 100 (IF 1.0); R-1 an opener, 20 min easy with
+    3-4 x 1 min at race pace (IF 0.65); R-2 rest; the days before share what is left of
+    the week's load (floored at 0) as easy sessions, one of them (R-4) a short tempo when
+    3 or more days are free; after the race, R+1 rest and easy 30 min recoveries (IF 0.6).
+    No long session."""
+    race = today + timedelta(days=days_to_race)
+    race_sport = goal.sport or sport
+    race_min = None if not goal.time_s else round(goal.time_s / 300) * 5
+    race_load = None if race_min is None else race_min / 60 * 100
+    opener_load = OPENER_MIN / 60 * 100 * OPENER_IF**2
+    budget = weekly - (race_load or 0.0) - (opener_load if days_to_race >= 1 else 0.0)
+    free = max(0, days_to_race - 2)  # days before R-2
+    each = max(0.0, budget) / free if free else 0.0
+    out: list[dict[str, Any]] = []
+    for i in range(max(7, days_to_race + 1)):
+        day = today + timedelta(days=i)
+        to_race = (race - day).days
+        if to_race == 0:
+            out.append(_session(day, "race", race_sport, race_load, race_min,
+                                _race_target(goal, race_sport)))
+        elif to_race == 1:
+            out.append(_session(day, "opener", sport, opener_load, OPENER_MIN,
+                                "opener: 20 min easy with 3-4 x 1 min at race pace"))
+        elif to_race == 2 or to_race == -1 or (to_race > 2 and each <= 0):
+            out.append(_rest(day))
+        elif to_race > 2:
+            kind = "tempo" if to_race == 4 and free >= 3 else "easy"
+            f = 0.85 if kind == "tempo" else 0.65
+            out.append(_session(day, kind, sport, each, each / (100 * f * f) * 60,
+                                _target(kind, sport, settings)))
+        else:
+            load = RECOVERY_MIN / 60 * 100 * RECOVERY_IF**2
+            out.append(_session(day, "easy", sport, load, RECOVERY_MIN,
+                                "recovery: " + _target("easy", sport, settings)))
+    return out
 
 
 def _target(kind: str, sport: str, settings: dict[str, Any]) -> str:

@@ -20,7 +20,9 @@ class PlanningTools(AnalysisGroup):
         name="suggest_training_week",
         description="A week of sessions (next Monday on) from current load (CTL), form, "
         "readiness and a goal: a rule-based build, hold, recovery or taper week with about "
-        "80 % easy time, each session with duration, load and target zone.",
+        "80 % easy time, each session with duration, load and target zone. With a goal "
+        "within 7 days: race week from today to the race (rest 2 days before, an opener "
+        "the day before, the race itself, recovery after).",
         annotations=READ_ONLY,
         scopes=(READ,),
     )

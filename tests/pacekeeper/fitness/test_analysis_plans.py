@@ -300,15 +300,14 @@ WEEK = ["rest", "intervals", "easy", "tempo", "easy", "long", "easy"]
 @pytest.mark.parametrize(("phase", "today_load", "race_in", "sport"), [
     ("hold", 150.0, None, None),  # a hard day today: form about -11, readiness 49
     ("taper", 0.0, 14, None),  # a race goal in two weeks (a run by default)
-    ("race_week", 0.0, 5, "ride"),  # a race in five days, the week asked for on the bike
+    ("taper", 0.0, 8, "ride"),  # eight days out: still the taper, from next Monday
 ])
-async def test_suggest_week_hold_taper_race_week(harness: Harness, phase: str,
-                                                 today_load: float, race_in: int | None,
-                                                 sport: str | None) -> None:
+async def test_suggest_week_hold_taper(harness: Harness, phase: str, today_load: float,
+                                       race_in: int | None, sport: str | None) -> None:
     """200 days of daily rides at 50 up to yesterday (and today's load), no health (so
     readiness = 50 + 25 clip(TSB / 15, -2, 2), TSB going into today). By hand: CTL and
     form after today from a plain loop; the phase rule of docs/analytics.md ("Planning"):
-    a goal within 7 days is race week at 50 % of CTL x 7, within 21 days a taper at 70 %,
+    a goal within 21 days (but more than 7: race week, below) is a taper at 70 %,
     otherwise form < -10 (and >= -25, readiness >= 35) holds at CTL x 7; the sessions are
     the build week's (rest, intervals IF 0.95 16 %, easy 0.65 12 %, tempo 0.85 16 %, easy
     12 %, long 0.70 30 %, easy 14 %), each its share of the week's load and
@@ -341,7 +340,7 @@ async def test_suggest_week_hold_taper_race_week(harness: Harness, phase: str,
         weekly = ctl * 7
         assert body["goal"] is None
     else:
-        weekly = (0.7 if phase == "taper" else 0.5) * ctl * 7
+        weekly = 0.7 * ctl * 7
         assert body["goal"]["id"] == goal_id
     assert body["target_load"] == round(weekly)
     assert [s["type"] for s in body["sessions"]] == WEEK
@@ -366,6 +365,100 @@ async def test_suggest_week_hold_taper_race_week(harness: Harness, phase: str,
     hard = sum(s["duration_min"] for s in body["sessions"][1:4:2])  # intervals, tempo
     total = sum(s["duration_min"] for s in body["sessions"])
     assert body["easy_share_of_time"] == round(1 - hard / total, 2)
+
+
+HINT = " (set ftp_watts, threshold_pace_s_per_km or lthr_bpm for numbers)"
+
+
+@pytest.mark.parametrize(("race_in", "sport"), [
+    (5, "ride"),  # a run race in five days, the week asked for on the bike
+    (0, None),  # the race is today
+    (1, None),  # the race is tomorrow
+    (7, None),  # a week out: the plan runs to the race, 8 days
+])
+async def test_suggest_week_race_week(harness: Harness, race_in: int,
+                                      sport: str | None) -> None:
+    """200 days of rides at 50 up to yesterday, a 10 km run race goal in 45:00 ``race_in``
+    days from today. Race week (docs/analytics.md, "Planning", after Friel's pre-race
+    week): the plan starts today, lists today .. today + 6 (to the race when it is 7 days
+    out), never a long session. By hand, W = 0.5 CTL x 7 (CTL from a plain loop, about
+    48.4, W about 169.4):
+
+    - race day R: the goal's run, 45 min, load 0.75 h x 100 = 75;
+    - R-1 opener: 20 min at IF 0.65, load 1/3 x 100 x 0.4225 = 14.08;
+    - R-2 rest;
+    - the n days before R-2 share E = (W - 75 - 14.08) / n each (5 days out: n = 3,
+      E = 26.8, easy 38.0 -> 40 min, tempo at R-4 22.2 -> 20 min; 7 days out: n = 5,
+      E = 16.1, easy 22.8 -> 25 min, the tempo 13.3 min held at the 20 min floor);
+    - R+1 rest, then easy recovery runs of 30 min at IF 0.6, load 18."""
+    h = harness
+    auth, owner = await _person(h, f"plan-race-{race_in}@example.com")
+    today = _today(h)
+    await _store(h, owner, [{"start": _at(today - timedelta(days=200 - i)), "sport": "ride",
+                             "metrics": {"load": 50.0}} for i in range(200)])
+    race = today + timedelta(days=race_in)
+    created = (await _mcp(h, auth, "set_goal", {
+        "kind": "race", "distance_m": 10000, "time_s": 2700,
+        "date": race.isoformat()}))["structuredContent"]
+    args: dict[str, Any] = {"goal_id": created["goal"]["id"]}
+    if sport:
+        args["sport"] = sport
+    ctl, _, _ = _plain([50.0] * 200 + [0.0])
+    weekly = 0.5 * ctl * 7
+    assert ctl == pytest.approx(48.406, abs=1e-3)
+    opener = 20 / 60 * 100 * 0.65**2
+    assert opener == pytest.approx(14.083, abs=1e-3)
+    other = sport or "run"  # the sessions' sport; the race is the goal's (a run)
+    easy_t = "Z2 endurance" + HINT
+    tempo_t = "sweet spot / tempo" + HINT
+    race_row = (0, "race", "run", 75, 45, "race: 10 km, goal 45:00 (4:30/km)")
+    opener_row = (-1, "opener", other, 14, 20,
+                  "opener: 20 min easy with 3-4 x 1 min at race pace")
+    recovery = (other, 18, 30, "recovery: " + easy_t)
+    # (days from the race, type, sport, load, minutes, target); rest rows: sport None, 0, 0
+    rest: tuple[Any, ...] = (None, 0, 0, "rest")
+    if race_in == 5:
+        e = (weekly - 75 - opener) / 3
+        assert e == pytest.approx(26.78, abs=0.01)
+        assert e / (100 * 0.65**2) * 60 == pytest.approx(38.03, abs=0.01)  # -> 40
+        assert e / (100 * 0.85**2) * 60 == pytest.approx(22.24, abs=0.01)  # -> 20
+        rows = [(-5, "easy", other, 27, 40, easy_t), (-4, "tempo", other, 27, 20, tempo_t),
+                (-3, "easy", other, 27, 40, easy_t), (-2, "rest", *rest), opener_row,
+                race_row, (1, "rest", *rest)]
+    elif race_in == 7:
+        e = (weekly - 75 - opener) / 5
+        assert e == pytest.approx(16.07, abs=0.01)
+        assert e / (100 * 0.65**2) * 60 == pytest.approx(22.82, abs=0.01)  # -> 25
+        assert e / (100 * 0.85**2) * 60 < 20  # the 20 min floor
+        rows = [(-7, "easy", other, 16, 25, easy_t), (-6, "easy", other, 16, 25, easy_t),
+                (-5, "easy", other, 16, 25, easy_t), (-4, "tempo", other, 16, 20, tempo_t),
+                (-3, "easy", other, 16, 25, easy_t), (-2, "rest", *rest), opener_row,
+                race_row]
+    elif race_in == 1:
+        rows = [opener_row, race_row, (1, "rest", *rest), *[(k, "easy", *recovery)
+                                                             for k in range(2, 6)]]
+    else:
+        rows = [race_row, (1, "rest", *rest), *[(k, "easy", *recovery) for k in range(2, 7)]]
+    body = (await _mcp(h, auth, "suggest_training_week", args))["structuredContent"]
+    assert body["phase"] == "race_week"
+    assert body["week_of"] == today.isoformat()
+    assert body["target_load"] == round(weekly)
+    got = [((date.fromisoformat(s["date"]) - race).days, s["type"], s["sport"], s["load"],
+            s["duration_min"], s["target"]) for s in body["sessions"]]
+    assert got == [(k, kind, sp, float(load), minutes, target)
+                   for k, kind, sp, load, minutes, target in rows]
+    assert got[0][0] == -race_in  # today first, one day after another
+    assert [s["day"] for s in body["sessions"]] == [
+        (today + timedelta(days=i)).strftime("%A") for i in range(len(rows))]
+    hard = sum(r[4] for r in rows if r[1] in ("tempo", "race"))
+    assert body["easy_share_of_time"] == round(1 - hard / sum(r[4] for r in rows), 2)
+    # The HTTP twin answers the same plan.
+    query = "&".join(f"{k}={v}" for k, v in args.items())
+    http = await h.client.get(f"/api/training-week?{query}", headers=auth)
+    assert http.status_code == 200, http.text
+    assert http.json()["sessions"] == body["sessions"]
+    assert {k: http.json()[k] for k in ("phase", "week_of", "target_load", "summary")} == {
+        k: body[k] for k in ("phase", "week_of", "target_load", "summary")}
 
 
 async def test_suggest_week_targets_from_the_athletes_thresholds(harness: Harness) -> None:
