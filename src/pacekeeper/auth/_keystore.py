@@ -106,12 +106,17 @@ class KeyStore:
         return self.algorithm == "RS256"
 
     async def start(self) -> None:
-        """Load keys and make sure a current RS256 key exists."""
+        """Load keys and make sure a current RS256 key exists: one, however many processes
+        start at once (the check and the creation take turns), so every process knows the
+        key every other one signs with from its first request on. Before, each could make
+        its own, and a token signed by one was "invalid" at another until that one
+        reloaded (found by the cluster test)."""
         if not self.is_rsa:
             return
-        await self.reload()
-        if self._current() is None:
-            await self._create_key()
+        async with self._repo.exclusive():
+            await self.reload()
+            if self._current() is None:
+                await self._create_key()
 
     async def reload(self) -> None:
         if not self.is_rsa:

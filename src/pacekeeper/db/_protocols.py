@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
+from contextlib import AbstractAsyncContextManager
 from datetime import datetime
 from typing import Protocol
 
@@ -34,6 +35,7 @@ class UserRepository(Protocol):
 
 
 class SigningKeyRepository(Protocol):
+    def exclusive(self) -> AbstractAsyncContextManager[None]: ...
     async def add(self, key: SigningKey) -> None: ...
     async def list_all(self) -> Sequence[SigningKey]: ...
     async def retire(self, kid: str, retired_at: datetime, expires_at: datetime) -> None: ...

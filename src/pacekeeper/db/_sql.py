@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import uuid
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from datetime import datetime
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import delete, func, select, text, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
@@ -161,9 +162,32 @@ class SqlUserRepository:
         return AuthState(UserStatus(row[0]), int(row[1]), row[2])
 
 
+# Processes starting together (a cluster, `serve --workers N`) must not each create a
+# first signing key: on PostgreSQL the check and the creation take turns under this lock.
+_SIGNING_KEY_LOCK = 0x706B6B79  # "pkky"
+
+
 class SqlSigningKeyRepository:
     def __init__(self, sessions: async_sessionmaker[AsyncSession]) -> None:
         self._sessions = sessions
+
+    @contextlib.asynccontextmanager
+    async def exclusive(self) -> AsyncIterator[None]:
+        """One process at a time in the block: a PostgreSQL session advisory lock, held on
+        a connection of its own. SQLite serves one process (`serve --workers` needs
+        PostgreSQL), so there it is a plain block."""
+        engine = self._sessions.kw.get("bind")
+        if not isinstance(engine, AsyncEngine) or engine.dialect.name != "postgresql":
+            yield
+            return
+        async with engine.connect() as connection:
+            await connection.execute(text("SELECT pg_advisory_lock(:key)"),
+                                     {"key": _SIGNING_KEY_LOCK})
+            try:
+                yield
+            finally:
+                await connection.execute(text("SELECT pg_advisory_unlock(:key)"),
+                                         {"key": _SIGNING_KEY_LOCK})
 
     async def add(self, key: SigningKey) -> None:
         async with self._sessions() as session:
