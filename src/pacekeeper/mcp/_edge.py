@@ -26,9 +26,8 @@ from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from mcpcast.tracing import LazyTracer
-from pacekeeper.auth import Principal
 from pacekeeper.backing import is_unavailable
-from pacekeeper.mcp._gate import McpGate, _Gated, _gated, _headers, _rate_limited, judge
+from pacekeeper.mcp._gate import McpGate, _Gated, _headers, judge
 from pacekeeper.ops import HttpMetrics, choose_request_id, request_id
 
 ErrorHandler = Callable[[Request, Exception], Awaitable[Response]]
@@ -70,18 +69,13 @@ class McpEdge:
         took: float | None = None
         started = False
         try:
-            verdict = await judge(self.gate.services(), "POST", _headers(raw),
-                                  self.gate.same_origins)
-            decision = verdict.rate if isinstance(verdict, Principal) else None
-            if decision is not None and not decision.allowed:
-                headers, body = _rate_limited(decision)
+            gated = _Gated(await judge(self.gate.services(), "POST", _headers(raw),
+                                       self.gate.same_origins))
+            if gated.limited:
                 status, started = 429, True
                 took = time.perf_counter() - start
-                await send({"type": "http.response.start", "status": 429,
-                            "headers": [*headers, *echo]})
-                await send({"type": "http.response.body", "body": body})
+                await gated.refuse(send, echo)
                 return
-            gated = _Gated(verdict)
 
             async def answer(message: Message) -> None:
                 nonlocal status, took, started
@@ -89,14 +83,11 @@ class McpEdge:
                     status = message["status"]
                     took = time.perf_counter() - start
                     started = True
-                    message = gated.started(message, decision, echo)
+                    message = gated.started(message, echo)
                 await send(message)
 
-            reset = _gated.set(gated)
-            try:
+            with gated:
                 await self.app(scope, receive, answer)
-            finally:
-                _gated.reset(reset)
         except Exception as exc:
             if started:
                 raise

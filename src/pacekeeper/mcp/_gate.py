@@ -29,7 +29,7 @@ error naming the scopes on a WebSocket.
 from __future__ import annotations
 
 from collections.abc import Callable, Coroutine, Mapping
-from contextvars import ContextVar
+from contextvars import ContextVar, Token
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -47,23 +47,47 @@ Verdict = Principal | Unauthorized
 
 
 class _Gated:
-    """What the gate knows of the POST in progress: its verdict, and the bucket's state
-    after a batch paid for its further requests (whose headers then win)."""
+    """What the gate knows of the POST in progress: its verdict, the tenant bucket's
+    `decision` for it, and the bucket's state after a batch paid for its further requests
+    (whose headers then win). Used as `with gated:` around the app, it is the context
+    variable mcpcast's hook reads (the gate's and the edge's one way of setting it)."""
 
-    __slots__ = ("charged", "verdict")
+    __slots__ = ("charged", "decision", "reset", "verdict")
 
     def __init__(self, verdict: Verdict) -> None:
         self.verdict = verdict
+        self.decision = verdict.rate if isinstance(verdict, Principal) else None
         self.charged: RateDecision | None = None
+        self.reset: Token[_Gated | None] | None = None
 
-    def started(self, message: Message, decision: RateDecision | None,
-                extra: tuple[tuple[bytes, bytes], ...] = ()) -> Message:
+    @property
+    def limited(self) -> bool:
+        return self.decision is not None and not self.decision.allowed
+
+    async def refuse(self, send: Send, extra: tuple[tuple[bytes, bytes], ...] = ()) -> None:
+        """429 for an empty bucket, with its `X-RateLimit-*` and `Retry-After`."""
+        assert self.decision is not None
+        headers, body = _rate_limited(self.decision)
+        await send({"type": "http.response.start", "status": 429,
+                    "headers": [*headers, *extra]})
+        await send({"type": "http.response.body", "body": body})
+
+    def started(self, message: Message, extra: tuple[tuple[bytes, bytes], ...] = ()
+                ) -> Message:
         """The answer's start with `extra` headers and the bucket's latest state (a
-        batch's further charge is newer than the POST's own `decision`)."""
+        batch's further charge is newer than the POST's own decision)."""
         headers = [*message.get("headers", ()), *extra]
-        if decision is not None:
-            headers += (self.charged or decision).raw_headers()
+        if self.decision is not None:
+            headers += (self.charged or self.decision).raw_headers()
         return {**message, "headers": headers}
+
+    def __enter__(self) -> _Gated:
+        self.reset = _gated.set(self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        assert self.reset is not None
+        _gated.reset(self.reset)
 
 
 _gated: ContextVar[_Gated | None] = ContextVar("pacekeeper_mcp_gated", default=None)
@@ -253,25 +277,18 @@ class McpGate:
             return
         verdict = await judge(self.services(), "POST", _headers(dict(scope["headers"])),
                               self.same_origins)
-        decision = verdict.rate if isinstance(verdict, Principal) else None
-        if decision is not None and not decision.allowed:
-            headers, body = _rate_limited(decision)
-            await send({"type": "http.response.start", "status": 429, "headers": headers})
-            await send({"type": "http.response.body", "body": body})
+        gated = _Gated(verdict)
+        if gated.limited:
+            await gated.refuse(send)
             return
 
-        gated = _Gated(verdict)
-
         async def send_with_limits(message: Message) -> None:
-            if message["type"] == "http.response.start" and decision is not None:
-                message = gated.started(message, decision)
+            if message["type"] == "http.response.start" and gated.decision is not None:
+                message = gated.started(message)
             await send(message)
 
-        token = _gated.set(gated)
-        try:
+        with gated:
             await self.app(scope, receive, send_with_limits)
-        finally:
-            _gated.reset(token)
 
 
 __all__ = [
