@@ -30,6 +30,7 @@ from mcp.client.streamable_http import streamable_http_client
 from pacekeeper.fitness import analytics as an
 from pacekeeper.fitness.models import Sport
 from pacekeeper.fitness.streams import StreamSet
+from tests._pmc import plain_pmc
 from tests._services import free_port
 from tests.e2e._connect import connect_without_browser
 from tests.e2e._service_process import serve, service_env
@@ -76,21 +77,6 @@ def _read_back(server: str, auth: dict[str, str]) -> list[dict[str, Any]]:
                     "utc_day": start.astimezone(UTC).date(),
                     "detail": detail, "streams": StreamSet(time, channels)})
     return out
-
-
-def _plain_pmc(loads: list[float], ctl_days: float = 42.0, atl_days: float = 7.0
-               ) -> tuple[list[float], list[float], list[float]]:
-    """CTL/ATL day by day (Coggan's exponential form), TSB going into the day."""
-    kc, ka = math.exp(-1 / ctl_days), math.exp(-1 / atl_days)
-    ctl = atl = 0.0
-    cs, as_, ts = [], [], []
-    for x in loads:
-        ts.append(ctl - atl)
-        ctl = ctl * kc + x * (1 - kc)
-        atl = atl * ka + x * (1 - ka)
-        cs.append(ctl)
-        as_.append(atl)
-    return cs, as_, ts
 
 
 def _best_average(power: np.ndarray, d: int) -> float:
@@ -152,7 +138,8 @@ async def test_sync_then_the_five_questions_match_the_engine(server: str) -> Non
         for a in acts:
             daily[(a["day"] - first).days] += a["load"]
         engine = an.ctl_atl_tsb(daily)
-        hand_ctl, hand_atl, hand_tsb = _plain_pmc(daily.tolist())
+        hand_ctl, hand_atl, hand_tsb = (list(c) for c in zip(*plain_pmc(daily.tolist()),
+                                                               strict=True))
         np.testing.assert_allclose(engine.ctl, hand_ctl, rtol=1e-9, atol=1e-9)
         np.testing.assert_allclose(engine.tsb, hand_tsb, rtol=1e-9, atol=1e-9)
 

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from scipy import stats  # type: ignore[import-untyped]
 
+from tests._pmc import plain_pmc
 from tests.pacekeeper.conftest import Harness
 from tests.pacekeeper.fitness.test_analysis import _mcp, _person, _store, _today
 from tests.pacekeeper.fitness.test_analysis_values import _curves
@@ -222,13 +223,8 @@ async def test_detect_patterns_falls_back_to_heart_rate(harness: Harness) -> Non
 
 
 def _plain(loads: list[float]) -> tuple[float, float, float]:
-    """CTL and ATL after the last day, and TSB going into it, day by day."""
-    kc, ka = math.exp(-1 / 42), math.exp(-1 / 7)
-    ctl = atl = tsb = 0.0
-    for x in loads:
-        tsb = ctl - atl
-        ctl, atl = ctl * kc + x * (1 - kc), atl * ka + x * (1 - ka)
-    return ctl, atl, tsb
+    """CTL and ATL after the last day, and TSB going into it (the tests' plain loop)."""
+    return plain_pmc(loads)[-1]
 
 
 BUILD = [(0.16, 0.95), (0.12, 0.65), (0.16, 0.85), (0.12, 0.65), (0.30, 0.70), (0.14, 0.65)]

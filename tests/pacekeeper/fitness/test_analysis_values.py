@@ -12,7 +12,6 @@ each tool equal to its HTTP twin. SQLite and PostgreSQL.
 
 from __future__ import annotations
 
-import math
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
@@ -20,6 +19,7 @@ import orjson
 import pytest
 
 from pacekeeper.fitness import analytics as an
+from tests._pmc import plain_pmc
 from tests.pacekeeper.conftest import Harness
 from tests.pacekeeper.fitness.test_analysis import _mcp, _person, _store, _today
 
@@ -137,10 +137,7 @@ async def test_weekly_load_and_periods_add_up_by_hand(harness: Harness) -> None:
     assert both["change"]["load"] == -100 and both["change"]["power_5min"] == 15
     assert both["change"]["km"] == -40 and both["change"]["activities"] == -1
     # CTL at the end of A: the plain loop over A's seven days (nothing before them).
-    kc = math.exp(-1 / 42)
-    ctl = 0.0
-    for load in (120.0, 0.0, 50.0, 0.0, 0.0, 0.0, 0.0):
-        ctl = ctl * kc + load * (1 - kc)
+    ctl = plain_pmc((120.0, 0.0, 50.0, 0.0, 0.0, 0.0, 0.0))[-1][0]
     assert both["a"]["end_ctl"] == pytest.approx(round(ctl, 1))
     period = (await _mcp(h, auth, "get_period_summary", {"from": a[0], "to": a[1]})
               )["structuredContent"]
@@ -169,12 +166,7 @@ async def test_recovery_status_against_a_plain_loop_and_the_bands(
     loads[149 - 12] = 150.0
     await _store(h, owner, [{"start": _at(first + timedelta(days=i), 10),
                              "metrics": {"load": x}} for i, x in enumerate(loads) if x])
-    kc, ka = math.exp(-1 / 42), math.exp(-1 / 7)
-    ctl = atl = 0.0
-    tsb_today = 0.0
-    for x in loads:
-        tsb_today = ctl - atl
-        ctl, atl = ctl * kc + x * (1 - kc), atl * ka + x * (1 - ka)
+    ctl, atl, tsb_today = plain_pmc(loads)[-1]
     form = ctl - atl
     body = (await _mcp(h, auth, "get_recovery_status", {}))["structuredContent"]
     assert body["ctl"] == pytest.approx(round(ctl, 1))

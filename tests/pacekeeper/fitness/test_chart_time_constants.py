@@ -13,25 +13,13 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
+from tests._pmc import plain_pmc
 from tests.pacekeeper.conftest import Harness
 from tests.pacekeeper.fitness.test_analysis import _mcp, _person, _store, _today
 
 
 def _at(day: date) -> datetime:
     return datetime.combine(day, datetime.min.time(), UTC) + timedelta(hours=10)
-
-
-def _loop(loads: list[float], ctl_days: float, atl_days: float
-          ) -> list[tuple[float, float, float]]:
-    """(CTL, ATL, TSB going into the day) per day, from zero, day by day."""
-    kc, ka = math.exp(-1 / ctl_days), math.exp(-1 / atl_days)
-    ctl = atl = 0.0
-    out = []
-    for x in loads:
-        tsb = ctl - atl
-        ctl, atl = ctl * kc + x * (1 - kc), atl * ka + x * (1 - ka)
-        out.append((ctl, atl, tsb))
-    return out
 
 
 @pytest.mark.parametrize(("ctl_days", "atl_days"), [(42, 7), (28, 5), (100, 10)])
@@ -51,8 +39,8 @@ async def test_chart_time_constants_against_a_plain_loop(harness: Harness, ctl_d
     # docs/analytics.md: the PMC starts 6 time constants before `from` (340 days of
     # history before it here): the loop starts there too, then agrees to the rounding.
     skip = max(0, 340 - 6 * max(ctl_days, atl_days))
-    want = _loop(loads[skip:], ctl_days, atl_days)[-60:]
-    full = _loop(loads, ctl_days, atl_days)[-60:]  # the start left out: at most e^-6
+    want = plain_pmc(loads[skip:], ctl_days, atl_days)[-60:]
+    full = plain_pmc(loads, ctl_days, atl_days)[-60:]  # the start left out: at most e^-6
     assert all(abs(w[0] - f[0]) <= math.exp(-6) * f[0] for w, f in zip(want, full, strict=True))
     start = today - timedelta(days=59)
     args: dict[str, object] = {"from": start.isoformat(), "to": today.isoformat()}
@@ -68,7 +56,7 @@ async def test_chart_time_constants_against_a_plain_loop(harness: Harness, ctl_d
     if (ctl_days, atl_days) != (42, 7):
         assert f"(CTL {ctl_days} days, ATL {atl_days} days)" in chart["summary"]
         # Different constants give a different chart: the arguments are used.
-        default = _loop(loads, 42, 7)[-1]
+        default = plain_pmc(loads, 42, 7)[-1]
         assert abs(default[0] - want[-1][0]) > 0.5 or abs(default[1] - want[-1][1]) > 0.5
     http = await h.client.get("/api/fitness-chart", headers=auth,
                               params={k: str(v) for k, v in args.items()})
