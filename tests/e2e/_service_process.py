@@ -108,9 +108,10 @@ def stop(proc: subprocess.Popen[bytes], timeout: float = 15.0) -> str:
 
 
 @contextlib.contextmanager
-def serve(env: dict[str, str], secrets_to_hide: Iterable[str] = ()) -> Iterator[str]:
-    """`pacekeeper serve` until healthy; on exit its log must hold no given secret and no
-    traceback (ERR-3)."""
+def serve(env: dict[str, str], secrets_to_hide: Iterable[str] = (),
+          stop_timeout: float = 15.0) -> Iterator[str]:
+    """`pacekeeper serve` until healthy; on exit (SIGTERM, a kill after `stop_timeout`)
+    its log must hold no given secret and no traceback (ERR-3)."""
     url = env["PACEKEEPER_BASE_URL"]
     proc = subprocess.Popen([EXE, "serve"], env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT)
@@ -118,7 +119,7 @@ def serve(env: dict[str, str], secrets_to_hide: Iterable[str] = ()) -> Iterator[
         wait_healthy(url, proc)
         yield url
     finally:
-        output = stop(proc)
+        output = stop(proc, timeout=stop_timeout)
         for secret in secrets_to_hide:
             assert secret not in output
         assert "Traceback" not in output, output[-3000:]

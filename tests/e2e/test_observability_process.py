@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gzip
-import subprocess
 import threading
 import time
 from collections.abc import Iterator
@@ -28,7 +27,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from tests._services import free_port
 from tests.e2e._mcp_clients import call, open_http_session, ws_open
-from tests.e2e._service_process import EXE, service_env, stop, wait_healthy
+from tests.e2e._service_process import serve, service_env
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 PASSWORD = "correct horse battery"
@@ -54,20 +53,10 @@ async def _until_gauges(base: str, want: tuple[float, float], within_s: float = 
         seen = await asyncio.to_thread(_gauges, base)
 
 
-@contextlib.contextmanager
-def _serving(tmp_path: Path, **extra: str) -> Iterator[str]:
+def _serving(tmp_path: Path, **extra: str) -> contextlib.AbstractContextManager[str]:
     """A served process (SQLite) with extra settings, until healthy; its log must hold
     no traceback when it has stopped (ERR-3)."""
-    env = service_env(tmp_path, free_port(), **extra)
-    base = env["PACEKEEPER_BASE_URL"]
-    proc = subprocess.Popen([EXE, "serve"], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT)
-    try:
-        wait_healthy(base, proc)
-        yield base
-    finally:
-        output = stop(proc, timeout=30)
-        assert "Traceback" not in output, output[-3000:]
+    return serve(service_env(tmp_path, free_port(), **extra), stop_timeout=30)
 
 
 def _token(base: str, email: str) -> str:
