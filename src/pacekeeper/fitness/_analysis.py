@@ -1094,14 +1094,16 @@ class AnalysisService:
             assert days_to_goal is not None
             monday = today  # race week starts today, not next Monday
             sessions = _race_week(today, days_to_goal, weekly, goal, sport, settings)
-        for i, (kind, share, intensity) in enumerate(plan if phase != "race_week" else []):
-            day = monday + timedelta(days=i)
-            if intensity is None:
-                sessions.append(_rest(day))
-                continue
-            load = weekly * share
-            sessions.append(_session(day, kind, sport, load, load / (100 * intensity**2) * 60,
-                                     _target(kind, sport, settings)))
+        else:
+            for i, (kind, share, intensity) in enumerate(plan):
+                day = monday + timedelta(days=i)
+                if intensity is None:
+                    sessions.append(_rest(day))
+                    continue
+                load = weekly * share
+                sessions.append(_session(day, kind, sport, load,
+                                         load / (100 * intensity**2) * 60,
+                                         _target(kind, sport, settings)))
         hard = sum(s["duration_min"] or 0 for s in sessions
                    if s["type"] in ("intervals", "tempo", "race"))
         total = sum(s["duration_min"] or 0 for s in sessions)
