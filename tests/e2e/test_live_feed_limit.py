@@ -1,6 +1,6 @@
 """Opening a live feed pays from the tenant's bucket like any request, and an empty
 bucket refuses it: 429 over SSE and over WebSocket, counted in
-`pacekeeper_rate_limited_total` once each (issue 18: rate-limit refusals counted; RL-*).
+`pacekeeper_rate_limited_total` once each (issue 18: rate-limit refusals counted; SMCP-4).
 Before, an open took a token but was never refused, so a signed-in caller could open
 feeds without bound. Open feeds are not charged again (their re-checks are free)."""
 

@@ -7,7 +7,8 @@ case here is sent once through the edge and once through the stack it stands in 
 order aside; a request id and a session id are new each time, so only their presence and
 form are compared, and a rate limit's remaining count and reset are read, not matched,
 since the two requests take from one bucket). The HTTP metrics must count both alike.
-Requirement IDs: SMCP-1..3 (401s), ERR-2, ERR-3 (no traceback out), RL-* via the 429.
+Requirement IDs: SMCP-1..3 (401s), ERR-2, ERR-3 (no traceback out), SMCP-4 (the tenant
+bucket's 429 and X-RateLimit-*).
 """
 
 from __future__ import annotations
