@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
+import time
 
 import httpx
 from websockets.asyncio.client import connect
@@ -34,10 +36,14 @@ def test_anonymous_initialize_flood_is_bounded_per_address() -> None:
     bound), and an authenticated client can still open a session afterwards."""
     server = Server(Fixture(), config=ServerConfig(max_sessions=100), authenticate=check_token)
     with serve(server.asgi_app()) as base, httpx.Client(base_url=base, timeout=10) as http:
+        began = time.monotonic()
         answers = [_initialize(http) for _ in range(120)]
+        took = time.monotonic() - began
         created = [a for a in answers if a.status_code == 200]
         limited = [a for a in answers if a.status_code == 429]
-        assert len(created) <= 60  # the default anonymous_sessions_per_minute
+        # The default anonymous_sessions_per_minute (60), plus what the bucket refills
+        # while the flood runs (one a second): a loaded machine took over a second once.
+        assert len(created) <= 60 + math.floor(took)
         assert len(created) + len(limited) == len(answers)
         assert int(limited[0].headers["retry-after"]) >= 1
         assert _initialize(http, "alice").status_code == 200
