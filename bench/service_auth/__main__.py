@@ -39,6 +39,12 @@ def _parser() -> argparse.ArgumentParser:
         default="fastmcp,mcpcast",
         help="reference servers without auth (from mcp_throughput)",
     )
+    p.add_argument(
+        "--no-pinned",
+        action="store_true",
+        help="leave out the service with each credential resolved once (authentication's "
+        "own cost: the authenticated rows over this one)",
+    )
     p.add_argument("--server-cpu", default="0")
     p.add_argument("--load-cpu", default="1")
     p.add_argument("--no-pin", action="store_true", help="do not use taskset")
@@ -90,6 +96,7 @@ def main(argv: list[str] | None = None) -> int:
         load_cpu=args.load_cpu if pin else None,
         log_dir=args.out / "logs",
         peers=tuple(p.strip() for p in args.peers.split(",") if p.strip()),
+        pinned=not args.no_pinned,
     )
     started = dt.datetime.now(dt.UTC)
     outcome = run_benchmark(settings)

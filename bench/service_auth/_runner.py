@@ -31,6 +31,7 @@ class Settings:
     load_cpu: str | None
     log_dir: Path
     peers: tuple[str, ...] = PEERS
+    pinned: bool = True  # also the service with each credential resolved once
 
 
 @dataclass
@@ -91,12 +92,14 @@ def _peer_rows(spec: ServerSpec, settings: Settings, scripts: Path) -> list[Row]
     return rows
 
 
-def _service_rows(bits: int, settings: Settings, scripts: Path) -> tuple[list[Row], Login | None]:
-    spec = pacekeeper_spec(bits)
+def _service_rows(bits: int, settings: Settings, scripts: Path, *, pinned: bool = False
+                  ) -> tuple[list[Row], Login | None]:
+    spec = pacekeeper_spec(bits, pinned=pinned)
     rows: list[Row] = []
     login: Login | None = None
     try:
-        with serve_service(bits, cpu=settings.server_cpu, log_dir=settings.log_dir) as service:
+        with serve_service(bits, cpu=settings.server_cpu, log_dir=settings.log_dir,
+                           factory=spec.factory) as service:
             say(f"-- {spec.label}: register, {settings.logins} timed logins, MCP session")
             service.sign_in(settings.logins)
             login = Login(bits, service.argon2, service.login_ms)
@@ -106,7 +109,7 @@ def _service_rows(bits: int, settings: Settings, scripts: Path) -> tuple[list[Ro
                 try:
                     service.verify(era)
                     request = service.request(era)
-                    result = measure(service.url, request, settings, scripts / f"{bits}.lua")
+                    result = measure(service.url, request, settings, scripts / f"{spec.key}.lua")
                 except (ServerFailed, RuntimeError) as exc:
                     say(f"   failed: {exc}")
                     rows.append(Row(spec.key, spec.label, spec.version(), era, "failed", str(exc)))
@@ -135,4 +138,8 @@ def run_benchmark(settings: Settings) -> Outcome:
             outcome.rows += rows
             if login is not None:
                 outcome.logins.append(login)
+        if settings.pinned:
+            # Authentication's own cost: the same service and call, the caller pinned.
+            rows, _ = _service_rows(min(settings.key_bits), settings, Path(tmp), pinned=True)
+            outcome.rows += rows
     return outcome

@@ -30,9 +30,15 @@ from ._requests import MCP_PATH, check_whoami, initialize_body, whoami_request
 MASTER_KEY = base64.b64encode(bytes(range(32))).decode()
 PASSWORD = "bench-password-1"  # a benchmark user in a temporary database
 FACTORY = "pacekeeper.app:create_app"
+# The same service with each credential resolved once (bench/service_auth/_pinned.py).
+PINNED_FACTORY = "bench.service_auth._pinned:create_app"
+PINNED = "pacekeeper-pinned"  # + "-<bits>"
 
 
-def pacekeeper_spec(bits: int) -> ServerSpec:
+def pacekeeper_spec(bits: int, *, pinned: bool = False) -> ServerSpec:
+    if pinned:
+        return ServerSpec(f"{PINNED}-{bits}", f"pacekeeper pinned, RS256-{bits}", PINNED_FACTORY,
+                          "pacekeeper.app:create_app", "pacekeeper")
     return ServerSpec(
         f"pacekeeper-{bits}",
         f"pacekeeper RS256-{bits}",
@@ -143,12 +149,13 @@ def stored_hash_parameters(db: Path, email: str) -> str:
 
 
 @contextlib.contextmanager
-def serve_service(bits: int, *, cpu: str | None, log_dir: Path) -> Iterator[RunningService]:
-    """Start ``create_app()`` under uvicorn with a fresh SQLite data directory; stop it on exit."""
+def serve_service(bits: int, *, cpu: str | None, log_dir: Path,
+                  factory: str = FACTORY) -> Iterator[RunningService]:
+    """Start ``factory()`` under uvicorn with a fresh SQLite data directory; stop it on exit."""
     port = free_port()
     log_dir.mkdir(parents=True, exist_ok=True)
-    log_path = log_dir / f"pacekeeper-{bits}.log"
-    cmd = uvicorn_command(FACTORY, port, cpu=cpu, lifespan="on")
+    log_path = log_dir / f"pacekeeper-{bits}{'-pinned' if factory != FACTORY else ''}.log"
+    cmd = uvicorn_command(factory, port, cpu=cpu, lifespan="on")
     with tempfile.TemporaryDirectory(prefix="service-auth-") as tmp:
         data_dir = Path(tmp)
         env = {**os.environ, **service_env(data_dir, port, bits)}

@@ -22,7 +22,10 @@ from bench.service_auth import (
     stored_hash_parameters,
     whoami_request,
 )
-from bench.service_auth._report import ratios, verdicts
+from bench.service_auth._pinned import pinned
+from bench.service_auth._report import authentication_share, ratios, verdicts
+from mcpcast import Unauthorized
+from pacekeeper.auth import Principal
 
 EMAIL = "bench@example.com"
 
@@ -118,6 +121,38 @@ def test_the_target_also_asks_for_four_fifths_of_mcpcast() -> None:
     assert missed.endswith("0.78x mcpcast, p99 4.00 ms -> MISSED")
 
 
+def test_authentication_share_is_the_authenticated_row_over_the_pinned_one() -> None:
+    """The pinned row is a reference, never judged against the targets itself."""
+    rows = [_row("fastmcp", 1000, 50), _row("mcpcast", 20000, 3),
+            _row("pacekeeper-2048", 12000, 4), _row("pacekeeper-4096", 11000, 4)]
+    rows.append(_row("pacekeeper-pinned-2048", 15000, 3))
+    assert authentication_share(rows) == {"current": pytest.approx(12000 / 15000)}
+    assert set(ratios(rows)) == {"pacekeeper-2048 current", "pacekeeper-4096 current"}
+    assert len(verdicts(rows)) == 2
+
+
+async def test_pinned_judge_keeps_admitted_callers_and_never_a_refusal() -> None:
+    """The reference row takes the resolution out for a credential admitted once; a
+    refused one is asked again each time (so a bad token is never let through)."""
+    calls: list[str] = []
+    principal = Principal._make([None] * len(Principal._fields))
+    refusal = Unauthorized("invalid token", www_authenticate="Bearer")
+
+    async def judge(services: object, method: str, headers: dict[str, str],
+                    same_origins: object = None) -> object:
+        calls.append(headers.get("authorization", ""))
+        return refusal if headers.get("authorization") == "Bearer bad" else principal
+
+    once = pinned(judge)  # type: ignore[arg-type]
+    good, bad = {"authorization": "Bearer good"}, {"authorization": "Bearer bad"}
+    assert await once(None, "POST", good) is principal
+    assert await once(None, "POST", good) is principal
+    assert await once(None, "POST", bad) is refusal
+    assert await once(None, "POST", bad) is refusal
+    assert await once(None, "POST", {}) is principal
+    assert calls == ["Bearer good", "Bearer bad", "Bearer bad", ""]
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("wrk") is None, reason="wrk not installed")
 def test_quick_run_every_row_succeeds(tmp_path: Path) -> None:
@@ -129,7 +164,7 @@ def test_quick_run_every_row_succeeds(tmp_path: Path) -> None:
     assert main(["--quick", "--no-pin", "--out", str(tmp_path)]) == 0
     data = json.loads((tmp_path / "service_auth-latest.json").read_text())
     rows = {(r["server"], r["era"]): r for r in data["rows"]}
-    for key in ("fastmcp", "mcpcast", "pacekeeper-2048"):
+    for key in ("fastmcp", "mcpcast", "pacekeeper-2048", "pacekeeper-pinned-2048"):
         for era in ("legacy", "current"):
             row = rows[(key, era)]
             assert row["status"] == "ok", row["reason"]
@@ -139,6 +174,8 @@ def test_quick_run_every_row_succeeds(tmp_path: Path) -> None:
         "pacekeeper RS256-2048 legacy",
         "pacekeeper RS256-2048 current",
     }
+    assert set(data["authenticated_over_pinned"]) == {"legacy", "current"}
+    assert all(v is not None and v > 0 for v in data["authenticated_over_pinned"].values())
     (login,) = data["logins"]
     assert login["argon2"].startswith("argon2id m=")
     assert len(login["samples_ms"]) == 5

@@ -27,10 +27,11 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from mcpcast.tracing import LazyTracer
 from pacekeeper.backing import is_unavailable
-from pacekeeper.mcp._gate import McpGate, _Gated, _headers, judge
+from pacekeeper.mcp._gate import McpGate, Verdict, _Gated, _headers, judge
 from pacekeeper.ops import HttpMetrics, choose_request_id, request_id
 
 ErrorHandler = Callable[[Request, Exception], Awaitable[Response]]
+Judge = Callable[..., Awaitable[Verdict]]
 _ROUTE = "/mcp"
 _REQUEST_ID = b"x-request-id"
 
@@ -42,6 +43,8 @@ class McpEdge:
     (one set of series for `/mcp`). `unavailable` and `internal`: the handlers the stack
     would call for a backing service out of reach (503) and for any other error (500,
     after which the error goes on up to the server's log, as Starlette's does).
+    `judge`: the one resolution of the caller (`_gate.judge`); an attribute, so a
+    benchmark can measure the edge with the resolution taken out (bench/service_auth).
     """
 
     def __init__(self, gate: McpGate, stack: ASGIApp, *,
@@ -54,6 +57,7 @@ class McpEdge:
         self.metrics = metrics
         self.unavailable = unavailable
         self.internal = internal
+        self.judge: Judge = judge
         self._tracing = LazyTracer("pacekeeper.http")
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -69,8 +73,8 @@ class McpEdge:
         took: float | None = None
         started = False
         try:
-            gated = _Gated(await judge(self.gate.services(), "POST", _headers(raw),
-                                       self.gate.same_origins))
+            gated = _Gated(await self.judge(self.gate.services(), "POST", _headers(raw),
+                                            self.gate.same_origins))
             if gated.limited:
                 status, started = 429, True
                 took = time.perf_counter() - start
