@@ -55,6 +55,13 @@ def _parser() -> argparse.ArgumentParser:
                        "without authentication instead of loading them")
     instr.add_argument("--instructions-requests", type=int, default=2000,
                        help="requests between the two counted runs (default 2000)")
+    foot = p.add_argument_group("footprint (valgrind's cache model, in process, no wrk)")
+    foot.add_argument("--footprint", action="store_true",
+                      help="count the 64-byte lines one request touches from a cold cache: "
+                      "mcpcast without auth, the service with the caller pinned, the "
+                      "service (what a real server's cache misses follow)")
+    foot.add_argument("--footprint-requests", type=int, default=20,
+                      help="cold requests per run (default 20)")
     prof = p.add_argument_group("profiling (in-process ASGI loop, no sockets, no wrk)")
     prof.add_argument("--profile", action="store_true")
     prof.add_argument("--profile-requests", type=int, default=5000)
@@ -79,6 +86,8 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.instructions:
         return _instructions(args, eras)
+    if args.footprint:
+        return _footprint(args, eras)
 
     from ._report import record, table, write_json
     from ._runner import Settings, run_benchmark
@@ -118,6 +127,20 @@ def _instructions(args: argparse.Namespace, eras: tuple[Era, ...]) -> int:
     data = {"benchmark": "service_auth_instructions",
             "started": started.isoformat(timespec="seconds"), "requests": count, "rows": rows}
     print(f"JSON: {write_json(data, args.out, started, name='service_auth_instructions')}")
+    return 0
+
+
+def _footprint(args: argparse.Namespace, eras: tuple[Era, ...]) -> int:
+    from bench.mcp_throughput._report import write_json
+
+    from ._footprint import measure, table
+
+    started = dt.datetime.now(dt.UTC)
+    rows = measure(eras, args.footprint_requests)
+    print(table(rows))
+    data = {"benchmark": "service_auth_footprint", "started": started.isoformat(
+        timespec="seconds"), "requests": args.footprint_requests, "rows": rows}
+    print(f"JSON: {write_json(data, args.out, started, name='service_auth_footprint')}")
     return 0
 
 

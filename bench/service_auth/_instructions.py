@@ -31,7 +31,7 @@ from typing import Any
 import orjson
 import uvloop
 
-from bench.mcp_throughput import Era
+from bench.mcp_throughput import BenchRequest, Era
 from bench.mcp_throughput._asgi_driver import ASGIApp, Lifespan, Message, Receive, Send, post
 from bench.mcp_throughput._instructions import NULL_FACTORY
 from bench.mcp_throughput._instructions import per_request as peer_per_request
@@ -73,6 +73,30 @@ def _instrument_on() -> None:
             time.sleep(0.002)
 
 
+async def signed_in(app: ASGIApp, era: Era, state: dict[str, Any]) -> BenchRequest:
+    """Register a user on the service ``app`` (in process), open an MCP session for the
+    legacy era, check that ``whoami`` names the user, and give that request."""
+    body = orjson.dumps({"email": _EMAIL, "password": PASSWORD})
+    status, _, raw = await post(
+        app, "/api/auth/register", body, {"content-type": "application/json"}, state)
+    if status != 201:
+        raise SystemExit(f"register: HTTP {status}: {raw[:200]!r}")
+    token = orjson.loads(raw)["token"]
+    session: str | None = None
+    if era == "legacy":  # the service's /mcp keeps sessions in this era
+        found: dict[str, str] = {}
+        opener = whoami_request(era, token)
+        await post(_with_session_id(app, found), MCP_PATH, initialize_body(),
+                   opener.headers, state)
+        session = found.get("id")
+    request = whoami_request(era, token, session)
+    status, ctype, raw = await post(app, MCP_PATH, request.body, request.headers, state)
+    problem = check_whoami(era, status, ctype, raw, _EMAIL)
+    if problem is not None:
+        raise SystemExit(f"pacekeeper answered wrongly: {problem}")
+    return request
+
+
 async def _loop(era: Era, count: int) -> None:
     import pacekeeper.app
     from pacekeeper.app import create_app
@@ -80,24 +104,7 @@ async def _loop(era: Era, count: int) -> None:
     pacekeeper.app._HOUSEKEEPING_SECONDS = 10.0**9  # a wall-clock timer: see the docstring
     app: ASGIApp = create_app()
     async with Lifespan(app) as state:
-        body = orjson.dumps({"email": _EMAIL, "password": PASSWORD})
-        status, _, raw = await post(
-            app, "/api/auth/register", body, {"content-type": "application/json"}, state)
-        if status != 201:
-            raise SystemExit(f"register: HTTP {status}: {raw[:200]!r}")
-        token = orjson.loads(raw)["token"]
-        session: str | None = None
-        if era == "legacy":  # the service's /mcp keeps sessions in this era
-            found: dict[str, str] = {}
-            opener = whoami_request(era, token)
-            await post(_with_session_id(app, found), MCP_PATH, initialize_body(),
-                       opener.headers, state)
-            session = found.get("id")
-        request = whoami_request(era, token, session)
-        status, ctype, raw = await post(app, MCP_PATH, request.body, request.headers, state)
-        problem = check_whoami(era, status, ctype, raw, _EMAIL)
-        if problem is not None:
-            raise SystemExit(f"pacekeeper answered wrongly: {problem}")
+        request = await signed_in(app, era, state)
         for _ in range(_WARMUP):
             await post(app, MCP_PATH, request.body, request.headers, state)
         _instrument_on()

@@ -179,3 +179,27 @@ def test_quick_run_every_row_succeeds(tmp_path: Path) -> None:
     (login,) = data["logins"]
     assert login["argon2"].startswith("argon2id m=")
     assert len(login["samples_ms"]) == 5
+
+
+def test_footprint_is_the_answered_run_less_the_cold_one_per_request(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """--footprint: both runs write 8 MiB before each turn; only one answers a request,
+    so their difference over the count is one request's lines (code + data)."""
+    from bench.service_auth import _footprint
+
+    def collect(what: str, era: str, count: int, answer: bool) -> dict[str, int]:
+        base = dict.fromkeys(_footprint.EVENTS, 1_000_000)
+        if answer:
+            base |= {"Ir": 1_000_000 + 300_000 * count, "ILmr": 1_000_000 + 2_000 * count,
+                     "DLmr": 1_000_000 + 1_500 * count, "DLmw": 1_000_000 + 500 * count}
+        return base
+
+    monkeypatch.setattr(_footprint, "_collect", collect)
+    row = _footprint.per_request("service", "current", 20)
+    assert row["Ir"] == 300_000
+    assert (row["ILmr"], row["DLmr"], row["DLmw"]) == (2_000, 1_500, 500)
+    assert row["lines"] == 4_000
+    rows = [{"era": "current", "what": "mcpcast", **row, "lines": 2_000},
+            {"era": "current", "what": "service", **row}]
+    shown = _footprint.table(rows).splitlines()
+    assert shown[-1].split()[-2:] == ["250", "2.00"]  # 4,000 lines of 64 B = 250 KiB
