@@ -1055,7 +1055,10 @@ class AnalysisService:
         if sport is None:
             sport = (goal.sport if goal and goal.sport else
                      Counter(r.sport for r in rows).most_common(1)[0][0] if rows else "run")
-        days_to_goal = (goal.target_date - today).days if goal and goal.target_date else None
+        # Only a race is an event to taper for; an FTP, weight or volume goal is a target
+        # the ordinary weeks work towards, whatever its date.
+        days_to_goal = ((goal.target_date - today).days
+                        if goal and goal.kind == "race" and goal.target_date else None)
         k = math.exp(-1.0 / 42.0) ** 7
         if ctl < 15:
             phase, weekly = "start", 250.0
@@ -1136,8 +1139,10 @@ RECOVERY_MIN, RECOVERY_IF = 30.0, 0.60
 
 
 def _race_target(goal: Goal, sport: str | None) -> str:
+    """Race day's target: the distance, the goal time and its pace (a race goal is set
+    with a distance and a time; "race" alone if one was ever stored without)."""
     if not goal.distance_m:
-        return f"race: {goal_line(goal)}" if goal.kind != "race" else "race"
+        return "race"
     text = f"race: {goal.distance_m / 1000:g} km"
     if goal.time_s:
         speed = goal.time_s / (goal.distance_m / 1000)  # s per km

@@ -457,6 +457,34 @@ async def test_suggest_week_race_week(harness: Harness, race_in: int,
         k: body[k] for k in ("phase", "week_of", "target_load", "summary")}
 
 
+@pytest.mark.parametrize(("kind", "value", "days"), [
+    ("ftp", 260.0, 3), ("weight", 70.0, 0), ("volume", 8.0, 14)])
+async def test_suggest_week_tapers_only_for_a_race(harness: Harness, kind: str,
+                                                   value: float, days: int) -> None:
+    """A goal that is not a race (an FTP, a weight, a weekly volume) is a target, not an
+    event: no taper and no race week before its date, and no day marked "race". The week
+    is the one the same history gets without a goal (here a build week: 200 days of rides
+    at 50, form about +1.4), planned from next Monday, with the goal echoed."""
+    h = harness
+    auth, owner = await _person(h, f"plan-{kind}@example.com")
+    today = _today(h)
+    await _store(h, owner, [{"start": _at(today - timedelta(days=200 - i)), "sport": "ride",
+                             "metrics": {"load": 50.0}} for i in range(200)])
+    created = (await _mcp(h, auth, "set_goal", {
+        "kind": kind, "value": value,
+        "date": (today + timedelta(days=days)).isoformat()}))["structuredContent"]
+    plain = (await _mcp(h, auth, "suggest_training_week", {}))["structuredContent"]
+    body = (await _mcp(h, auth, "suggest_training_week",
+                       {"goal_id": created["goal"]["id"]}))["structuredContent"]
+    assert plain["phase"] == "build"
+    assert body["phase"] == "build"
+    assert body["goal"]["id"] == created["goal"]["id"]
+    assert {k: body[k] for k in ("week_of", "target_load", "sessions")} == {
+        k: plain[k] for k in ("week_of", "target_load", "sessions")}
+    assert "race" not in {s["type"] for s in body["sessions"]}
+    assert date.fromisoformat(body["week_of"]).weekday() == 0
+
+
 async def test_suggest_week_targets_from_the_athletes_thresholds(harness: Harness) -> None:
     """A build week (200 days of rides at 50) for a person with FTP 280 W, threshold pace
     4:00/km and LTHR 170, asked for on the bike, on foot and in the pool (no power or pace
