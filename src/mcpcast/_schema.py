@@ -29,11 +29,12 @@ from typing import Annotated, Any, Union, get_args, get_origin, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model
 from pydantic.json_schema import GenerateJsonSchema
-from pydantic_core import PydanticSerializationError, to_json, to_jsonable_python
+from pydantic_core import PydanticSerializationError, to_jsonable_python
 from typing_extensions import is_typeddict
 
 from ._content import Content, Message
 from ._errors import InvalidParams, RegistrationError
+from ._jsonrpc import dumps
 from ._params import Param
 
 __all__ = ["Signature", "analyse"]
@@ -384,7 +385,10 @@ def _render_dynamic(value: Any) -> tuple[list[dict[str, Any]], Any]:
 
 
 def _json_text(value: Any) -> dict[str, Any]:
-    return {"type": "text", "text": to_json(value).decode()}
+    # orjson, as for the message around it: the same text as pydantic-core's for JSON-mode
+    # values (NaN and infinities as null, valid JSON), and one serializer's code per call
+    # instead of two (issue 19: what a call touches is what a real server pays for).
+    return {"type": "text", "text": dumps(value).decode()}
 
 
 def _invalid_params(exc: ValidationError, unions: frozenset[str]) -> InvalidParams:

@@ -110,6 +110,14 @@ class _Service(Starlette):
         super().__init__(**kwargs)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        edge = self.mcp_edge
+        if edge is not None and scope["type"] == "http" and scope["path"] == "/mcp" \
+                and not scope.get("root_path"):
+            # The hot path: straight to the edge, as `route` below would send it, without
+            # two more layers of calls (Starlette's own and the route's) per request.
+            scope["app"] = self
+            await edge(scope, receive, send)
+            return
         if scope["type"] == "lifespan":
             send = ops.quiet_lifespan_failures(send)
         await super().__call__(scope, receive, send)
