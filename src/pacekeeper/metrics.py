@@ -23,6 +23,38 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from prometheus_client.metrics_core import Metric
 
 
+class Series:
+    """A counter and a histogram that move together (a request and how long it took):
+    one `add` per event, kept as plain numbers until the tally's next flush."""
+
+    __slots__ = ("acc", "bounds", "counter", "histogram")
+
+    def __init__(self, counter: Any, histogram: Any) -> None:
+        self.counter = counter
+        self.histogram = histogram
+        self.bounds = tuple(histogram._upper_bounds)
+        self.acc = self._empty()  # [events, sum of values, events per bucket...]
+
+    def _empty(self) -> list[float]:
+        return [0, 0.0, *(0 for _ in self.bounds)]
+
+    def add(self, value: float) -> None:
+        acc = self.acc
+        acc[0] += 1
+        acc[1] += value
+        acc[bisect_left(self.bounds, value) + 2] += 1  # the first bound >= value, as observe
+
+    def flush(self) -> None:
+        acc, self.acc = self.acc, self._empty()
+        if not acc[0]:
+            return
+        self.counter.inc(acc[0])
+        self.histogram._sum.inc(acc[1])
+        for bucket, times in zip(self.histogram._buckets, acc[2:], strict=True):
+            if times:
+                bucket.inc(times)
+
+
 class Tally:
     """Samples of the hot path (every HTTP request, every tool call) kept as plain numbers
     and handed to prometheus-client in batches.
@@ -30,50 +62,33 @@ class Tally:
     prometheus-client takes a lock per counter increment and per histogram observation,
     and in multiprocess mode writes each to its memory-mapped file: with four series per
     tool call that was about a tenth of the service's own work on `/mcp` (issue 19). Here
-    a count is one dict update and an observation one `bisect` and two additions; `flush`
-    hands the totals over (one `inc(n)` per series and bucket). It runs before anything
-    reads this process's registry (`_FlushFirst`, registered ahead of every metric, so
-    `/metrics` and a test's `get_sample_value` see every sample), and every second from
-    the app's lifespan so another process's `/metrics` (multiprocess mode) lags by at most
-    that. One event loop per process adds to it; a flush swaps the dicts first.
+    an event is one `Series.add`: a count, a sum and a `bisect`, in one call, on a handle
+    its caller keeps (no look-up); `flush` hands the totals over (one `inc(n)` per
+    series and bucket). It runs before anything reads this process's registry
+    (`_FlushFirst`, registered ahead of every metric, so `/metrics` and a test's
+    `get_sample_value` see every sample), and every second from the app's lifespan so
+    another process's `/metrics` (multiprocess mode) lags by at most that. One event loop
+    per process adds to it; a flush swaps each series' numbers first.
 
     Histograms are handed over through their per-bucket values (`_sum`, `_buckets`):
     prometheus-client has no public way to add n observations at once.
-    `tests/pacekeeper/test_metrics_tally.py` holds the result equal to plain `observe`
-    calls, so an upgrade that changes those internals fails there, not in production.
+    `tests/pacekeeper/test_metrics_tally.py` holds the result equal to plain `inc` and
+    `observe` calls, so an upgrade that changes those internals fails there, not in
+    production.
     """
 
     def __init__(self) -> None:
-        self._counts: dict[Any, int] = {}
-        self._observed: dict[Any, list[float]] = {}  # child -> [sum, n per bucket...]
-        self._bounds: dict[Any, tuple[float, ...]] = {}
+        self._series: list[Series] = []
 
-    def count(self, child: Any) -> None:
-        counts = self._counts
-        counts[child] = counts.get(child, 0) + 1
-
-    def observe(self, child: Any, value: float) -> None:
-        kept = self._observed.get(child)
-        if kept is None:
-            bounds = self._bounds.get(child)
-            if bounds is None:
-                bounds = self._bounds[child] = tuple(child._upper_bounds)
-            kept = self._observed[child] = [0.0] * (len(bounds) + 1)
-        else:
-            bounds = self._bounds[child]
-        kept[0] += value
-        kept[bisect_left(bounds, value) + 1] += 1  # the first bound >= value, as observe
+    def series(self, counter: Any, histogram: Any) -> Series:
+        """A handle for `counter` and `histogram` (labelled children) moving together."""
+        made = Series(counter, histogram)
+        self._series.append(made)
+        return made
 
     def flush(self) -> None:
-        counts, self._counts = self._counts, {}
-        observed, self._observed = self._observed, {}
-        for child, n in counts.items():
-            child.inc(n)
-        for child, kept in observed.items():
-            child._sum.inc(kept[0])
-            for bucket, times in zip(child._buckets, kept[1:], strict=True):
-                if times:
-                    bucket.inc(times)
+        for series in tuple(self._series):
+            series.flush()
 
 
 TALLY = Tally()
@@ -135,24 +150,23 @@ SESSIONS = Gauge(
     multiprocess_mode="livesum", registry=REGISTRY)
 
 
-# (tool, outcome) -> its labelled children. `labels()` validates, builds a key and takes a
-# lock on every call; a tool call is on the MCP hot path, and the keys are few and bounded
+# (tool, outcome) -> its series. `labels()` validates, builds a key and takes a lock on
+# every call; a tool call is on the MCP hot path, and the keys are few and bounded
 # (registered tool names times three outcomes).
-_TOOL_CHILDREN: dict[tuple[str, str], tuple[Any, Any]] = {}
+_TOOL_SERIES: dict[tuple[str, str], Series] = {}
 
 
 def tool_observed(tool: str, outcome: str, seconds: float) -> None:
     """mcpcast's tool observer (``Server(observe_tool=...)``)."""
-    children = _TOOL_CHILDREN.get((tool, outcome))
-    if children is None:
-        children = _TOOL_CHILDREN[(tool, outcome)] = (
+    series = _TOOL_SERIES.get((tool, outcome))
+    if series is None:
+        series = _TOOL_SERIES[(tool, outcome)] = TALLY.series(
             TOOL_CALLS.labels(tool, outcome), TOOL_LATENCY.labels(tool))
-    TALLY.count(children[0])
-    TALLY.observe(children[1], seconds)
+    series.add(seconds)
 
 
 __all__ = [
     "HTTP_LATENCY", "HTTP_REQUESTS", "LIVE_DROPPED", "MULTIPROCESS", "OPEN_STREAMS",
     "PROVIDER_CALLS", "PROVIDER_QUOTA", "RATE_LIMITED", "REGISTRY", "SESSIONS", "SYNC_JOBS",
-    "TALLY", "TOOL_CALLS", "TOOL_LATENCY", "Tally", "tool_observed",
+    "TALLY", "TOOL_CALLS", "TOOL_LATENCY", "Series", "Tally", "tool_observed",
 ]

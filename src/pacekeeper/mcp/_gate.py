@@ -79,7 +79,8 @@ class _Gated:
         headers = [*message.get("headers", ()), *extra]
         if self.decision is not None:
             headers += (self.charged or self.decision).raw_headers()
-        return {**message, "headers": headers}
+        message["headers"] = headers  # the app's own message, as Starlette's middleware do
+        return message
 
     def __enter__(self) -> _Gated:
         self.reset = _gated.set(self)

@@ -15,10 +15,12 @@ _ACCEPTABLE = re.compile(r"[A-Za-z0-9._:-]{8,64}")
 
 
 
-# A made id is this process's random 64-bit prefix and a counter (32 hex digits in all):
+# A made id is this process's random 64-bit prefix (16 hex digits) and a decimal counter:
 # unique across processes and restarts without a system call per request. It names a
 # request in logs and is no secret (the caller sees it echoed), so it need not be
-# unpredictable.
+# unpredictable. Decimal: `str(int)` is the integer formatting every response already
+# runs (its Content-Length); a hex field would bring the format-spec machinery's code
+# into every request (issue 19, bench/service_auth --footprint).
 _prefix = ""
 _counter = itertools.count()
 
@@ -38,7 +40,7 @@ def choose_request_id(given: bytes | None) -> str:
         text = given.decode("latin-1")
         if _ACCEPTABLE.fullmatch(text):
             return text
-    return f"{_prefix}{next(_counter):016x}"
+    return _prefix + str(next(_counter))
 
 
 __all__ = ["choose_request_id", "request_id"]

@@ -10,7 +10,6 @@ would make every request its own time series.
 from __future__ import annotations
 
 import time
-from typing import Any
 
 from opentelemetry import trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
@@ -35,23 +34,20 @@ def route_template(scope: Scope) -> str:
 
 class HttpMetrics:
     """A request counted and timed (the one place both are recorded: this middleware and
-    the `/mcp` edge, pacekeeper.mcp._edge). Labelled children are cached: `labels()`
-    takes a lock and builds a key each time (the label sets are few and bounded)."""
+    the `/mcp` edge, pacekeeper.mcp._edge). Each (method, route, status) keeps its series
+    handle (`metrics.Tally`): `labels()` takes a lock and builds a key each time, and the
+    label sets are few and bounded."""
 
     def __init__(self) -> None:
-        self.counts: dict[tuple[str, str, str], Any] = {}
-        self.latencies: dict[tuple[str, str], Any] = {}
+        self.series: dict[tuple[str, str, int], metrics.Series] = {}
 
     def record(self, method: str, route: str, status: int, seconds: float) -> None:
-        key = (method, route, str(status))
-        count = self.counts.get(key)
-        if count is None:
-            count = self.counts[key] = metrics.HTTP_REQUESTS.labels(*key)
-        metrics.TALLY.count(count)
-        latency = self.latencies.get(key[:2])
-        if latency is None:
-            latency = self.latencies[key[:2]] = metrics.HTTP_LATENCY.labels(method, route)
-        metrics.TALLY.observe(latency, seconds)
+        series = self.series.get((method, route, status))
+        if series is None:
+            series = self.series[(method, route, status)] = metrics.TALLY.series(
+                metrics.HTTP_REQUESTS.labels(method, route, str(status)),
+                metrics.HTTP_LATENCY.labels(method, route))
+        series.add(seconds)
         if status == 429:
             metrics.RATE_LIMITED.labels(route).inc()
 
