@@ -60,8 +60,8 @@ def _parser() -> argparse.ArgumentParser:
                       help="count the 64-byte lines one request touches from a cold cache: "
                       "mcpcast without auth, the service with the caller pinned, the "
                       "service (what a real server's cache misses follow)")
-    foot.add_argument("--footprint-requests", type=int, default=30,
-                      help="cold requests per run (default 30)")
+    foot.add_argument("--footprint-requests", type=int, default=60,
+                      help="cold requests per run (default 60)")
     prof = p.add_argument_group("profiling (in-process ASGI loop, no sockets, no wrk)")
     prof.add_argument("--profile", action="store_true")
     prof.add_argument("--profile-requests", type=int, default=5000)

@@ -12,11 +12,11 @@ is counted in valgrind's simulated caches instead, which are deterministic:
 - In process (the ASGI driver, ``PYTHONHASHSEED=0``), under
   ``valgrind --tool=callgrind --cache-sim=yes`` with an L1 of 32 KiB (instructions and
   data, 8-way) and a last level of 1 MiB, 16-way, 64-byte lines (this machine's L2).
-- Before each request the child writes 8 MiB, so the request starts from a cold cache,
+- Before each request the child writes 4 MiB, so the request starts from a cold cache,
   as under a real server; every last-level miss of the request is then one distinct line
   it touched (instructions: ``ILmr``; data read: ``DLmr``; data written: ``DLmw``).
-- Each server runs twice from the same warm-up: ``count`` times "write 8 MiB, answer one
-  request" and ``count`` times "write 8 MiB"; the difference over ``count`` is one
+- Each server runs twice from the same warm-up: ``count`` times "write 4 MiB, answer one
+  request" and ``count`` times "write 4 MiB"; the difference over ``count`` is one
   request's footprint (the driver's share included, the same for every row).
 
 Rows: mcpcast answering ``add(2, 3)`` without authentication, the service with the
@@ -56,7 +56,7 @@ LABELS = {"mcpcast": "mcpcast add(2, 3), no auth",
 EVENTS = ("Ir", "Dr", "Dw", "I1mr", "D1mr", "D1mw", "ILmr", "DLmr", "DLmw")
 CACHES = ("--I1=32768,8,64", "--D1=32768,8,64", "--LL=1048576,16,64")
 _COLLECTED = re.compile(r"Collected\s*:\s*([\d ]+)")
-_COLD_BYTES = 8 << 20  # eight times the modelled last level
+_COLD_BYTES = 4 << 20  # four times the modelled last level: every line of it evicted
 _WARMUP = 200
 _LINE = 64
 
@@ -81,7 +81,7 @@ def _app(what: str) -> ASGIApp:
 
 
 async def _loop(what: str, era: Era, count: int, answer: bool) -> None:
-    """The child: warm up, then ``count`` times write 8 MiB (and answer one request)."""
+    """The child: warm up, then ``count`` times write 4 MiB (and answer one request)."""
     cold = ctypes.create_string_buffer(_COLD_BYTES)
     app = _app(what)
     async with Lifespan(app) as state:

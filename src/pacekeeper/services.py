@@ -203,7 +203,8 @@ async def build_services(
         keys = KeyStore(SqlSigningKeyRepository(sessions), settings, master_key, clock, keygen,
                         retired_master_keys=retired)
         await keys.start()
-        tokens = TokenService(keys, settings, clock)
+        tokens = TokenService(keys, settings, clock,
+                              seconds=time.time if clock is utc_now else None)
         csrf = CsrfService(SqlCsrfTokenRepository(sessions), clock)
         accounts = Accounts(users, ConfiguredHasher(settings), clock)
         if limiter is None:

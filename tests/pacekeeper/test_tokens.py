@@ -13,7 +13,7 @@ import jwt
 import pytest
 from cryptography.hazmat.primitives import serialization
 
-from pacekeeper.auth import TokenInvalid
+from pacekeeper.auth import TokenInvalid, TokenService
 from pacekeeper.config import Settings
 from pacekeeper.services import build_services
 from tests.pacekeeper.conftest import PASSWORD, Harness, make_settings
@@ -220,6 +220,36 @@ async def test_verified_tokens_are_cached(
     harness.clock.advance(hours=25)
     with pytest.raises(TokenInvalid):
         await tokens.verify(body["token"])
+
+
+async def test_the_hot_path_compares_unix_seconds_alike(harness_factory: Any) -> None:
+    """`cached` (no coroutine, no datetime: the service passes `time.time` as `seconds`)
+    accepts a verified token up to its `exp` and not at it, nor once its key's grace is
+    over, nor for another audience; here `seconds` is the test clock in Unix seconds."""
+    async with harness_factory(jwt_rotation_grace_hours=1) as h:
+        token = (await h.register("seconds@example.com"))["token"]
+        tokens = TokenService(h.services.keys, h.services.settings, h.clock,
+                              seconds=lambda: h.clock().timestamp())
+        aud = ("https://resource.example",)
+        assert tokens.cached(token) is None  # not verified yet
+        claims = (await tokens.verified(token)).claims
+        assert claims.aud == ()
+        assert tokens.cached(token) is not None
+        assert tokens.cached(token, aud) is not None  # a token without aud: any resource
+        left = claims.exp - h.clock().timestamp()
+        h.clock.advance(seconds=left - 1)
+        assert tokens.cached(token) is not None
+        h.clock.advance(seconds=1)  # now == exp
+        assert tokens.cached(token) is None
+        # A fresh token, its key retired with an hour's grace: accepted to its last second.
+        h.clock.advance(seconds=-left)
+        fresh = (await h.login("seconds@example.com")).json()["jwt_token"]
+        await tokens.verified(fresh)
+        await h.services.keys.rotate()
+        h.clock.advance(hours=1)
+        assert tokens.cached(fresh) is None  # the grace ends exactly now
+        h.clock.advance(seconds=-1)
+        assert tokens.cached(fresh) is not None
 
 
 async def test_rotation_and_grace(harness_factory: Any) -> None:

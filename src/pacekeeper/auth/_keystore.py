@@ -12,6 +12,7 @@ import base64
 import hashlib
 import json
 import logging
+import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -64,6 +65,11 @@ class LoadedKey:
 
     def usable(self, now: datetime) -> bool:
         return self.expires_at is None or self.expires_at > now
+
+    @property
+    def usable_until(self) -> float:
+        """`expires_at` in Unix seconds (infinity for a key without one)."""
+        return math.inf if self.expires_at is None else self.expires_at.timestamp()
 
 
 class KeyStore:
@@ -241,6 +247,13 @@ class KeyStore:
         """Is `kid` a key whose tokens are still accepted (at `now`, default the clock)?"""
         key = self._keys.get(kid)
         return key is not None and key.usable(self._clock() if now is None else now)
+
+    def kid_usable_until(self, kid: str) -> float:
+        """Until when (Unix seconds) tokens of `kid` are accepted; 0 for an unknown key.
+        Asked on every request (a key can be retired or dropped at any time), so the
+        caller compares a float with its own clock and makes no datetime."""
+        key = self._keys.get(kid)
+        return 0.0 if key is None else key.usable_until
 
     def jwks(self) -> dict[str, list[dict[str, Any]]]:
         """Public keys still accepted (current and those in grace); HS256 publishes none."""

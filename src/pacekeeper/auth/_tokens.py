@@ -71,11 +71,14 @@ class Verified:
     known token looks nothing up twice. Lives as long as the entry: expiry, an unusable
     key or eviction drops both."""
 
-    __slots__ = ("claims", "extra")
+    __slots__ = ("audiences", "claims", "extra")
 
     def __init__(self, claims: Claims) -> None:
         self.claims = claims
         self.extra: Any = None
+        # The last `audiences` this token was found to be for (the resolver passes the
+        # same tuple every time): the audience check is then an identity test.
+        self.audiences: Collection[str] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,11 +95,16 @@ class TokenService:
         settings: Settings,
         clock: Callable[[], datetime],
         cache_size: int = 10_000,
+        seconds: Callable[[], float] | None = None,
     ) -> None:
+        """`seconds`: the same time as `clock`, in Unix seconds (e.g. `time.time` for the
+        real clock): the hot path (`cached`) then makes no datetime. Default:
+        `clock().timestamp()`."""
         self._keys = keystore
         self._issuer = settings.issuer
         self._lifetime = timedelta(seconds=settings.jwt_lifetime_seconds)
         self._clock = clock
+        self._seconds = seconds or (lambda: clock().timestamp())
         self._cache: OrderedDict[bytes, Verified] = OrderedDict()
         self._cache_size = cache_size
 
@@ -159,10 +167,13 @@ class TokenService:
         if entry is None:
             return None
         claims = entry.claims
-        now = self._clock()
-        if (claims.exp <= now.timestamp() or not self._keys.kid_usable(claims.kid, now)
-                or (claims.aud and not set(claims.aud) & set(audiences))):
+        now = self._seconds()
+        if claims.exp <= now or self._keys.kid_usable_until(claims.kid) <= now:
             return None
+        if claims.aud and entry.audiences is not audiences:
+            if not set(claims.aud) & set(audiences):
+                return None
+            entry.audiences = audiences
         self._cache.move_to_end(digest)
         return entry
 
