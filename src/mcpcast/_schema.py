@@ -363,7 +363,9 @@ def _is_content_type(typ: Any) -> bool:
 def _content_blocks(value: Any, *, allow_empty: bool) -> list[dict[str, Any]] | None:
     if isinstance(value, Content):
         return [value.to_block()]
-    if isinstance(value, list | tuple) and (value or allow_empty) and all(
+    # A tuple of types, not `list | tuple`: that builds a union object on every call,
+    # and every structured result passes here.
+    if isinstance(value, (list, tuple)) and (value or allow_empty) and all(
             isinstance(item, Content) for item in value):
         return [item.to_block() for item in value]
     return None
