@@ -78,16 +78,20 @@ class Tally:
     """
 
     def __init__(self) -> None:
-        self._series: list[Series] = []
+        self._series: dict[tuple[Any, Any], Series] = {}
 
     def series(self, counter: Any, histogram: Any) -> Series:
-        """A handle for `counter` and `histogram` (labelled children) moving together."""
-        made = Series(counter, histogram)
-        self._series.append(made)
-        return made
+        """The handle for `counter` and `histogram` (labelled children) moving together:
+        one per pair, however many apps ask (the children are the registry's, so the
+        handles stay as few as the label sets)."""
+        key = (counter, histogram)
+        found = self._series.get(key)
+        if found is None:
+            found = self._series[key] = Series(counter, histogram)
+        return found
 
     def flush(self) -> None:
-        for series in tuple(self._series):
+        for series in tuple(self._series.values()):
             series.flush()
 
 

@@ -61,6 +61,8 @@ def test_batched_samples_equal_plain_calls() -> None:
     _agree(_exposition(batched), _exposition(plain))
     tally.flush()  # a second flush adds nothing
     _agree(_exposition(batched), _exposition(plain))
+    # One handle per pair of children, however many ask (each app's metrics do).
+    assert tally.series(batched_calls.labels("a"), batched_took.labels("a")) is series["a"]
 
 
 def test_reading_the_registry_flushes_first() -> None:
