@@ -223,9 +223,10 @@ async def test_verified_tokens_are_cached(
 
 
 async def test_the_hot_path_compares_unix_seconds_alike(harness_factory: Any) -> None:
-    """`cached` (no coroutine, no datetime: the service passes `time.time` as `seconds`)
-    accepts a verified token up to its `exp` and not at it, nor once its key's grace is
-    over, nor for another audience; here `seconds` is the test clock in Unix seconds."""
+    """JWT-5, JWT-8 on the hot path: `cached` (no coroutine, no datetime: the service
+    passes `time.time` as `seconds`) accepts a verified token up to its `exp` and not at
+    it, nor once its retired key's grace is over; here `seconds` is the test clock in
+    Unix seconds."""
     async with harness_factory(jwt_rotation_grace_hours=1) as h:
         token = (await h.register("seconds@example.com"))["token"]
         tokens = TokenService(h.services.keys, h.services.settings, h.clock,
