@@ -94,29 +94,34 @@ class _Service(Starlette):
     """Starlette with the security headers outermost: `middleware=[...]` would sit inside
     Starlette's error middleware, and its 500 answers would go out without them.
 
-    An HTTP request for exactly `/mcp`, the hot path, goes from the security headers and
-    Starlette's error middleware (a 500 is the same answer as anywhere) straight to the
-    MCP gate: the router would pick the same app, the body limit exempts `/mcp` and no
-    route exception handler applies to it (the gate and mcpcast answer their own errors),
-    so the router's matching and the two middleware layers between would only add work
-    (issue 19). WebSockets and every other path take the whole stack.
+    An HTTP request for exactly `/mcp`, the hot path, goes from `__call__` straight to
+    its own layers (a POST to the edge, `pacekeeper.mcp._edge`; anything else through the
+    security headers, observation, the 500 and 503 handlers to the MCP gate): the router
+    would pick the same app, the body limit exempts `/mcp` and no route exception handler
+    applies to it (the gate and mcpcast answer their own errors), so the router's
+    matching and the middleware between would only add work (issue 19). WebSockets and
+    every other path take the whole stack.
     """
 
     def __init__(self, *, production: bool, mcp: ASGIApp | None = None,
                  **kwargs: Any) -> None:
         self._production = production
         self._mcp = mcp
-        self.mcp_edge: McpEdge | None = None  # built with the middleware stack
+        # Both built with the middleware stack: what serves an HTTP request for /mcp
+        # (the edge, or the stack's layers above the gate), and the edge when there is one.
+        self._mcp_entry: ASGIApp | None = None
+        self.mcp_edge: McpEdge | None = None
         super().__init__(**kwargs)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        edge = self.mcp_edge
-        if edge is not None and scope["type"] == "http" and scope["path"] == "/mcp" \
+        if self.middleware_stack is None:
+            self.middleware_stack = self.build_middleware_stack()
+        entry = self._mcp_entry
+        if entry is not None and scope["type"] == "http" and scope["path"] == "/mcp" \
                 and not scope.get("root_path"):
-            # The hot path: straight to the edge, as `route` below would send it, without
-            # two more layers of calls (Starlette's own and the route's) per request.
+            # The hot path, straight from here: not through Starlette's own call either.
             scope["app"] = self
-            await edge(scope, receive, send)
+            await entry(scope, receive, send)
             return
         if scope["type"] == "lifespan":
             send = ops.quiet_lifespan_failures(send)
@@ -136,21 +141,13 @@ class _Service(Starlette):
                                   debug=self.debug),
             route="/mcp")
         headers = SecurityHeadersMiddleware(observed, production=self._production)
-        mcp: ASGIApp = headers
+        self._mcp_entry = headers
         if isinstance(self._mcp, McpGate) and handler is not None and not self.debug:
             # A POST in one layer that does what the five above do (pacekeeper.mcp._edge).
-            mcp = self.mcp_edge = McpEdge(
+            self._mcp_entry = self.mcp_edge = McpEdge(
                 self._mcp, headers, always=headers.always, metrics=observed.children,
                 unavailable=api.unavailable_handler, internal=handler)
-
-        async def route(scope: Scope, receive: Receive, send: Send) -> None:
-            if scope["type"] == "http" and scope["path"] == "/mcp" and not scope.get(
-                    "root_path"):
-                await mcp(scope, receive, send)
-            else:
-                await full(scope, receive, send)
-
-        return route
+        return full
 
 
 def create_app(
