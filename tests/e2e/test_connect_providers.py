@@ -135,6 +135,9 @@ def test_dashboard_connect_and_disconnect(server: str) -> None:
             page.fill("input[name=password]", "e2e-Passw0rd!")
             page.click("button[type=submit]")
             page.locator("[data-provider=strava]").wait_for()
+            # The buttons are in the served HTML; their handlers come with the deferred
+            # script: on a loaded machine a click could land before it ran (and do nothing).
+            page.wait_for_load_state("load")
             page.click("button[data-connect=strava]")
             page.get_by_role("button", name="Approve").click()
             page.wait_for_url(f"{server}/api/oauth/callback/strava*")
