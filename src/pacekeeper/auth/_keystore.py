@@ -64,7 +64,7 @@ class LoadedKey:
     expires_at: datetime | None
 
     def usable(self, now: datetime) -> bool:
-        return self.expires_at is None or self.expires_at > now
+        return self.usable_until > now.timestamp()  # one rule, in Unix seconds
 
     @property
     def usable_until(self) -> float:
