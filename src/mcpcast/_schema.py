@@ -75,6 +75,8 @@ class Signature:
     _none_ok: bool = field(repr=False, default=False)
     _unions: frozenset[str] = field(repr=False, default=frozenset())  # wire names
     _scalar: type | None = field(repr=False, default=None)  # a result type of int or bool
+    # {key: type} of a TypedDict result whose keys are all required str/int/bool
+    _record: dict[str, type] | None = field(repr=False, default=None)
 
     def bind(self, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
         """Validate and coerce wire arguments; keyword arguments keyed by Python names.
@@ -130,6 +132,17 @@ class Signature:
             return [{"type": "text", "text": text}], {"result": value}
         if value is None and not (kind is _Output.WRAPPED and self._none_ok):
             return [], None
+        record = self._record
+        if record is not None and type(value) is dict and len(value) == len(record):
+            # Each key declared and its value exactly the key's type: what pydantic-core's
+            # serializer gives (a copy, in the value's own order), without its code (issue
+            # 19). Anything else (a missing, extra or other-typed key) takes the serializer.
+            for key, item in value.items():
+                if type(item) is not record.get(key):
+                    break
+            else:
+                structured = dict(value)
+                return [_json_text(structured)], structured
         blocks = _content_blocks(value, allow_empty=kind is _Output.CONTENT)
         if blocks is not None:
             return blocks, None
@@ -217,10 +230,26 @@ def analyse(func: Callable[..., Any], *, injectables: tuple[type, ...],
                      _unions=frozenset(unions),
                      _exact=tuple(exact) if exact is not None else None,
                      _scalar=_strip(hints["return"]) if output is _Output.WRAPPED
-                     and _strip(hints["return"]) in (int, bool) else None)
+                     and _strip(hints["return"]) in (int, bool) else None,
+                     _record=_record_of(hints["return"]) if output is _Output.OBJECT
+                     else None)
 
 
 _EXACT_TYPES = (int, str, float, bool)
+
+
+def _record_of(annotation: Any) -> dict[str, type] | None:
+    """A TypedDict whose keys are all required and plainly str, int or bool (no
+    constraints, no pydantic config): each key's type, for ``render``'s fast path.
+    Floats stay on pydantic's path (NaN and infinities), as does anything else."""
+    if not is_typeddict(annotation) or hasattr(annotation, "__pydantic_config__"):
+        return None
+    hints = get_type_hints(annotation, include_extras=True)
+    if set(hints) != set(annotation.__required_keys__):
+        return None
+    if not all(typ in (str, int, bool) for typ in hints.values()):
+        return None  # Annotated metadata, unions, floats, nested types
+    return dict(hints)
 
 
 def _plain_field_name(name: str) -> bool:

@@ -776,3 +776,58 @@ def test_values_not_readable_as_the_type_are_minus_32602(given: dict[str, Any]) 
         analyse(_scalars, injectables=(), skip_self=False).bind({**base, **given})
     assert refused.value.code == -32602
     assert repr(next(iter(given))) in str(refused.value)
+
+
+# ------------------------------------------------- the exact-record fast path (rendering)
+
+class Identity(TypedDict):
+    user_id: str
+    role: str
+    visits: int
+    admin: bool
+
+
+class Partial(TypedDict, total=False):
+    name: str
+
+
+class Measured(TypedDict):
+    km: float  # floats keep pydantic's path (NaN and infinities)
+
+
+class Tagged(TypedDict):
+    name: Annotated[str, Field(max_length=3)]
+
+
+_RECORD_VALUES = st.none() | st.booleans() | st.integers() | st.floats() | st.text() | \
+    st.lists(st.integers(), max_size=2)
+
+
+@settings(max_examples=400, deadline=None)
+@given(data=st.data())
+def test_exact_records_render_as_pydantic_would(data: Any) -> None:
+    """A TypedDict result whose fields are all required str/int/bool is rendered without
+    pydantic when each value has exactly its field's type: the same blocks and
+    structuredContent as pydantic-core's serializer gives, for exact, missing, extra,
+    reordered and wrongly typed values alike (issue 19)."""
+    sig = returning(Identity)
+    assert sig._record is not None
+    keys = list(sig._record)
+    value = data.draw(st.dictionaries(st.sampled_from([*keys, "extra"]), _RECORD_VALUES,
+                                      max_size=len(keys) + 1))
+    if data.draw(st.booleans()):  # half the time: every field with its own type, any order
+        value = {key: data.draw(st.from_type(typ)) for key, typ in sig._record.items()}
+        value = dict(data.draw(st.permutations(list(value.items()))))
+    reference = dataclasses.replace(sig, _record=None)
+    assert sig.render(value) == reference.render(value)
+
+
+def test_exact_record_is_a_copy_in_its_own_order_and_only_for_plain_records() -> None:
+    sig = returning(Identity)
+    value = {"admin": False, "visits": 2, "role": "user", "user_id": "u1"}
+    blocks, structured = sig.render(value)
+    assert blocks == [{"type": "text", "text":
+                       '{"admin":false,"visits":2,"role":"user","user_id":"u1"}'}]
+    assert structured == value and structured is not value  # as pydantic's: a new dict
+    for annotation in (Partial, Measured, Tagged, Split, Identity | None, dict[str, str]):
+        assert returning(annotation)._record is None, annotation
