@@ -78,13 +78,25 @@ def training_paces(vdot: float | None, distance_m: float | None, time_s: float |
             "paces": text, "repetition_per_400m_s": round(p.r_per_400m, 1)}
 
 
+def _first_whole(bound: float, digits: int) -> float:
+    """The first value shown with ``digits`` decimals that lies at or above ``bound``:
+    a zone holds ``bound <= value < next bound`` (``analytics.time_in_zones``), so with
+    262.5 W as a bound 262 W is in the lower zone and 263 W the upper one's first. Half
+    to even (``round``) showed 262 as the upper zone's start. The 1e-9 keeps a bound that
+    is whole but for float error (250 x 0.9) whole."""
+    scale = 10.0**digits
+    return math.ceil(bound * scale - 1e-9) / scale
+
+
 def _bands(bounds: list[float], names: list[str], unit: str, digits: int = 0
            ) -> list[dict[str, Any]]:
+    """Each zone as ``low <= value < high`` in whole units (``high`` None: no top)."""
     out = []
     for i, low in enumerate(bounds):
         high = bounds[i + 1] if i + 1 < len(bounds) else None
-        out.append({"zone": names[i], "low": round(low, digits),
-                    "high": None if high is None else round(high, digits), "unit": unit})
+        out.append({"zone": names[i], "low": _first_whole(low, digits),
+                    "high": None if high is None else _first_whole(high, digits),
+                    "unit": unit})
     return out
 
 
@@ -97,8 +109,9 @@ PACE_NAMES = FRIEL_HR_NAMES
 
 
 def zones(settings: dict[str, Any]) -> dict[str, Any]:
-    """Power (Coggan, % FTP), heart rate (Friel % LTHR, else Karvonen, else % max) and pace
-    (Friel, % threshold pace) zones from whichever settings are given."""
+    """Power (Coggan, % FTP), heart rate (Friel % LTHR, cycling's and running's sets, else
+    Karvonen, else % max) and pace (Friel, % threshold pace) zones from whichever settings
+    are given."""
     out: dict[str, Any] = {"settings": settings}
     ftp = settings.get("ftp_watts")
     lthr, top, rest = (settings.get(k) for k in ("lthr_bpm", "max_hr_bpm", "resting_hr_bpm"))
@@ -110,7 +123,10 @@ def zones(settings: dict[str, Any]) -> dict[str, Any]:
     if lthr:
         out["heart_rate"] = _bands([float(x) for x in an.lthr_zones(lthr)], FRIEL_HR_NAMES,
                                    "bpm")
-        parts.append(f"HR from LTHR {lthr}")
+        out["heart_rate_run"] = _bands(
+            [float(x) for x in an.lthr_zones(lthr, an.FRIEL_LTHR_RUN_ZONES)], FRIEL_HR_NAMES,
+            "bpm")
+        parts.append(f"HR from LTHR {lthr} (cycling; running: heart_rate_run)")
     elif top and rest:
         if rest >= top:
             raise FitnessInputError("resting_hr_bpm must be below max_hr_bpm")

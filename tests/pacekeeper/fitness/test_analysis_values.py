@@ -226,8 +226,9 @@ async def test_resources_and_prompts_carry_what_they_name(harness: Harness) -> N
 
     zones = await read("athlete://zones")
     assert [z["low"] for z in zones["power"]] == [0, 110, 150, 180, 210, 240, 300]
-    # Friel % LTHR: 81, 90, 94, 100, 103, 106 % of 170 (rounded to the beat)
-    assert [z["low"] for z in zones["heart_rate"]] == [0, 138, 153, 160, 170, 175, 180]
+    # Friel % LTHR: 81, 90, 94, 100, 103, 106 % of 170, each zone's first whole beat
+    # (175.1 bpm starts 5b: 175 is still 5a, 176 is 5b's first)
+    assert [z["low"] for z in zones["heart_rate"]] == [0, 138, 153, 160, 170, 176, 181]
     analysis = await read(f"activity://{ids[0]}/analysis")
     tool = (await _mcp(h, auth, "analyze_activity", {"activity_id": str(ids[0])})
             )["structuredContent"]

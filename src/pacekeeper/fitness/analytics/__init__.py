@@ -18,6 +18,7 @@ from ._curves import (
 )
 from ._heart import (
     BANISTER_COEFFICIENTS,
+    FRIEL_LTHR_RUN_ZONES,
     FRIEL_LTHR_ZONES,
     KARVONEN_ZONES,
     PERCENT_MAX_ZONES,
@@ -93,6 +94,7 @@ __all__ = [
     "BANISTER_COEFFICIENTS",
     "BEST_EFFORT_DISTANCES",
     "COGGAN_POWER_ZONES",
+    "FRIEL_LTHR_RUN_ZONES",
     "FRIEL_LTHR_ZONES",
     "FRIEL_PACE_ZONES",
     "KARVONEN_ZONES",

@@ -164,7 +164,10 @@ def analyze_activity(streams: StreamSet, sport: Sport, athlete: AthleteSnapshot)
             m["edwards_trimp"] = _heart.edwards_trimp(hr, top)
         bounds: FloatArray | None = None
         if lthr is not None:
-            m["hr_zone_model"], bounds = "friel_lthr", _heart.lthr_zones(lthr)
+            # Friel's zones mean the same in each sport; a run's sit higher in % LTHR.
+            fractions = (_heart.FRIEL_LTHR_RUN_ZONES if sport is Sport.RUN
+                         else _heart.FRIEL_LTHR_ZONES)
+            m["hr_zone_model"], bounds = "friel_lthr", _heart.lthr_zones(lthr, fractions)
         elif top is not None and rest is not None:
             m["hr_zone_model"], bounds = "karvonen", _heart.karvonen_zones(rest, top)
         elif top is not None:

@@ -27,7 +27,12 @@ published pair. Unknown sex uses the men's coefficients (the original model)."""
 
 FRIEL_LTHR_ZONES: Final[tuple[float, ...]] = (0.0, 0.81, 0.90, 0.94, 1.00, 1.03, 1.06)
 """Friel's seven heart-rate zones for cycling as fractions of LTHR (lower bounds):
-1 < 81 %, 2 81-89 %, 3 90-93 %, 4 94-99 %, 5a 100-102 %, 5b 103-106 %, 5c > 106 %."""
+1 < 81 %, 2 81-89 %, 3 90-93 %, 4 94-99 %, 5a 100-102 %, 5b 103-106 %, 5c > 106 %
+(Friel, "A Quick Guide to Setting Zones", 2009, "Bike Zones")."""
+
+FRIEL_LTHR_RUN_ZONES: Final[tuple[float, ...]] = (0.0, 0.85, 0.90, 0.95, 1.00, 1.03, 1.06)
+"""The same seven zones for running (the same guide's "Run Zones"): 1 < 85 %, 2 85-89 %,
+3 90-94 %, 4 95-99 %, 5a 100-102 %, 5b 103-106 %, 5c > 106 %."""
 
 PERCENT_MAX_ZONES: Final[tuple[float, ...]] = (0.0, 0.60, 0.70, 0.80, 0.90)
 """Five zones as fractions of HRmax (lower bounds, zone 1 includes everything < 60 %)."""
@@ -104,6 +109,7 @@ def lthr_zones(lthr: float, fractions: tuple[float, ...] = FRIEL_LTHR_ZONES) -> 
 
 __all__ = [
     "BANISTER_COEFFICIENTS",
+    "FRIEL_LTHR_RUN_ZONES",
     "FRIEL_LTHR_ZONES",
     "KARVONEN_ZONES",
     "PERCENT_MAX_ZONES",
