@@ -77,9 +77,8 @@ def assemble(decoded: Decoded, sha256: str) -> ParsedActivity:
     whole = figures(streams)
     start = datetime.fromtimestamp(t0, UTC)
     laps = []
-    for lap in decoded.laps:
-        lo = max(0, round(lap.start_s - t0))
-        hi = round(lap.start_s - t0 + lap.elapsed_s) + 1
+    for i, lap in enumerate(decoded.laps):
+        lo, hi = _lap_window(decoded.laps, i, t0)
         fig = figures(streams, lo, hi)
         laps.append(
             ParsedLap(
@@ -122,6 +121,19 @@ def assemble(decoded: Decoded, sha256: str) -> ParsedActivity:
         streams=streams,
         device_metrics=dict(decoded.device_metrics or {}),
     )
+
+
+def _lap_window(laps: Sequence[RawLap], i: int, t0: float) -> tuple[int, int]:
+    """Lap ``i``'s grid seconds ``[lo, hi)``: from its start through its end, but never
+    into the next lap's first second. ``figures`` counts its distance and moving time
+    from the second before ``lo``, where the previous lap ended, as devices count their
+    laps' distances; so laps that follow each other share no second and add up."""
+    lap = laps[i]
+    lo = max(0, round(lap.start_s - t0))
+    hi = round(lap.start_s - t0 + lap.elapsed_s) + 1
+    if i + 1 < len(laps):
+        hi = min(hi, max(lo, round(laps[i + 1].start_s - t0)))
+    return lo, hi
 
 
 def posix(value: datetime) -> float:

@@ -16,7 +16,8 @@ an unknown time is such a case), nothing at all (``empty``).
 Extensions read from each point (any namespace): ``hr``/``heartrate``,
 ``cad``/``cadence``, ``atemp``/``temp``, ``power``/``watts``, ``speed`` (Garmin's
 TrackPointExtension v1/v2 and the plain ``<power>`` Strava and Wahoo write). Distance
-is not in GPX: it is the cumulative great-circle distance of the positions, and speed
+is not in GPX: it is the cumulative great-circle distance of the positions within each
+segment (the way between two segments is not counted: the recorder was off), and speed
 its derivative (``_summary.build_streams``).
 
 ``gpxpy`` parses with lxml's default parser, which would expand entities, so
@@ -84,6 +85,7 @@ def decode(data: bytes) -> Decoded:
         raise ImportRejected("corrupt", "the GPX file is not well-formed GPX") from None
 
     points: list[gpxpy.gpx.GPXTrackPoint] = []
+    starts: set[int] = set()  # index of each later segment's first point
     name: str | None = None
     type_: str | None = None
     any_points = False
@@ -95,6 +97,8 @@ def decode(data: bytes) -> Decoded:
                 continue  # mostly untimed: a saved copy of the track, not the recording
             if segment_timed and name is None:
                 name, type_ = track.name, track.type
+            if segment_timed and points:
+                starts.add(len(points))  # recording resumed here (see build_streams)
             points.extend(segment_timed)
     if not any_points:
         if gpx.routes or gpx.waypoints:
@@ -122,6 +126,8 @@ def decode(data: bytes) -> Decoded:
     for channel, values in extras.items():
         channels[channel] = np.array(values, dtype=np.float64)
     channels = {k: v for k, v in channels.items() if not np.all(np.isnan(v))}
+    if starts:
+        channels["resumed"] = np.isin(np.arange(len(timed)), sorted(starts)).astype(np.float64)
     if seconds.max() <= seconds.min():
         raise ImportRejected(
             "not_an_activity", "the GPX track's times never advance: they are placeholders"

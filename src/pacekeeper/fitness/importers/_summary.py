@@ -35,7 +35,7 @@ Methods (and where they come from):
   (distance over moving time, as Strava shows it), power (recorded zeros included:
   coasting is part of the ride), cadence (zeros excluded: Garmin's default
   "non-zero" cadence averaging, so the device's ``avg_cadence`` is comparable).
-- maxima: the largest sample.
+- maxima: the largest sample (of the speed above: derived speed without its spikes).
 """
 
 from __future__ import annotations
@@ -52,11 +52,20 @@ GAP_S: Final = 10.0  # Garmin "smart recording" writes every 1-8 s while moving
 MOVING_SPEED_MPS: Final = 0.5
 ELEVATION_HYSTERESIS_M: Final = 3.0
 ELEVATION_SMOOTHING_S: Final = 9
+# Derived speed's spike filter (``despike``): a window of seven seconds outvotes a GPS
+# jump (at most three seconds on the grid); smaller excesses than 2 m/s are left alone.
+SPIKE_WINDOW_S: Final = 7
+SPIKE_FLOOR_MPS: Final = 2.0
 _EARTH_RADIUS_M: Final = 6_371_008.8  # mean Earth radius (IUGG)
 
 
-def haversine_cumulative(lat: FloatArray, lng: FloatArray) -> FloatArray:
-    """Cumulative distance in metres along positions in degrees (NaN where no position)."""
+def haversine_cumulative(lat: FloatArray, lng: FloatArray,
+                         resumed: FloatArray | None = None) -> FloatArray:
+    """Cumulative distance in metres along positions in degrees (NaN where no position).
+
+    ``resumed``: True at each position where recording resumed (a GPX segment's first
+    point): the way from the position before is not counted, since the recorder was off
+    and the straight line between the two is not a way anyone went."""
     out = np.full(len(lat), np.nan)
     ok = ~(np.isnan(lat) | np.isnan(lng))
     if ok.sum() < 1:
@@ -67,7 +76,37 @@ def haversine_cumulative(lat: FloatArray, lng: FloatArray) -> FloatArray:
     dlam = np.diff(lam)
     a = np.sin(dphi / 2) ** 2 + np.cos(phi[:-1]) * np.cos(phi[1:]) * np.sin(dlam / 2) ** 2
     step = 2 * _EARTH_RADIUS_M * np.arcsin(np.sqrt(np.clip(a, 0.0, 1.0)))
+    if resumed is not None:
+        # A resumption at a point without a position carries over to the next one.
+        carried = np.cumsum(np.asarray(resumed, dtype=bool))[ok]
+        step[np.diff(carried) > 0] = 0.0
     out[ok] = np.concatenate(([0.0], np.cumsum(step)))
+    return out
+
+
+def despike(values: FloatArray, width: int = SPIKE_WINDOW_S,
+            floor: float = SPIKE_FLOOR_MPS) -> FloatArray:
+    """A Hampel filter for upward spikes (Hampel 1974; Pearson 2002, "Outliers in process
+    modeling and identification"): a sample more than three scaled median absolute
+    deviations and ``floor`` above the median of the ``width`` samples around it becomes
+    that median. NaN (a pause) is skipped over, not a neighbour, and at either end the
+    window moves inward, so the first seconds after a pause are judged against the
+    seconds that follow them. A jump of one GPS position lifts at most three seconds of
+    derived speed on the grid; with a window of seven those are outvoted, while an effort
+    of four seconds or more holds the median and is kept."""
+    present = ~np.isnan(values)
+    kept = values[present]
+    n = kept.size
+    if n < width:
+        return values
+    windows = np.lib.stride_tricks.sliding_window_view(kept, width)
+    centre = np.median(windows, axis=1)
+    spread = 1.4826 * np.median(np.abs(windows - centre[:, None]), axis=1)
+    rows = np.clip(np.arange(n) - width // 2, 0, n - width)
+    median = centre[rows]
+    spike = kept - median > np.maximum(3.0 * spread[rows], floor)
+    out = values.copy()
+    out[present] = np.where(spike, median, kept)
     return out
 
 
@@ -86,8 +125,9 @@ def build_streams(seconds: FloatArray, channels: Mapping[str, FloatArray]) -> St
     if heart is not None:
         raw["heartrate"] = np.where(heart > 0, heart, np.nan)
     has_distance = "distance" in raw and bool(np.any(~np.isnan(raw["distance"])))
+    resumed = raw.pop("resumed", None)  # not a channel: where recording resumed
     if not has_distance and "lat" in raw and "lng" in raw:
-        derived = haversine_cumulative(raw["lat"], raw["lng"])
+        derived = haversine_cumulative(raw["lat"], raw["lng"], resumed)
         if np.any(~np.isnan(derived)):
             raw["distance"] = derived
             has_distance = True
@@ -96,7 +136,7 @@ def build_streams(seconds: FloatArray, channels: Mapping[str, FloatArray]) -> St
     if (speed is None or not streams.has("speed")) and has_distance:
         distance = streams.get("distance")
         if distance is not None and len(distance) > 1:
-            derived_speed = np.clip(np.gradient(distance), 0.0, None)
+            derived_speed = despike(np.clip(np.gradient(distance), 0.0, None))
             chans = dict(streams.channels)
             chans["speed"] = derived_speed
             streams = StreamSet(streams.time, chans)
@@ -139,13 +179,42 @@ def _window(streams: StreamSet, name: str, lo: int, hi: int) -> FloatArray | Non
     return None if values is None else values[lo:hi]
 
 
+def moved_through(streams: StreamSet) -> FloatArray | None:
+    """Per grid second: True inside a gap (no speed sample) across which the distance grew
+    faster than ``MOVING_SPEED_MPS``. The recorder wrote nothing (smart recording, GPS
+    lost in a tunnel) but the athlete kept moving, as the distance on either side shows;
+    a pause (an auto-pause, a stop) adds no distance."""
+    speed = streams.get("speed")
+    distance = streams.get("distance")
+    if speed is None or distance is None:
+        return None
+    out = np.zeros(len(speed), dtype=bool)
+    missing = np.isnan(speed)
+    if not missing.any():
+        return out
+    edges = np.diff(np.concatenate(([0], missing.astype(np.int8), [0])))
+    for first, end in zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1), strict=True):
+        before, after = first - 1, end  # the samples either side of the gap
+        if before < 0 or after >= len(distance):
+            continue
+        grown = distance[after] - distance[before]
+        if grown / (after - before) > MOVING_SPEED_MPS:  # NaN (no distance) compares False
+            out[first:end] = True
+    return out
+
+
 def moving_seconds(streams: StreamSet, lo: int, hi: int) -> float | None:
     speed = _window(streams, "speed", lo, hi)
     whole_speed = streams.get("speed")
-    # A window of k grid samples spans k - 1 seconds: the count is capped at that.
-    span = float(max(0, hi - lo - 1))
+    # The seconds the window spans, counted from the sample before it (as its distance
+    # is), or from its first sample at the start: the count is capped at that.
+    span = float(max(0, hi - lo if lo > 0 else hi - lo - 1))
     if speed is not None and whole_speed is not None and np.any(whole_speed > MOVING_SPEED_MPS):
-        return min(span, float(np.count_nonzero(speed > MOVING_SPEED_MPS)))
+        moving = np.count_nonzero(speed > MOVING_SPEED_MPS)
+        gaps = moved_through(streams)
+        if gaps is not None:
+            moving += np.count_nonzero(gaps[lo:hi])
+        return min(span, float(moving))
     power = _window(streams, "power", lo, hi)
     cadence = _window(streams, "cadence", lo, hi)
     if power is None and cadence is None:
@@ -168,6 +237,8 @@ def _distance(streams: StreamSet, lo: int, hi: int) -> float | None:
     first = int(np.argmax(~np.isnan(distance)))
     filled[:first] = distance[first]
     end = float(np.nanmax(filled[lo:hi])) if hi > lo else 0.0
+    # From the sample before the window: where the previous lap ended (the device's own
+    # lap distances are counted so), so laps that follow each other add up to the whole.
     start = float(filled[lo - 1]) if lo > 0 else 0.0
     return max(0.0, end - start)
 
@@ -195,6 +266,9 @@ def elevation_gain(
         slope = np.sign(np.diff(alt))
         turning = np.flatnonzero(slope[1:] != slope[:-1]) + 1
         alt = alt[np.concatenate(([0], turning, [alt.size - 1]))]
+    # A turn of exactly the hysteresis counts: float error in the altitudes (4.1 - 1.1 is
+    # 2.9999999999999996) must not decide it, nor the order the average was summed in.
+    threshold = hysteresis_m - 1e-6
     gain = 0.0
     trend = 0  # +1 climbing, -1 descending, 0 not yet known
     anchor = low = high = float(alt[0])
@@ -203,27 +277,29 @@ def elevation_gain(
         if trend == 0:
             low = min(low, value)
             high = max(high, value)
-            if value - low >= hysteresis_m:
+            if value - low >= threshold:
                 trend, anchor, candidate = 1, low, value
-            elif high - value >= hysteresis_m:
+            elif high - value >= threshold:
                 trend, anchor, candidate = -1, high, value
         elif trend > 0:
             if value > candidate:
                 candidate = value
-            elif candidate - value >= hysteresis_m:
+            elif candidate - value >= threshold:
                 gain += candidate - anchor
                 trend, anchor, candidate = -1, candidate, value
         elif value < candidate:
             candidate = value
-        elif value - candidate >= hysteresis_m:
+        elif value - candidate >= threshold:
             trend, anchor, candidate = 1, candidate, value
-    if trend > 0 and candidate - anchor >= hysteresis_m:
+    if trend > 0 and candidate - anchor >= threshold:
         gain += candidate - anchor
     return gain
 
 
 def figures(streams: StreamSet, lo: int = 0, hi: int | None = None) -> Figures:
-    """The summary over grid seconds ``lo`` (inclusive) to ``hi`` (exclusive)."""
+    """The summary over grid seconds ``lo`` (inclusive) to ``hi`` (exclusive); distance and
+    moving time count from the second before ``lo`` (a lap from where the previous one
+    ended)."""
     hi = len(streams) if hi is None else min(hi, len(streams))
     lo = max(0, min(lo, hi))
     moving = moving_seconds(streams, lo, hi)
