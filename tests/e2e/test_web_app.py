@@ -479,3 +479,46 @@ def test_the_live_panel_shows_what_an_assistant_does(server: str) -> None:
             browser.close()
     assert checks.errors == []
     assert {k: v for k, v in checks.findings.items() if v} == {}, checks.findings
+
+
+def test_an_activity_shows_its_own_local_date_and_time(server: str) -> None:
+    """An activity's date and time are its own wall clock (the offset its file recorded),
+    whatever the reader's time zone: the Fenix 5 ride started at 16:09 UTC in California
+    (UTC-7), 09:09 on 12 June 2017. A reader in Kiritimati (UTC+14) saw 13 June, the day
+    after the one its load is counted on (audit finding, 2026-11-28)."""
+    from playwright.sync_api import expect, sync_playwright
+
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    email = "timezones@example.com"
+    admin = httpx.post(f"{server}/oauth/token", data={
+        "grant_type": "password", "username": "admin@example.com", "password": PASSWORD})
+    body = httpx.post(f"{server}/api/auth/register", json={"email": email, "password": PASSWORD},
+                      headers={"authorization": f"Bearer {admin.json()['jwt_token']}"}).json()
+    imported = httpx.post(f"{server}/api/activities/import",
+                          headers={"authorization": f"Bearer {body['token']}"},
+                          files={"file": (RIDE.name, RIDE.read_bytes())})
+    assert imported.status_code == 201
+    assert imported.json()["activity"]["start_time"].startswith("2017-06-12T09:09:22-07:00")
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            context = browser.new_context(viewport={"width": 1280, "height": 900},
+                                          timezone_id="Pacific/Kiritimati", locale="en-US")
+            page = context.new_page()
+            page.set_default_timeout(30_000)
+            page.goto(server + "/activities")
+            page.locator("form.signin").get_by_label("Email").fill(email)
+            page.locator("form.signin").get_by_label("Password").fill(PASSWORD)
+            page.get_by_role("button", name="Sign in").click()
+            page.wait_for_url(server + "/activities")
+            # The browser's own zone would say 13 June: the page says the ride's day.
+            assert page.evaluate("new Date('2017-06-12T16:09:22Z').getDate()") == 13
+            first = page.locator("[data-activities] tbody tr").first
+            expect(first.locator("td").first).to_have_text("Jun 12, 2017")
+            page.screenshot(path=str(SHOTS / "web-activities-timezone.png"), full_page=True)
+            first.get_by_role("link").click()
+            page.wait_for_url(server + "/activities/*")
+            expect(page.locator("[data-when]")).to_contain_text("Jun 12, 2017, 9:09")
+            page.screenshot(path=str(SHOTS / "web-activity-timezone.png"), full_page=True)
+        finally:
+            browser.close()

@@ -11,7 +11,7 @@
 
   function row(a) {
     return el("tr", {},
-      el("td", {text: fmt.date(a.start_time)}),
+      el("td", {text: fmt.localDate(a.start_time)}),
       el("td", {}, el("a", {href: "/activities/" + a.id, text: a.name || "Untitled " + a.sport})),
       el("td", {text: a.sport}),
       el("td", {class: "num", text: fmt.km(a.distance_m)}),

@@ -31,7 +31,7 @@
     }
     document.title = (a.name || a.sport) + " · Pacekeeper";
     root.querySelector("[data-name]").textContent = a.name || "Untitled " + a.sport;
-    root.querySelector("[data-when]").textContent = fmt.datetime(a.start_time_utc || a.start_time) + " · " + a.sport + (a.device ? " · " + a.device : "");
+    root.querySelector("[data-when]").textContent = fmt.localDateTime(a.start_time) + " · " + a.sport + (a.device ? " · " + a.device : "");
     const m = a.metrics || {};
     const items = [
       metric("Distance", fmt.km(a.distance_m)),

@@ -175,9 +175,21 @@ const Pk = (() => {
     if (status) { status.textContent = "Copied to the clipboard."; }
   }
 
+  function wallClock(iso, options) {
+    const m = iso ? /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2}))?/.exec(iso) : null;
+    if (!m) { return ""; }
+    const at = new Date(Date.UTC(+m[1], +m[2] - 1, +m[3], +(m[4] || 0), +(m[5] || 0)));
+    return at.toLocaleString(undefined, {...options, timeZone: "UTC"});
+  }
+
   const fmt = {
     date(iso) { return iso ? new Date(iso).toLocaleDateString(undefined, {year: "numeric", month: "short", day: "numeric"}) : ""; },
     datetime(iso) { return iso ? new Date(iso).toLocaleString(undefined, {dateStyle: "medium", timeStyle: "short"}) : ""; },
+    // An activity's own wall clock: the date and time written in its ISO string (in the
+    // activity's offset), not turned into this browser's zone. A ride at 09:00 in
+    // California stays on its day for a reader in Sydney, and on the day its load counts.
+    localDate(iso) { return wallClock(iso, {year: "numeric", month: "short", day: "numeric"}); },
+    localDateTime(iso) { return wallClock(iso, {dateStyle: "medium", timeStyle: "short"}); },
     duration(s) {
       if (s === null || s === undefined) { return "–"; }
       s = Math.round(s);

@@ -43,7 +43,7 @@
 
   function onActivity(event) {
     const a = event.activity;
-    const when = fmt.date(a.start_time || a.start_at);
+    const when = fmt.localDate(a.start_time || a.start_at);
     list.prepend(el("li", {"data-activity": a.id},
       el("a", {href: "/activities/" + encodeURIComponent(a.id), text: a.name || a.sport}),
       el("span", {class: "muted", text: " " + [when, fmt.km(a.distance_m), event.source === "import" ? "imported" : "from " + event.source].filter(Boolean).join(" · ")})));
