@@ -102,13 +102,29 @@ def stream_set(s: Streams) -> StreamSet:
     return resample_1hz(np.asarray(s.time, dtype=np.float64), channels)
 
 
+def _asleep_s(sleep: SleepSession) -> float:
+    """Time asleep: the provider's own figure (Fitbit ``minutesAsleep``), else the sleep
+    stages added up (deep, light, REM), else the session's length. Fitbit's ``duration``
+    is time in bed, awake minutes included (its documentation: timeInBed = minutes to
+    fall asleep + asleep + awake + after wakeup)."""
+    if sleep.asleep_min is not None:
+        return sleep.asleep_min * 60
+    stages = sleep.stages
+    if stages is not None:
+        parts = [m for m in (stages.deep_min, stages.light_min, stages.rem_min) if m is not None]
+        if parts:
+            return sum(parts) * 60
+    return sleep.duration_s
+
+
 def _health(provider: str, d: DailySummary | None = None, sleep: SleepSession | None = None
             ) -> DailyHealth:
     if sleep is not None:
         stages = sleep.stages
+        # No sleep score: Fitbit's efficiency (asleep / in bed) is not one, and readiness
+        # would read its usual 85-97 as a good night every night.
         return DailyHealth(
-            sleep.date, provider, sleep_s=sleep.duration_s,
-            sleep_score=sleep.efficiency,
+            sleep.date, provider, sleep_s=_asleep_s(sleep),
             sleep_deep_min=stages.deep_min if stages else None,
             sleep_light_min=stages.light_min if stages else None,
             sleep_rem_min=stages.rem_min if stages else None,

@@ -70,13 +70,17 @@ def map_activity(data: dict[str, Any]) -> Activity:
     duration_ms = _num(data, "duration") or 0.0
     active_ms = _num(data, "activeDuration")
     speed_kmh = _num(data, "speed")
+    start = _local(data["startTime"], UTC)
+    offset = datetime.fromisoformat(data["startTime"].replace("Z", "+00:00")).utcoffset()
     return Activity(
         provider=ProviderId.FITBIT,
         provider_id=str(data["logId"]),
         name=data.get("activityName"),
         sport=fitbit_sport(data.get("activityName"), data.get("activityTypeId")),
         provider_sport=data.get("activityName"),
-        start=_local(data["startTime"], UTC),
+        start=start,
+        # The wall clock's own offset when Fitbit writes one ("...-08:00"): the local day.
+        utc_offset_s=int(offset.total_seconds()) if offset is not None else None,
         elapsed_s=duration_ms / 1000,
         moving_s=active_ms / 1000 if active_ms is not None else None,
         # Fitbit reports kilometres and km/h in the metric locale.

@@ -17,10 +17,15 @@ from pacekeeper.fitness.models import (
 
 _SPORTS: dict[str, Sport] = {
     "RUNNING": Sport.RUN, "TRAIL_RUNNING": Sport.RUN, "TREADMILL_RUNNING": Sport.RUN,
+    "STREET_RUNNING": Sport.RUN, "TRACK_RUNNING": Sport.RUN, "INDOOR_RUNNING": Sport.RUN,
+    "VIRTUAL_RUN": Sport.RUN, "ULTRA_RUN": Sport.RUN,
     "CYCLING": Sport.RIDE, "ROAD_BIKING": Sport.RIDE, "MOUNTAIN_BIKING": Sport.RIDE,
     "INDOOR_CYCLING": Sport.RIDE, "VIRTUAL_RIDE": Sport.RIDE, "GRAVEL_CYCLING": Sport.RIDE,
+    "CYCLOCROSS": Sport.RIDE, "TRACK_CYCLING": Sport.RIDE, "RECUMBENT_CYCLING": Sport.RIDE,
+    "BMX": Sport.RIDE, "DOWNHILL_BIKING": Sport.RIDE,
     "LAP_SWIMMING": Sport.SWIM, "OPEN_WATER_SWIMMING": Sport.SWIM, "SWIMMING": Sport.SWIM,
-    "WALKING": Sport.WALK, "HIKING": Sport.HIKE, "ROWING": Sport.ROW, "INDOOR_ROWING": Sport.ROW,
+    "WALKING": Sport.WALK, "CASUAL_WALKING": Sport.WALK, "SPEED_WALKING": Sport.WALK,
+    "HIKING": Sport.HIKE, "ROWING": Sport.ROW, "INDOOR_ROWING": Sport.ROW,
     "RESORT_SKIING_SNOWBOARDING": Sport.SKI, "CROSS_COUNTRY_SKIING": Sport.SKI,
     "STRENGTH_TRAINING": Sport.STRENGTH, "YOGA": Sport.YOGA, "CARDIO": Sport.WORKOUT,
 }  # fmt: skip
@@ -39,9 +44,15 @@ def _start(data: dict[str, Any]) -> datetime:
     return datetime.fromtimestamp(int(data["startTimeInSeconds"]), UTC)
 
 
+def _strides(steps: float | None) -> float | None:
+    """Garmin gives running cadence in steps a minute (both feet); the service keeps FIT's
+    unit, strides a minute (one foot), as Strava and every FIT file do: half."""
+    return None if steps is None else steps / 2
+
+
 def map_activity(data: dict[str, Any]) -> Activity:
-    cadence = _num(data, "averageBikeCadenceInRoundsPerMinute") or _num(
-        data, "averageRunCadenceInStepsPerMinute"
+    cadence = _num(data, "averageBikeCadenceInRoundsPerMinute") or _strides(
+        _num(data, "averageRunCadenceInStepsPerMinute")
     )
     return Activity(
         provider=ProviderId.GARMIN,
@@ -82,7 +93,9 @@ def map_activity_details(data: dict[str, Any]) -> tuple[Activity, Streams]:
         return values if any(v is not None for v in values) else None
 
     lat, lng = series("latitudeInDegree"), series("longitudeInDegree")
-    cadence = series("bikeCadenceInRPM") or series("stepsPerMinute")
+    steps = series("stepsPerMinute")
+    cadence = series("bikeCadenceInRPM") or (
+        None if steps is None else [None if v is None else _strides(float(v)) for v in steps])
     streams = Streams(
         provider=ProviderId.GARMIN,
         activity_id=activity.provider_id,

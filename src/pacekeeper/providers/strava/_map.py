@@ -74,6 +74,25 @@ def map_athlete(data: dict[str, Any]) -> Athlete:
     )
 
 
+def _utc_offset(data: dict[str, Any], start: datetime) -> int | None:
+    """The start's offset from UTC in seconds. Strava's documented model has
+    ``start_date_local`` (the wall clock, written with a "Z" it does not mean) beside
+    ``start_date``; their difference is the offset. ``utc_offset`` is read when the wall
+    clock is missing (it is not in the documented model, and absent from real answers)."""
+    local = data.get("start_date_local")
+    if isinstance(local, str):
+        try:
+            wall = datetime.fromisoformat(local.removesuffix("Z"))
+        except ValueError:
+            wall = None
+        if wall is not None:
+            offset = (wall - start.astimezone(UTC).replace(tzinfo=None)).total_seconds()
+            if abs(offset) <= 14 * 3600:  # the widest offset in use (UTC+14)
+                return int(round(offset / 60) * 60)
+    given = data.get("utc_offset")
+    return int(given) if isinstance(given, int | float) and not isinstance(given, bool) else None
+
+
 def map_activity(data: dict[str, Any]) -> Activity:
     provider_sport = data.get("sport_type") or data.get("type")
     start = _time(data.get("start_date"))
@@ -89,7 +108,7 @@ def map_activity(data: dict[str, Any]) -> Activity:
         provider_sport=provider_sport,
         start=start,
         timezone=data.get("timezone"),
-        utc_offset_s=data.get("utc_offset"),
+        utc_offset_s=_utc_offset(data, start),
         elapsed_s=float(data.get("elapsed_time") or 0),
         moving_s=_num(data, "moving_time"),
         distance_m=_num(data, "distance"),
