@@ -115,21 +115,32 @@ def coggan_3zone(seconds: Sequence[float], kind: str, zones: int) -> tuple[float
     return sum(s[0:2]), sum(s[2:4]), sum(s[4:])
 
 
+WHERE_DAYS = 30  # an activity older than this says nothing of where its athlete is now
+
+
 class AnalysisService:
     def __init__(self, store: SqlFitnessStore, clock: Clock) -> None:
         self.store = store
         self.clock = clock
 
-    def today(self) -> date:
-        return self.clock().astimezone(UTC).date()
+    async def today(self, owner: Owner) -> date:
+        """The person's own today: the date at the UTC offset of their latest activity of
+        the last ``WHERE_DAYS`` days (the service keeps no time zone setting; a recent
+        activity says where they are), UTC's without one. A UTC date would leave a Sydney
+        morning's ride out of "today" (and of the week, the summary and the chart) until
+        10:00 there."""
+        now = self.clock().astimezone(UTC)
+        offset = await self.store.latest_offset(
+            owner.user_id, now - timedelta(days=WHERE_DAYS), now)
+        return (now + timedelta(seconds=offset or 0)).date()
 
     # -- periods ----------------------------------------------------------------------------
 
-    def period(self, start: str | None, end: str | None, default_days: int
+    def period(self, start: str | None, end: str | None, default_days: int, today: date
                ) -> tuple[date, date]:
-        """Inclusive [from, to] days; ``to`` defaults to today, ``from`` to
+        """Inclusive [from, to] days; ``to`` defaults to ``today``, ``from`` to
         ``default_days`` before it. 400 for a bad date, a reversed or too long range."""
-        last = _inputs.day(end, "to") or self.today()
+        last = _inputs.day(end, "to") or today
         first = _inputs.day(start, "from") or last - timedelta(days=default_days - 1)
         if last < first:
             raise FitnessInputError("'to' must not be before 'from'")
@@ -195,7 +206,7 @@ class AnalysisService:
     async def fitness_chart(self, owner: Owner, start: str | None, end: str | None,
                             ctl_days: int | None = None, atl_days: int | None = None
                             ) -> dict[str, Any]:
-        first, last = self.period(start, end, 90)
+        first, last = self.period(start, end, 90, await self.today(owner))
         tc = self.time_constant(ctl_days, "ctl_days", CTL_DAYS)
         ta = self.time_constant(atl_days, "atl_days", ATL_DAYS)
         loads, p = await self.pmc(owner, first, last, ctl_days=tc, atl_days=ta)
@@ -218,7 +229,7 @@ class AnalysisService:
                 "ctl_days": tc, "atl_days": ta, "recomputing": stale, "days": days}
 
     async def load_risk(self, owner: Owner, on: str | None) -> dict[str, Any]:
-        day = _inputs.day(on, "date") or self.today()
+        day = _inputs.day(on, "date") or await self.today(owner)
         loads, p = await self.pmc(owner, day - timedelta(days=119), day)
         acwr = an.acwr_rolling(loads)[-1]
         ewma = an.acwr_ewma(loads)[-1]
@@ -263,7 +274,7 @@ class AnalysisService:
         return merged
 
     async def readiness(self, owner: Owner, on: str | None) -> dict[str, Any]:
-        day = _inputs.day(on, "date") or self.today()
+        day = _inputs.day(on, "date") or await self.today(owner)
         _, p = await self.pmc(owner, day, day)
         tsb = float(p.tsb[-1])
         health = await self._health(owner, day - timedelta(days=59), day)
@@ -293,7 +304,7 @@ class AnalysisService:
                 "inputs": inputs}
 
     async def recovery_status(self, owner: Owner) -> dict[str, Any]:
-        day = self.today()
+        day = await self.today(owner)
         loads, p = await self.pmc(owner, day - timedelta(days=27), day)
         ready = await self.readiness(owner, day.isoformat())
         ctl, atl = float(p.ctl[-1]), float(p.atl[-1])
@@ -322,7 +333,7 @@ class AnalysisService:
     async def weekly_load(self, owner: Owner, weeks: int) -> dict[str, Any]:
         if not 1 <= weeks <= 104:
             raise FitnessInputError("weeks must be between 1 and 104")
-        today = self.today()
+        today = await self.today(owner)
         monday = today - timedelta(days=today.weekday())
         first = monday - timedelta(weeks=weeks - 1)
         rows = await self._rows(owner, first, today)
@@ -368,7 +379,7 @@ class AnalysisService:
     async def training_summary(self, owner: Owner) -> dict[str, Any]:
         """The first call: today's CTL / ATL / TSB, the last four weeks by sport, recent
         bests (90 days) and readiness, in well under 2 KB."""
-        day = self.today()
+        day = await self.today(owner)
         loads, p = await self.pmc(owner, day - timedelta(days=27), day)
         rows = await self._rows(owner, day - timedelta(days=27), day)
         weekly = [float(loads[i:i + 7].sum()) for i in range(0, 28, 7)]
@@ -463,7 +474,7 @@ class AnalysisService:
             day = local_day(found.start_at, found.utc_offset_s).isoformat()
             sources = [(str(found.id), day)] * len(an.STANDARD_DURATIONS)
         else:
-            first, last = self.period(start, end, 365)
+            first, last = self.period(start, end, 365, await self.today(owner))
             if kind == "pace" and sport is None:
                 sport = "run"
             best, rows, curves = await self._period_curves(owner, kind, first, last, sport)
@@ -535,7 +546,7 @@ class AnalysisService:
 
     async def best_efforts(self, owner: Owner, start: str | None, end: str | None
                            ) -> dict[str, Any]:
-        first, last = self.period(start, end, 365)
+        first, last = self.period(start, end, 365, await self.today(owner))
         efforts = await self._efforts(owner, first, last)
         out = []
         for name, meters in an.BEST_EFFORT_DISTANCES.items():
@@ -558,7 +569,7 @@ class AnalysisService:
 
     async def critical_power(self, owner: Owner, start: str | None, end: str | None,
                              model: Literal["2p", "3p"]) -> dict[str, Any]:
-        first, last = self.period(start, end, 90)
+        first, last = self.period(start, end, 90, await self.today(owner))
         best = await self.period_curve(owner, "power", first, last)
         ds = np.array(an.STANDARD_DURATIONS, dtype=float)
         fit = (an.critical_power_2p(ds, best) if model == "2p"
@@ -580,7 +591,7 @@ class AnalysisService:
 
     async def ftp_estimate(self, owner: Owner, start: str | None, end: str | None
                            ) -> dict[str, Any]:
-        first, last = self.period(start, end, 90)
+        first, last = self.period(start, end, 90, await self.today(owner))
         best = await self.period_curve(owner, "power", first, last)
         ds = np.array(an.STANDARD_DURATIONS, dtype=float)
         settings = SettingsHistory(await self.store.settings(owner.user_id)).on(last)
@@ -655,7 +666,7 @@ class AnalysisService:
 
     async def zone_distribution(self, owner: Owner, start: str | None, end: str | None,
                                 kind: Literal["power", "hr", "pace"]) -> dict[str, Any]:
-        first, last = self.period(start, end, 28)
+        first, last = self.period(start, end, 28, await self.today(owner))
         key = {"power": "time_in_power_zones", "hr": "time_in_hr_zones",
                "pace": "time_in_pace_zones"}[kind]
         extra = ("hr_zone_model",) if kind == "hr" else ()
@@ -698,7 +709,7 @@ class AnalysisService:
                 "distribution": shape}
 
     async def vo2max(self, owner: Owner) -> dict[str, Any]:
-        day = self.today()
+        day = await self.today(owner)
         first = day - timedelta(days=89)
         best = await self.period_curve(owner, "power", first, day)
         weight = SettingsHistory(await self.store.settings(owner.user_id)).on(day).get(
@@ -809,7 +820,7 @@ class AnalysisService:
 
     async def period_summary(self, owner: Owner, start: str | None, end: str | None
                              ) -> dict[str, Any]:
-        first, last = self.period(start, end, 28)
+        first, last = self.period(start, end, 28, await self.today(owner))
         stats = await self.period_stats(owner, first, last)
         return {"summary": f"{first} to {last}: {stats['activities']} activities, "
                            f"{stats['hours']} h, {stats['km']} km, load {stats['load']}",
@@ -817,8 +828,9 @@ class AnalysisService:
 
     async def compare_periods(self, owner: Owner, a: tuple[str | None, str | None],
                               b: tuple[str | None, str | None]) -> dict[str, Any]:
-        a1, a2 = self.period(a[0], a[1], 28)
-        b1, b2 = self.period(b[0], b[1], 28)
+        today = await self.today(owner)
+        a1, a2 = self.period(a[0], a[1], 28, today)
+        b1, b2 = self.period(b[0], b[1], 28, today)
         pa, pb = await self.period_stats(owner, a1, a2), await self.period_stats(owner, b1, b2)
         change: dict[str, float | None] = {}
         for k in ("activities", "hours", "km", "load", "load_per_week", "mean_ctl",
@@ -835,7 +847,7 @@ class AnalysisService:
     async def patterns(self, owner: Owner, weeks: int) -> dict[str, Any]:
         if not 4 <= weeks <= 104:
             raise FitnessInputError("weeks must be between 4 and 104")
-        today = self.today()
+        today = await self.today(owner)
         monday = today - timedelta(days=today.weekday())
         first = monday - timedelta(weeks=weeks)  # whole weeks, the running one left out
         last = monday - timedelta(days=1)
@@ -912,7 +924,7 @@ class AnalysisService:
             raise FitnessInputError("a race goal needs distance_m and time_s")
         if kind != "race" and value is None:
             raise FitnessInputError(f"a {kind} goal needs value")
-        if day is not None and day < self.today():
+        if day is not None and day < await self.today(owner):
             raise FitnessInputError("the goal's date is in the past")
         if len(await self.store.goals(owner.user_id)) >= MAX_GOALS:
             raise FitnessInputError(f"at most {MAX_GOALS} goals: delete one first")
@@ -954,7 +966,7 @@ class AnalysisService:
         - volume: weekly hours up by at most 10 % a week (a rule of thumb, not evidence).
         """
         goal = await self._goal(owner, goal_id)
-        today = self.today()
+        today = await self.today(owner)
         weeks = ((goal.target_date - today).days / 7.0) if goal.target_date else 12.0
         weeks = max(weeks, 0.0)
         out: dict[str, Any] = {"goal": goal_json(goal), "weeks_left": _r(weeks, 1)}
@@ -1045,7 +1057,7 @@ class AnalysisService:
         (the constant daily load that moves CTL by the chosen ramp in 7 days), adjusted for
         form, readiness and a near race; 80/20 easy/hard by sessions; durations from load
         at each session's intensity factor (TSS per hour = 100 IF^2)."""
-        today = self.today()
+        today = await self.today(owner)
         goal = await self._goal(owner, goal_id) if goal_id else None
         _, p = await self.pmc(owner, today, today)
         ctl, atl = float(p.ctl[-1]), float(p.atl[-1])

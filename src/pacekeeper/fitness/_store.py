@@ -413,6 +413,18 @@ class SqlFitnessStore:
             # Plain tuples (not Row objects) for numpy; load is not null by the WHERE.
             return cast(list[tuple[int, float]], [tuple(r) for r in rows])
 
+    async def latest_offset(self, user_id: uuid.UUID, since: datetime, before: datetime
+                            ) -> int | None:
+        """The UTC offset (s) of the person's latest activity started in [since, before)
+        with one: where they were last, for their own "today"."""
+        async with self._sessions() as session:
+            found = await session.scalar(
+                select(ActivityRow.utc_offset_s)
+                .where(ActivityRow.user_id == user_id, ActivityRow.start_at >= since,
+                       ActivityRow.start_at < before, ActivityRow.utc_offset_s.is_not(None))
+                .order_by(ActivityRow.start_at.desc()).limit(1))
+            return None if found is None else int(found)
+
     async def period_rows(self, user_id: uuid.UUID, start: datetime, end: datetime,
                           keys: Sequence[str], *, sport: str | None = None,
                           limit: int | None = None) -> list[PeriodRow]:

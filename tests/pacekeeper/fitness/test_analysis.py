@@ -94,6 +94,11 @@ async def test_ten_years_of_loads_chart_equals_the_engine(harness: Harness) -> N
     the engine's on the hand-built daily series, to the chart's 0.1 rounding."""
     h = harness
     auth, owner = await _person(h, "pmc@example.com")
+    # Noon UTC: the same date at every offset used below, so the person's own today
+    # (their latest activity's offset) is UTC's whatever time the suite runs.
+    now = h.clock()
+    h.clock.advance(seconds=(12 * 3600 - (now.hour * 3600 + now.minute * 60 + now.second))
+                    % 86400)
     rng = np.random.default_rng(15)
     last = _today(h)
     first = last - timedelta(days=3649)
@@ -426,3 +431,37 @@ async def test_openapi_describes_every_analysis_route(harness: Harness) -> None:
     document = (await harness.client.get("/openapi.json")).json()
     for path, (_, methods, _) in ROUTES.items():
         assert {m.lower() for m in methods} <= set(document["paths"][path]), path
+
+
+async def test_today_is_the_persons_own_day(harness: Harness) -> None:
+    """A Sydney athlete (UTC+10, as their activities say) on Monday 07:30 there, 21:30 UTC
+    on Sunday: the ride they finished at 06:00 that Monday morning is today's, in the
+    default period, the week and the summary, not left out until 10:00 Sydney time
+    (UTC's date). An athlete with no offset keeps UTC's day (audit finding, 2026-11-28)."""
+    h = harness
+    auth, owner = await _person(h, "sydney@example.com")
+    now = h.clock()
+    h.clock.advance(seconds=((21 * 3600 + 1800) - (now.hour * 3600 + now.minute * 60
+                                                   + now.second)) % 86400)
+    utc_day = h.clock().date()
+    sydney = 10 * 3600
+    await _store(h, owner, [
+        {"start": datetime.combine(utc_day - timedelta(days=2), datetime.min.time(),
+                                   UTC) + timedelta(hours=2), "offset": sydney,
+         "metrics": {"load": 50.0}},
+        {"start": datetime.combine(utc_day, datetime.min.time(), UTC) + timedelta(hours=20),
+         "offset": sydney, "metrics": {"load": 80.0}},
+    ])
+    analysis = h.services.fitness.analysis
+    assert await analysis.today(owner) == utc_day + timedelta(days=1)
+    summary = await analysis.period_summary(owner, None, None)
+    assert summary["activities"] == 2 and summary["load"] == 130
+    assert summary["summary"].startswith(f"{utc_day + timedelta(days=1) - timedelta(days=27)}"
+                                         f" to {utc_day + timedelta(days=1)}")
+    _, elsewhere = await _person(h, "nowhere@example.com")
+    assert await analysis.today(elsewhere) == utc_day
+    # Where someone was two months ago says nothing of where they are: UTC's day.
+    _, traveller = await _person(h, "traveller@example.com")
+    await _store(h, traveller, [
+        {"start": h.clock() - timedelta(days=60), "offset": sydney, "metrics": {"load": 1.0}}])
+    assert await analysis.today(traveller) == utc_day
