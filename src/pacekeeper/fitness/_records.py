@@ -79,6 +79,9 @@ class NewActivity:
     device_name: str | None = None
     laps: list[dict[str, Any]] = field(default_factory=list)
     device_metrics: dict[str, Any] = field(default_factory=dict)
+    # The name is ours ("Morning ride"), not the source's: a merge keeps a given one.
+    # Not a column.
+    name_generated: bool = field(default=False, metadata={"column": False})
 
 
 @dataclass(frozen=True, slots=True)

@@ -105,6 +105,7 @@ def summary_of(parsed: ParsedActivity) -> NewActivity:
         sport=parsed.sport.value, start_at=parsed.start, elapsed_s=parsed.elapsed_s,
         source_sport=parsed.file_sport,
         name=parsed.name or default_name(parsed.sport.value, parsed.start, parsed.utc_offset_s),
+        name_generated=not parsed.name,
         utc_offset_s=parsed.utc_offset_s,
         moving_s=parsed.moving_s, distance_m=parsed.distance_m,
         elevation_gain_m=parsed.elevation_gain_m, avg_speed_mps=parsed.avg_speed_mps,
@@ -186,7 +187,8 @@ class FitnessService:
                 await self.store.attach(
                     owner, candidate.id, ref, replace=new if richer else None,
                     metrics=metrics if richer else None, streams=blob if richer else None,
-                    stream_channels=channels, samples=samples, original=original, now=now)
+                    stream_channels=channels, samples=samples, original=original, now=now,
+                    ref_offset=new.utc_offset_s)
             except DuplicateSource as dup:
                 return ImportOutcome(name, await self._get(owner.user_id, dup.activity_id),
                                      duplicate=True)

@@ -48,7 +48,7 @@ from pacekeeper.fitness._tables import (
     SyncStateRow,
 )
 
-_NEW_FIELDS = tuple(f.name for f in fields(NewActivity))
+_NEW_FIELDS = tuple(f.name for f in fields(NewActivity) if f.metadata.get("column", True))
 _HEADLINE_COLUMNS = tuple(
     ActivityRow.metrics[k].as_string() if k == "load_method" else ActivityRow.metrics[k].as_float()
     for k in HEADLINE_METRICS
@@ -269,9 +269,11 @@ class SqlFitnessStore:
     async def attach(self, owner: Owner, activity_id: uuid.UUID, ref: SourceRef, *,
                      replace: NewActivity | None, metrics: dict[str, Any] | None,
                      streams: bytes | None, stream_channels: str, samples: int,
-                     original: bytes | None, now: datetime) -> None:
+                     original: bytes | None, now: datetime,
+                     ref_offset: int | None = None) -> None:
         """Remember another source of an existing activity; with ``replace``, its summary
-        and streams become the new source's (it brought richer streams)."""
+        and streams become the new source's (it brought richer streams); without it,
+        ``ref_offset`` (the new source's UTC offset) fills in a missing one."""
         async with self._sessions() as session:
             try:
                 async with session.begin():
@@ -282,13 +284,28 @@ class SqlFitnessStore:
                         session.add(ActivityFileRow(source_id=source.id,
                                                     user_id=owner.user_id, data=original))
                     if replace is not None:
-                        values = {name: getattr(replace, name) for name in _NEW_FIELDS}
+                        # The richer source's summary, but what it does not know (an
+                        # offset, a figure) stays as the activity had it, and so does a
+                        # name the person or the provider gave over one we made up.
+                        values = {name: value for name in _NEW_FIELDS
+                                  if (value := getattr(replace, name)) is not None}
+                        if replace.name_generated:
+                            values.pop("name", None)
                         await session.execute(
                             update(ActivityRow)
                             .where(ActivityRow.user_id == owner.user_id,
                                    ActivityRow.id == activity_id)
                             .values(**values, metrics=metrics or {},
                                     load=load_of(metrics or {}), updated_at=now))
+                    elif ref_offset is not None:
+                        # Not richer, but it knows where the activity was: the offset
+                        # fills in one the activity lacked (a file without one).
+                        await session.execute(
+                            update(ActivityRow)
+                            .where(ActivityRow.user_id == owner.user_id,
+                                   ActivityRow.id == activity_id,
+                                   ActivityRow.utc_offset_s.is_(None))
+                            .values(utc_offset_s=ref_offset, updated_at=now))
                     if streams is not None:
                         await session.execute(delete(ActivityStreamRow).where(
                             ActivityStreamRow.user_id == owner.user_id,

@@ -23,6 +23,7 @@ from tests.pacekeeper.conftest import Harness
 DATA = Path(__file__).resolve().parents[2] / "data" / "activities"
 TRAINER = DATA / "fit" / "sample-activity-indoor-trainer.fit"  # session: NP 228, TSS 50.8
 RIDE = DATA / "fit" / "4801048867.fit"  # 86-minute outdoor ride, no power
+NO_OFFSET = DATA / "fit" / "garmin-edge-500-activity.fit"  # writes no UTC offset
 
 
 def session_of(path: Path) -> dict[str, Any]:
@@ -418,3 +419,35 @@ def test_a_file_without_a_name_is_named_by_its_local_time_of_day() -> None:
     assert default_name("run", start, -7 * 3600) == "Night run"  # 22:30 the day before
     assert default_name("ride", start, 7 * 3600) == "Lunch ride"  # 12:30
     assert default_name("walk", start, 12 * 3600) == "Evening walk"  # 17:30
+
+
+async def test_a_merge_keeps_what_only_the_other_source_knew(harness: Harness) -> None:
+    """A provider's record (its name, its UTC offset, no streams) and then the file of the
+    same ride, which has no offset and no name of its own: the file's streams and figures
+    win, the provider's offset and name stay (not a made-up "Night ride" in UTC). The
+    other way round, a provider record that is not richer fills in the file's missing
+    offset (audit finding, 2026-11-28)."""
+    h = harness
+    device = session_of(NO_OFFSET)
+    auth, owner = await _user(h, "merge-offset@example.com")
+    await h.services.fitness.ingest(
+        owner, NewActivity(sport="ride", start_at=device["start_time"],
+                           elapsed_s=device["total_elapsed_time"], name="Lake loop",
+                           utc_offset_s=-4 * 3600),
+        None, SourceRef("provider", provider="strava", provider_activity_id="41"))
+    merged = (await _import(h, auth, NO_OFFSET)).json()
+    assert merged["status"] == "merged"
+    activity = merged["activity"]
+    assert activity["name"] == "Lake loop"
+    assert activity["start_time"].endswith("-04:00")
+    assert "heartrate" in activity["streams"]
+    # File first (no offset), then the provider's copy without streams: offset filled in.
+    auth2, owner2 = await _user(h, "merge-offset2@example.com")
+    imported = (await _import(h, auth2, NO_OFFSET)).json()["activity"]
+    assert imported["start_time"].endswith(("Z", "+00:00"))
+    outcome = await h.services.fitness.ingest(
+        owner2, NewActivity(sport="ride", start_at=device["start_time"],
+                            elapsed_s=device["total_elapsed_time"], utc_offset_s=-4 * 3600),
+        None, SourceRef("provider", provider="strava", provider_activity_id="42"))
+    assert outcome.merged and outcome.activity is not None
+    assert outcome.activity.utc_offset_s == -4 * 3600
