@@ -334,6 +334,17 @@ def test_a_newcomer_uses_the_web_app(server: str) -> None:
     assert {k: v for k, v in checks.findings.items() if v} == {}, checks.findings
 
 
+def _registered_by_admin(server: str, email: str) -> dict[str, Any]:
+    """A person made by the admin (whatever registration mode the journey left behind):
+    the register answer, with their token."""
+    admin = httpx.post(f"{server}/oauth/token", data={
+        "grant_type": "password", "username": "admin@example.com", "password": PASSWORD})
+    body: dict[str, Any] = httpx.post(
+        f"{server}/api/auth/register", json={"email": email, "password": PASSWORD},
+        headers={"authorization": f"Bearer {admin.json()['jwt_token']}"}).json()
+    return body
+
+
 def _signed_in_on_connections(browser: Any, server: str, email: str) -> tuple[Any, Any, Checks]:
     """A desktop page with the CSP listener and axe, signed in on Connections."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
@@ -361,11 +372,7 @@ def test_the_live_panel_shows_a_sync_as_it_runs(server: str) -> None:
 
     SHOTS.mkdir(parents=True, exist_ok=True)
     email = "live@example.com"
-    # Made by the admin: whatever registration mode the journey left behind.
-    admin = httpx.post(f"{server}/oauth/token", data={
-        "grant_type": "password", "username": "admin@example.com", "password": PASSWORD})
-    body = httpx.post(f"{server}/api/auth/register", json={"email": email, "password": PASSWORD},
-                      headers={"authorization": f"Bearer {admin.json()['jwt_token']}"}).json()
+    body = _registered_by_admin(server, email)
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
@@ -434,10 +441,7 @@ def test_the_live_panel_shows_what_an_assistant_does(server: str) -> None:
 
     SHOTS.mkdir(parents=True, exist_ok=True)
     email = "watcher@example.com"
-    admin = httpx.post(f"{server}/oauth/token", data={
-        "grant_type": "password", "username": "admin@example.com", "password": PASSWORD})
-    body = httpx.post(f"{server}/api/auth/register", json={"email": email, "password": PASSWORD},
-                      headers={"authorization": f"Bearer {admin.json()['jwt_token']}"}).json()
+    body = _registered_by_admin(server, email)
 
     async def assistant() -> tuple[bool, bool]:
         http = httpx.AsyncClient(headers={"authorization": f"Bearer {body['token']}"},
@@ -490,10 +494,7 @@ def test_an_activity_shows_its_own_local_date_and_time(server: str) -> None:
 
     SHOTS.mkdir(parents=True, exist_ok=True)
     email = "timezones@example.com"
-    admin = httpx.post(f"{server}/oauth/token", data={
-        "grant_type": "password", "username": "admin@example.com", "password": PASSWORD})
-    body = httpx.post(f"{server}/api/auth/register", json={"email": email, "password": PASSWORD},
-                      headers={"authorization": f"Bearer {admin.json()['jwt_token']}"}).json()
+    body = _registered_by_admin(server, email)
     imported = httpx.post(f"{server}/api/activities/import",
                           headers={"authorization": f"Bearer {body['token']}"},
                           files={"file": (RIDE.name, RIDE.read_bytes())})
