@@ -45,6 +45,7 @@ from dataclasses import dataclass
 from typing import Final
 
 import numpy as np
+import numpy.typing as npt
 
 from pacekeeper.fitness.streams import FloatArray, StreamSet, resample_1hz
 
@@ -179,7 +180,7 @@ def _window(streams: StreamSet, name: str, lo: int, hi: int) -> FloatArray | Non
     return None if values is None else values[lo:hi]
 
 
-def moved_through(streams: StreamSet) -> FloatArray | None:
+def moved_through(streams: StreamSet) -> npt.NDArray[np.bool_] | None:
     """Per grid second: True inside a gap (no speed sample) across which the distance grew
     faster than ``MOVING_SPEED_MPS``. The recorder wrote nothing (smart recording, GPS
     lost in a tunnel) but the athlete kept moving, as the distance on either side shows;
