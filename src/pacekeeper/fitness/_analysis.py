@@ -136,11 +136,12 @@ class AnalysisService:
 
     # -- periods ----------------------------------------------------------------------------
 
-    def period(self, start: str | None, end: str | None, default_days: int, today: date
-               ) -> tuple[date, date]:
-        """Inclusive [from, to] days; ``to`` defaults to ``today``, ``from`` to
-        ``default_days`` before it. 400 for a bad date, a reversed or too long range."""
-        last = _inputs.day(end, "to") or today
+    async def period(self, owner: Owner, start: str | None, end: str | None,
+                     default_days: int) -> tuple[date, date]:
+        """Inclusive [from, to] days; ``to`` defaults to the person's today (looked up only
+        then), ``from`` to ``default_days`` before it. 400 for a bad date, a reversed or
+        too long range."""
+        last = _inputs.day(end, "to") or await self.today(owner)
         first = _inputs.day(start, "from") or last - timedelta(days=default_days - 1)
         if last < first:
             raise FitnessInputError("'to' must not be before 'from'")
@@ -206,7 +207,7 @@ class AnalysisService:
     async def fitness_chart(self, owner: Owner, start: str | None, end: str | None,
                             ctl_days: int | None = None, atl_days: int | None = None
                             ) -> dict[str, Any]:
-        first, last = self.period(start, end, 90, await self.today(owner))
+        first, last = await self.period(owner, start, end, 90)
         tc = self.time_constant(ctl_days, "ctl_days", CTL_DAYS)
         ta = self.time_constant(atl_days, "atl_days", ATL_DAYS)
         loads, p = await self.pmc(owner, first, last, ctl_days=tc, atl_days=ta)
@@ -474,7 +475,7 @@ class AnalysisService:
             day = local_day(found.start_at, found.utc_offset_s).isoformat()
             sources = [(str(found.id), day)] * len(an.STANDARD_DURATIONS)
         else:
-            first, last = self.period(start, end, 365, await self.today(owner))
+            first, last = await self.period(owner, start, end, 365)
             if kind == "pace" and sport is None:
                 sport = "run"
             best, rows, curves = await self._period_curves(owner, kind, first, last, sport)
@@ -546,7 +547,7 @@ class AnalysisService:
 
     async def best_efforts(self, owner: Owner, start: str | None, end: str | None
                            ) -> dict[str, Any]:
-        first, last = self.period(start, end, 365, await self.today(owner))
+        first, last = await self.period(owner, start, end, 365)
         efforts = await self._efforts(owner, first, last)
         out = []
         for name, meters in an.BEST_EFFORT_DISTANCES.items():
@@ -569,7 +570,7 @@ class AnalysisService:
 
     async def critical_power(self, owner: Owner, start: str | None, end: str | None,
                              model: Literal["2p", "3p"]) -> dict[str, Any]:
-        first, last = self.period(start, end, 90, await self.today(owner))
+        first, last = await self.period(owner, start, end, 90)
         best = await self.period_curve(owner, "power", first, last)
         ds = np.array(an.STANDARD_DURATIONS, dtype=float)
         fit = (an.critical_power_2p(ds, best) if model == "2p"
@@ -591,7 +592,7 @@ class AnalysisService:
 
     async def ftp_estimate(self, owner: Owner, start: str | None, end: str | None
                            ) -> dict[str, Any]:
-        first, last = self.period(start, end, 90, await self.today(owner))
+        first, last = await self.period(owner, start, end, 90)
         best = await self.period_curve(owner, "power", first, last)
         ds = np.array(an.STANDARD_DURATIONS, dtype=float)
         settings = SettingsHistory(await self.store.settings(owner.user_id)).on(last)
@@ -666,7 +667,7 @@ class AnalysisService:
 
     async def zone_distribution(self, owner: Owner, start: str | None, end: str | None,
                                 kind: Literal["power", "hr", "pace"]) -> dict[str, Any]:
-        first, last = self.period(start, end, 28, await self.today(owner))
+        first, last = await self.period(owner, start, end, 28)
         key = {"power": "time_in_power_zones", "hr": "time_in_hr_zones",
                "pace": "time_in_pace_zones"}[kind]
         extra = ("hr_zone_model",) if kind == "hr" else ()
@@ -820,7 +821,7 @@ class AnalysisService:
 
     async def period_summary(self, owner: Owner, start: str | None, end: str | None
                              ) -> dict[str, Any]:
-        first, last = self.period(start, end, 28, await self.today(owner))
+        first, last = await self.period(owner, start, end, 28)
         stats = await self.period_stats(owner, first, last)
         return {"summary": f"{first} to {last}: {stats['activities']} activities, "
                            f"{stats['hours']} h, {stats['km']} km, load {stats['load']}",
@@ -828,9 +829,8 @@ class AnalysisService:
 
     async def compare_periods(self, owner: Owner, a: tuple[str | None, str | None],
                               b: tuple[str | None, str | None]) -> dict[str, Any]:
-        today = await self.today(owner)
-        a1, a2 = self.period(a[0], a[1], 28, today)
-        b1, b2 = self.period(b[0], b[1], 28, today)
+        a1, a2 = await self.period(owner, a[0], a[1], 28)
+        b1, b2 = await self.period(owner, b[0], b[1], 28)
         pa, pb = await self.period_stats(owner, a1, a2), await self.period_stats(owner, b1, b2)
         change: dict[str, float | None] = {}
         for k in ("activities", "hours", "km", "load", "load_per_week", "mean_ctl",

@@ -13,7 +13,7 @@ from pacekeeper.fitness.models import Sport
 from pacekeeper.fitness.streams import FloatArray
 
 from ._errors import ImportRejected
-from ._summary import build_streams, figures
+from ._summary import build_streams, figures, moved_through
 from ._types import Format, ParsedActivity, ParsedLap
 
 # The GPS epoch (1980-01-06): no recording is older; GPSBabel writes 1901-12-13 for
@@ -77,9 +77,10 @@ def assemble(decoded: Decoded, sha256: str) -> ParsedActivity:
     whole = figures(streams)
     start = datetime.fromtimestamp(t0, UTC)
     laps = []
+    moved = moved_through(streams) if decoded.laps else None  # once, for every lap
     for i, lap in enumerate(decoded.laps):
         lo, hi = _lap_window(decoded.laps, i, t0)
-        fig = figures(streams, lo, hi)
+        fig = figures(streams, lo, hi, moved)
         laps.append(
             ParsedLap(
                 start=datetime.fromtimestamp(lap.start_s, UTC),

@@ -204,7 +204,10 @@ def moved_through(streams: StreamSet) -> npt.NDArray[np.bool_] | None:
     return out
 
 
-def moving_seconds(streams: StreamSet, lo: int, hi: int) -> float | None:
+def moving_seconds(streams: StreamSet, lo: int, hi: int,
+                   moved: npt.NDArray[np.bool_] | None = None) -> float | None:
+    """Moving seconds in ``[lo, hi)``; ``moved``: ``moved_through(streams)``, when the
+    caller asks for many windows of one activity (its laps)."""
     speed = _window(streams, "speed", lo, hi)
     whole_speed = streams.get("speed")
     # The seconds the window spans, counted from the sample before it (as its distance
@@ -212,7 +215,7 @@ def moving_seconds(streams: StreamSet, lo: int, hi: int) -> float | None:
     span = float(max(0, hi - lo if lo > 0 else hi - lo - 1))
     if speed is not None and whole_speed is not None and np.any(whole_speed > MOVING_SPEED_MPS):
         moving = np.count_nonzero(speed > MOVING_SPEED_MPS)
-        gaps = moved_through(streams)
+        gaps = moved if moved is not None else moved_through(streams)
         if gaps is not None:
             moving += np.count_nonzero(gaps[lo:hi])
         return min(span, float(moving))
@@ -297,13 +300,14 @@ def elevation_gain(
     return gain
 
 
-def figures(streams: StreamSet, lo: int = 0, hi: int | None = None) -> Figures:
+def figures(streams: StreamSet, lo: int = 0, hi: int | None = None,
+            moved: npt.NDArray[np.bool_] | None = None) -> Figures:
     """The summary over grid seconds ``lo`` (inclusive) to ``hi`` (exclusive); distance and
     moving time count from the second before ``lo`` (a lap from where the previous one
-    ended)."""
+    ended). ``moved``: as for ``moving_seconds``."""
     hi = len(streams) if hi is None else min(hi, len(streams))
     lo = max(0, min(lo, hi))
-    moving = moving_seconds(streams, lo, hi)
+    moving = moving_seconds(streams, lo, hi, moved)
     distance = _distance(streams, lo, hi)
     cadence = _window(streams, "cadence", lo, hi)
     nonzero_cadence = None if cadence is None else cadence[cadence > 0]

@@ -79,16 +79,14 @@ def _utc_offset(data: dict[str, Any], start: datetime) -> int | None:
     ``start_date_local`` (the wall clock, written with a "Z" it does not mean) beside
     ``start_date``; their difference is the offset. ``utc_offset`` is read when the wall
     clock is missing (it is not in the documented model, and absent from real answers)."""
-    local = data.get("start_date_local")
-    if isinstance(local, str):
-        try:
-            wall = datetime.fromisoformat(local.removesuffix("Z"))
-        except ValueError:
-            wall = None
-        if wall is not None:
-            offset = (wall - start.astimezone(UTC).replace(tzinfo=None)).total_seconds()
-            if abs(offset) <= 14 * 3600:  # the widest offset in use (UTC+14)
-                return int(round(offset / 60) * 60)
+    try:
+        wall = _time(data.get("start_date_local"))  # the wall clock, labelled UTC
+    except ValueError:
+        wall = None
+    if wall is not None:
+        offset = (wall - start).total_seconds()
+        if abs(offset) <= 14 * 3600:  # the widest offset in use (UTC+14)
+            return int(round(offset / 60) * 60)
     given = data.get("utc_offset")
     return int(given) if isinstance(given, int | float) and not isinstance(given, bool) else None
 
