@@ -822,6 +822,17 @@ def test_exact_records_render_as_pydantic_would(data: Any) -> None:
     assert sig.render(value) == reference.render(value)
 
 
+@pytest.mark.parametrize("odd", [float("nan"), float("inf"), 2.5, b"raw", WHEN,
+                                 dt.date(2026, 11, 28), ("a", 1)],
+                         ids=repr)
+def test_a_value_of_another_type_takes_pydantics_path(odd: Any) -> None:
+    """A value pydantic's JSON mode converts (NaN and infinities to null, bytes, dates,
+    tuples) in a plain key: the serializer's answer, not the value as it is."""
+    sig = returning(Identity)
+    value = {"user_id": "u1", "role": odd, "visits": 1, "admin": True}
+    assert sig.render(value) == dataclasses.replace(sig, _record=None).render(value)
+
+
 def test_exact_record_is_a_copy_in_its_own_order_and_only_for_plain_records() -> None:
     sig = returning(Identity)
     value = {"admin": False, "visits": 2, "role": "user", "user_id": "u1"}

@@ -451,3 +451,14 @@ async def test_a_merge_keeps_what_only_the_other_source_knew(harness: Harness) -
         None, SourceRef("provider", provider="strava", provider_activity_id="42"))
     assert outcome.merged and outcome.activity is not None
     assert outcome.activity.utc_offset_s == -4 * 3600
+    # Another person's copy of the same ride is theirs: it fills in nothing of this one's.
+    auth3, _ = await _user(h, "merge-offset3@example.com")
+    mine = (await _import(h, auth3, NO_OFFSET)).json()["activity"]
+    _, stranger = await _user(h, "merge-offset4@example.com")
+    theirs = await h.services.fitness.ingest(
+        stranger, NewActivity(sport="ride", start_at=device["start_time"],
+                              elapsed_s=device["total_elapsed_time"], utc_offset_s=3600),
+        None, SourceRef("provider", provider="strava", provider_activity_id="43"))
+    assert not theirs.merged
+    again = (await h.client.get(f"/api/activities/{mine['id']}", headers=auth3)).json()
+    assert again["start_time"] == mine["start_time"]

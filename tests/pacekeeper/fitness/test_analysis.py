@@ -458,6 +458,7 @@ async def test_today_is_the_persons_own_day(harness: Harness) -> None:
     assert summary["activities"] == 2 and summary["load"] == 130
     assert summary["summary"].startswith(f"{utc_day + timedelta(days=1) - timedelta(days=27)}"
                                          f" to {utc_day + timedelta(days=1)}")
+    # Another person's activities never set this one's day (the query is theirs only).
     _, elsewhere = await _person(h, "nowhere@example.com")
     assert await analysis.today(elsewhere) == utc_day
     # Where someone was two months ago says nothing of where they are: UTC's day.
