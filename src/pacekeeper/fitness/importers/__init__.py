@@ -160,6 +160,7 @@ def iter_archive(
     total = seconds = 0
     for info in members:
         result: ParsedActivity | ImportRejected
+        raw = b""
         try:
             remaining = max_total_bytes - total
             if remaining <= 0:
@@ -172,12 +173,13 @@ def iter_archive(
             result = _parse_member(raw, info.filename, max_bytes)
             seconds += len(result.streams)
         except ImportRejected as rejected:
-            result = rejected
+            result = rejected.detached()  # the raised one's frames hold the member's bytes
         except MemoryError:
             result = ImportRejected("too_large", "the file needs more memory than is available")
         except Exception:
             _log.info("archive member import failed in a decoder", exc_info=True)
             result = ImportRejected("corrupt", "the file cannot be read as an activity")
+        del raw  # freed before the caller stores this member and asks for the next
         yield ArchiveMember(name=info.filename, result=result)
 
 
