@@ -160,6 +160,8 @@ class Settings(BaseSettings):
     garmin_oauth_version: int = Field(default=2, ge=1, le=2)
     # Shared secret expected as `?secret=` on the Garmin webhook URLs (empty: none).
     garmin_webhook_secret: SecretStr = SecretStr("")
+    # Garmin webhook deliveries per minute from one client address (429 past it).
+    garmin_webhook_limit_per_minute: int = Field(default=300, ge=1)
 
     @field_validator("base_url", "jwt_issuer")
     @classmethod
