@@ -12,13 +12,16 @@ import re
 import time
 import uuid
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from pacekeeper.fitness import importers
 from pacekeeper.fitness.importers import ImportRejected, iter_archive
 from tests.pacekeeper.conftest import Harness
+from tests.security.test_fitness_inputs import sparse_gpx
 
 MIB = 1024 * 1024
 SPACES_MEMBER = 49 * 1000 * 1000  # the review's member: 49 MB of spaces (under the 50 MiB limit)
@@ -120,3 +123,82 @@ def test_a_blank_member_is_refused_after_its_first_chunk(
     assert member.result.reason == "corrupt"
     assert "white space" in member.result.message
     assert sum(read) <= 1 * MIB
+
+
+def tiny_zip(members: int) -> bytes:
+    """`members` tiny GPX files (three points over 15 minutes, ~400 bytes each), as the
+    review's 5,000-member zip of 1.4 MB."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as archive:
+        for i in range(members):
+            archive.writestr(f"activities/{i}.gpx", sparse_gpx(i, days=0.01))
+    return buf.getvalue()
+
+
+async def _person(h: Harness) -> dict[str, str]:
+    body = await h.register(f"arc-{uuid.uuid4().hex[:8]}@example.com")
+    h.client.cookies.clear()
+    return {"authorization": f"Bearer {body['token']}"}
+
+
+@pytest.mark.parametrize("migrated_db", ["sqlite"], indirect=True)
+async def test_an_archive_import_stops_at_its_time_budget(
+    harness_factory: Callable[..., Any],
+) -> None:
+    """Issue 28: 5,000 tiny GPX files in one zip cost 54 s of server CPU in one request.
+    Past PACEKEEPER_IMPORT_ARCHIVE_SECONDS the rest of the members are reported as not
+    imported (read no further), and what was imported is kept."""
+    async with harness_factory(import_archive_seconds=1.0) as h:
+        auth = await _person(h)
+        data = tiny_zip(1500)
+        started = time.process_time()
+        answer = await h.client.post("/api/activities/import", headers=auth,
+                                     files={"file": ("export.zip", data)})
+        cpu = time.process_time() - started
+        assert answer.status_code == 200, answer.text
+        results = answer.json()["results"]
+        imported = [r for r in results if r["status"] == "imported"]
+        late = [r for r in results if r["status"] == "rejected"]
+        print(f"1,500 tiny GPX with a 1 s budget: {cpu:.2f} s CPU, {len(imported)} imported")
+        assert len(results) == 1500 and imported and late
+        assert {r["reason"] for r in late} == {"too_large"}
+        assert late[0]["message"] == (
+            "not imported: this import reached its time limit of 1 s; import the archive "
+            "again to add the rest (files already imported are recognised)")
+        assert cpu < 5.0
+        listed = await h.client.get("/api/activities", headers=auth, params={"limit": 200})
+        assert len(listed.json()["activities"]) == min(200, len(imported))
+
+
+@pytest.mark.parametrize("migrated_db", ["sqlite"], indirect=True)
+async def test_imports_are_rate_limited_per_person(
+    harness_factory: Callable[..., Any],
+) -> None:
+    """PACEKEEPER_IMPORT_LIMIT_PER_MINUTE files a minute per person; an archive costs the
+    whole minute (it may run for PACEKEEPER_IMPORT_ARCHIVE_SECONDS): a second archive
+    right after the first is 429, another person is not affected."""
+    async with harness_factory(import_limit_per_minute=5) as h:
+        first, second = await _person(h), await _person(h)
+        data = tiny_zip(2)
+        ok = await h.client.post("/api/activities/import", headers=first,
+                                 files={"file": ("a.zip", data)})
+        assert ok.status_code == 200, ok.text
+        again = await h.client.post("/api/activities/import", headers=first,
+                                    files={"file": ("b.zip", data)})
+        assert again.status_code == 429, again.text
+        assert again.json() == {"error": "rate_limited", "message":
+                                "too many imports; retry in a minute"}
+        assert int(again.headers["retry-after"]) >= 1
+        other = await h.client.post("/api/activities/import", headers=second,
+                                    files={"file": ("a.zip", data)})
+        assert other.status_code == 200, other.text
+
+
+def test_an_archive_over_the_member_cap_is_refused_whole() -> None:
+    """20,000 activity files per archive (was 100,000): a Strava bulk export holds one
+    file per activity, and 20,000 is 27 years of two a day."""
+    assert importers.DEFAULT_MAX_MEMBERS == 20_000
+    with pytest.raises(ImportRejected) as info:
+        next(iter_archive(tiny_zip(4), max_members=3))
+    assert info.value.reason == "too_large"
+    assert info.value.message == "the archive holds more than 3 activity files"
