@@ -74,6 +74,9 @@ class Settings(BaseSettings):
     # wall-clock time one archive import may take before the rest is not imported.
     import_limit_per_minute: int = Field(default=30, ge=1)
     import_archive_seconds: float = Field(default=60.0, gt=0)
+    # Athlete settings changes per minute per person (each may recompute every activity
+    # from its day on; the recomputes are coalesced as well).
+    settings_limit_per_minute: int = Field(default=20, ge=1)
     # How far back a provider's first sync reaches for activities.
     sync_history_days: int = Field(default=365, ge=1, le=3650)
     # Background syncs of every connected person: a sync is queued when the last one

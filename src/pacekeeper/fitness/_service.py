@@ -121,7 +121,7 @@ def summary_of(parsed: ParsedActivity) -> NewActivity:
 class FitnessService:
     def __init__(self, store: SqlFitnessStore, clock: Clock, *, max_import_bytes: int,
                  limiter: RateLimiter | None = None, import_limit_per_minute: int = 30,
-                 archive_seconds: float = 60.0) -> None:
+                 archive_seconds: float = 60.0, settings_limit_per_minute: int = 20) -> None:
         self.store = store
         self.clock = clock
         self.max_import_bytes = max_import_bytes
@@ -130,6 +130,8 @@ class FitnessService:
         self.limiter = limiter
         self.import_limit_per_minute = import_limit_per_minute
         self.archive_seconds = archive_seconds
+        # Settings changes per minute: each may recompute every activity from its day on.
+        self.settings_limit_per_minute = settings_limit_per_minute
         # Period and activity analysis over the stored metrics (the analysis tools).
         self.analysis = AnalysisService(store, clock)
         # Set by the service (pacekeeper.jobs): recompute after a settings change in a
@@ -301,6 +303,12 @@ class FitnessService:
         metrics of the activities on or after that day: in a background job when the
         service has a queue (the answer says ``"recomputing": true`` and from which day),
         otherwise before answering (``recomputed_activities``)."""
+        if self.limiter is not None:
+            decision = await self.limiter.hit(f"settings:{owner.user_id}",
+                                              self.settings_limit_per_minute)
+            if not decision.allowed:
+                raise RateLimited("too many settings changes; retry in a minute",
+                                  headers=decision.headers())
         try:
             checked = check_settings(values)
         except ValueError as exc:
