@@ -164,6 +164,7 @@ class FitnessService:
                 else:
                     outcomes.append(await self.store_parsed(owner, member.result, member.name,
                                                             original=None))
+                member = None  # its samples go before the next member is parsed
             return outcomes
         parsed = await asyncio.to_thread(parse_activity, data, filename,
                                          max_bytes=self.max_import_bytes)
