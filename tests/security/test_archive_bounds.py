@@ -7,6 +7,7 @@ answer was sent. Memory while importing an archive is now bounded by about one m
 
 from __future__ import annotations
 
+import gzip
 import io
 import re
 import time
@@ -202,3 +203,20 @@ def test_an_archive_over_the_member_cap_is_refused_whole() -> None:
         next(iter_archive(tiny_zip(4), max_members=3))
     assert info.value.reason == "too_large"
     assert info.value.message == "the archive holds more than 3 activity files"
+
+
+def test_a_gzipped_blank_member_is_refused_after_its_first_chunk(tmp_path: Path) -> None:
+    """The same 49 MB of spaces as `.gpx.gz` inside the zip: refused once the first
+    inflated chunk shows nothing but white space, not after inflating all of it."""
+    blank = gzip.compress(b" " * SPACES_MEMBER, compresslevel=9)
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as archive:
+        for i in range(10):
+            archive.writestr(f"activities/{i}.gpx.gz", blank)
+    started = time.process_time()
+    members = list(iter_archive(buf.getvalue()))
+    cpu = time.process_time() - started
+    print(f"ten gzipped blank members: {cpu:.2f} s CPU")
+    assert [m.result.reason for m in members
+            if isinstance(m.result, ImportRejected)] == ["corrupt"] * 10
+    assert cpu < 0.5

@@ -33,6 +33,12 @@ def _too_large(max_bytes: int, what: str) -> ImportRejected:
     return ImportRejected("too_large", f"{what} is larger than the limit of {max_bytes} bytes")
 
 
+def _refuse_blank_head(out: bytearray) -> None:
+    if len(out) >= PROLOG_WINDOW and not out[:PROLOG_WINDOW].strip(WHITE_SPACE):
+        raise ImportRejected("corrupt", f"the file starts with {PROLOG_WINDOW // 1024} KiB "
+                             "of white space; no activity file does")
+
+
 def gunzip(data: bytes, max_bytes: int) -> bytes:
     """The content of a gzip stream (every concatenated member), at most ``max_bytes``."""
     out = bytearray()
@@ -44,6 +50,7 @@ def gunzip(data: bytes, max_bytes: int) -> bytes:
             out += chunk
             if len(out) > max_bytes:
                 raise _too_large(max_bytes, "the decompressed file")
+            _refuse_blank_head(out)
             pending = inflater.unconsumed_tail
             if inflater.eof:
                 rest = inflater.unused_data
@@ -104,10 +111,7 @@ def read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, max_bytes: int)
                 out += chunk
                 if len(out) > max_bytes:
                     raise _too_large(max_bytes, "the archive member")
-                if len(out) >= PROLOG_WINDOW and not out[:PROLOG_WINDOW].strip(WHITE_SPACE):
-                    raise ImportRejected("corrupt", "the file starts with "
-                                         f"{PROLOG_WINDOW // 1024} KiB of white space; "
-                                         "no activity file does")
+                _refuse_blank_head(out)
     except ImportRejected:
         raise
     except NotImplementedError:
