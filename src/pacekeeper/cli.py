@@ -175,7 +175,7 @@ def import_files(
             for path in files:
                 try:
                     outcomes = await services.fitness.import_file(
-                        owner, path.read_bytes(), path.name)
+                        owner, path.read_bytes(), path.name, bounded=False)
                 except ImportRejected as exc:
                     progress.console.print(f"{path.name}: rejected: {exc.message}")
                     counts["rejected"] += 1

@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
+from pacekeeper.errors import RateLimited
 from pacekeeper.fitness._analysis import AnalysisService
 from pacekeeper.fitness._errors import ActivityNotFound, FitnessInputError
 from pacekeeper.fitness._records import (
@@ -43,6 +44,7 @@ from pacekeeper.fitness.importers import (
 )
 from pacekeeper.fitness.models import Sport
 from pacekeeper.fitness.streams import CHANNELS, StreamSet
+from pacekeeper.ratelimit import RateLimiter
 
 Clock = Callable[[], datetime]
 MATCH_START_S = 120.0
@@ -117,10 +119,19 @@ def summary_of(parsed: ParsedActivity) -> NewActivity:
 
 
 class FitnessService:
-    def __init__(self, store: SqlFitnessStore, clock: Clock, *, max_import_bytes: int) -> None:
+    def __init__(self, store: SqlFitnessStore, clock: Clock, *, max_import_bytes: int,
+                 limiter: RateLimiter | None = None, import_limit_per_minute: int = 30,
+                 archive_seconds: float = 60.0, settings_limit_per_minute: int = 20) -> None:
         self.store = store
         self.clock = clock
         self.max_import_bytes = max_import_bytes
+        # What one person's imports may cost (issue 28): files per minute, an archive the
+        # whole minute's worth, and an archive's wall-clock time.
+        self.limiter = limiter
+        self.import_limit_per_minute = import_limit_per_minute
+        self.archive_seconds = archive_seconds
+        # Settings changes per minute: each may recompute every activity from its day on.
+        self.settings_limit_per_minute = settings_limit_per_minute
         # Period and activity analysis over the stored metrics (the analysis tools).
         self.analysis = AnalysisService(store, clock)
         # Set by the service (pacekeeper.jobs): recompute after a settings change in a
@@ -129,17 +140,23 @@ class FitnessService:
 
     # -- getting data in ------------------------------------------------------------------
 
-    async def import_file(self, owner: Owner, data: bytes, filename: str | None
-                          ) -> list[ImportOutcome]:
+    async def import_file(self, owner: Owner, data: bytes, filename: str | None, *,
+                          bounded: bool = True) -> list[ImportOutcome]:
         """One activity file (FIT, GPX, TCX, gzipped or not), or a Strava bulk-export zip
-        (one outcome per member). A rejected single file raises ``ImportRejected``."""
+        (one outcome per member). A rejected single file raises ``ImportRejected``.
+        ``bounded`` (HTTP, MCP): the person's import rate and the archive's time budget
+        apply; the operator's CLI imports unbounded."""
         if len(data) > self.max_import_bytes:
             raise ImportRejected("too_large", f"the file is larger than the "
                                  f"{self.max_import_bytes // (1024 * 1024)} MB limit")
-        if is_archive(data):
+        archive = is_archive(data)
+        if bounded:
+            await self._meter_import(owner, archive)
+        if archive:
             # One member at a time, parsed in a worker thread and stored before the next
             # is parsed: memory holds one member's samples, never the whole archive's.
-            members = iter_archive(data, max_bytes=self.max_import_bytes)
+            members = iter_archive(data, max_bytes=self.max_import_bytes,
+                                   max_seconds=self.archive_seconds if bounded else None)
             outcomes = []
             while (member := await asyncio.to_thread(next, members, None)) is not None:
                 if isinstance(member.result, ImportRejected):
@@ -147,10 +164,22 @@ class FitnessService:
                 else:
                     outcomes.append(await self.store_parsed(owner, member.result, member.name,
                                                             original=None))
+                member = None  # its samples go before the next member is parsed
             return outcomes
         parsed = await asyncio.to_thread(parse_activity, data, filename,
                                          max_bytes=self.max_import_bytes)
         return [await self.store_parsed(owner, parsed, filename, original=data)]
+
+    async def _meter_import(self, owner: Owner, archive: bool) -> None:
+        """One import of the person's per-minute allowance; an archive takes all of it
+        (it may run for ``archive_seconds``), so one person runs one archive at a time."""
+        if self.limiter is None:
+            return
+        limit = self.import_limit_per_minute
+        decision = await self.limiter.hit(f"import:{owner.user_id}", limit,
+                                          limit if archive else 1)
+        if not decision.allowed:
+            raise RateLimited("too many imports; retry in a minute", headers=decision.headers())
 
     async def store_parsed(self, owner: Owner, parsed: ParsedActivity, name: str | None, *,
                            original: bytes | None) -> ImportOutcome:
@@ -275,6 +304,12 @@ class FitnessService:
         metrics of the activities on or after that day: in a background job when the
         service has a queue (the answer says ``"recomputing": true`` and from which day),
         otherwise before answering (``recomputed_activities``)."""
+        if self.limiter is not None:
+            decision = await self.limiter.hit(f"settings:{owner.user_id}",
+                                              self.settings_limit_per_minute)
+            if not decision.allowed:
+                raise RateLimited("too many settings changes; retry in a minute",
+                                  headers=decision.headers())
         try:
             checked = check_settings(values)
         except ValueError as exc:
