@@ -98,9 +98,10 @@ async def validate(
         challenge = rfc7636.check_challenge(
             _single(params, "code_challenge"), _single(params, "code_challenge_method")
         )
-        registered = client.metadata.get("scope")
-        allowed = registered.split() if isinstance(registered, str) else None
-        scope = _scopes.parse(_single(params, "scope"), allowed)
+        # The registered scope is the default, not a ceiling: step-up asks for more
+        # than the client registered, and the person's consent decides (docs/oauth.md).
+        default = _scopes.default_for(client.metadata.get("scope"))
+        scope = _scopes.parse(_single(params, "scope"), default)
         audience = resources.audience(params.get("resource", []))
     except OAuth2Error as exc:
         if not named:

@@ -87,7 +87,8 @@ async def _consent(
 ) -> Response:
     svc = request_services(request)
     issued = await svc.csrf.issue(user_id)
-    response = consent_page(auth, email, issued.token)
+    granted = await components(request).server.granted_scopes(user_id, auth.client.client_id)
+    response = consent_page(auth, email, issued.token, granted)
     if session_jwt is not None:
         # Just signed in: the browser gets the service's session cookies (spec 2.8).
         lifetime = svc.settings.jwt_lifetime_seconds
