@@ -134,6 +134,23 @@ async def full_flow(
     return reg, response.json()
 
 
+async def allowed_client(
+    h: Harness, email: str, scope: str = "fitness:read", **metadata: Any
+) -> tuple[Registered, dict[str, Any]]:
+    """A person signs in and allows a public client `scope` (a live grant: the token
+    response); the browser keeps its session, so the next authorize goes to consent."""
+    h.client.cookies.clear()
+    await h.register(email)
+    h.client.cookies.clear()
+    reg = await register_client(h, scope=scope, token_endpoint_auth_method="none", **metadata)
+    verifier, challenge = pkce()
+    params = authorize_params(reg.client_id, challenge, scope=scope)
+    query = redirect_query(await login_and_consent(h.client, params, email))
+    response = await exchange(h, reg, query["code"], verifier)
+    assert response.status_code == 200, response.text
+    return reg, response.json()
+
+
 async def call_whoami(client: httpx.AsyncClient, token: str) -> httpx.Response:
     headers = {**ACCEPT, "authorization": f"Bearer {token}",
                "mcp-protocol-version": "2025-11-25"}

@@ -17,7 +17,7 @@ import orjson
 
 from tests.pacekeeper.conftest import PASSWORD, Harness
 from tests.pacekeeper.oauth2._flow import (
-    Registered,
+    allowed_client,
     authorize_params,
     exchange,
     hidden_fields,
@@ -43,24 +43,10 @@ def claims(token: str) -> dict[str, Any]:
     return decoded
 
 
-async def _read_grant(h: Harness, email: str, **metadata: Any) -> tuple[Registered, dict[str, Any]]:
-    """A person signs in and allows a client `fitness:read`; the browser keeps its session."""
-    h.client.cookies.clear()
-    await h.register(email)
-    h.client.cookies.clear()
-    reg = await register_client(h, scope=READ, token_endpoint_auth_method="none", **metadata)
-    verifier, challenge = pkce()
-    params = authorize_params(reg.client_id, challenge, scope=READ)
-    query = redirect_query(await login_and_consent(h.client, params, email))
-    response = await exchange(h, reg, query["code"], verifier)
-    assert response.status_code == 200, response.text
-    return reg, response.json()
-
-
 async def test_step_up_beyond_the_registered_scope(harness: Harness) -> None:
     """A client registered with fitness:read asks for fitness:write: the consent page marks
     it new (read is already allowed), the tokens carry both, a refresh keeps both."""
-    reg, first = await _read_grant(harness, "stepup@example.com")
+    reg, first = await allowed_client(harness, "stepup@example.com")
     assert first["scope"] == READ
     verifier, challenge = pkce()
     params = authorize_params(reg.client_id, challenge, scope=f"{READ} {WRITE}")
@@ -88,7 +74,7 @@ async def test_step_up_beyond_the_registered_scope(harness: Harness) -> None:
 
 async def test_write_only_request_marks_write_new_and_nothing_else(harness: Harness) -> None:
     """Asking for fitness:write alone (it includes read): one scope listed, marked new."""
-    reg, _ = await _read_grant(harness, "writeonly@example.com")
+    reg, _ = await allowed_client(harness, "writeonly@example.com")
     _, challenge = pkce()
     page = await harness.client.get(
         "/oauth2/authorize", params=authorize_params(reg.client_id, challenge, scope=WRITE))
@@ -112,7 +98,7 @@ async def test_first_consent_and_same_scope_mark_nothing_new(harness: Harness) -
     assert _ITEMS.findall(page.text) == [READ_TITLE, WRITE_TITLE]
     assert _NEW.findall(page.text) == []
     assert "asks for more access" not in page.text
-    reg2, _ = await _read_grant(harness, "same@example.com")
+    reg2, _ = await allowed_client(harness, "same@example.com")
     _, challenge = pkce()
     same = await harness.client.get(
         "/oauth2/authorize", params=authorize_params(reg2.client_id, challenge, scope=READ))
@@ -122,7 +108,7 @@ async def test_first_consent_and_same_scope_mark_nothing_new(harness: Harness) -
 async def test_denied_step_up_keeps_the_earlier_grant(harness: Harness) -> None:
     """The person decides: a denied step-up sends access_denied, and the read grant the
     client already holds keeps working with its scope unchanged."""
-    reg, first = await _read_grant(harness, "deny-stepup@example.com")
+    reg, first = await allowed_client(harness, "deny-stepup@example.com")
     _, challenge = pkce()
     params = authorize_params(reg.client_id, challenge, scope=f"{READ} {WRITE}")
     page = await harness.client.get("/oauth2/authorize", params=params)
@@ -137,7 +123,7 @@ async def test_denied_step_up_keeps_the_earlier_grant(harness: Harness) -> None:
 async def test_unknown_scope_is_still_invalid_scope(harness: Harness) -> None:
     """Any supported scope may be asked for; an unknown one is invalid_scope (sent to the
     client here: the person is signed in and allowed it before)."""
-    reg, _ = await _read_grant(harness, "unknown-scope@example.com")
+    reg, _ = await allowed_client(harness, "unknown-scope@example.com")
     _, challenge = pkce()
     params = authorize_params(reg.client_id, challenge, scope=f"{READ} fitness:admin")
     query = redirect_query(await harness.client.get("/oauth2/authorize", params=params))
