@@ -12,16 +12,21 @@ from __future__ import annotations
 import base64
 import re
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import orjson
 
 from tests.pacekeeper.conftest import PASSWORD, Harness
 from tests.pacekeeper.oauth2._flow import (
+    DOC,
+    DOC_URL,
+    Registered,
     allowed_client,
     authorize_params,
     exchange,
     hidden_fields,
     login_and_consent,
+    metadata_documents,
     pkce,
     post_form,
     redirect_query,
@@ -148,3 +153,30 @@ async def test_registered_scope_is_the_default_not_a_ceiling(harness: Harness) -
     query = redirect_query(await login_and_consent(
         harness.client, authorize_params(plain.client_id, challenge), "default-scope@example.com"))
     assert (await exchange(harness, plain, query["code"], verifier)).json()["scope"] == READ
+
+
+async def test_step_up_of_a_metadata_document_client(harness: Harness) -> None:
+    """CIMD: a client whose document says `scope: fitness:read` steps up the same way."""
+    redirect = "http://127.0.0.1:5555/cb"
+    document = {**DOC, "scope": READ, "grant_types": ["authorization_code", "refresh_token"]}
+    oauth = harness.services.oauth
+    assert oauth is not None
+    oauth.server.documents, _ = metadata_documents(200, document)
+    harness.client.cookies.clear()
+    await harness.register("cimd-stepup@example.com")
+    harness.client.cookies.clear()
+    reg = Registered(DOC_URL, None, document)
+    tokens: list[dict[str, Any]] = []
+    for scope in (READ, f"{READ} {WRITE}"):
+        verifier, challenge = pkce()
+        params = authorize_params(DOC_URL, challenge, scope=scope, redirect_uri=redirect)
+        page = await harness.client.get("/oauth2/authorize", params=params)
+        if scope != READ:  # signed in since the first round: straight to consent
+            assert _NEW.findall(page.text) == [WRITE_TITLE], page.text
+        answer = await login_and_consent(harness.client, params, "cimd-stepup@example.com")
+        code = parse_qs(urlsplit(answer.headers["location"]).query)["code"][0]
+        body = (await exchange(harness, reg, code, verifier, redirect_uri=redirect)).json()
+        tokens.append(body)
+    assert [t["scope"] for t in tokens] == [READ, f"{READ} {WRITE}"]
+    again = await refresh(harness, reg, tokens[1]["refresh_token"])
+    assert again.json()["scope"] == f"{READ} {WRITE}"
