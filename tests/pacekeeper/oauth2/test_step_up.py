@@ -75,6 +75,12 @@ async def test_step_up_beyond_the_registered_scope(harness: Harness) -> None:
     assert again.status_code == 200, again.text
     assert again.json()["scope"] == f"{READ} {WRITE}"
     assert claims(again.json()["access_token"])["scope"] == f"{READ} {WRITE}"
+    # Held fitness:write covers fitness:read (the hierarchy): asking for read is not new.
+    _, challenge = pkce()
+    read_only = await harness.client.get(
+        "/oauth2/authorize", params=authorize_params(reg.client_id, challenge, scope=READ))
+    assert _ITEMS.findall(read_only.text) == [READ_TITLE]
+    assert _NEW.findall(read_only.text) == []
 
 
 async def test_write_only_request_marks_write_new_and_nothing_else(harness: Harness) -> None:
@@ -123,6 +129,58 @@ async def test_denied_step_up_keeps_the_earlier_grant(harness: Harness) -> None:
     kept = await refresh(harness, reg, first["refresh_token"])
     assert kept.status_code == 200, kept.text
     assert kept.json()["scope"] == READ
+
+
+async def test_held_write_covers_read(harness: Harness) -> None:
+    """The hierarchy: with fitness:write held, fitness:read is not new; offline_access is."""
+    reg, _ = await allowed_client(harness, "held-write@example.com", scope=WRITE)
+    _, challenge = pkce()
+    page = await harness.client.get("/oauth2/authorize", params=authorize_params(
+        reg.client_id, challenge, scope=f"{READ} offline_access"))
+    assert page.status_code == 200, page.text
+    assert _ITEMS.findall(page.text) == [READ_TITLE, "Stay connected"]
+    assert _NEW.findall(page.text) == ["Stay connected"]
+
+
+async def test_another_persons_grant_is_not_yours(harness: Harness) -> None:
+    """Only the signed-in person's own grants count: another person's grant to the same
+    client marks nothing as already allowed for them, and does not make the client's
+    URI trusted for their errors."""
+    reg, _ = await allowed_client(harness, "first-person@example.com")
+    harness.client.cookies.clear()
+    await harness.register("second-person@example.com")
+    harness.client.cookies.clear()
+    _, challenge = pkce()
+    params = authorize_params(reg.client_id, challenge, scope=f"{READ} {WRITE}")
+    login = await harness.client.get("/oauth2/authorize", params=params)
+    page = await post_form(harness.client, hidden_fields(login.text) + [
+        ("email", "second-person@example.com"), ("password", PASSWORD)])
+    assert page.status_code == 200, page.text
+    assert "Signed in as <strong>second-person@example.com" in page.text
+    assert _NEW.findall(page.text) == [] and "already allowed" not in page.text
+    bad = await harness.client.get("/oauth2/authorize", params=authorize_params(
+        reg.client_id, challenge, scope="fitness:admin"))
+    assert bad.status_code == 400 and "location" not in bad.headers
+
+
+async def test_a_revoked_grant_is_no_grant(harness: Harness) -> None:
+    """What the person already granted is their live grants: once the client's grant is
+    revoked (RFC 7009), nothing is marked as already allowed, and a request error no
+    longer goes to the client (RFC 9700 4.11.2)."""
+    reg, first = await allowed_client(harness, "revoked-stepup@example.com")
+    revoked = await harness.client.post(
+        "/oauth2/revoke", data={"token": first["refresh_token"], "client_id": reg.client_id})
+    assert revoked.status_code == 200
+    _, challenge = pkce()
+    page = await harness.client.get("/oauth2/authorize", params=authorize_params(
+        reg.client_id, challenge, scope=f"{READ} {WRITE}"))
+    assert page.status_code == 200, page.text
+    assert _ITEMS.findall(page.text) == [READ_TITLE, WRITE_TITLE]
+    assert _NEW.findall(page.text) == [] and "already allowed" not in page.text
+    bad = await harness.client.get("/oauth2/authorize", params=authorize_params(
+        reg.client_id, challenge, scope="fitness:admin"))
+    assert bad.status_code == 400 and "location" not in bad.headers
+    assert "invalid_scope" in bad.text
 
 
 async def test_unknown_scope_is_still_invalid_scope(harness: Harness) -> None:
