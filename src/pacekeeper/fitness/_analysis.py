@@ -115,6 +115,18 @@ def coggan_3zone(seconds: Sequence[float], kind: str, zones: int) -> tuple[float
     return sum(s[0:2]), sum(s[2:4]), sum(s[4:])
 
 
+def possible_efforts(stored: dict[str, float | None] | None) -> dict[str, float]:
+    """An activity's stored best efforts that a runner can have run: metrics stored before
+    ``best_efforts`` measured from the first sample may hold a negative time ("10 km in
+    -5.0 s"); such a figure is left out until the activity is recomputed."""
+    out: dict[str, float] = {}
+    for name, t in (stored or {}).items():
+        meters = an.BEST_EFFORT_DISTANCES.get(name)
+        if t is not None and meters is not None and t >= meters / an.MAX_RUN_SPEED_MPS:
+            out[name] = float(t)
+    return out
+
+
 WHERE_DAYS = 30  # an activity older than this says nothing of where its athlete is now
 
 
@@ -530,8 +542,8 @@ class AnalysisService:
         for r in rows:
             if r.sport not in RUN_SPORTS:
                 continue
-            for name, t in (r.metrics.get("best_efforts") or {}).items():
-                if t is not None and (name not in best or t < best[name][0]):
+            for name, t in possible_efforts(r.metrics.get("best_efforts")).items():
+                if name not in best or t < best[name][0]:
                     best[name] = (float(t), str(r.id),
                                   local_day(r.start_at, r.utc_offset_s).isoformat())
         return best
@@ -780,8 +792,7 @@ class AnalysisService:
                 "moving_s": _r(found.moving_s, 0), "distance_m": _r(found.distance_m, 0),
                 "metrics": metrics, "time_in_zones_s": zones, "peaks": peaks,
                 "ftp_used_watts": ftp, "best_efforts": {
-                    k: _r(v, 1) for k, v in (m.get("best_efforts") or {}).items()
-                    if v is not None},
+                    k: _r(v, 1) for k, v in possible_efforts(m.get("best_efforts")).items()},
                 "recomputing": stale}
 
     async def compare_activities(self, owner: Owner, ids: Sequence[str]) -> dict[str, Any]:
@@ -1264,4 +1275,4 @@ def _goal_uuid(text: str) -> uuid.UUID:
 
 
 __all__ = ["DEFAULT_CURVE_DURATIONS", "AnalysisService", "GoalNotFound", "aligned",
-           "coggan_3zone", "goal_json", "local_day"]
+           "coggan_3zone", "goal_json", "local_day", "possible_efforts"]
