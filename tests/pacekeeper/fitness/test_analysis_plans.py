@@ -256,7 +256,7 @@ async def test_suggest_week_load_arithmetic(harness: Harness, history: list[floa
     body = (await _mcp(h, auth, "suggest_training_week", {}))["structuredContent"]
     assert body["phase"] == phase
     assert body["ctl"] == pytest.approx(round(ctl, 1))
-    assert body["form"] == pytest.approx(round(form, 1))
+    assert body["tsb_tomorrow"] == pytest.approx(round(form, 1))
     assert body["readiness"] == ready
     if phase == "build":
         assert ctl >= 15 and form >= -10 and ready >= 35
@@ -329,7 +329,7 @@ async def test_suggest_week_hold_taper(harness: Harness, phase: str, today_load:
     body = (await _mcp(h, auth, "suggest_training_week", args))["structuredContent"]
     assert body["phase"] == phase
     assert body["ctl"] == pytest.approx(round(ctl, 1))
-    assert body["form"] == pytest.approx(round(form, 1))
+    assert body["tsb_tomorrow"] == pytest.approx(round(form, 1))
     assert body["readiness"] == ready  # 49: TSB about -0.4
     if phase == "hold":
         assert -25 <= form < -10 and ctl >= 15

@@ -104,3 +104,69 @@ async def test_best_efforts_of_a_run_whose_distance_starts_above_zero(harness: H
     assert "15km" not in got
     assert tool["vdot"] == round(_daniels_vdot(10000.0, 2500.0), 1)
     assert "10km 41:40" in tool["summary"]
+
+
+# -- empty and impossible states say so (issue 27 item 13) --------------------------------
+
+
+async def test_zones_without_thresholds_say_what_is_missing(harness: Harness) -> None:
+    """Rides with no zone times (no FTP when they were stored): the zone distribution
+    said "0 activities (pyramidal)". It names the missing threshold and how to set it,
+    and has no distribution; with an FTP but no power data it says that instead."""
+    h = harness
+    auth, owner = await _person(h, "zones-empty@example.com")
+    day = _today(h)
+    await _store(h, owner, [{"start": datetime.combine(day - timedelta(days=k),
+                                                       datetime.min.time(), UTC)
+                             + timedelta(hours=8), "metrics": {"load": 50.0}}
+                            for k in range(3)])
+    for kind, setting, what in (("power", "ftp_watts", "no FTP set"),
+                                ("pace", "threshold_pace_s_per_km", "no threshold pace set")):
+        tool = (await _mcp(h, auth, "get_zone_distribution", {"kind": kind})
+                )["structuredContent"]
+        http = (await h.client.get("/api/zone-distribution", headers=auth,
+                                   params={"kind": kind})).json()
+        assert tool == http
+        assert tool["distribution"] is None and tool["zones"] == []
+        assert tool["missing"] == [setting]
+        assert what in tool["summary"] and setting in tool["summary"]
+        assert "update_athlete_settings" in tool["summary"]
+        assert "pyramidal" not in tool["summary"] and "0 activities" not in tool["summary"]
+    hr = (await _mcp(h, auth, "get_zone_distribution", {"kind": "hr"}))["structuredContent"]
+    assert hr["missing"] == ["lthr_bpm", "max_hr_bpm"]
+    await h.client.patch("/api/athlete", headers=auth,
+                         json={"ftp_watts": 250, "valid_from": "2020-01-01"})
+    power = (await _mcp(h, auth, "get_zone_distribution", {"kind": "power"})
+             )["structuredContent"]
+    assert power["missing"] == [] and power["distribution"] is None
+    assert "no activity with power data" in power["summary"]
+
+
+async def test_wbal_below_zero_says_cp_or_w_prime_is_too_low(harness: Harness) -> None:
+    """An hour at 250 W against CP 150 W and W' 10 kJ: the 2015 model spends (P - CP) =
+    100 J a second from the first second on, so W' balance reaches 10,000 - 100 x 3,600 =
+    -350,000 J (-3500 %) at the last second: impossible, so CP or W' is too low. It said
+    "lowest -350.0 kJ (-3500 %)" and nothing else; the answer now says so, and the series
+    stops at 0."""
+    h = harness
+    auth, _ = await _person(h, "wbal-low@example.com")
+    start = datetime.combine(_today(h) - timedelta(days=1), datetime.min.time(), UTC)
+    ride = (await h.client.post("/api/activities/import", headers=auth, files={
+        "file": ("hour.tcx", _tcx([250.0] * 3600, start + timedelta(hours=8)))})).json()
+    ident = ride["activity"]["id"]
+    args = {"activity_id": ident, "cp_watts": 150, "w_prime_j": 10000,
+            "model": "skiba2015", "max_points": 100}
+    tool = (await _mcp(h, auth, "get_wbal", args))["structuredContent"]
+    http = (await h.client.get(f"/api/activities/{ident}/wbal", headers=auth, params={
+        k: str(v) for k, v in args.items() if k != "activity_id"})).json()
+    assert tool == http
+    assert tool["min_w_prime_bal_j"] == pytest.approx(10000 - 100 * 3600, abs=1)
+    assert "too low" in tool["warning"] and "-3500 %" in tool["warning"]
+    assert "raise cp_watts or w_prime_j" in tool["warning"]
+    assert tool["warning"] in tool["summary"]
+    assert min(p["w_prime_bal_j"] for p in tool["series"]) == 0
+    assert tool["series"][0]["w_prime_bal_j"] == pytest.approx(10000 - 100, abs=1)
+    # Within W': no warning.
+    fine = (await _mcp(h, auth, "get_wbal", {**args, "cp_watts": 245, "w_prime_j": 20000})
+            )["structuredContent"]
+    assert "warning" not in fine and fine["min_w_prime_bal_j"] == pytest.approx(2000, abs=1)
