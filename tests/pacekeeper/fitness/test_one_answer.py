@@ -5,7 +5,9 @@ across every tool and route; empty and impossible states named."""
 from __future__ import annotations
 
 import math
-from datetime import UTC, datetime, timedelta
+import uuid
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
 
 import pytest
 
@@ -170,3 +172,201 @@ async def test_wbal_below_zero_says_cp_or_w_prime_is_too_low(harness: Harness) -
     fine = (await _mcp(h, auth, "get_wbal", {**args, "cp_watts": 245, "w_prime_j": 20000})
             )["structuredContent"]
     assert "warning" not in fine and fine["min_w_prime_bal_j"] == pytest.approx(2000, abs=1)
+
+
+# -- one answer per question (issue 27 item 12) ------------------------------------------
+
+# Each quantity as the answers name it. A value found under one of these keys is that
+# quantity on the date (or period) of the nearest enclosing "date" / "week" / "from".."to".
+_DAY_KEYS = {"tsb": "tsb", "ctl": "ctl", "atl": "atl", "hrv_rmssd_ms": "hrv",
+             "resting_hr": "resting_hr"}
+
+
+def _collect(node: Any, where: str, day: str, found: dict[tuple[str, str], set[float]],
+             source: str) -> None:
+    """Walk an answer: every figure of a known quantity, by (quantity, day or period)."""
+    if isinstance(node, list):
+        for item in node:
+            _collect(item, where, day, found, source)
+        return
+    if not isinstance(node, dict):
+        return
+    if isinstance(node.get("date"), str) and len(node["date"]) == 10:
+        day = node["date"]
+    if isinstance(node.get("week"), str):
+        start = date.fromisoformat(node["week"])
+        day = f"{start}..{start + timedelta(days=6)}"
+    if isinstance(node.get("from"), str) and isinstance(node.get("to"), str):
+        day = f"{node['from']}..{node['to']}"
+    for key, value in node.items():
+        if key in _DAY_KEYS and isinstance(value, (int, float)) and ".." not in day:
+            found.setdefault((_DAY_KEYS[key], day), set()).add(round(float(value), 1))
+            found.setdefault(("seen:" + _DAY_KEYS[key], day), set()).add(hash(source))
+        elif key == "moving_hours" and isinstance(value, (int, float)) and ".." in day \
+                and "by_sport" in node:  # a period's total, not one sport's
+            found.setdefault(("moving_hours", day), set()).add(round(float(value), 1))
+        elif key == "tsb_tomorrow" and isinstance(value, (int, float)):
+            tomorrow = (date.fromisoformat(day) + timedelta(days=1)).isoformat()
+            found.setdefault(("tsb", tomorrow), set()).add(round(float(value), 1))
+    # A readiness input: the day's HRV / resting HR as "value".
+    if node.get("name") in ("hrv", "resting_hr") and isinstance(node.get("value"), float):
+        found.setdefault((node["name"], day), set()).add(round(node["value"], 1))
+    # A race prediction: Daniels' time for a distance (Riegel's is named as such).
+    if node.get("method") == "vdot" and "distance_m" in node:
+        found.setdefault((f"race:{node['distance_m']:g}", "now"), set()).add(
+            round(node["time_s"]))
+    if "predicted_time_s" in node and isinstance(node.get("goal"), dict):
+        found.setdefault((f"race:{node['goal']['distance_m']:g}", "now"), set()).add(
+            round(node["predicted_time_s"]))
+    for value in node.values():
+        _collect(value, where, day, found, source)
+
+
+async def _tools(h: Harness, auth: dict[str, str]) -> list[dict[str, Any]]:
+    from tests.pacekeeper.fitness.test_analysis import _session
+    headers = await _session(h, auth)
+    listed = await h.client.post("/mcp", headers=headers, json={
+        "jsonrpc": "2.0", "id": 9, "method": "tools/list"})
+    tools: list[dict[str, Any]] = listed.json()["result"]["tools"]
+    return tools
+
+
+async def test_every_answer_gives_one_value_per_quantity(harness: Harness) -> None:
+    """A person with 300 days of rides and runs (moving time shorter than elapsed), a
+    race goal, best efforts and 60 days of HRV and resting HR from two devices. Every
+    read-only tool of the registry (tools/list), called with its defaults (and the ids,
+    dates and kinds its required parameters need), and every GET route of the analysis
+    API are walked; each TSB, CTL, ATL, HRV, resting HR, race prediction and period
+    moving-hours figure is gathered by its day or period: one value each, and the
+    value by hand (a plain loop over the whole history for the PMC, the stored daily
+    figure, Daniels' equations, the stored moving times). It gave TSB 0.4 / 0.5 / +3.4 /
+    +3.5 today, CTL 30.5 or 30.4 by range, HRV 44.48 against 46.7, 10 km 45:46 against
+    43:20, a month's hours moving in one answer and elapsed in another."""
+    from pacekeeper.fitness._records import DailyHealth
+    from pacekeeper.fitness._tables import ActivityRow
+    from pacekeeper.fitness.analysis_routes import ROUTES
+    from tests._pmc import plain_pmc
+
+    h = harness
+    auth, owner = await _person(h, "one-answer@example.com")
+    today = _today(h)
+    n = 300
+    first = today - timedelta(days=n - 1)
+    loads = [0.0] * n
+    items = []
+    for i in range(n):
+        if i % 7 in (2, 5):
+            continue
+        load = 40.0 + 7 * (i % 11)
+        run = i % 3 == 0
+        loads[i] = load
+        items.append({"day": first + timedelta(days=i), "load": load,
+                      "sport": "run" if run else "ride",
+                      "elapsed": 3600.0 + 60 * (i % 13), "moving": 3300.0 + 45 * (i % 13),
+                      "efforts": {"1mile": 400.0 + (i % 5), "5km": 1290.0 + 3 * (i % 7),
+                                  "10km": 2700.0 + 5 * (i % 9)} if run else None})
+    now = h.clock()
+    ids = []
+    async with h.services.fitness.store._sessions() as session, session.begin():
+        for it in items:
+            ident = uuid.uuid4()
+            ids.append((ident, it["sport"]))
+            metrics: dict[str, Any] = {"load": it["load"]}
+            if it["efforts"]:
+                metrics["best_efforts"] = it["efforts"]
+            session.add(ActivityRow(
+                id=ident, user_id=owner.user_id, tenant_id=owner.tenant_id,
+                sport=it["sport"], start_at=datetime.combine(it["day"], datetime.min.time(),
+                                                             UTC) + timedelta(hours=7),
+                utc_offset_s=None, elapsed_s=it["elapsed"], moving_s=it["moving"],
+                distance_m=10500.0, laps=[], metrics=metrics, device_metrics={},
+                load=it["load"], created_at=now, updated_at=now))
+    # Two devices: the ring's HRV on most days, the watch's resting HR and HRV on others
+    # (the merge decides which a day shows).
+    health = []
+    for k in range(60):
+        d = today - timedelta(days=59 - k)
+        health.append(DailyHealth(d, "fitbit", hrv_rmssd_ms=None if k % 4 == 0 else
+                                  55.0 + (k % 9) * 1.3, resting_hr=50.0 + k % 5))
+        health.append(DailyHealth(d, "garmin", hrv_rmssd_ms=48.0 + k % 6,
+                                  resting_hr=53.0 + k % 3))
+    await h.services.fitness.store.upsert_daily(owner, health, h.clock())
+    goal = (await _mcp(h, auth, "set_goal", {
+        "kind": "race", "distance_m": 10000, "time_s": 2500,
+        "date": (today + timedelta(days=60)).isoformat()}))["structuredContent"]["goal"]
+
+    found: dict[tuple[str, str], set[float]] = {}
+    called: list[str] = []
+    run_id = next(str(i) for i, s in ids if s == "run")
+    ride_id = next(str(i) for i, s in ids if s == "ride")
+    required_values: dict[str, Any] = {
+        "activity_id": ride_id, "activity_ids": [ride_id, run_id], "goal_id": goal["id"],
+        "vdot": 50, "kind": "power"}
+    for tool in await _tools(h, auth):
+        if not tool.get("annotations", {}).get("readOnlyHint"):
+            continue
+        schema = tool["inputSchema"]
+        missing = [p for p in schema.get("required", []) if p not in required_values]
+        if missing:
+            continue
+        args = {p: required_values[p] for p in schema.get("required", [])}
+        variants = [args]
+        if "from" in schema.get("properties", {}):  # the same day from other ranges
+            variants += [{**args, "from": (today - timedelta(days=6)).isoformat()},
+                         {**args, "from": first.isoformat()}]
+        for variant in variants:
+            result = await _mcp(h, auth, tool["name"], variant)
+            if result.get("isError") or "structuredContent" not in result:
+                continue
+            called.append(tool["name"])
+            _collect(result["structuredContent"], tool["name"], today.isoformat(), found,
+                     tool["name"])
+    for path, (_, methods, _) in ROUTES.items():
+        if "GET" not in methods or "{" in path:
+            continue
+        response = await h.client.get(path, headers=auth)
+        if response.status_code == 200:
+            called.append(path)
+            _collect(response.json(), path, today.isoformat(), found, path)
+    daily = await h.client.get("/api/daily", headers=auth, params={
+        "from": (today - timedelta(days=59)).isoformat(), "to": today.isoformat()})
+    _collect(daily.json(), "/api/daily", today.isoformat(), found, "/api/daily")
+
+    # Which answers gave today's TSB: at least the chart, summary, readiness, recovery.
+    sources = found[("seen:tsb", today.isoformat())]
+    assert len(sources) >= 4, called
+    for (quantity, when), values in found.items():
+        if not quantity.startswith("seen:"):
+            assert len(values) == 1, (quantity, when, values)
+    # The values by hand.
+    pmc = plain_pmc(loads)
+    tsb_today = round(pmc[-1][2], 1)
+    assert found[("tsb", today.isoformat())] == {tsb_today}
+    assert found[("ctl", today.isoformat())] == {round(pmc[-1][0], 1)}
+    assert found[("tsb", (today + timedelta(days=1)).isoformat())] == {
+        round(pmc[-1][0] - pmc[-1][1], 1)}
+    week_ago = (today - timedelta(days=6)).isoformat()
+    assert found[("ctl", week_ago)] == {round(pmc[-7][0], 1)}
+    # HRV and resting HR today: the first source in name order with a figure (fitbit).
+    k = 59
+    assert found[("hrv", today.isoformat())] == {round(55.0 + (k % 9) * 1.3, 1)}
+    assert found[("resting_hr", today.isoformat())] == {50.0 + k % 5}
+    # 10 km: Daniels from the best VDOT of the last 90 days' efforts (the fastest mile).
+    ten = found[("race:10000", "now")]
+    assert "predict_race_time" in called and "goal_feasibility" in called
+    recent = [it["efforts"] for it in items
+              if it["efforts"] and (today - it["day"]).days <= 89]
+    best = max(_daniels_vdot(m, t) for e in recent
+               for m, t in ((1609.344, e["1mile"]), (5000.0, e["5km"]), (10000.0, e["10km"])))
+    lo_t, hi_t = 1200.0, 6000.0  # the 10 km time of that VDOT, by bisection
+    for _ in range(100):
+        mid = (lo_t + hi_t) / 2
+        lo_t, hi_t = (mid, hi_t) if _daniels_vdot(10000.0, mid) > best else (lo_t, mid)
+    assert ten == {round(lo_t)}
+    # Period moving hours: the stored moving times summed by hand.
+    for (quantity, when), values in found.items():
+        if quantity != "moving_hours":
+            continue
+        lo, hi = (date.fromisoformat(x) for x in when.split(".."))
+        hours = sum(it["moving"] for it in items if lo <= it["day"] <= hi) / 3600
+        assert abs(values.pop() - hours) <= 0.05 + 1e-9, when
