@@ -264,7 +264,7 @@ async def test_every_answer_gives_one_value_per_quantity(harness: Harness) -> No
                       "sport": "run" if run else "ride",
                       "elapsed": 3600.0 + 60 * (i % 13), "moving": 3300.0 + 45 * (i % 13),
                       "efforts": {"1mile": 400.0 + (i % 5), "5km": 1290.0 + 3 * (i % 7),
-                                  "10km": 2700.0 + 5 * (i % 9)} if run else None})
+                                  "10km": 2600.0 + 5 * (i % 9)} if run else None})
     now = h.clock()
     ids = []
     async with h.services.fitness.store._sessions() as session, session.begin():
@@ -351,7 +351,7 @@ async def test_every_answer_gives_one_value_per_quantity(harness: Harness) -> No
     k = 59
     assert found[("hrv", today.isoformat())] == {round(55.0 + (k % 9) * 1.3, 1)}
     assert found[("resting_hr", today.isoformat())] == {50.0 + k % 5}
-    # 10 km: Daniels from the best VDOT of the last 90 days' efforts (the fastest mile).
+    # 10 km: Daniels from the best VDOT of the last 90 days (the fastest 10 km here)
     ten = found[("race:10000", "now")]
     assert "predict_race_time" in called and "goal_feasibility" in called
     recent = [it["efforts"] for it in items
