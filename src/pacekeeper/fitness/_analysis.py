@@ -160,8 +160,8 @@ CHANNEL_NAMES: Final = {"power": "power", "hr": "heart rate", "pace": "run speed
 
 def set_hint(names: Sequence[str]) -> str:
     """How to set a missing setting, said the same way by every answer that needs one."""
-    return (f"set {' or '.join(names)} with {SETTINGS_HOW} (stored activities are then "
-            "recomputed)")
+    return (f"set {' or '.join(names)} with {SETTINGS_HOW}, valid_from the first day it "
+            "held: the activities from that day on are recomputed with it")
 
 
 WHERE_DAYS = 30  # an activity older than this says nothing of where its athlete is now
@@ -917,7 +917,7 @@ class AnalysisService:
             head.append(f"decoupling {m['aerobic_decoupling_pct']:.1f} %")
         return {"summary": ", ".join(head) + (" (being recomputed)" if stale else ""),
                 "activity_id": str(found.id), "name": found.name, "sport": found.sport,
-                "date": day.isoformat(), "duration_s": _r(found.elapsed_s, 0),
+                "date": day.isoformat(), "elapsed_s": _r(found.elapsed_s, 0),
                 "moving_s": _r(found.moving_s, 0), "distance_m": _r(found.distance_m, 0),
                 "metrics": metrics, "time_in_zones_s": zones, "peaks": peaks,
                 "ftp_used_watts": ftp, "best_efforts": {
@@ -938,7 +938,8 @@ class AnalysisService:
                                                                                     strict=True))
         return {"summary": summary,
                 "activities": [{k: it[k] for k in ("activity_id", "name", "sport", "date",
-                                                   "duration_s", "distance_m")}
+                                                   "elapsed_s", "moving_s",
+                                                   "distance_m")}
                                for it in items],
                 "metrics": table, "peaks": peaks}
 

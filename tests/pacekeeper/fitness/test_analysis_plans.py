@@ -56,9 +56,11 @@ async def test_compare_activities_lines_up_the_stored_figures(harness: Harness) 
                        {"activity_ids": [str(ride), str(run)]}))["structuredContent"]
     assert body["activities"] == [
         {"activity_id": str(ride), "name": None, "sport": "ride",
-         "date": ride_day.isoformat(), "duration_s": 3600.0, "distance_m": 30124.0},
+         "date": ride_day.isoformat(), "elapsed_s": 3600.0, "moving_s": 3600.0,
+         "distance_m": 30124.0},
         {"activity_id": str(run), "name": None, "sport": "run",
-         "date": run_day.isoformat(), "duration_s": 3726.0, "distance_m": 12050.0},
+         "date": run_day.isoformat(), "elapsed_s": 3726.0, "moving_s": 3726.0,
+         "distance_m": 12050.0},
     ]
     assert body["metrics"] == {
         "avg_hr": [None, 151.0], "avg_power": [231.0, None],
