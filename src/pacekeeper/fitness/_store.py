@@ -430,6 +430,17 @@ class SqlFitnessStore:
             # Plain tuples (not Row objects) for numpy; load is not null by the WHERE.
             return cast(list[tuple[int, float]], [tuple(r) for r in rows])
 
+    async def first_load_start(self, user_id: uuid.UUID) -> datetime | None:
+        """The start of the person's first activity with a load: where their training
+        load history, and so the PMC, begins (one index lookup)."""
+        async with self._sessions() as session:
+            found = await session.scalar(
+                select(func.min(ActivityRow.start_at))
+                .where(ActivityRow.user_id == user_id, ActivityRow.load.is_not(None)))
+            if found is None:
+                return None
+            return found if found.tzinfo else found.replace(tzinfo=UTC)
+
     async def latest_offset(self, user_id: uuid.UUID, since: datetime, before: datetime
                             ) -> int | None:
         """The UTC offset (s) of the person's latest activity started in [since, before)
