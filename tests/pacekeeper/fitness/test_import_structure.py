@@ -23,6 +23,7 @@ from garmin_fit_sdk import Decoder, Encoder, Profile, Stream
 from pacekeeper.fitness.importers import ParsedActivity, parse_activity
 from pacekeeper.fitness.models import Sport
 from tests.pacekeeper.conftest import Harness
+from tests.pacekeeper.test_mcp_endpoint import _session
 
 from ._activity_files import DATA, activity
 
@@ -333,6 +334,7 @@ async def test_one_distance_everywhere_and_the_structure_over_http(harness: Harn
     body = await harness.register("structure@example.com")
     harness.client.cookies.clear()
     auth = {"authorization": f"Bearer {body['token']}"}
+    mcp = await _session(harness.client, auth)
     for name, total in (("fit/activity_poolswim_with_hr.fit", 1700.0),
                         ("fit/activity-large-fenxi2-multisport.fit", 69_831.36)):
         path = DATA / name
@@ -344,10 +346,19 @@ async def test_one_distance_everywhere_and_the_structure_over_http(harness: Harn
         assert got["distance_m"] == pytest.approx(total, abs=0.05)
         assert got["metrics"]["distance_m"] == pytest.approx(total, abs=0.05)
         assert "distance_m" in got["computed"]
-        if "legs" in got:
-            assert sum(leg["distance_m"] for leg in got["legs"]) == pytest.approx(total)
-            assert len(got["legs"]) == 7
-        else:
-            assert got["swim"]["distance_m"] == pytest.approx(total)
-            assert got["swim"]["active_lengths"] == 68
-            assert got["laps"][1]["swim"]["rest"] is True
+        # The MCP tool answers the same (it validates against its output schema).
+        call = {"jsonrpc": "2.0", "id": 9, "method": "tools/call",
+                "params": {"name": "get_activity", "arguments": {"activity_id": activity_id}}}
+        answer = (await harness.client.post("/mcp", headers=mcp, json=call)).json()["result"]
+        assert answer.get("isError") is not True, answer
+        tool = answer["structuredContent"]
+        assert tool["distance_m"] == got["distance_m"]
+        assert tool["metrics"]["distance_m"] == got["metrics"]["distance_m"]
+        for shown in (got, tool):
+            if "legs" in shown:
+                assert sum(leg["distance_m"] for leg in shown["legs"]) == pytest.approx(total)
+                assert len(shown["legs"]) == 7
+            else:
+                assert shown["swim"]["distance_m"] == pytest.approx(total)
+                assert shown["swim"]["active_lengths"] == 68
+                assert shown["laps"][1]["swim"]["rest"] is True

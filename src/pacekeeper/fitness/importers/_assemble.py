@@ -129,6 +129,8 @@ def assemble(decoded: Decoded, sha256: str) -> ParsedActivity:
         device = combine([_as_totals(leg) for leg in legs])
     whole = prefer_device(ours, t1 - t0, decoded.calories, device)
     fig = whole.figures
+    if legs:  # strokes, revolutions and strides a minute make no one cadence: each leg's
+        fig = replace(fig, avg_cadence=None)
     return ParsedActivity(
         format=decoded.format,
         sha256=sha256,
