@@ -76,8 +76,15 @@ def test_a_multisport_file_is_its_legs_and_their_total(name: str) -> None:
         if (watts := session.get("avg_power")) is not None:
             assert leg.avg_watts == watts
             assert leg.computed["avg_watts"] == pytest.approx(watts, rel=DERIVED_REL)
-    # The activity's elapsed time is the legs' together.
+    # The activity's elapsed time is the legs' together; its average heart rate their
+    # timer-weighted mean (a 70 s transition counts less than a 26-minute ride).
     assert a.elapsed_s == pytest.approx(sum(s["total_elapsed_time"] for s in sessions))
+    with_hr = [s for s in sessions if s.get("avg_heart_rate")]
+    if with_hr:
+        weighted = (sum(s["avg_heart_rate"] * s["total_timer_time"] for s in with_hr)
+                    / sum(s["total_timer_time"] for s in with_hr))
+        assert a.avg_heartrate == pytest.approx(weighted)
+        assert a.max_heartrate == max(s["max_heart_rate"] for s in with_hr)
 
 
 def test_the_fenix2_multisport_is_no_longer_its_last_leg() -> None:
