@@ -96,9 +96,14 @@ def default_name(sport: str, start: datetime, utc_offset_s: int | None) -> str:
     return f"{part} {sport}"
 
 
+def _two(values: Mapping[str, Any]) -> dict[str, Any]:
+    # Our figures beside the device's: to 0.01, more than any of them measures.
+    return {k: round(v, 2) if isinstance(v, float) else v for k, v in values.items()}
+
+
 def _plain(item: Any) -> dict[str, Any]:
     """A lap or leg as JSON: times as ISO 8601, the computed figures as a plain dict."""
-    return {k: (v.isoformat() if isinstance(v, datetime) else dict(v)
+    return {k: (v.isoformat() if isinstance(v, datetime) else _two(v)
                 if isinstance(v, Mapping) else v) for k, v in asdict(item).items()}
 
 
@@ -110,9 +115,9 @@ def structure_of(parsed: ParsedActivity) -> dict[str, Any]:
     if parsed.timer_s is not None:
         out["timer_s"] = parsed.timer_s
     if parsed.computed:
-        out["computed"] = dict(parsed.computed)
+        out["computed"] = _two(parsed.computed)
     if parsed.legs:
-        out["legs"] = [_plain(leg) for leg in parsed.legs]
+        out["legs"] = [_two(_plain(leg)) for leg in parsed.legs]
     if parsed.swim is not None:
         out["swim"] = asdict(parsed.swim)
     return out
@@ -123,7 +128,8 @@ def summary_of(parsed: ParsedActivity) -> NewActivity:
     return NewActivity(
         sport=parsed.sport.value, start_at=parsed.start, elapsed_s=parsed.elapsed_s,
         source_sport=parsed.file_sport,
-        name=parsed.name or default_name(parsed.sport.value, parsed.start, parsed.utc_offset_s),
+        name=parsed.name or default_name("multisport" if parsed.legs else parsed.sport.value,
+                                         parsed.start, parsed.utc_offset_s),
         name_generated=not parsed.name,
         utc_offset_s=parsed.utc_offset_s,
         moving_s=parsed.moving_s, distance_m=parsed.distance_m,

@@ -365,6 +365,7 @@ async def test_one_distance_everywhere_and_the_structure_over_http(harness: Harn
             if "legs" in shown:
                 assert sum(leg["distance_m"] for leg in shown["legs"]) == pytest.approx(total)
                 assert len(shown["legs"]) == 7
+                assert shown["name"].endswith(" multisport")  # not "Morning other"
             else:
                 assert shown["swim"]["distance_m"] == pytest.approx(total)
                 assert shown["swim"]["active_lengths"] == 68

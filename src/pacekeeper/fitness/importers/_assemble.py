@@ -308,7 +308,7 @@ class _Pool:
         swum = float(sum(x.timer_s for x in self.active))
         return SwimSummary(
             pool_length_m=self.pool, active_lengths=len(self.active), distance_m=distance,
-            swim_time_s=swum,
+            swim_time_s=round(swum, 2),
             pace_s_per_100m=each["pace_s_per_100m"], strokes=each["strokes"],
             swolf=each["swolf"],
             rest=tuple((round(a, 1), round(b, 1)) for a, b in self.rest),
