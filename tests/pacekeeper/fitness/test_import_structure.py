@@ -49,7 +49,7 @@ def _s(moment: datetime) -> float:
 
 @pytest.mark.parametrize("name", MULTISPORT)
 def test_a_multisport_file_is_its_legs_and_their_total(name: str) -> None:
-    """Item 1. Each session is a leg with its own sport, times and figures; the
+    """FIG-1 (item 1). Each session is a leg with its own sport, times and figures; the
     activity's distance is the sum of the legs' (the device's session totals), and our
     own per-leg distance from the leg's samples agrees with the device's within 1 %."""
     sessions = sorted(_messages(name)["session_mesgs"], key=lambda s: s["start_time"])
@@ -88,7 +88,7 @@ def test_a_multisport_file_is_its_legs_and_their_total(name: str) -> None:
 
 
 def test_the_fenix2_multisport_is_no_longer_its_last_leg() -> None:
-    """The audit's file: 28,927 m shown (the last leg's), 69,831 m the legs' sum."""
+    """FIG-1. The audit's file: 28,927 m shown (the last leg's), 69,831 m the legs' sum."""
     a = activity("fit/activity-large-fenxi2-multisport.fit")
     assert a.distance_m == pytest.approx(69_831.36, abs=0.01)
     assert [leg.file_sport for leg in a.legs] == [
@@ -126,7 +126,7 @@ def _multisport_fit() -> bytes:
 
 
 def test_a_leg_that_restarts_its_distance_is_added_on() -> None:
-    """Synthetic, exact: the legs' device totals add up to 1,100 m; from the samples the
+    """FIG-1, synthetic, exact: the legs' device totals add up to 1,100 m; from the samples the
     run covers 297 m (to its last sample at 99 s) and the ride 792 m, 1,089 m together
     (the last value alone, the old answer, was the ride's 792 m)."""
     a = parse_activity(_multisport_fit())
@@ -154,7 +154,7 @@ def _lengths_by_lap(messages: dict[str, Any]) -> list[list[dict[str, Any]]]:
 
 @pytest.mark.parametrize("name", POOL)
 def test_pool_swim_laps_are_the_devices_lengths(name: str) -> None:
-    """Item 2. Every lap's distance is the device's (rest laps 0 m), and our own, from
+    """FIG-2 (item 2). Every lap's distance is the device's (rest laps 0 m), and our own, from
     the lengths, agrees exactly: a length belongs to the lap its middle is in (before,
     its end sample fell into the next, resting lap: 275 / 25 / 0 for 300 / 0 / 100)."""
     messages = _messages(name)
@@ -174,7 +174,7 @@ def test_pool_swim_laps_are_the_devices_lengths(name: str) -> None:
 
 @pytest.mark.parametrize("name", POOL)
 def test_pool_swim_figures_come_from_its_lengths(name: str) -> None:
-    """Item 2. Distance, moving time (the active lengths' time), elapsed time, pace per
+    """FIG-2 (item 2). Distance, moving time (the active lengths' time), elapsed, pace per
     100 m, strokes, SWOLF and rests from the device's lengths and laps."""
     messages = _messages(name)
     session = messages["session_mesgs"][0]
@@ -208,7 +208,7 @@ def test_pool_swim_figures_come_from_its_lengths(name: str) -> None:
 
 
 def test_pool_swim_heart_rate_is_over_the_lengths_swum() -> None:
-    """Item 2. The Fenix 3 averages a swim's heart rate over its lengths (103 bpm); ours
+    """FIG-2 (item 2). The Fenix 3 averages a swim's heart rate over its lengths (103); ours
     from the strap's ``hr`` messages over the same seconds agrees within 1 bpm (over
     every second, rests included, it would be 96.9)."""
     messages = _messages("fit/activity_poolswim_with_hr.fit")
@@ -272,6 +272,7 @@ def _pool_swim_fit(*, with_hr: bool = True) -> bytes:
 
 
 def test_a_pool_swim_with_a_known_answer() -> None:
+    """FIG-2, synthetic, exact (the answers in ``_pool_swim_fit``'s docstring)."""
     a = parse_activity(_pool_swim_fit())
     assert a.distance_m == 150.0
     assert a.elapsed_s == 260.0  # the session's: the first record is one length in
@@ -307,7 +308,7 @@ def test_heart_rate_of_hr_messages_is_the_strap_series_not_the_records_average()
 
 @pytest.mark.parametrize("name", ["fit/4801048867.fit", "fit/garmin-edge-500-activity.fit"])
 def test_laps_show_the_devices_lap_totals_with_ours_beside(name: str) -> None:
-    """Item 8. A lap's distance, timer time, heart rate and cadence are the lap
+    """FIG-7 (item 8). A lap's distance, timer time and heart rate are the lap
     message's; ours from the streams stays beside and agrees (distance 0.5 %)."""
     laps = _messages(name)["lap_mesgs"]
     a = activity(name)
@@ -326,7 +327,7 @@ def _shown_figures(a: ParsedActivity) -> dict[str, float | None]:
 
 
 def test_a_file_without_device_totals_shows_ours() -> None:
-    """No session totals (a GPX; a FIT without a session): nothing to prefer, ours is
+    """FIG-7. No session totals (a GPX): nothing to prefer, ours is
     shown and nothing is kept beside."""
     gpx = activity("gpx/activity_4801048867.gpx.gz")
     assert gpx.computed == {} and gpx.timer_s is None
@@ -336,7 +337,8 @@ def test_a_file_without_device_totals_shows_ours() -> None:
 # ------------------------------------------------------------------- one distance, HTTP
 
 async def test_one_distance_everywhere_and_the_structure_over_http(harness: Harness) -> None:
-    """The activity, its metrics, its legs and its swim give one distance: the device's
+    """FIG-7, FIG-1, FIG-2. The activity, its metrics, its legs and its swim give one
+    distance, over HTTP and the MCP tool: the device's
     (2,606.0 against 2,583.18 in the metrics before, on a pool swim)."""
     body = await harness.register("structure@example.com")
     harness.client.cookies.clear()

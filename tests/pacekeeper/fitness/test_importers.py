@@ -129,7 +129,7 @@ def _device(name: str, key: str) -> float | None:
 
 @pytest.mark.parametrize("name", FIT_WITH_SESSION)
 def test_fit_figures_agree_with_the_devices_session(name: str) -> None:
-    """Our figures computed from the streams (kept in ``computed`` where the device's
+    """FIG-7. Our figures computed from the streams (kept in ``computed`` where the device's
     own total is shown) agree with the FIT session message; the figures shown are the
     device's."""
     shown = activity(name)
