@@ -304,6 +304,29 @@ def test_heart_rate_of_hr_messages_is_the_strap_series_not_the_records_average()
     assert np.nanmean(hr[start:start + 60]) == pytest.approx(100.0)
 
 
+def test_hr_messages_without_a_fractional_timestamp_do_not_refuse_the_file() -> None:
+    """``fractional_timestamp`` is optional in an ``hr`` message; the SDK's own merge
+    raised without it and the whole file was refused as damaged. Beats every second at
+    150 bpm: the activity's heart rate is 150."""
+    t0 = datetime(2026, 6, 9, 7, 0, tzinfo=UTC)
+    enc = Encoder()
+    enc.write_mesg({"mesg_num": MESG["FILE_ID"], "type": "activity",
+                    "manufacturer": "development", "product": 1, "time_created": t0,
+                    "serial_number": 9})
+    for i in range(0, 61, 5):
+        enc.write_mesg({"mesg_num": MESG["RECORD"], "timestamp": t0 + timedelta(seconds=i),
+                        "distance": float(i)})
+    enc.write_mesg({"mesg_num": MESG["HR"], "timestamp": t0, "event_timestamp": [0.0],
+                    "filtered_bpm": [150]})
+    for k in range(1, 61, 6):
+        enc.write_mesg({"mesg_num": MESG["HR"], "event_timestamp": [float(t) for t in
+                                                                     range(k, k + 6)],
+                        "filtered_bpm": [150] * 6})
+    a = parse_activity(enc.close())
+    assert a.avg_heartrate == pytest.approx(150.0)
+    assert a.max_heartrate == 150.0
+
+
 # ------------------------------------------------------------------------ device totals
 
 @pytest.mark.parametrize("name", ["fit/4801048867.fit", "fit/garmin-edge-500-activity.fit"])

@@ -1,8 +1,9 @@
 """FIT activities with Garmin's official SDK (``garmin_fit_sdk``: ``Decoder``/``Stream``).
 
 Decoding: ``Decoder.read`` with timestamps left as FIT seconds (no per-field datetime
-objects; faster) and everything else at its defaults (scale and offset applied,
-components expanded, enum values as strings, HR messages merged into records). Record
+objects; faster), HR messages not merged into records (``_heart_rates`` puts the
+strap's beats on the grid) and everything else at its defaults (scale and offset
+applied, components expanded, enum values as strings). Record
 fields are then collected into one list per channel and turned into numpy arrays: no
 other per-sample Python work.
 
@@ -65,7 +66,11 @@ _NOT_METRICS: Final = frozenset(
 def _decode(data: bytes) -> tuple[Mapping[str, Any], list[Exception]]:
     decoder = Decoder(Stream.from_byte_array(bytearray(data)))
     try:
-        messages, errors = decoder.read(convert_datetimes_to_dates=False)
+        # Heart rate of ``hr`` messages is put on the grid by the importer itself
+        # (``_heart_rates``): the SDK's merge would raise on a message it cannot expand
+        # and so refuse the whole file, and would average beats between sparse records.
+        messages, errors = decoder.read(convert_datetimes_to_dates=False,
+                                        merge_heart_rates=False)
     except Exception as error:  # the SDK catches most errors itself; be certain
         return {}, [error]
     return messages, list(errors)
@@ -329,8 +334,10 @@ def _heart_rates(messages: Mapping[str, Any]) -> tuple[FloatArray, FloatArray] |
     hr_mesgs = messages.get("hr_mesgs")
     if not hr_mesgs:
         return None
+    # The SDK reads ``fractional_timestamp`` of every anchor message; it is optional.
+    mesgs = [{"fractional_timestamp": None, **m} for m in hr_mesgs]
     try:
-        beats = hr_mesg_utils.expand_heart_rates(hr_mesgs)
+        beats = hr_mesg_utils.expand_heart_rates(mesgs)
     except Exception:  # a damaged hr message: the records' own heart rate stays
         return None
     pairs = [(b["timestamp"], b["heart_rate"]) for b in beats
