@@ -526,8 +526,8 @@ def test_an_activity_shows_its_own_local_date_and_time(server: str) -> None:
 
 
 def test_a_multisport_and_a_pool_swim_show_their_legs_and_lengths(server: str) -> None:
-    """Issue 27: a triathlon's page lists its legs (sport, time, distance, heart rate,
-    power) with their total; a pool swim's shows pool length, lengths, pace per 100 m,
+    """FIG-1, FIG-2 (issue 27): a triathlon's page lists its legs (sport, time,
+    distance, heart rate, power) with their total; a pool swim's shows pool length, lengths, pace per 100 m,
     strokes, SWOLF and rests, and a pace where a ride shows a speed. Each value is the
     device's (read here with garmin-fit-sdk), photographed and checked with axe-core."""
     from garmin_fit_sdk import Decoder, Stream
