@@ -335,7 +335,7 @@ def _heart_rates(messages: Mapping[str, Any]) -> tuple[FloatArray, FloatArray] |
     if not hr_mesgs:
         return None
     # The SDK reads ``fractional_timestamp`` of every anchor message; it is optional.
-    mesgs = [{"fractional_timestamp": None, **m} for m in hr_mesgs]
+    mesgs: list[Any] = [{"fractional_timestamp": None, **m} for m in hr_mesgs]
     try:
         beats = hr_mesg_utils.expand_heart_rates(mesgs)
     except Exception:  # a damaged hr message: the records' own heart rate stays
