@@ -13,7 +13,13 @@ Python parameter names such as ``json`` or ``model_config`` would clash with
 
 Schemas are tidied for MCP clients: no pydantic ``title`` on properties or at the top,
 ``$defs`` inlined wherever the type is not recursive (many clients do not follow
-``$ref``), and the few recursive definitions left under a root ``$defs``.
+``$ref``), and the few recursive definitions left under a root ``$defs``. They are also
+compacted (``_compact``), since every tools/list rides along in a model's context: an
+argument that may be left out and defaults to null is advertised as its plain type (left
+out, it is None; null itself is still accepted), and what JSON Schema says by default is
+left out (``"default": null``, ``"additionalProperties": true``, the ``"items": {}`` of a
+``list[Any]``). Nullable values stay ``anyOf [X, null]``: a ``"type"`` array is legal but
+less portable (the MCP Inspector's ``--strict`` flags it: Gemini's dialect has one type).
 """
 
 from __future__ import annotations
@@ -216,7 +222,8 @@ def analyse(func: Callable[..., Any], *, injectables: tuple[type, ...],
     try:
         model = create_model("Arguments", __config__=ConfigDict(extra="forbid"), **model_fields)
         input_schema = _tidy(model.model_json_schema(
-            by_alias=True, mode="validation", schema_generator=_CleanJsonSchema))
+            by_alias=True, mode="validation", schema_generator=_CleanJsonSchema),
+            arguments=True)
     except Exception as exc:
         raise RegistrationError(f"{where}: cannot build its argument schema: {exc}") from exc
     input_schema = {"type": "object", "properties": input_schema.get("properties", {}),
@@ -451,8 +458,9 @@ class _CleanJsonSchema(GenerateJsonSchema):
         return False  # "title": "A" next to property "a" only adds noise for clients
 
 
-def _tidy(schema: dict[str, Any]) -> dict[str, Any]:
-    """Drop the root title and inline every non-recursive ``$defs`` entry."""
+def _tidy(schema: dict[str, Any], *, arguments: bool = False) -> dict[str, Any]:
+    """Drop the root title, inline every non-recursive ``$defs`` entry and compact it
+    (``arguments``: a schema of values sent to us, whose null defaults may be left out)."""
     defs: dict[str, Any] = schema.pop("$defs", {})
     schema.pop("title", None)
     recursive = {name for name in defs if name in _reachable(defs[name], defs, set())}
@@ -476,7 +484,54 @@ def _tidy(schema: dict[str, Any]) -> dict[str, Any]:
         tidy = {**body, **{k: v for k, v in tidy.items() if k != "$ref"}}
     if recursive:
         tidy["$defs"] = {name: resolve(defs[name]) for name in sorted(recursive)}
-    return tidy
+    return _compact(tidy, arguments)
+
+
+# Keywords whose value is one schema, a list of schemas, or a map of name -> schema: the
+# walk below touches schemas only, never a property that happens to be named "default".
+_SUBSCHEMA = frozenset({"items", "additionalProperties", "not", "contains", "if", "then",
+                        "else", "propertyNames", "unevaluatedProperties",
+                        "unevaluatedItems", "contentSchema"})
+_SUBSCHEMAS = frozenset({"anyOf", "oneOf", "allOf", "prefixItems"})
+_SCHEMA_MAPS = frozenset({"properties", "$defs", "patternProperties", "dependentSchemas"})
+
+
+def _compact(node: Any, arguments: bool) -> Any:
+    """The same schema, said in fewer bytes (see the module's docstring)."""
+    if not isinstance(node, dict):
+        return node
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key in _SUBSCHEMA and isinstance(value, dict):
+            value = _compact(value, arguments)
+            if value == {} and key in ("items", "additionalProperties"):
+                continue  # any item / any extra key: JSON Schema's default
+        elif key in _SUBSCHEMAS and isinstance(value, list):
+            value = [_compact(v, arguments) for v in value]
+        elif key in _SCHEMA_MAPS and isinstance(value, dict):
+            optional = key == "properties" and arguments
+            value = {name: _compact(_optional(v) if optional else v, arguments)
+                     for name, v in value.items()}
+        elif key == "additionalProperties" and value is True:
+            continue
+        elif key == "default" and value is None:
+            continue  # left out, an optional value is None: saying so adds nothing
+        out[key] = value
+    return out
+
+
+def _optional(prop: Any) -> Any:
+    """An argument (or a field of one) that defaults to null: its plain type. A client
+    leaves it out rather than send null; the validator still takes null."""
+    if not isinstance(prop, dict) or "default" not in prop or prop["default"] is not None:
+        return prop
+    rest = {k: v for k, v in prop.items() if k != "default"}
+    branches = rest.get("anyOf")
+    if isinstance(branches, list) and len(branches) == 2 and {"type": "null"} in branches:
+        other = branches[1 - branches.index({"type": "null"})]
+        if isinstance(other, dict) and not set(other) & (set(rest) - {"anyOf"}):
+            return {**other, **{k: v for k, v in rest.items() if k != "anyOf"}}
+    return rest
 
 
 def _ref_name(node: dict[str, Any]) -> str | None:

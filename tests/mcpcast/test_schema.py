@@ -196,7 +196,7 @@ def test_defaults_appear_in_the_schema_and_in_bind() -> None:
         "level": {"enum": ["red", "blue"], "type": "string", "default": "blue"},
         "start": {"type": "string", "format": "date", "default": "2027-01-04"},
         # "x: str = None" accepts null too, as the function will see None
-        "note": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": None},
+        "note": {"type": "string"},
     }
     assert "required" not in sig.input_schema
     assert sig.bind({}) == {"weeks": 12, "level": Color.BLUE, "start": dt.date(2027, 1, 4),
@@ -239,7 +239,7 @@ def test_param_names_describes_and_requires() -> None:
     assert sig.input_schema["properties"] == {
         "athlete": {"type": "string", "description": "Who ran."},
         "km": {"type": "number", "description": "Distance in km."},
-        "note": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": None,
+        "note": {"type": "string",
                  "description": "Free text."},
         "pace": {"type": "integer"},
         "shoes": {"type": "string", "default": "default"},
@@ -842,3 +842,82 @@ def test_exact_record_is_a_copy_in_its_own_order_and_only_for_plain_records() ->
     assert structured == value and structured is not value  # as pydantic's: a new dict
     for annotation in (Partial, Measured, Tagged, Split, Identity | None, dict[str, str]):
         assert returning(annotation)._record is None, annotation
+
+
+# --- compact schemas (issue 27 item 14: every tools/list rides along in a model's context) --
+
+
+class _Lap(TypedDict):
+    default: int | None  # a property named like a keyword: must survive the compaction
+    extra: dict[str, Any]
+    anything: list[Any]
+    when: dt.date | None
+
+
+def _schemas_of(sig: Signature) -> list[Any]:
+    return [sig.input_schema, sig.output_schema]
+
+
+def test_optional_arguments_are_their_plain_type_and_json_schema_defaults_are_left_out(
+        ) -> None:
+    """An argument that may be left out and defaults to null is advertised as its plain
+    type, null still accepted; a required nullable one and nullable results keep
+    anyOf [X, null] (no "type" array: the MCP Inspector's --strict flags it as unportable).
+    "default": null, "additionalProperties": true and "items": {} (JSON Schema's
+    defaults) are not said; the schemas still validate what they did."""
+    def log(self: object, lap: _Lap, maybe: int | None,
+            level: Literal["easy", "hard"] | None = None,
+            limit: Annotated[int | None, Field(ge=1, le=9)] = None,
+            note: Annotated[str | None, Param(description="Free text.")] = None) -> _Lap:
+        return lap
+    sig = analyse(log, injectables=INJECTABLES)
+    props = sig.input_schema["properties"]
+    assert props["level"] == {"enum": ["easy", "hard"], "type": "string"}
+    assert props["limit"] == {"type": "integer", "minimum": 1, "maximum": 9}
+    assert props["note"] == {"type": "string", "description": "Free text."}
+    nullable = {"anyOf": [{"type": "integer"}, {"type": "null"}]}
+    assert props["maybe"] == nullable
+    assert sig.input_schema["required"] == ["lap", "maybe"]
+    lap = props["lap"]["properties"]
+    assert lap == {"default": nullable, "extra": {"type": "object"},
+                   "anything": {"type": "array"},
+                   "when": {"anyOf": [{"type": "string", "format": "date"}, {"type": "null"}]}}
+    assert sig.output_schema is not None and sig.output_schema["properties"] == lap
+    assert "'default': None" not in str(_schemas_of(sig))
+    for schema in _schemas_of(sig):
+        jsonschema.Draft202012Validator.check_schema(schema)
+    good = {"default": None, "extra": {"a": [1]}, "anything": [1, "a", None], "when": None}
+    jsonschema.validate({"lap": good, "maybe": None}, sig.input_schema,
+                        cls=jsonschema.Draft202012Validator)
+    jsonschema.validate(good, sig.output_schema, cls=jsonschema.Draft202012Validator)
+    assert sig.bind({"lap": good, "maybe": None, "level": None, "limit": None})["limit"] is None
+    for bad in ({"level": "medium"}, {"limit": 10}, {"maybe": "x"}):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate({"lap": good, "maybe": 1, **bad}, sig.input_schema,
+                                cls=jsonschema.Draft202012Validator)
+
+
+def test_no_type_arrays_and_no_untyped_schemas() -> None:
+    """The MCP Inspector's --strict rules (type-union, untyped-schema) on generated
+    schemas: a list[Any]'s items and a dict[str, Any]'s values are not advertised as a
+    bare {} (an argument typed Any itself, "x" here, has nothing better to say)."""
+    def walk(node: Any, path: str) -> None:
+        if isinstance(node, dict):
+            assert not isinstance(node.get("type"), list), path
+            for key, value in node.items():
+                if key in ("properties", "$defs"):
+                    for name, sub in value.items():
+                        assert sub != {} or name == "x", f"{path}.{key}.{name}"
+                        walk(sub, f"{path}.{key}.{name}")
+                elif key in ("items", "additionalProperties", "not") and isinstance(value, dict):
+                    assert value != {}, f"{path}.{key}"
+                    walk(value, f"{path}.{key}")
+                elif key in ("anyOf", "oneOf", "allOf", "prefixItems"):
+                    for i, sub in enumerate(value):
+                        assert sub != {}, f"{path}.{key}[{i}]"
+                        walk(sub, f"{path}.{key}[{i}]")
+    for annotation in (list[Any], dict[str, Any], list[dict[str, Any]], _Lap, int | None,
+                       dict[str, list[Any]]):
+        sig = one_arg(annotation, returns=annotation)
+        walk(sig.input_schema, "input")
+        walk(sig.output_schema, "output")
