@@ -12,8 +12,9 @@ Python parameter names such as ``json`` or ``model_config`` would clash with
 ``BaseModel``, and aliases let ``Param(name=...)`` rename an argument for free.
 
 Schemas are tidied for MCP clients: no pydantic ``title`` on properties or at the top,
-``$defs`` inlined wherever the type is not recursive (many clients do not follow
-``$ref``), and the few recursive definitions left under a root ``$defs``. They are also
+``$defs`` inlined wherever the type is not recursive and used once (many clients do not
+follow ``$ref``), and the few recursive or repeated definitions left under a root
+``$defs`` (a shape said once, however often it is used). They are also
 compacted (``_compact``), since every tools/list rides along in a model's context: an
 argument that may be left out and defaults to null is advertised as its plain type (left
 out, it is None; null itself is still accepted), and what JSON Schema says by default is
@@ -464,6 +465,9 @@ def _tidy(schema: dict[str, Any], *, arguments: bool = False) -> dict[str, Any]:
     defs: dict[str, Any] = schema.pop("$defs", {})
     schema.pop("title", None)
     recursive = {name for name in defs if name in _reachable(defs[name], defs, set())}
+    # A shape used more than once stays one shared definition (its body said once).
+    shared = {name for name, uses in _ref_counts(schema, defs).items() if uses > 1}
+    recursive |= shared
 
     def resolve(node: Any) -> Any:
         if isinstance(node, list):
@@ -483,7 +487,8 @@ def _tidy(schema: dict[str, Any], *, arguments: bool = False) -> dict[str, Any]:
         body = {k: v for k, v in resolve(defs[root]).items() if k != "title"}
         tidy = {**body, **{k: v for k, v in tidy.items() if k != "$ref"}}
     if recursive:
-        tidy["$defs"] = {name: resolve(defs[name]) for name in sorted(recursive)}
+        tidy["$defs"] = {name: {k: v for k, v in resolve(defs[name]).items() if k != "title"}
+                         for name in sorted(recursive)}
     return _compact(tidy, arguments)
 
 
@@ -532,6 +537,28 @@ def _optional(prop: Any) -> Any:
         if isinstance(other, dict) and not set(other) & (set(rest) - {"anyOf"}):
             return {**other, **{k: v for k, v in rest.items() if k != "anyOf"}}
     return rest
+
+
+def _ref_counts(schema: dict[str, Any], defs: dict[str, Any]) -> dict[str, int]:
+    """How many times each definition is reached from ``schema`` once every definition
+    used once is inlined (a definition inside a shared one counts once per use of it)."""
+    counts: dict[str, int] = {}
+
+    def visit(node: Any, trail: frozenset[str]) -> None:
+        if isinstance(node, list):
+            for item in node:
+                visit(item, trail)
+        elif isinstance(node, dict):
+            target = _ref_name(node)
+            if target is not None and target in defs and target not in trail:
+                counts[target] = counts.get(target, 0) + 1
+                visit(defs[target], trail | {target})
+            for key, value in node.items():
+                if key != "$ref":
+                    visit(value, trail)
+
+    visit(schema, frozenset())
+    return counts
 
 
 def _ref_name(node: dict[str, Any]) -> str | None:

@@ -921,3 +921,69 @@ def test_no_type_arrays_and_no_untyped_schemas() -> None:
         sig = one_arg(annotation, returns=annotation)
         walk(sig.input_schema, "input")
         walk(sig.output_schema, "output")
+
+
+def test_read_only_tools_list_no_write_hints() -> None:
+    """MCP ToolAnnotations: destructiveHint and idempotentHint are meaningful only when
+    readOnlyHint is false, so a read-only tool's listing leaves them out; a writing tool
+    keeps every hint it declared."""
+    from mcpcast import mcp_server, tool
+    from mcpcast._registry import collect
+
+    @mcp_server("hints")
+    class Hints:
+        @tool(annotations={"readOnlyHint": True, "idempotentHint": True,
+                           "destructiveHint": False, "openWorldHint": False})
+        def look(self) -> str:
+            return ""
+
+        @tool(annotations={"readOnlyHint": False, "idempotentHint": True,
+                           "destructiveHint": True, "openWorldHint": False})
+        def wipe(self) -> str:
+            return ""
+
+    tools = collect(Hints(), ()).tools
+    assert tools["look"].listing["annotations"] == {"readOnlyHint": True,
+                                                    "openWorldHint": False}
+    assert tools["wipe"].listing["annotations"] == {
+        "readOnlyHint": False, "idempotentHint": True, "destructiveHint": True,
+        "openWorldHint": False}
+
+
+class _Item(TypedDict):
+    id: str
+    km: float
+
+
+class _Once(TypedDict):
+    item: _Item
+
+
+class _Twice(TypedDict):
+    item: _Item
+    items: list[_Item]
+    once: _Once
+
+
+def test_a_shape_used_twice_is_one_shared_definition() -> None:
+    """A type that appears twice in one schema is said once, under $defs, and referenced;
+    a type used once is still inlined (many clients do not follow $ref)."""
+    sig = returning(_Twice)
+    schema = sig.output_schema
+    assert schema is not None
+    item = {"type": "object", "properties": {"id": {"type": "string"},
+                                             "km": {"type": "number"}},
+            "required": ["id", "km"]}
+    assert schema["$defs"] == {"_Item": item}
+    ref = {"$ref": "#/$defs/_Item"}
+    assert schema["properties"]["item"] == ref
+    assert schema["properties"]["items"] == {"type": "array", "items": ref}
+    assert schema["properties"]["once"]["properties"]["item"] == ref  # _Once: inlined
+    jsonschema.Draft202012Validator.check_schema(schema)
+    value = {"item": {"id": "a", "km": 1.0}, "items": [{"id": "b", "km": 2.0}],
+             "once": {"item": {"id": "c", "km": 3.0}}}
+    jsonschema.validate(sig.render(value)[1], schema, cls=jsonschema.Draft202012Validator)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({**value, "items": [{"id": 1}]}, schema,
+                            cls=jsonschema.Draft202012Validator)
+    assert "$defs" not in (returning(_Once).output_schema or {})
