@@ -14,13 +14,14 @@ Python parameter names such as ``json`` or ``model_config`` would clash with
 Schemas are tidied for MCP clients: no pydantic ``title`` on properties or at the top,
 ``$defs`` inlined wherever the type is not recursive and used once (many clients do not
 follow ``$ref``), and the few recursive or repeated definitions left under a root
-``$defs`` (a shape said once, however often it is used). They are also
-compacted (``_compact``), since every tools/list rides along in a model's context: an
-argument that may be left out and defaults to null is advertised as its plain type (left
-out, it is None; null itself is still accepted), and what JSON Schema says by default is
-left out (``"default": null``, ``"additionalProperties": true``, the ``"items": {}`` of a
-``list[Any]``). Nullable values stay ``anyOf [X, null]``: a ``"type"`` array is legal but
-less portable (the MCP Inspector's ``--strict`` flags it: Gemini's dialect has one type).
+``$defs`` (a shape said once, however often it is used). They are also compacted
+(``_compact``), since every tools/list rides along in a model's context: an argument that
+may be left out and defaults to null is advertised as its plain type (left out, it is
+None; null itself is still accepted), what JSON Schema says by default is left out
+(``"default": null``, ``"additionalProperties": true``, the ``"items": {}`` of a
+``list[Any]``), and an outputSchema lists no ``required`` keys (``_results``). Nullable
+values stay ``anyOf [X, null]``: a ``"type"`` array is legal but less portable (the MCP
+Inspector's ``--strict`` flags it: Gemini's dialect has one type per schema).
 """
 
 from __future__ import annotations
@@ -363,14 +364,14 @@ def _output_of(annotation: Any, where: str
     except Exception as exc:
         raise RegistrationError(f"{where}: cannot build its result schema: {exc}") from exc
     if not none_ok and _is_object_type(typ):
-        return _Output.OBJECT, adapter, _tidy(schema), False
+        return _Output.OBJECT, adapter, _results(_tidy(schema)), False
     defs = schema.pop("$defs", None)
     schema.pop("title", None)  # e.g. an Enum's class name, now nested under "result"
     wrapped: dict[str, Any] = {"type": "object", "properties": {"result": schema},
                                "required": ["result"]}
     if defs is not None:
         wrapped["$defs"] = defs  # refs are "#/$defs/..." and must stay at the root
-    return _Output.WRAPPED, adapter, _tidy(wrapped), none_ok
+    return _Output.WRAPPED, adapter, _results(_tidy(wrapped)), none_ok
 
 
 def _allows_none(annotation: Any) -> bool:
@@ -537,6 +538,24 @@ def _optional(prop: Any) -> Any:
         if isinstance(other, dict) and not set(other) & (set(rest) - {"anyOf"}):
             return {**other, **{k: v for k, v in rest.items() if k != "anyOf"}}
     return rest
+
+
+def _results(schema: dict[str, Any]) -> dict[str, Any]:
+    """An outputSchema says what each field of a result is, not which fields are always
+    there: no ``required`` (at any depth). The result comes from the tool's own typed code,
+    the schema's readers are models and clients' validators, and it rides along in every
+    tools/list (a TypedDict's list of required keys repeats every property name)."""
+    def strip(node: Any, in_map: bool = False) -> Any:
+        if isinstance(node, list):
+            return [strip(item) for item in node]
+        if not isinstance(node, dict):
+            return node
+        if in_map:  # a map of name -> schema: "required" here is a property's name
+            return {k: strip(v) for k, v in node.items()}
+        return {k: strip(v, k in _SCHEMA_MAPS) for k, v in node.items()
+                if k != "required" or not isinstance(v, list)}
+    stripped: dict[str, Any] = strip(schema)
+    return stripped
 
 
 def _ref_counts(schema: dict[str, Any], defs: dict[str, Any]) -> dict[str, int]:

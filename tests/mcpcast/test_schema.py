@@ -562,7 +562,7 @@ def _object_schema(cls: Any) -> dict[str, Any]:
 
 
 def _wrap(schema: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "object", "properties": {"result": schema}, "required": ["result"]}
+    return {"type": "object", "properties": {"result": schema}}  # no "required" in results
 
 
 # (return annotation, returned value, content blocks, structuredContent, outputSchema)
@@ -592,18 +592,15 @@ RENDERS: list[tuple[Any, Any, list[dict[str, Any]], Any, Any]] = [
      {"type": "object", "additionalProperties": {"type": "integer"}}),
     (Point, Point(x=1), [{"type": "text", "text": '{"x":1,"y":0}'}], {"x": 1, "y": 0},
      {"type": "object", "properties": {"x": {"type": "integer"},
-                                       "y": {"type": "integer", "default": 0}},
-      "required": ["x"]}),
+                                       "y": {"type": "integer", "default": 0}}}),
     (Run, Run("z2", WHEN),
      [{"type": "text", "text": '{"name":"z2","when":"2026-11-21T06:30:00Z"}'}],
      {"name": "z2", "when": "2026-11-21T06:30:00Z"},
      {"type": "object", "properties": {"name": {"type": "string"},
-                                       "when": {"type": "string", "format": "date-time"}},
-      "required": ["name", "when"]}),
+                                       "when": {"type": "string", "format": "date-time"}}}),
     (Split, {"km": 1, "seconds": 300.0}, [{"type": "text", "text": '{"km":1,"seconds":300.0}'}],
      {"km": 1, "seconds": 300.0},
-     {"type": "object", "properties": {"km": {"type": "integer"}, "seconds": {"type": "number"}},
-      "required": ["km", "seconds"]}),
+     {"type": "object", "properties": {"km": {"type": "integer"}, "seconds": {"type": "number"}}}),
     (Point | None, Point(x=2), [{"type": "text", "text": '{"x":2,"y":0}'}],
      {"result": {"x": 2, "y": 0}},
      _wrap({"anyOf": [_object_schema(Point), {"type": "null"}]})),
@@ -972,8 +969,7 @@ def test_a_shape_used_twice_is_one_shared_definition() -> None:
     schema = sig.output_schema
     assert schema is not None
     item = {"type": "object", "properties": {"id": {"type": "string"},
-                                             "km": {"type": "number"}},
-            "required": ["id", "km"]}
+                                             "km": {"type": "number"}}}
     assert schema["$defs"] == {"_Item": item}
     ref = {"$ref": "#/$defs/_Item"}
     assert schema["properties"]["item"] == ref
@@ -984,6 +980,23 @@ def test_a_shape_used_twice_is_one_shared_definition() -> None:
              "once": {"item": {"id": "c", "km": 3.0}}}
     jsonschema.validate(sig.render(value)[1], schema, cls=jsonschema.Draft202012Validator)
     with pytest.raises(jsonschema.ValidationError):
-        jsonschema.validate({**value, "items": [{"id": 1}]}, schema,
+        jsonschema.validate({**value, "items": [{"id": 1, "km": 2.0}]}, schema,
                             cls=jsonschema.Draft202012Validator)
     assert "$defs" not in (returning(_Once).output_schema or {})
+
+
+class _Required(TypedDict):
+    required: int  # a field named like the keyword stays
+    rows: list[_Item]
+
+
+def test_result_schemas_list_no_required_keys() -> None:
+    """An outputSchema types every field but does not list "required" (at any depth): it
+    rides along in every tools/list. A property named "required" is kept."""
+    schema = returning(_Required).output_schema
+    assert schema == {"type": "object", "properties": {
+        "required": {"type": "integer"},
+        "rows": {"type": "array", "items": {"type": "object", "properties": {
+            "id": {"type": "string"}, "km": {"type": "number"}}}}}}
+    assert returning(int).output_schema == {"type": "object",
+                                            "properties": {"result": {"type": "integer"}}}
