@@ -490,7 +490,8 @@ def _tidy(schema: dict[str, Any], *, arguments: bool = False) -> dict[str, Any]:
     if recursive:
         tidy["$defs"] = {name: {k: v for k, v in resolve(defs[name]).items() if k != "title"}
                          for name in sorted(recursive)}
-    return _compact(tidy, arguments)
+    compact: dict[str, Any] = _compact(tidy, arguments)
+    return compact
 
 
 # Keywords whose value is one schema, a list of schemas, or a map of name -> schema: the
