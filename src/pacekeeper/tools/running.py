@@ -21,16 +21,14 @@ RaceTime = Annotated[float, Param(description="Race time, s."), Field(ge=60, le=
 class RunningTools(AnalysisGroup):
     @tool(
         name="predict_race_time",
-        description="Predict race times from a recent race: Daniels-Gilbert VDOT equivalents "
-        "and Riegel's T2 = T1 (D2/D1)^1.06, for target_distance_m (default 5 km, 10 km, half "
-        "and full marathon).",
+        description="Race times from a recent race by Daniels VDOT and Riegel, for "
+                    "target_distance_m or 5 km, 10 km, half and marathon.",
         annotations=READ_ONLY,
         scopes=(READ,),
     )
     async def predict_race_time(
         self, distance_m: RaceDistance, time_s: RaceTime,
-        target_distance_m: Annotated[float | None, Param(
-            description="Distance to predict, m."), Field(ge=800, le=100000)] = None,
+        target_distance_m: Annotated[float | None, Param(), Field(ge=800, le=100000)] = None,
     ) -> RacePrediction:
         async with service_errors():
             result = predict_race(distance_m, time_s,
@@ -39,8 +37,8 @@ class RunningTools(AnalysisGroup):
 
     @tool(
         name="get_training_paces",
-        description="Daniels training paces (easy range, marathon, threshold, interval, "
-        "repetition) for a VDOT, or for the VDOT of a race (distance_m and time_s).",
+        description="Daniels training paces (easy, marathon, threshold, interval, repetition) for "
+                    "a VDOT or a race's distance_m and time_s.",
         annotations=READ_ONLY,
         scopes=(READ,),
     )
@@ -48,9 +46,9 @@ class RunningTools(AnalysisGroup):
         self,
         vdot: Annotated[float | None, Param(description="VDOT (15-90)."),
                         Field(ge=15, le=90)] = None,
-        distance_m: Annotated[float | None, Param(description="A race's distance, m."),
+        distance_m: Annotated[float | None, Param(description="A race's distance."),
                               Field(ge=800, le=100000)] = None,
-        time_s: Annotated[float | None, Param(description="That race's time, s."),
+        time_s: Annotated[float | None, Param(description="That race's time."),
                           Field(ge=60, le=86400)] = None,
     ) -> TrainingPaces:
         async with service_errors():
