@@ -94,6 +94,15 @@ DETAIL_NAMES = {
 }
 
 
+# get_daily_summaries' figures under names that say their unit (the HTTP API keeps its own).
+DAILY_NAMES = {"resting_hr": "resting_hr_bpm"}
+
+
+def daily_day(day: dict[str, Any]) -> dict[str, Any]:
+    """A day of get_daily_summaries: resting heart rate named with its unit, rounded."""
+    return {DAILY_NAMES.get(k, k): v for k, v in rounded(day).items()}
+
+
 def activity_item(a: dict[str, Any], units: str = "metric") -> dict[str, Any]:
     """One line of list_activities: what tells activities apart, units in the names, no
     empty figures (a missing one is left out, not null)."""
@@ -123,5 +132,5 @@ def activity_detail(a: dict[str, Any]) -> dict[str, Any]:
     return {DETAIL_NAMES.get(k, k): v for k, v in rounded(a).items()}
 
 
-__all__ = ["DEFAULT_DECIMALS", "DETAIL_NAMES", "activity_detail", "activity_item", "clock",
-           "decimals_for", "pace_or_speed", "rounded"]
+__all__ = ["DAILY_NAMES", "DEFAULT_DECIMALS", "DETAIL_NAMES", "activity_detail",
+           "activity_item", "clock", "daily_day", "decimals_for", "pace_or_speed", "rounded"]

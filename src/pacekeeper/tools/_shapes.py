@@ -99,7 +99,7 @@ class AthleteResult(TypedDict):
 class DailyDay(TypedDict, total=False):
     date: str
     sources: list[str]
-    resting_hr: float
+    resting_hr_bpm: int
     hrv_rmssd_ms: float
     sleep_s: float
     sleep_score: float

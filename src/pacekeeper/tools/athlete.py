@@ -10,6 +10,7 @@ from pydantic import Field
 from mcpcast import Param, resource, tool
 from pacekeeper.fitness import Owner, daily_json
 from pacekeeper.fitness import _inputs as inputs
+from pacekeeper.fitness._figures import daily_day
 from pacekeeper.tools._base import (
     IDEMPOTENT_WRITE,
     READ,
@@ -116,7 +117,7 @@ class AthleteTools(ToolGroup):
             end = inputs.day(to_date, "to") or service.clock().date()
             start = inputs.day(from_date, "from") or end - timedelta(days=13)
             days = await service.daily(owner, start, end)
-        merged = cast(list[DailyDay], daily_json(days))
+        merged = [cast(DailyDay, daily_day(day)) for day in daily_json(days)]
         return DailyResult(summary=f"{len(merged)} days with data from {start} to {end}",
                            days=merged)
 

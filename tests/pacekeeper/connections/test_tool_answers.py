@@ -1,5 +1,5 @@
 """Every tool's real answer, for a person synced from a sandbox athlete (Strava: rides and
-runs with streams; Fitbit: daily health) plus an imported FIT ride: each answer validates
+runs with streams; Fitbit and Garmin: daily health) plus an imported FIT ride: each answer validates
 against the tool's advertised outputSchema (jsonschema, draft 2020-12), and the activity
 tools' figures follow issue 27 item 14 (each names its unit, no more decimals than the
 measurement supports, a run's pace in min/km, never km/h)."""
@@ -25,11 +25,11 @@ UNIT = re.compile(r"_(s|ms|m|km|kmh|mph|mps|bpm|w|watts|j|kj|kcal|kg|pct|h|min|p
                   r"100m|500m|mi)$|^(bpm|watts)$")
 # Counts and unitless quantities: a number named so needs no unit.
 UNITLESS = {"points", "load", "intensity_factor", "efficiency_factor", "variability_index",
-            "tss", "hr_tss", "trimp", "utc_offset_s", "activities"}
-# The activity tools: every figure at their top level (and in each list item) names its
-# unit. get_activity's "metrics", "device_metrics" and "laps" are the stored records,
+            "tss", "hr_tss", "trimp", "utc_offset_s", "activities", "steps", "sleep_score"}
+# The activity tools and daily health: every figure at their top level (and in each list
+# item) names its unit. get_activity's "metrics", "device_metrics" and "laps" are the stored records,
 # named by the engine and the device (docs/fitness.md); only their rounding is checked.
-UNIT_CHECKED = {"list_activities", "get_activity", "import_activity"}
+UNIT_CHECKED = {"list_activities", "get_activity", "import_activity", "get_daily_summaries"}
 RECORDS = {"metrics", "device_metrics", "laps", "sources"}
 
 
@@ -113,12 +113,13 @@ async def test_every_tool_answer_matches_its_schema_and_names_its_units(
         user_id, auth = await h.user("answers@example.com")
         await _connect(h, user_id, auth, "strava", 3)
         await _connect(h, user_id, auth, "fitbit", 3)
+        await _connect(h, user_id, auth, "garmin", 3)
         user = await h.services.users.get(uuid.UUID(user_id))
         assert user is not None
         owner = Owner(user.id, user.tenant_id)
         syncs = h.services.syncs
         assert syncs is not None
-        for provider in ("strava", "fitbit"):
+        for provider in ("strava", "fitbit", "garmin"):
             report = await syncs.sync(owner, provider)
             assert report.status == "done", report.message
         mcp = _Mcp(h, auth)
@@ -185,3 +186,5 @@ async def test_every_tool_answer_matches_its_schema_and_names_its_units(
         assert "pace_min_per_km" not in ride
         assert abs(ride["speed_kmh"] - ride["distance_km"] / ride["moving_time_s"] * 3600) < 0.2
         assert all(isinstance(a.get("avg_hr_bpm", 0), int) for a in items)
+        days = answers["get_daily_summaries"]["days"]
+        assert any(isinstance(d.get("resting_hr_bpm"), int) for d in days), days
