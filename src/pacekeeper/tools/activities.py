@@ -181,7 +181,7 @@ class ActivityTools(ToolGroup):
     async def activity_resource(self, id: str, owner: Owner) -> dict[str, Any]:
         async with service_errors():
             found = await self.fitness().get(owner, inputs.activity_id(id))
-        return activity_json(found, detail=True)
+        return activity_detail(activity_json(found, detail=True))  # as get_activity says it
 
 
 __all__ = ["ActivityTools"]
