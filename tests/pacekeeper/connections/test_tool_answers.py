@@ -7,6 +7,7 @@ measurement supports, a run's pace in min/km, never km/h)."""
 from __future__ import annotations
 
 import base64
+import json
 import re
 import uuid
 from collections.abc import Callable, Iterator
@@ -153,6 +154,8 @@ async def test_every_tool_answer_matches_its_schema_and_names_its_units(
         await call("sync_activities", provider="strava")
         for name in ("get_activity", "analyze_activity", "get_wbal"):
             await call(name, activity_id=ride["id"])
+        read = await mcp.rpc("resources/read", {"uri": f"activity://{ride['id']}"})
+        assert json.loads(read["contents"][0]["text"]) == answers["get_activity"]
         await call("get_activity_streams", activity_id=run["id"], max_points=50)
         await call("compare_activities", activity_ids=[run["id"], ride["id"]])
         await call("compare_periods", a_from="2026-01-01", a_to="2026-01-31",
