@@ -21,6 +21,7 @@ _DECIMALS: tuple[tuple[re.Pattern[str], int], ...] = tuple(
     (re.compile(pattern), decimals) for pattern, decimals in (
         (r"(^|_)(lat|lng|latitude|longitude)$", 6),
         (r"^pool_length_m$", 2),  # a 25-yard pool is 22.86 m: to the centimetre
+        (r"^hrv", 1),  # RMSSD to a tenth of a ms, as readiness shows the same day's
         (r"_s_per_\w+$", 0),  # a pace in seconds per km: to the second
         (r"_km$|^km$", 2),
         (r"_mps$|speed", 2),
