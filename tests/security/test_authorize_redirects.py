@@ -202,7 +202,12 @@ def test_vs_code_on_another_loopback_port_and_lookalikes(live: Any) -> None:
                   "state": "vs", "code_challenge": s256(VERIFIER), "code_challenge_method": "S256"}
         for signed_in in (False, True):
             if signed_in:  # the session skips the sign-in: straight to consent
-                fields = _HIDDEN.findall(browser.get("/oauth2/authorize", params=params).text)
+                page = browser.get("/oauth2/authorize", params=params)
+                # Chromium applies form-action to the redirect after the POST: the
+                # policy must name the port the browser is going to, not the registered.
+                csp = page.headers["content-security-policy"]
+                assert "form-action 'self' http://127.0.0.1:50123;" in csp, csp
+                fields = _HIDDEN.findall(page.text)
                 done = browser.post("/oauth2/authorize", content=urlencode(
                     [*fields, ("decision", "allow")]), headers=FORM)
             else:
