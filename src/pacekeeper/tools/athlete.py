@@ -18,6 +18,7 @@ from pacekeeper.tools._base import (
     ToolGroup,
     service_errors,
 )
+from pacekeeper.tools._params import DayText
 from pacekeeper.tools._shapes import AthleteResult, DailyDay, DailyResult
 
 
@@ -79,7 +80,7 @@ class AthleteTools(ToolGroup):
                               Field(ge=1900, le=2100)] = None,
         units: Annotated[str | None, Param(description="metric or imperial."),
                          Field(pattern="^(metric|imperial)$")] = None,
-        valid_from: Annotated[str | None, Param(
+        valid_from: Annotated[DayText, Param(
             description="First day (YYYY-MM-DD) the values apply to; default today.")] = None,
     ) -> AthleteResult:
         values = {k: v for k, v in {
@@ -105,9 +106,9 @@ class AthleteTools(ToolGroup):
     async def get_daily_summaries(
         self,
         owner: Owner,
-        from_date: Annotated[str | None, Param(
+        from_date: Annotated[DayText, Param(
             name="from", description="First day (YYYY-MM-DD); default 14 days ago.")] = None,
-        to_date: Annotated[str | None, Param(
+        to_date: Annotated[DayText, Param(
             name="to", description="Last day (YYYY-MM-DD); default today.")] = None,
     ) -> DailyResult:
         service = self.fitness()

@@ -17,13 +17,12 @@ from pacekeeper.tools._analysis_shapes import (
     PeriodStats,
 )
 from pacekeeper.tools._base import READ, READ_ONLY, service_errors
-from pacekeeper.tools._params import DATE, ActivityRef, From, To
+from pacekeeper.tools._params import ActivityRef, From, RequiredDay, To
 
-AFrom = Annotated[str, Param(description="Period A's first day (YYYY-MM-DD)."),
-                  Field(pattern=DATE)]
-ATo = Annotated[str, Param(description="Period A's last day."), Field(pattern=DATE)]
-BFrom = Annotated[str, Param(description="Period B's first day."), Field(pattern=DATE)]
-BTo = Annotated[str, Param(description="Period B's last day."), Field(pattern=DATE)]
+AFrom = Annotated[RequiredDay, Param(description="Period A's first day (YYYY-MM-DD).")]
+ATo = Annotated[RequiredDay, Param(description="Period A's last day.")]
+BFrom = Annotated[RequiredDay, Param(description="Period B's first day.")]
+BTo = Annotated[RequiredDay, Param(description="Period B's last day.")]
 
 
 class CompareTools(AnalysisGroup):

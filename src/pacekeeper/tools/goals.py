@@ -11,7 +11,7 @@ from pacekeeper.fitness import Owner
 from pacekeeper.tools._analysis_base import AnalysisGroup
 from pacekeeper.tools._analysis_shapes import Feasibility, GoalDeleted, GoalList, GoalResult
 from pacekeeper.tools._base import DESTRUCTIVE, READ, READ_ONLY, WRITE, WRITES
-from pacekeeper.tools._params import DATE
+from pacekeeper.tools._params import OptionalDay
 from pacekeeper.tools._shapes import SportName
 
 GoalId = Annotated[str, Param(description="The goal's id (from get_goals)."),
@@ -30,8 +30,7 @@ class GoalTools(AnalysisGroup):
         self, owner: Owner,
         kind: Annotated[Literal["race", "ftp", "weight", "volume"], Param(
             description="What kind of goal.")],
-        date: Annotated[str | None, Param(description="Target day (YYYY-MM-DD)."),
-                        Field(pattern=DATE)] = None,
+        date: Annotated[OptionalDay, Param(description="Target day (YYYY-MM-DD).")] = None,
         name: Annotated[str | None, Param(description="A name, e.g. the race's."),
                         Field(max_length=200)] = None,
         sport: Annotated[SportName | None, Param(description="Sport (race: run).")] = None,
