@@ -1,4 +1,4 @@
-"""Issue 28 (low): dates at the edge of the calendar. `9999-12-31` and `0001-01-01` are
+"""Issue 28 (low), ERR-1: dates at the edge of the calendar. `9999-12-31` and `0001-01-01` are
 valid ISO dates; 22 analysis URLs and five MCP tools answered them with 500 and a
 traceback (the PMC's warm-up and `daily_loads()` step past year 1 or 9999). Every date a
 route or tool takes is now checked at the boundary by one helper
