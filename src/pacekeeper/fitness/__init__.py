@@ -18,7 +18,12 @@ from pacekeeper.fitness._records import (
     StoredActivity,
     SyncState,
 )
-from pacekeeper.fitness._service import FitnessService, ImportOutcome
+from pacekeeper.fitness._service import (
+    DEFAULT_STREAM_POINTS,
+    MAX_STREAM_POINTS,
+    FitnessService,
+    ImportOutcome,
+)
 from pacekeeper.fitness._settings import SETTINGS, SettingsHistory
 from pacekeeper.fitness._store import SqlFitnessStore
 from pacekeeper.fitness._tables import TABLES
@@ -42,6 +47,8 @@ from pacekeeper.fitness.streams import CHANNELS, StreamSet
 
 __all__ = [
     "CHANNELS",
+    "DEFAULT_STREAM_POINTS",
+    "MAX_STREAM_POINTS",
     "SETTINGS",
     "TABLES",
     "Activity",

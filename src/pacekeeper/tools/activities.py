@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal, cast
 from pydantic import Field
 
 from mcpcast import Param, ToolError, resource, tool
-from pacekeeper.fitness import ActivityFilter, Owner, activity_json
+from pacekeeper.fitness import DEFAULT_STREAM_POINTS, ActivityFilter, Owner, activity_json
 from pacekeeper.fitness import _inputs as inputs
 from pacekeeper.fitness._figures import activity_detail, activity_item
 from pacekeeper.fitness._views import outcome_json
@@ -117,8 +117,9 @@ class ActivityTools(ToolGroup):
         activity_id: ActivityId,
         keys: Annotated[list[StreamName] | None, Param(
             description="Default all the activity has.")] = None,
+        # An assistant's default is smaller than a chart's; its ceiling is the HTTP default.
         max_points: Annotated[int, Param(),
-                              Field(ge=2, le=2000)] = 500,
+                              Field(ge=2, le=DEFAULT_STREAM_POINTS)] = 500,
     ) -> StreamsResult:
         async with service_errors():
             streams = await self.fitness().streams(

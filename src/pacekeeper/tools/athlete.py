@@ -19,7 +19,7 @@ from pacekeeper.tools._base import (
     ToolGroup,
     service_errors,
 )
-from pacekeeper.tools._params import DAY_SCHEMA
+from pacekeeper.tools._params import DayText
 from pacekeeper.tools._shapes import AthleteResult, DailyDay, DailyResult
 
 
@@ -81,8 +81,8 @@ class AthleteTools(ToolGroup):
                               Field(ge=1900, le=2100)] = None,
         units: Annotated[str | None, Param(description="metric or imperial (pace per km or mile)."),
                          Field(pattern="^(metric|imperial)$")] = None,
-        valid_from: Annotated[str | None, Param(
-            description="Day the values apply from; default today."), DAY_SCHEMA] = None,
+        valid_from: Annotated[DayText, Param(
+            description="Day the values apply from; default today.")] = None,
     ) -> AthleteResult:
         values = {k: v for k, v in {
             "ftp_watts": ftp_watts, "lthr_bpm": lthr_bpm, "max_hr_bpm": max_hr_bpm,
@@ -107,10 +107,10 @@ class AthleteTools(ToolGroup):
     async def get_daily_summaries(
         self,
         owner: Owner,
-        from_date: Annotated[str | None, Param(
-            name="from", description="First day; default 14 days ago."), DAY_SCHEMA] = None,
-        to_date: Annotated[str | None, Param(
-            name="to", description="Last day; default today."), DAY_SCHEMA] = None,
+        from_date: Annotated[DayText, Param(
+            name="from", description="First day; default 14 days ago.")] = None,
+        to_date: Annotated[DayText, Param(
+            name="to", description="Last day; default today.")] = None,
     ) -> DailyResult:
         service = self.fitness()
         async with service_errors():

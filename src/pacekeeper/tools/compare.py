@@ -17,16 +17,12 @@ from pacekeeper.tools._analysis_shapes import (
     PeriodStats,
 )
 from pacekeeper.tools._base import READ, READ_ONLY, service_errors
-from pacekeeper.tools._params import DATE, DAY_SCHEMA, ActivityRef, From, To
+from pacekeeper.tools._params import ActivityRef, From, RequiredDay, To
 
-AFrom = Annotated[str, Param(description="Period A's first day."), Field(pattern=DATE),
-                  DAY_SCHEMA]
-ATo = Annotated[str, Param(description="Period A's last day."), Field(pattern=DATE),
-                DAY_SCHEMA]
-BFrom = Annotated[str, Param(description="Period B's first day."), Field(pattern=DATE),
-                  DAY_SCHEMA]
-BTo = Annotated[str, Param(description="Period B's last day."), Field(pattern=DATE),
-                DAY_SCHEMA]
+AFrom = Annotated[RequiredDay, Param(description="Period A's first day.")]
+ATo = Annotated[RequiredDay, Param(description="Period A's last day.")]
+BFrom = Annotated[RequiredDay, Param(description="Period B's first day.")]
+BTo = Annotated[RequiredDay, Param(description="Period B's last day.")]
 
 
 class CompareTools(AnalysisGroup):

@@ -11,7 +11,7 @@ from pacekeeper.fitness import Owner
 from pacekeeper.tools._analysis_base import AnalysisGroup
 from pacekeeper.tools._analysis_shapes import Feasibility, GoalDeleted, GoalList, GoalResult
 from pacekeeper.tools._base import DESTRUCTIVE, READ, READ_ONLY, WRITE, WRITES
-from pacekeeper.tools._params import DATE, DAY_SCHEMA
+from pacekeeper.tools._params import OptionalDay
 from pacekeeper.tools._shapes import SportName
 
 GoalId = Annotated[str, Param(description="The goal's id (from get_goals)."),
@@ -29,8 +29,7 @@ class GoalTools(AnalysisGroup):
     async def set_goal(
         self, owner: Owner,
         kind: Annotated[Literal["race", "ftp", "weight", "volume"], Param()],
-        date: Annotated[str | None, Param(description="Target day."), Field(pattern=DATE),
-                        DAY_SCHEMA] = None,
+        date: Annotated[OptionalDay, Param(description="Target day.")] = None,
         name: Annotated[str | None, Param(description="E.g. the race's."),
                         Field(max_length=200)] = None,
         sport: Annotated[SportName | None, Param(description="Race: default run.")] = None,
