@@ -1,7 +1,8 @@
 """Resident memory of each entry point (issue 30): ``pacekeeper serve`` (SQLite) when
-healthy and after its first ``GET /api/fitness-chart`` (the first analytics call of the
-process), with that call's time; and what importing each standalone entry module costs
-(RSS, and whether numpy, scipy or numba came with it), each in a fresh interpreter.
+healthy and after its first ``GET /api/fitness-chart`` over a ten-year range of a new
+account (the process's first analytics call), with that call's time; and what importing
+each standalone entry module costs (RSS, and whether numpy, scipy or numba came with
+it), each in a fresh interpreter.
 """
 
 from __future__ import annotations
