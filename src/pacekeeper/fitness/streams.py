@@ -214,12 +214,23 @@ def resample_1hz(
     channels: Mapping[str, npt.ArrayLike],
     *,
     max_gap_s: float = 5.0,
+    paused: npt.NDArray[np.bool_] | None = None,
+    bridged: frozenset[str] = frozenset(),
 ) -> StreamSet:
     """Samples at arbitrary times (seconds since start, increasing) onto the 1 Hz grid.
 
     Between two samples at most ``max_gap_s`` apart the value is interpolated linearly
     (smart recording writes every 1-5 s); a longer gap is a pause or dropout and its
     seconds are NaN. A channel's own NaN samples count as absent.
+
+    ``paused``: per grid second, True where the recording device's timer was stopped,
+    when the file says so. It then decides instead of ``max_gap_s``: a second between
+    two samples is NaN exactly when the timer was stopped, and a gap of any length
+    while the timer ran (smart recording) is interpolated, as the device's own
+    time-weighted averages count it. Only the ``bridged`` channels (those that change
+    smoothly: heart rate, distance, position, altitude) are interpolated across such a
+    gap when it is longer than ``max_gap_s``; the others (power, cadence, speed, which
+    can drop to zero at any moment) stay NaN there, as they would not be made up.
     """
     t = np.asarray(seconds, dtype=np.float64)
     if t.size == 0:
@@ -245,6 +256,8 @@ def resample_1hz(
         gap = np.zeros(len(grid), dtype=bool)
         idx = np.clip(after, 1, len(tv) - 1)
         gap[inside] = (tv[idx] - tv[idx - 1])[inside] > max_gap_s
+        if paused is not None and len(paused) == len(grid):
+            gap = inside & paused if name in bridged else gap | (inside & paused)
         values[gap & ~exact] = np.nan
         out[name] = values
     return StreamSet(grid, out)

@@ -189,15 +189,132 @@ def test_a_climb_of_exactly_the_hysteresis_counts_whatever_the_float_error() -> 
 
 def test_imported_trainer_ride_np_if_tss_against_the_device() -> None:
     """What a person sees for sample-activity-indoor-trainer.fit (the import path, the
-    1 Hz grid): the device wrote NP 228, IF 0.914, TSS 50.8 at FTP 250, so its unrounded
-    NP lies in [228.375, 228.625). The grid fills a 2 s and a 6 s power dropout by
-    interpolation (six seconds the device left out), which puts ours 0.06 % under that
-    range: asserted within 0.1 % of it, IF within 0.2 % and TSS, which also counts those
-    six seconds, within 0.3 % (docs/analytics.md)."""
-    session = _fit_messages("fit/sample-activity-indoor-trainer.fit")["session_mesgs"][0]
+    1 Hz grid): the device wrote NP 228, IF 0.914, TSS 50.8 at FTP 250. Its 41 records
+    without power (dropouts of 5 s and 36 s) are 0 W for us, as GoldenCheetah counts
+    them; this Edge 800 left them out. So ours is NP 227.3, 0.5 % under the device's
+    (its unrounded NP lies in [228.375, 228.625)), IF likewise, and the average power
+    is exactly the records' mean with dropouts as zero (SDK-read), where the device's
+    201 W is their mean without the dropouts (docs/import.md)."""
+    messages = _fit_messages("fit/sample-activity-indoor-trainer.fit")
+    session = messages["session_mesgs"][0]
+    records = [r.get("power") for r in messages["record_mesgs"]]
     a = activity("fit/sample-activity-indoor-trainer.fit")
     m = an.analyze_activity(a.streams, Sport.RIDE, an.AthleteSnapshot(ftp_watts=250))
     assert m.normalized_power is not None and m.intensity_factor is not None
-    assert 228.375 * 0.999 <= m.normalized_power < 228.625 * 1.001
-    assert m.intensity_factor == pytest.approx(float(session["intensity_factor"]), rel=0.002)
-    assert m.tss == pytest.approx(float(session["training_stress_score"]), rel=0.003)
+    assert 228.375 * 0.994 <= m.normalized_power < 228.625
+    assert m.intensity_factor == pytest.approx(float(session["intensity_factor"]), rel=0.006)
+    assert a.avg_watts == pytest.approx(sum(p or 0 for p in records) / len(records), rel=1e-3)
+    present = [p for p in records if p is not None]
+    assert sum(present) / len(present) == pytest.approx(float(session["avg_power"]), abs=0.5)
+
+
+# ------------------------------------------------------------------ the device's timer
+
+def _fit(records: list[dict[str, object]], timer: list[tuple[int, str]],
+         session: dict[str, object] | None = None) -> bytes:
+    """A FIT ride: ``records`` with ``t`` (seconds from T0) and record fields; ``timer``:
+    (seconds, "start" | "stop_all") timer events; ``session``: extra session fields."""
+    from garmin_fit_sdk import Encoder, Profile
+    mesg = Profile["mesg_num"]
+    enc = Encoder()
+    enc.write_mesg({"mesg_num": mesg["FILE_ID"], "type": "activity", "manufacturer": "development",
+                    "product": 1, "time_created": T0, "serial_number": 1})
+    events = [(t, 0, {"mesg_num": mesg["EVENT"], "timestamp": T0 + timedelta(seconds=t),
+                      "event": "timer", "event_type": kind}) for t, kind in timer]
+    rows = [(int(str(r["t"])), 1, {"mesg_num": mesg["RECORD"],
+                                   "timestamp": T0 + timedelta(seconds=int(str(r["t"]))),
+                                   **{k: v for k, v in r.items() if k != "t"}})
+            for r in records]
+    for _, _, m in sorted(events + rows, key=lambda x: (x[0], x[1])):
+        enc.write_mesg(m)
+    if session is not None:
+        enc.write_mesg({"mesg_num": mesg["SESSION"], "timestamp": T0, "start_time": T0,
+                        "sport": "cycling", **session})
+    return enc.close()
+
+
+def test_a_power_dropout_is_zero_watts_not_interpolated() -> None:
+    """Issue 27 item 3. A minute at 200 W whose meter sent nothing for seconds 20-24
+    (records written, power missing) while the timer ran: the average is
+    200 x 55 / 60 = 183.33 W exactly (interpolation made it 200 W), and NP is the
+    fourth-power mean of the 30 s rolling means of that series, computed here by hand."""
+    power = [0.0 if 20 <= t <= 24 else 200.0 for t in range(60)]
+    records: list[dict[str, object]] = [
+        {"t": t, "heart_rate": 140, **({} if 20 <= t <= 24 else {"power": 200})}
+        for t in range(60)]
+    a = parse_activity(_fit(records, [(0, "start"), (59, "stop_all")]), "ride.fit")
+    assert a.avg_watts == pytest.approx(200 * 55 / 60)
+    rolling = np.convolve(power, np.ones(30) / 30, mode="valid")
+    expected_np = float(np.mean(rolling ** 4) ** 0.25)
+    m = an.analyze_activity(a.streams, Sport.RIDE, an.AthleteSnapshot(ftp_watts=250))
+    assert m.normalized_power == pytest.approx(expected_np, rel=1e-9)
+
+
+def test_elemnt_power_and_elapsed_against_the_device() -> None:
+    """Issue 27 item 3 on the Wahoo ELEMNT BOLT file (python-fitparse): 17 records
+    without power, and a final timer stop 8 s after the last record. The device: NP 243,
+    elapsed 140 s. Ours before: NP 246.9 (+1.6 %), elapsed 131 s; now NP within 0.5 %
+    and elapsed exact. Its average power is the SDK-read records' mean with dropouts as
+    zero (the device's own 182 W fits neither its records nor its total_work)."""
+    name = "fit/elemnt-bolt-no-application-id-inside-developer-data-id.fit"
+    messages = _fit_messages(name)
+    session = messages["session_mesgs"][0]
+    records = [r.get("power") for r in messages["record_mesgs"]]
+    a = activity(name)
+    assert a.elapsed_s == pytest.approx(float(session["total_elapsed_time"]))
+    m = an.analyze_activity(a.streams, Sport.RIDE, an.AthleteSnapshot(ftp_watts=250))
+    assert m.normalized_power == pytest.approx(float(session["normalized_power"]), rel=0.005)
+    assert a.avg_watts == pytest.approx(sum(p or 0 for p in records) / len(records), rel=1e-3)
+
+
+def test_a_recording_gap_while_the_timer_runs_counts_for_heart_rate() -> None:
+    """Issue 27 item 4. Heart rate 120 bpm for 30 s, nothing recorded for 40 s while the
+    timer ran (smart recording), then 160 bpm for 30 s: the device's time-weighted average
+    over its 100 s timer holds the signal across the gap. Interpolated linearly across
+    it: (120 x 30 + (sum over the gap of the line from 120 to 160) + 160 x 31) / 101;
+    treated as a pause it was the plain mean of the samples, 140.3."""
+    records: list[dict[str, object]] = [{"t": t, "heart_rate": 120} for t in range(30)] + \
+        [{"t": t, "heart_rate": 160} for t in range(70, 101)]
+    a = parse_activity(_fit(records, [(0, "start"), (100, "stop_all")]), "run.fit")
+    line = [120 + 40 * (t - 29) / 41 for t in range(30, 70)]
+    expected = (120 * 30 + sum(line) + 160 * 31) / 101
+    assert a.avg_heartrate == pytest.approx(expected)
+    # The same gap with the timer stopped through it is a pause: not counted.
+    b = parse_activity(_fit(records, [(0, "start"), (29, "stop_all"), (70, "start"),
+                                      (100, "stop_all")]), "run.fit")
+    assert b.avg_heartrate == pytest.approx((120 * 30 + 160 * 31) / 61)
+
+
+def test_forerunner_110_run_heart_rate_against_the_device() -> None:
+    """Issue 27 item 4 on a smart-recorded Forerunner 110 run (python-fitparse): gaps of
+    6-17 s while the timer ran. The device's average 147 bpm (so in [146.5, 147.5));
+    ours was 148.7 (+1.2 %), now within 1 bpm and 0.5 %."""
+    session = _fit_messages("fit/2013-02-06-12-11-14.fit")["session_mesgs"][0]
+    a = activity("fit/2013-02-06-12-11-14.fit")
+    assert a.avg_heartrate == pytest.approx(float(session["avg_heart_rate"]), rel=0.005)
+
+
+@pytest.mark.parametrize("name", ["fit/2015-10-13-08-43-15.fit", "fit/garmin-edge-500-activity.fit",
+                                  "fit/sample-activity.fit"])
+def test_moving_time_never_exceeds_the_devices_timer(name: str) -> None:
+    """Issue 27 item 5. The Edge 200 file: timer 1,558 s, ours was 1,583 s; the Edge 500's
+    timer 10,641 s, ours 10,696 s. Root causes: seconds while the timer was stopped
+    counted as moving (records written in a pause, short pauses interpolated) and each
+    of the timer's spans counted both its end points. Now at most the timer, and within
+    1 % of it (these rides stop only with the timer)."""
+    session = _fit_messages(name)["session_mesgs"][0]
+    timer = float(session["total_timer_time"])
+    a = activity(name)
+    assert a.moving_s is not None and a.moving_s <= timer
+    assert a.moving_s >= 0.99 * timer
+    assert sum(lap.moving_s or 0 for lap in a.laps) <= timer + 1e-9
+
+
+def test_a_stopped_timer_is_never_moving_time() -> None:
+    """A synthetic ride at 5 m/s whose timer stops at 30 s and starts at 40 s, while the
+    device wrote a record at 35 s (moving): the timer ran 50 s, so moving time is 50 s."""
+    records: list[dict[str, object]] = [
+        {"t": t, "speed": 5.0, "distance": 5.0 * t} for t in [*range(31), 35, *range(40, 61)]]
+    a = parse_activity(_fit(records, [(0, "start"), (30, "stop_all"), (40, "start"),
+                                      (60, "stop_all")]), "ride.fit")
+    assert a.moving_s == 50

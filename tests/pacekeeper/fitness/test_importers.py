@@ -35,6 +35,9 @@ EXPECTED: dict[str, tuple[str, Sport | None]] = {
     "corrupt/activity-settings-corruptheader.fit": (OK, Sport.RUN),
     "corrupt/activity-settings-nodata.fit": (OK, Sport.RUN),
     "corrupt/activity-unexpected-eof.fit": ("truncated", None),
+    "fit/2013-02-06-12-11-14.fit": (OK, Sport.RUN),  # Forerunner 110, smart recording
+    "fit/2015-10-13-08-43-15.fit": (OK, Sport.RIDE),  # Edge 200, auto-pauses
+    "fit/elemnt-bolt-no-application-id-inside-developer-data-id.fit": (OK, Sport.RIDE),
     "fit/2020-06-01-16-52-40.fit": (OK, Sport.RIDE),
     "fit/4801048867.fit": (OK, Sport.RIDE),
     "fit/6449921903_ACTIVITY.fit": (OK, Sport.RIDE),
@@ -107,11 +110,38 @@ DEVICE_EXCEPTIONS = {
         "the Edge 1000 wrote total_elapsed_time 113 s while its own records span 126 s "
         "and the session 138 s of wall clock"
     ),
+    ("fit/elemnt-bolt-no-application-id-inside-developer-data-id.fit", "avg_power"): (
+        "the ELEMNT's 182 W fits neither its records (186.1 W with dropouts as zero, 213.6 W "
+        "without) nor its total_work (26,887 J over its 132 s timer: 203.7 W); NP matches"
+    ),
+    ("fit/elemnt-bolt-no-application-id-inside-developer-data-id.fit", "distance"): (
+        "the device's 963.65 m runs 7.6 m past its last record (956.03 m): it counted to "
+        "its timer stop, 1 s after the last record"
+    ),
+    ("fit/elemnt-bolt-no-application-id-inside-developer-data-id.fit", "max_power"): (
+        "the device's 665 W is not in its records (their maximum is 662 W)"
+    ),
+    ("fit/elemnt-bolt-no-application-id-inside-developer-data-id.fit", "avg_cadence"): (
+        "the device's 56 rpm is neither its records' non-zero mean (59.1, ours, Garmin's "
+        "default) nor their mean with zeros (52.8)"
+    ),
+    ("fit/2013-02-06-12-11-14.fit", "moving"): (
+        "a run without auto-pause: 391 s below 0.5 m/s (standing) and 102 s in long "
+        "recording gaps count on the device's timer, not as moving time"
+    ),
     ("fit/garmin-fr935-cr.fit", "avg_hr"): (
         "an apnea session: the device's 80 bpm average is not over its records, whose "
         "mean is 85.4 bpm; our figure is the records' mean"
     ),
 }
+
+
+def _sdk_messages(name: str) -> dict[str, list[dict[str, object]]]:
+    from garmin_fit_sdk import Decoder, Stream
+
+    from ._activity_files import DATA
+    messages, _ = Decoder(Stream.from_file(str(DATA / name))).read()
+    return messages
 
 
 def _device(name: str, key: str) -> float | None:
@@ -130,7 +160,8 @@ def test_fit_figures_agree_with_the_devices_session(name: str) -> None:
             checked.append(key)
         return value
 
-    if (d := device("total_distance")) is not None and a.distance_m is not None:
+    if (d := device("total_distance")) is not None and a.distance_m is not None and (
+            name, "distance") not in DEVICE_EXCEPTIONS:
         assert a.distance_m == pytest.approx(d, rel=DISTANCE_REL, abs=1.0)
     if (d := device("total_elapsed_time")) is not None and (name, "elapsed") not in DEVICE_EXCEPTIONS:
         assert abs(a.elapsed_s - d) <= max(ELAPSED_ABS_S, ELAPSED_REL * d)
@@ -138,7 +169,7 @@ def test_fit_figures_agree_with_the_devices_session(name: str) -> None:
         # Moving time is at most the timer time (stops at lights count on the timer),
         # and for anything over ten minutes at least 95 % of it.
         assert a.moving_s <= d * 1.01 + 2
-        if d >= 600:
+        if d >= 600 and (name, "moving") not in DEVICE_EXCEPTIONS:
             assert a.moving_s >= 0.95 * d
     # A device without a strap writes 0 bpm; we hold no heart rate then.
     if (d := device("avg_heart_rate")) and (name, "avg_hr") not in DEVICE_EXCEPTIONS:
@@ -146,16 +177,21 @@ def test_fit_figures_agree_with_the_devices_session(name: str) -> None:
         assert abs(a.avg_heartrate - d) <= HR_ABS_BPM
     if d := device("max_heart_rate"):
         assert a.max_heartrate is not None and abs(a.max_heartrate - d) <= MAX_ABS
-    if (d := device("avg_power")) is not None:
-        # Ours includes recorded zeros; a device may be set to leave them out (the
-        # setting is not in the file): the device's figure must match one of the two.
-        power = a.streams.get("power")
-        assert power is not None and a.avg_watts is not None
-        nonzero = float(np.nanmean(np.where(power > 0, power, np.nan)))
-        assert min(abs(a.avg_watts - d), abs(nonzero - d)) <= POWER_REL * d
-    if (d := device("max_power")) is not None:
+    if (d := device("avg_power")) is not None and (name, "avg_power") not in DEVICE_EXCEPTIONS:
+        # Ours counts recorded zeros and a record without power (a dropout) as 0 W
+        # (GoldenCheetah, the Wahoo ELEMNT): against the records read by the SDK. A
+        # device may leave zeros out (a setting not in the file), and Garmin's Edges
+        # leave dropouts out: the device's figure must match one of those readings.
+        assert a.avg_watts is not None
+        records = [r.get("power") for r in _sdk_messages(name)["record_mesgs"]]
+        zero_filled = float(np.mean([p or 0 for p in records]))
+        assert a.avg_watts == pytest.approx(zero_filled, rel=POWER_REL)
+        present = [p for p in records if p is not None]
+        readings = [zero_filled, float(np.mean(present)), float(np.mean([p for p in present if p]))]
+        assert min(abs(r - d) for r in readings) <= POWER_REL * d
+    if (d := device("max_power")) is not None and (name, "max_power") not in DEVICE_EXCEPTIONS:
         assert a.max_watts is not None and abs(a.max_watts - d) <= MAX_ABS
-    if (d := device("avg_cadence")) is not None and d > 0:
+    if (d := device("avg_cadence")) and (name, "avg_cadence") not in DEVICE_EXCEPTIONS:
         assert a.avg_cadence == pytest.approx(d, rel=CADENCE_REL)
     if (d := device("total_calories")) is not None:
         assert a.calories == d  # passed through, not computed
@@ -231,7 +267,9 @@ def test_streams_are_on_a_1hz_grid(name: str) -> None:
     a = activity(name)
     s = a.streams
     n = len(s)
-    assert n == int(a.elapsed_s) + 1
+    # The grid runs to the last sample; elapsed time to the session's end, which may
+    # follow it (a final timer stop after the last record).
+    assert int(a.elapsed_s) + 1 >= n >= int(a.elapsed_s) - 15
     assert np.array_equal(s.time, np.arange(n))
     for key in s.keys:
         values = s.get(key)

@@ -258,6 +258,42 @@ def _sport_of(
     return _sport.from_fit(sport, sub_sport), _label(sport, sub_sport)
 
 
+def _timer_spans(messages: Mapping[str, Any], first: float,
+                 last: float) -> list[tuple[float, float]] | None:
+    """POSIX spans while the timer ran, from the ``event`` messages of the ``timer``
+    event (start; stop, stop_all, ...); None without any. A file whose first timer event
+    is a stop ran from its first record; one that ends running, to its last record."""
+    events = sorted(
+        (float(m["timestamp"]) + FIT_EPOCH_S, str(m.get("event_type")))
+        for m in messages.get("event_mesgs", [])
+        if m.get("event") == "timer" and isinstance(m.get("timestamp"), int)
+    )
+    if not events:
+        return None
+    spans: list[tuple[float, float]] = []
+    begin: float | None = first if events[0][1].startswith("stop") else None
+    for at, kind in events:
+        if kind == "start" and begin is None:
+            begin = at
+        elif kind.startswith("stop") and begin is not None:
+            spans.append((begin, at))
+            begin = None
+    if begin is not None:
+        spans.append((begin, max(begin, last)))
+    return spans
+
+
+def _session_end(sessions: Sequence[Mapping[str, Any]]) -> float | None:
+    """The latest session end (``start_time`` + ``total_elapsed_time``), POSIX seconds:
+    the device's elapsed time runs to its final stop, which may follow the last record."""
+    ends = [
+        float(s["start_time"]) + FIT_EPOCH_S + float(s["total_elapsed_time"])
+        for s in sessions
+        if isinstance(s.get("start_time"), int) and _number(s.get("total_elapsed_time"))
+    ]
+    return max(ends) if ends else None
+
+
 def decode(data: bytes) -> Decoded:
     messages = read_messages(data)
     file_ids = messages.get("file_id_mesgs") or []
@@ -321,4 +357,6 @@ def decode(data: bytes) -> Decoded:
         device_name=_device_name(messages),
         laps=laps,
         device_metrics=_device_metrics(sessions),
+        running=_timer_spans(messages, float(seconds.min()), float(seconds.max())),
+        end_s=_session_end(sessions),
     )
