@@ -338,3 +338,59 @@ def test_one_distance_in_the_activity_and_its_analysis(name: str) -> None:
     assert m.distance_m == a.distance_m
     assert a.distance_m == pytest.approx(device, rel=0.005)
     assert m.distance_m == pytest.approx(device, abs=0.05)
+
+
+# ------------------------------------------------------------------ files we refused (item 9)
+
+def test_a_forerunner_70_file_with_compressed_timestamps_is_read() -> None:
+    """Issue 27 item 9, FIG-11. The Forerunner 70 writes records with compressed-timestamp
+    headers, which garmin-fit-sdk refuses ("not currently supported"): the limit was ours.
+    Expected values from python-fitparse's own reading of the file (its test data, an
+    independent decoder): every record's time, heart rate and distance. The device kept
+    no date (times since power-on): the start is its activity message's local time."""
+    import csv
+
+    from ._activity_files import DATA as ACTIVITIES
+    rows = list(csv.reader((ACTIVITIES.parent / "fitparse" /
+                            "compressed-speed-distance-records.csv").open()))[1:]
+    stamps = np.array([int(r[0]) for r in rows])
+    a = activity("fit/compressed-speed-distance.fit")
+    assert a.start == datetime(2012, 2, 13, 11, 16, 16, tzinfo=UTC)  # local_timestamp 698070063
+    assert a.utc_offset_s is None
+    hr, distance = a.streams.get("heartrate"), a.streams.get("distance")
+    assert hr is not None and distance is not None
+    at = stamps - 17217864  # the first record (timestamp only) is second 0
+    assert np.array_equal(hr[at], [float(r[1]) for r in rows])
+    assert distance[at] == pytest.approx([float(r[3]) for r in rows])
+    assert a.distance_m == pytest.approx(float(rows[-1][3]))
+    assert a.warnings == ()
+
+
+def test_a_truncated_fit_file_imports_what_is_readable_and_says_so() -> None:
+    """Issue 27 item 9, FIG-11. The Strava Android app's file is 19 bytes short of its
+    header's size (a transfer that dropped each CR before an LF: the framing is lost at
+    byte 7471). The SDK reads 473 records from it, the last of them garbage (64 years
+    later, 38.9 m/s): that one is dropped, the 472 before are the activity, and the
+    import says it was truncated. The device's own totals stay in device_metrics."""
+    name = "corrupt/strava-android-app-201.10-b1218918.fit"
+    messages, errors = Decoder(Stream.from_file(str(DATA / name))).read(
+        convert_datetimes_to_dates=False)
+    assert errors  # the SDK alone gives up
+    records = messages["record_mesgs"][:-1]
+    a = activity(name)
+    assert len(a.streams) == records[-1]["timestamp"] - records[0]["timestamp"] + 1
+    assert a.distance_m == pytest.approx(max(float(str(r["distance"])) for r in records
+                                             if "distance" in r))
+    assert a.device_metrics["total_distance"] == pytest.approx(
+        float(messages["session_mesgs"][0]["total_distance"]))
+    assert len(a.warnings) == 1 and "truncated" in a.warnings[0]
+
+
+def test_a_fit_file_cut_before_any_message_is_refused_as_truncated() -> None:
+    """Nothing readable: the clear error (decisions.md), not an empty activity."""
+    from pacekeeper.fitness.importers import ImportRejected
+    with pytest.raises(ImportRejected) as info:
+        parse_activity(content("corrupt/activity-unexpected-eof.fit")[:40], "cut.fit")
+    assert info.value.reason == "truncated"
+    a = activity("corrupt/activity-unexpected-eof.fit")  # 3 bytes short: 14 records read
+    assert "truncated" in a.warnings[0]

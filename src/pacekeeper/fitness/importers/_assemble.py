@@ -53,6 +53,8 @@ class Decoded:
     # The session's end when the file records it past the last sample (the timer's
     # final stop event): elapsed time runs to it.
     end_s: float | None = None
+    # What a person should know about the import (a truncated file read in part).
+    warnings: tuple[str, ...] = ()
 
 
 def assemble(decoded: Decoded, sha256: str) -> ParsedActivity:
@@ -129,6 +131,7 @@ def assemble(decoded: Decoded, sha256: str) -> ParsedActivity:
         laps=tuple(laps),
         streams=streams,
         device_metrics=dict(decoded.device_metrics or {}),
+        warnings=decoded.warnings,
     )
 
 

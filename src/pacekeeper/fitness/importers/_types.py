@@ -67,6 +67,8 @@ class ParsedActivity:
     laps: tuple[ParsedLap, ...]
     streams: StreamSet
     device_metrics: Mapping[str, float]
+    # Sentences for the person: the file was read only in part (a truncated FIT file).
+    warnings: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
