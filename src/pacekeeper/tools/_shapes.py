@@ -72,6 +72,7 @@ class ImportResult(TypedDict):
     duplicate: bool
     activity: NotRequired[ActivityDetail]
     results: NotRequired[list[dict[str, Any]]]
+    warnings: NotRequired[list[str]]  # the file was read in part (a truncated FIT file)
 
 
 class Deleted(TypedDict):

@@ -145,8 +145,12 @@ class ActivityTools(ToolGroup):
             status: Literal["imported", "duplicate", "merged"] = (
                 "duplicate" if o.duplicate else "merged" if o.merged else "imported")
             detail = cast(ActivityDetail, activity_json(o.activity, detail=True))
-            return ImportResult(summary=f"{status}: {one_line(dict(detail))}", status=status,
-                                duplicate=o.duplicate, activity=detail)
+            result = ImportResult(summary=f"{status}: {one_line(dict(detail))}", status=status,
+                                  duplicate=o.duplicate, activity=detail)
+            if o.warnings:  # read in part: said first, where a reader looks (FIG-11)
+                result["warnings"] = list(o.warnings)
+                result["summary"] = f"{'; '.join(o.warnings)}. {result['summary']}"
+            return result
         results = [outcome_json(o) for o in outcomes]
         imported = sum(1 for r in results if r["status"] != "rejected")
         return ImportResult(summary=f"{imported} of {len(results)} files imported",

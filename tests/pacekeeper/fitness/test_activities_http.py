@@ -121,6 +121,37 @@ async def test_the_same_file_twice_is_a_duplicate(harness: Harness) -> None:
     assert len(listed["activities"]) == 1
 
 
+async def test_a_truncated_file_is_imported_and_says_so(harness: Harness) -> None:
+    """FIG-11, issue 27 item 9: the Strava Android app's file, 19 bytes short, was
+    refused whole. Now 201 with the readable part, a warning in the import result, and
+    the same warning on the stored activity's file source (read back later)."""
+    auth, _ = await _user(harness, "cut@example.com")
+    response = await _import(harness, auth,
+                             DATA / "corrupt" / "strava-android-app-201.10-b1218918.fit")
+    assert response.status_code == 201, response.text
+    body = response.json()
+    assert len(body["warnings"]) == 1 and "truncated" in body["warnings"][0]
+    stored = (await harness.client.get(f"/api/activities/{body['activity']['id']}",
+                                       headers=auth)).json()
+    assert stored["sources"][0]["warnings"] == body["warnings"]
+    assert "warnings" not in (await _import(harness, auth, RIDE)).json()  # a whole file
+
+
+async def test_the_import_tool_says_a_file_was_truncated(harness: Harness) -> None:
+    """FIG-11 over MCP: import_activity's answer carries the warning and says it first."""
+    import base64
+
+    from .test_analysis import _mcp
+    auth, _ = await _user(harness, "cut-mcp@example.com")
+    data = _BYTES[DATA / "corrupt" / "strava-android-app-201.10-b1218918.fit"]
+    result = await _mcp(harness, auth, "import_activity", {
+        "content_base64": base64.b64encode(data).decode(), "filename": "cut.fit"})
+    answer = result["structuredContent"]
+    assert answer["status"] == "imported"
+    assert len(answer["warnings"]) == 1 and "truncated" in answer["warnings"][0]
+    assert answer["summary"].startswith(answer["warnings"][0])
+
+
 @pytest.mark.parametrize(
     ("path", "status", "code"),
     [
