@@ -161,7 +161,7 @@ def _paused(running: Sequence[tuple[float, float]] | None, seconds: FloatArray,
     Grid second ``k`` stands for the second that ends at ``k``: a span from ``a`` to
     ``b`` runs through ``a < k <= b``, ``b - a`` seconds of timer time, so the seconds
     counted as moving never add up to more than the device's timer (counting both ends
-    of each of the Edge 500's 47 spans put its moving time 27 s above its timer)."""
+    of each span adds a second per pause: 47 on the Edge 500's ride)."""
     if not running:
         return None
     grid = np.arange(0, int(np.floor(t1 - t0)) + 1, dtype=np.float64)
