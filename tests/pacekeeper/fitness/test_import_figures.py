@@ -451,3 +451,13 @@ def test_a_tcx_track_break_is_a_pause_and_a_gap_inside_a_track_is_not() -> None:
     assert whole.avg_heartrate == pytest.approx((100 * 20 + sum(line) + 160 * 21) / 71)
     paused = parse_activity(tcx(split=True, timer=40), "run.tcx")
     assert paused.avg_heartrate == pytest.approx((100 * 20 + 160 * 21) / 41)
+
+
+def test_a_second_record_without_power_in_the_same_second_is_not_a_dropout() -> None:
+    """Some apps write two records a second (Strava's: one with position and power, one
+    with distance alone): the second record is no dropout, the ride's 200 W stays."""
+    records: list[dict[str, object]] = []
+    for t in range(60):
+        records += [{"t": t, "power": 200}, {"t": t, "distance": 5.0 * t}]
+    a = parse_activity(_fit(records, [(0, "start"), (59, "stop_all")]), "ride.fit")
+    assert a.avg_watts == pytest.approx(200.0)

@@ -135,9 +135,13 @@ def build_streams(seconds: FloatArray, channels: Mapping[str, FloatArray],
         raw["heartrate"] = np.where(heart > 0, heart, np.nan)
     power = raw.get("power")
     if power is not None:
-        # A sample the device wrote without power (a dropout of the meter) is 0 W, as
-        # devices and GoldenCheetah count it; interpolating would make power up.
-        raw["power"] = np.where(np.isnan(power), 0.0, power)
+        # A second the device recorded without power (a dropout of the meter) is 0 W, as
+        # GoldenCheetah counts it; interpolating would make power up. Only where no
+        # sample of that second has power: some apps (Strava's) write two records a
+        # second, one of them with distance alone.
+        missing = np.isnan(power)
+        dropout = missing & ~np.isin(seconds, seconds[~missing])
+        raw["power"] = np.where(dropout, 0.0, power)
     has_distance = "distance" in raw and bool(np.any(~np.isnan(raw["distance"])))
     resumed = raw.pop("resumed", None)  # not a channel: where recording resumed
     if not has_distance and "lat" in raw and "lng" in raw:
