@@ -175,7 +175,7 @@ def import_files(
             for path in files:
                 try:
                     outcomes = await services.fitness.import_file(
-                        owner, path.read_bytes(), path.name)
+                        owner, path.read_bytes(), path.name, bounded=False)
                 except ImportRejected as exc:
                     progress.console.print(f"{path.name}: rejected: {exc.message}")
                     counts["rejected"] += 1
@@ -199,6 +199,22 @@ def import_files(
     typer.echo(", ".join(f"{n} {state}" for state, n in counts.items()))
     if counts["rejected"] and counts["rejected"] == sum(counts.values()):
         raise typer.Exit(code=1)
+
+
+@user_cli.command("recompute")
+def user_recompute(email: Annotated[str, typer.Argument(help="The user's email.")]) -> None:
+    """Recompute the stored metrics of every activity of a user from its streams: after
+    an upgrade that changes a formula (TSS over the whole power series, best efforts
+    measured from the first sample), what was stored before is computed again."""
+    from pacekeeper.fitness import Owner
+
+    async def action(services: Services) -> int:
+        user = await services.users.get_by_email(email.strip().lower())
+        if user is None:
+            raise ApiError("no such user")
+        return await services.fitness.recompute(Owner(user.id, user.tenant_id))
+
+    typer.echo(f"recomputed {_with_services(action)} activities")
 
 
 @user_cli.command("disable")

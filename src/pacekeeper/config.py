@@ -69,6 +69,14 @@ class Settings(BaseSettings):
     # Activity files (FIT/GPX/TCX, gzip, a bulk-export zip): larger ones are 413; also the
     # bound on what a compressed file may unpack to.
     max_import_bytes: int = Field(default=50 * 1024 * 1024, ge=1024)
+    # What one person's imports may cost (HTTP and MCP; the CLI is not bounded): files
+    # per minute, an archive counting as the whole minute's worth (429 past it), and the
+    # wall-clock time one archive import may take before the rest is not imported.
+    import_limit_per_minute: int = Field(default=30, ge=1)
+    import_archive_seconds: float = Field(default=60.0, gt=0)
+    # Athlete settings changes per minute per person (each may recompute every activity
+    # from its day on; the recomputes are coalesced as well).
+    settings_limit_per_minute: int = Field(default=20, ge=1)
     # How far back a provider's first sync reaches for activities.
     sync_history_days: int = Field(default=365, ge=1, le=3650)
     # Background syncs of every connected person: a sync is queued when the last one
@@ -160,6 +168,8 @@ class Settings(BaseSettings):
     garmin_oauth_version: int = Field(default=2, ge=1, le=2)
     # Shared secret expected as `?secret=` on the Garmin webhook URLs (empty: none).
     garmin_webhook_secret: SecretStr = SecretStr("")
+    # Garmin webhook deliveries per minute from one client address (429 past it).
+    garmin_webhook_limit_per_minute: int = Field(default=300, ge=1)
 
     @field_validator("base_url", "jwt_issuer")
     @classmethod

@@ -256,7 +256,10 @@ async def build_services(
                          revocations=revocations, store=oauth_store)
     await api_keys.start()
     fitness = FitnessService(SqlFitnessStore(sessions), clock,
-                             max_import_bytes=settings.max_import_bytes)
+                             max_import_bytes=settings.max_import_bytes, limiter=limiter,
+                             import_limit_per_minute=settings.import_limit_per_minute,
+                             archive_seconds=settings.import_archive_seconds,
+                             settings_limit_per_minute=settings.settings_limit_per_minute)
     live = LiveFeed(broadcasters or live_broadcasters(settings))
     syncs = None if layer is None else SyncService(
         fitness, layer.service, history_days=settings.sync_history_days,

@@ -47,3 +47,42 @@ def test_one_tenant_exhausting_its_share_leaves_others_theirs(live: Any) -> None
         finally:
             a.close()
             b.close()
+
+
+def test_several_tenants_of_one_provider_account_share_one_share(live: Any) -> None:
+    """Issue 28 (second review): six self-registered accounts (six personal tenants)
+    connected to one Strava athlete took 38 of a window's 40 requests, and another tenant
+    then got 0 of 5. The share is now counted by the provider account as well as by the
+    tenant, which the abuser cannot multiply without more provider accounts: the six
+    together stop at half the window (20 of 40), and the other tenant gets all 5."""
+    with live(worker="off") as service, service.client() as browser:
+        abusers = [service.register(f"many-{i}@example.com") for i in range(6)]
+        for user_id, token in abusers:
+            assert service.connect(browser, "strava", user_id, token, athlete=7).status_code == 200
+        other_id, other_token = service.register("other@example.com")
+        assert service.connect(browser, "strava", other_id, other_token,
+                               athlete=8).status_code == 200
+        admin = {"authorization": f"Bearer {service.admin_token()}"}
+        limits = {"provider": "strava", "limits": [[40, 900], [1000, 86400]]}
+        assert browser.post("/sandbox/admin/limits", json=limits, headers=admin).status_code == 200
+        clients = [Mcp(service, token) for _, token in abusers]
+        other = Mcp(service, other_token)
+        try:
+            served, refused = 0, set()
+            while len(refused) < len(clients):  # each abuser in turn, until all refused
+                for i, mcp in enumerate(clients):
+                    if i in refused:
+                        continue
+                    if mcp.call("get_provider_profile", provider="strava").get("isError"):
+                        refused.add(i)
+                    else:
+                        served += 1
+            print(f"six tenants of one athlete: {served} of 40")
+            assert served == 20  # floor(0.5 * 40): the athlete's share of the window
+            got = sum(not other.call("get_provider_profile", provider="strava").get("isError")
+                      for _ in range(5))
+            assert got == 5
+        finally:
+            for mcp in clients:
+                mcp.close()
+            other.close()

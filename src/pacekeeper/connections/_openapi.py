@@ -47,6 +47,8 @@ _WEBHOOK = {
         ),
         "400": _err("malformed, wrong secret, or callbackURL outside the Garmin API"),
         "404": _err("Garmin is not configured"),
+        "413": _err("body over 8 MiB, or more than 10,000 entries"),
+        "429": _err("too many deliveries from this address"),
     },
 }
 

@@ -43,7 +43,8 @@ from pacekeeper.providers import (
     ReconnectRequired,
     TokenSet,
     client_for,
-    current_tenant,
+    current_share_keys,
+    share_keys,
 )
 
 log = logging.getLogger("pacekeeper.connections")
@@ -153,7 +154,7 @@ class ConnectionService:
         UPDATE: of two browsers only one binds) and return the provider's URL."""
         found = await self.pending(provider, state)
         user_id, nonce = _parse_state(state)
-        current_tenant.set(str(found.tenant_id))
+        current_share_keys.set(share_keys(found.tenant_id))
         try:
             start = await self.client(provider).start_authorization(state)
         except ProviderError as exc:
@@ -201,7 +202,7 @@ class ConnectionService:
             raise StateRejected("wrong_browser")
         if "error" in query:
             raise StateRejected("denied")
-        current_tenant.set(str(pending.tenant_id))
+        current_share_keys.set(share_keys(pending.tenant_id))
         start = self._start_of(pending, query.get("state", ""))
         try:
             tokens = await client.complete_authorization(start, query)
@@ -302,14 +303,16 @@ class ConnectionService:
         tenant_id: uuid.UUID | None = None,
     ) -> T:
         """Run ``action`` with fresh tokens; on a 401 refresh once and retry once.
-        Its requests count against ``tenant_id``'s fair share of the provider's quota
-        (looked up from the connection when not given)."""
+        Its requests count against the fair shares of the provider's quota of
+        ``tenant_id`` (the connection's when not given) and of the provider account the
+        connection is for: many tenants of one athlete share one share (issue 28)."""
         client = self.client(provider)
-        if tenant_id is None:
-            found = await self.connections.get(user_id, provider)
-            tenant_id = found.tenant_id if found is not None else None
+        found = await self.connections.get(user_id, provider)
+        if tenant_id is None and found is not None:
+            tenant_id = found.tenant_id
         # A ContextVar set here is local to this task: concurrent calls do not mix.
-        current_tenant.set(None if tenant_id is None else str(tenant_id))
+        current_share_keys.set(share_keys(
+            tenant_id, found.provider_user_id if found is not None else None))
         try:
             tokens = await self.keeper.tokens(user_id, provider)
             try:

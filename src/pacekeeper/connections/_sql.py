@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Collection
 from contextlib import asynccontextmanager
 from datetime import datetime
 
@@ -26,6 +26,7 @@ from pacekeeper.crypto import Envelope, StoredSecret, TokenContext
 from pacekeeper.db import upsert_insert
 
 _Row = ProviderConnectionRow
+_TOKEN_SLICE = 1000  # tokens per lookup of a Garmin delivery
 
 
 def sha256_hex(text: str) -> str:
@@ -205,18 +206,26 @@ class SqlConnectionRepository:
 
     # -- GarminTokenLookup (webhooks name the user by access token) ------------------
 
-    async def user_for_garmin_token(self, user_access_token: str) -> str | None:
+    async def users_for_garmin_tokens(self, user_access_tokens: Collection[str]
+                                      ) -> dict[str, str]:
+        by_digest = {sha256_hex(token): token for token in user_access_tokens}
+        digests = list(by_digest)
+        found: dict[str, str] = {}
         async with self._sessions() as session:
-            found = (
-                await session.execute(
-                    select(_Row.user_id).where(
+            # In slices, well under the bound parameters SQLite (32,766 since 3.32) and
+            # asyncpg (32,767) take: a full delivery is 10 queries, not 10,000.
+            for start in range(0, len(digests), _TOKEN_SLICE):
+                rows = await session.execute(
+                    select(_Row.token_lookup, _Row.user_id).where(
                         _Row.provider == "garmin",
-                        _Row.token_lookup == sha256_hex(user_access_token),
+                        _Row.token_lookup.in_(digests[start:start + _TOKEN_SLICE]),
                         _Row.status == ConnectionStatus.CONNECTED.value,
                     )
                 )
-            ).scalar_one_or_none()
-        return None if found is None else str(found)
+                for digest, user_id in rows:
+                    if digest is not None:  # matched by IN: never None, but typed so
+                        found[by_digest[digest]] = str(user_id)
+        return found
 
 
 __all__ = ["SqlConnectionRepository", "sha256_hex"]

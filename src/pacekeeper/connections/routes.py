@@ -19,7 +19,13 @@ from pacekeeper.connections._config import PROVIDERS
 from pacekeeper.connections._errors import ConnectionProblem, StateRejected
 from pacekeeper.connections._pages import connect_page, result_page
 from pacekeeper.connections._service import ConnectionService
-from pacekeeper.errors import ApiError, Forbidden, Unauthenticated, ValidationFailed
+from pacekeeper.errors import (
+    ApiError,
+    Forbidden,
+    RateLimited,
+    Unauthenticated,
+    ValidationFailed,
+)
 from pacekeeper.fitness._records import Owner
 from pacekeeper.providers import ProviderError, WebhookRejected
 from pacekeeper.providers.garmin.webhook import MAX_BODY_BYTES
@@ -223,14 +229,27 @@ async def disconnect(request: Request) -> Response:
 
 async def garmin_webhook(request: Request) -> Response:
     """POST /api/webhooks/garmin/{push|ping}: verified, de-duplicated deliveries."""
-    hook = services(request).garmin_webhook
+    svc = services(request)
+    hook = svc.garmin_webhook
     if hook is None:
         raise ApiError("not found", code="not_found", status=404)
+    # Per client address, before the body is read: the endpoint is open to anyone who
+    # knows the URL (Garmin signs nothing), and each delivery costs a parse and a lookup.
+    address = (svc.attempts.address(request) if svc.attempts is not None
+               else request.client.host if request.client else "unknown")
+    decision = await svc.limiter.hit(f"garmin-webhook:{address}",
+                                     svc.settings.garmin_webhook_limit_per_minute)
+    if not decision.allowed:
+        raise RateLimited("too many webhook deliveries from this address; retry later",
+                          headers=decision.headers())
     try:
         result = await hook.accept(
             await request.body(), presented_secret=request.query_params.get("secret")
         )
     except WebhookRejected as exc:
+        if exc.status == 413:
+            raise ApiError(f"notification rejected: {exc}", code="payload_too_large",
+                           status=413) from None
         raise ValidationFailed(f"notification rejected: {exc}") from None
     except ProviderError:
         raise ApiError("notification could not be processed", status=500) from None

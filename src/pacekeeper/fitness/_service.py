@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass, replace
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
+from pacekeeper.errors import RateLimited
 from pacekeeper.fitness._analysis import AnalysisService
 from pacekeeper.fitness._errors import ActivityNotFound, FitnessInputError
 from pacekeeper.fitness._records import (
@@ -43,6 +44,7 @@ from pacekeeper.fitness.importers import (
 )
 from pacekeeper.fitness.models import Sport
 from pacekeeper.fitness.streams import CHANNELS, StreamSet
+from pacekeeper.ratelimit import RateLimiter
 
 Clock = Callable[[], datetime]
 MATCH_START_S = 120.0
@@ -97,15 +99,40 @@ def default_name(sport: str, start: datetime, utc_offset_s: int | None) -> str:
     return f"{part} {sport}"
 
 
+def _two(values: Mapping[str, Any]) -> dict[str, Any]:
+    # Our figures beside the device's: to 0.01, more than any of them measures.
+    return {k: round(v, 2) if isinstance(v, float) else v for k, v in values.items()}
+
+
+def _plain(item: Any) -> dict[str, Any]:
+    """A lap or leg as JSON: times as ISO 8601, the computed figures as a plain dict."""
+    return {k: (v.isoformat() if isinstance(v, datetime) else _two(v)
+                if isinstance(v, Mapping) else v) for k, v in asdict(item).items()}
+
+
+def structure_of(parsed: ParsedActivity) -> dict[str, Any]:
+    """The file's structure beside the summary (docs/import.md): the device's timer
+    time, our figures where the device's totals are shown, a multisport file's legs, a
+    pool swim's figures. Empty keys are left out."""
+    out: dict[str, Any] = {}
+    if parsed.timer_s is not None:
+        out["timer_s"] = parsed.timer_s
+    if parsed.computed:
+        out["computed"] = _two(parsed.computed)
+    if parsed.legs:
+        out["legs"] = [_two(_plain(leg)) for leg in parsed.legs]
+    if parsed.swim is not None:
+        out["swim"] = asdict(parsed.swim)
+    return out
+
+
 def summary_of(parsed: ParsedActivity) -> NewActivity:
-    laps = [
-        {k: (v.isoformat() if isinstance(v, datetime) else v) for k, v in asdict(lap).items()}
-        for lap in parsed.laps
-    ]
+    laps = [_plain(lap) for lap in parsed.laps]
     return NewActivity(
         sport=parsed.sport.value, start_at=parsed.start, elapsed_s=parsed.elapsed_s,
         source_sport=parsed.file_sport,
-        name=parsed.name or default_name(parsed.sport.value, parsed.start, parsed.utc_offset_s),
+        name=parsed.name or default_name("multisport" if parsed.legs else parsed.sport.value,
+                                         parsed.start, parsed.utc_offset_s),
         name_generated=not parsed.name,
         utc_offset_s=parsed.utc_offset_s,
         moving_s=parsed.moving_s, distance_m=parsed.distance_m,
@@ -114,14 +141,24 @@ def summary_of(parsed: ParsedActivity) -> NewActivity:
         max_heartrate=parsed.max_heartrate, avg_watts=parsed.avg_watts,
         max_watts=parsed.max_watts, avg_cadence=parsed.avg_cadence, calories=parsed.calories,
         device_name=parsed.device_name, laps=laps, device_metrics=dict(parsed.device_metrics),
+        structure=structure_of(parsed),
     )  # fmt: skip
 
 
 class FitnessService:
-    def __init__(self, store: SqlFitnessStore, clock: Clock, *, max_import_bytes: int) -> None:
+    def __init__(self, store: SqlFitnessStore, clock: Clock, *, max_import_bytes: int,
+                 limiter: RateLimiter | None = None, import_limit_per_minute: int = 30,
+                 archive_seconds: float = 60.0, settings_limit_per_minute: int = 20) -> None:
         self.store = store
         self.clock = clock
         self.max_import_bytes = max_import_bytes
+        # What one person's imports may cost (issue 28): files per minute, an archive the
+        # whole minute's worth, and an archive's wall-clock time.
+        self.limiter = limiter
+        self.import_limit_per_minute = import_limit_per_minute
+        self.archive_seconds = archive_seconds
+        # Settings changes per minute: each may recompute every activity from its day on.
+        self.settings_limit_per_minute = settings_limit_per_minute
         # Period and activity analysis over the stored metrics (the analysis tools).
         self.analysis = AnalysisService(store, clock)
         # Set by the service (pacekeeper.jobs): recompute after a settings change in a
@@ -130,17 +167,23 @@ class FitnessService:
 
     # -- getting data in ------------------------------------------------------------------
 
-    async def import_file(self, owner: Owner, data: bytes, filename: str | None
-                          ) -> list[ImportOutcome]:
+    async def import_file(self, owner: Owner, data: bytes, filename: str | None, *,
+                          bounded: bool = True) -> list[ImportOutcome]:
         """One activity file (FIT, GPX, TCX, gzipped or not), or a Strava bulk-export zip
-        (one outcome per member). A rejected single file raises ``ImportRejected``."""
+        (one outcome per member). A rejected single file raises ``ImportRejected``.
+        ``bounded`` (HTTP, MCP): the person's import rate and the archive's time budget
+        apply; the operator's CLI imports unbounded."""
         if len(data) > self.max_import_bytes:
             raise ImportRejected("too_large", f"the file is larger than the "
                                  f"{self.max_import_bytes // (1024 * 1024)} MB limit")
-        if is_archive(data):
+        archive = is_archive(data)
+        if bounded:
+            await self._meter_import(owner, archive)
+        if archive:
             # One member at a time, parsed in a worker thread and stored before the next
             # is parsed: memory holds one member's samples, never the whole archive's.
-            members = iter_archive(data, max_bytes=self.max_import_bytes)
+            members = iter_archive(data, max_bytes=self.max_import_bytes,
+                                   max_seconds=self.archive_seconds if bounded else None)
             outcomes = []
             while (member := await asyncio.to_thread(next, members, None)) is not None:
                 if isinstance(member.result, ImportRejected):
@@ -148,10 +191,22 @@ class FitnessService:
                 else:
                     outcomes.append(await self.store_parsed(owner, member.result, member.name,
                                                             original=None))
+                member = None  # its samples go before the next member is parsed
             return outcomes
         parsed = await asyncio.to_thread(parse_activity, data, filename,
                                          max_bytes=self.max_import_bytes)
         return [await self.store_parsed(owner, parsed, filename, original=data)]
+
+    async def _meter_import(self, owner: Owner, archive: bool) -> None:
+        """One import of the person's per-minute allowance; an archive takes all of it
+        (it may run for ``archive_seconds``), so one person runs one archive at a time."""
+        if self.limiter is None:
+            return
+        limit = self.import_limit_per_minute
+        decision = await self.limiter.hit(f"import:{owner.user_id}", limit,
+                                          limit if archive else 1)
+        if not decision.allowed:
+            raise RateLimited("too many imports; retry in a minute", headers=decision.headers())
 
     async def store_parsed(self, owner: Owner, parsed: ParsedActivity, name: str | None, *,
                            original: bytes | None) -> ImportOutcome:
@@ -178,7 +233,7 @@ class FitnessService:
         blob = await asyncio.to_thread(streams.to_bytes) if streams is not None else None
         channels = ",".join(k for k in streams.keys if streams.has(k)) if streams else ""
         samples = len(streams) if streams is not None else 0
-        metrics = await self._metrics(owner, new.sport, new.start_at, streams)
+        metrics = await self._metrics(owner, new.sport, new.start_at, streams, new.distance_m)
         for candidate in await self.store.candidates(owner.user_id, new.start_at,
                                                      MATCH_START_S):
             if not _same_activity(candidate, new):
@@ -212,12 +267,12 @@ class FitnessService:
         return len(StreamSet.from_bytes(blob)) if blob else 0
 
     async def _metrics(self, owner: Owner, sport: str, start: datetime,
-                       streams: StreamSet | None) -> dict[str, Any]:
+                       streams: StreamSet | None, distance_m: float | None) -> dict[str, Any]:
         if streams is None:
             return {}
         history = SettingsHistory(await self.store.settings(owner.user_id))
         athlete = snapshot(history.on(start.astimezone(UTC).date()))
-        return await asyncio.to_thread(_analyze, streams, sport, athlete)
+        return await asyncio.to_thread(_analyze, streams, sport, athlete, distance_m)
 
     # -- reading it back ------------------------------------------------------------------
 
@@ -277,6 +332,12 @@ class FitnessService:
         metrics of the activities on or after that day: in a background job when the
         service has a queue (the answer says ``"recomputing": true`` and from which day),
         otherwise before answering (``recomputed_activities``)."""
+        if self.limiter is not None:
+            decision = await self.limiter.hit(f"settings:{owner.user_id}",
+                                              self.settings_limit_per_minute)
+            if not decision.allowed:
+                raise RateLimited("too many settings changes; retry in a minute",
+                                  headers=decision.headers())
         try:
             checked = check_settings(values)
         except ValueError as exc:
@@ -301,7 +362,7 @@ class FitnessService:
                 continue
             athlete = snapshot(history.on(activity.start_at.astimezone(UTC).date()))
             metrics = await asyncio.to_thread(_analyze, StreamSet.from_bytes(blob),
-                                              activity.sport, athlete)
+                                              activity.sport, athlete, activity.distance_m)
             await self.store.set_metrics(owner.user_id, activity_id, metrics, self.clock())
             count += 1
         return count
@@ -319,13 +380,19 @@ class FitnessService:
         return await self.store.delete_provider_data(owner.user_id, provider)
 
 
-def _analyze(streams: StreamSet, sport: str, athlete: AthleteSnapshot) -> dict[str, Any]:
+def _analyze(streams: StreamSet, sport: str, athlete: AthleteSnapshot,
+             distance_m: float | None) -> dict[str, Any]:
     try:
         kind = Sport(sport)
     except ValueError:
         kind = Sport.OTHER
     metrics = analyze_activity(streams, kind, athlete)
     result: dict[str, Any] = metrics.to_json()
+    if distance_m is not None:
+        # One distance everywhere: the activity's (the device's total where the file
+        # has one), not a second reading of the stream (a pool swim's first sample is
+        # one length in: its span is a length short).
+        result["distance_m"] = distance_m
     # The one load figure the load model uses (power TSS, else rTSS, else hrTSS).
     load = tss_for(metrics)
     result["load"], result["load_method"] = (None, None) if load is None else load

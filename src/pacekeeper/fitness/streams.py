@@ -229,8 +229,9 @@ def resample_1hz(
     while the timer ran (smart recording) is interpolated, as the device's own
     time-weighted averages count it. Only the ``bridged`` channels (those that change
     smoothly: heart rate, distance, position, altitude) are interpolated across such a
-    gap when it is longer than ``max_gap_s``; the others (power, cadence, speed, which
-    can drop to zero at any moment) stay NaN there, as they would not be made up.
+    gap when it is longer than ``max_gap_s``, and only where nothing was recorded (a
+    channel missing from samples that kept coming stays a gap); the others (power,
+    cadence, speed, which can drop to zero at any moment) stay NaN there.
     """
     t = np.asarray(seconds, dtype=np.float64)
     if t.size == 0:
@@ -238,6 +239,13 @@ def resample_1hz(
     order = np.argsort(t, kind="stable")
     t = t[order] - t[order][0]
     grid = np.arange(0, int(np.floor(t[-1])) + 1, dtype=np.int64)
+    timed = paused is not None and len(paused) == len(grid)
+    if timed:
+        # Seconds inside a long gap between samples of any channel (nothing recorded):
+        # only there is a bridged channel carried across; a long gap in one channel
+        # while samples kept coming (a strap that lost contact) stays a gap.
+        at = np.clip(np.searchsorted(t, grid, side="left"), 1, len(t) - 1)
+        unrecorded = (t[at] - t[at - 1]) > max_gap_s
     out: dict[str, FloatArray] = {}
     for name, raw in channels.items():
         v = np.asarray(raw, dtype=np.float64)[order]
@@ -256,8 +264,10 @@ def resample_1hz(
         gap = np.zeros(len(grid), dtype=bool)
         idx = np.clip(after, 1, len(tv) - 1)
         gap[inside] = (tv[idx] - tv[idx - 1])[inside] > max_gap_s
-        if paused is not None and len(paused) == len(grid):
-            gap = inside & paused if name in bridged else gap | (inside & paused)
+        if timed:
+            assert paused is not None
+            held = gap & unrecorded if name in bridged else np.zeros(len(grid), dtype=bool)
+            gap = (gap & ~held) | (inside & paused)
         values[gap & ~exact] = np.nan
         out[name] = values
     return StreamSet(grid, out)

@@ -12,7 +12,8 @@ inside `pacekeeper serve`. Jobs:
   already waiting is not queued twice; a sync paused by a provider's rate limit queues
   itself again for when the limit resets.
 - ``recompute_metrics(user, since)``: the metrics of a person's activities from a day on,
-  after a settings change.
+  after a settings change; coalesced, so at most one waits per person, from the earliest
+  changed day.
 - ``schedule_syncs`` (periodic, every 5 minutes; deferred once per tick across all
   workers): queues a sync for every connected person whose last sync of that provider
   finished more than ``PACEKEEPER_SYNC_INTERVAL_MINUTES`` ago.
@@ -174,16 +175,32 @@ class JobQueue:
         return True
 
     async def enqueue_recompute(self, owner: Owner, since: date) -> int | None:
-        """Queue a recomputation; its job id, or None when the same one is waiting."""
+        """Queue a recomputation from ``since``; the id of the job that will cover it.
+
+        Coalesced per person (issue 28: 40 settings changes queued 40 full recomputes):
+        at most one waits at a time. A waiting one from ``since`` or earlier covers this
+        change too (it has not read the settings yet); one from a later day is replaced
+        by one from ``since``. One may run meanwhile: the person's lock keeps them apart.
+        """
         user = str(owner.user_id)
-        try:
-            job_id: int = await self.tasks["recompute_metrics"].configure(
-                queueing_lock=f"recompute:{user}:{since.isoformat()}",
-                lock=f"recompute:{user}",
-            ).defer_async(user=user, since=since.isoformat())
-        except pq_errors.AlreadyEnqueued:
-            return None
-        return job_id
+        key = f"recompute:{user}"
+        manager = self.app.job_manager
+        for _ in range(3):  # a waiting job may start or go between the calls below
+            try:
+                job_id: int = await self.tasks["recompute_metrics"].configure(
+                    queueing_lock=key, lock=key,
+                ).defer_async(user=user, since=since.isoformat())
+            except pq_errors.AlreadyEnqueued:
+                pass
+            else:
+                return job_id
+            for job in await manager.list_jobs_async(queueing_lock=key, status="todo"):
+                if job.id is None:
+                    continue
+                if date.fromisoformat(str(job.task_kwargs["since"])) <= since:
+                    return job.id
+                await manager.cancel_job_by_id_async(job.id, delete_job=True)
+        return None
 
     async def enqueue_due_syncs(self) -> int:
         """A sync for every connected person and provider whose last one is older than

@@ -40,8 +40,9 @@ from ._ratelimit import (
     DEFAULT_TENANT_SHARE,
     RateLimitTracker,
     RateLimitWindow,
-    current_tenant,
+    current_share_keys,
     parse_rate_limits,
+    share_keys,
 )
 from ._sealed import open_token_set, seal_token_set
 from ._spec import (
@@ -107,12 +108,13 @@ __all__ = [
     "check_redirect_uri",
     "client_for",
     "code_challenge",
-    "current_tenant",
+    "current_share_keys",
     "new_code_verifier",
     "open_token_set",
     "parse_rate_limits",
     "sandbox_endpoints",
     "seal_token_set",
+    "share_keys",
 ]
 
 

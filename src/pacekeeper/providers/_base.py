@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime
 from typing import Protocol, runtime_checkable
 
@@ -63,6 +63,9 @@ class IdempotencyStore(Protocol):
 
 
 class GarminTokenLookup(Protocol):
-    """Maps a Garmin ``userAccessToken`` from a webhook to our connection, if any."""
+    """Maps Garmin ``userAccessToken``s from a webhook to our connections, if any."""
 
-    async def user_for_garmin_token(self, user_access_token: str) -> str | None: ...
+    async def users_for_garmin_tokens(self, user_access_tokens: Collection[str]
+                                      ) -> dict[str, str]:
+        """Our user id for each token of a connected Garmin connection (others absent)."""
+        ...

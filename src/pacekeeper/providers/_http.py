@@ -27,7 +27,7 @@ from ._errors import (
     ProviderUnavailable,
     ReconnectRequired,
 )
-from ._ratelimit import RateLimitTracker, current_tenant, parse_retry_after
+from ._ratelimit import RateLimitTracker, current_share_keys, parse_retry_after
 
 Sleep = Callable[[float], Awaitable[None]]
 Clock = Callable[[], float]
@@ -98,12 +98,12 @@ class ProviderHTTP:
         if bearer is not None:
             all_headers["Authorization"] = f"Bearer {bearer}"
         last_failure = "no attempt made"
-        tenant = current_tenant.get()
+        keys = current_share_keys.get()
         for attempt in range(self.policy.attempts):
             blocked = self.tracker.blocked_for(self._clock())
             if blocked is not None:
                 raise ProviderRateLimited(self.provider, blocked)
-            share = self.tracker.share_blocked_for(tenant, self._clock())
+            share = self.tracker.share_blocked_for(keys, self._clock())
             if share is not None:
                 raise ProviderRateLimited(self.provider, share, tenant_share=True)
             try:
@@ -124,7 +124,7 @@ class ProviderHTTP:
                 PROVIDER_CALLS.labels(self.provider, "transport_error").inc()
             else:
                 self.tracker.observe(response.headers, self._clock())
-                self.tracker.count(tenant, self._clock())
+                self.tracker.count(keys, self._clock())
                 self._observed(response.status_code)
                 if response.status_code < 400:
                     return response

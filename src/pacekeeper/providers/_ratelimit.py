@@ -10,7 +10,7 @@ window resets, hourly per user). Anything else: ``X-RateLimit-Limit/-Remaining/-
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
@@ -77,21 +77,33 @@ def parse_retry_after(value: str | None, now: float) -> float | None:
         return None
 
 
-# Whose request this is (the connection layer sets the tenant id around provider calls):
-# the fair-share check below needs it, and the HTTP layer has no other way to know.
-current_tenant: ContextVar[str | None] = ContextVar("pacekeeper_provider_tenant", default=None)
+# Whose request this is: what its fair share is counted by (the connection layer sets it
+# around provider calls; the HTTP layer has no other way to know).
+current_share_keys: ContextVar[tuple[str, ...]] = ContextVar(
+    "pacekeeper_provider_share_keys", default=())
 DEFAULT_TENANT_SHARE = 0.5
+
+
+def share_keys(tenant: object | None, provider_account: str | None = None) -> tuple[str, ...]:
+    """The keys a request's share is counted by: its tenant and, once connected, the
+    provider account (athlete) it acts for. A person can open many tenants (every
+    self-registered account has its own) but not many provider accounts."""
+    keys = [] if tenant is None else [f"tenant:{tenant}"]
+    if provider_account:
+        keys.append(f"account:{provider_account}")
+    return tuple(keys)
 
 
 class RateLimitTracker:
     """Latest known windows of one quota (share one per Strava app, one per Fitbit user).
 
-    Fair share between tenants (issue 20, #5): a provider's quota is the application's,
-    shared by every tenant, so one tenant could spend it for all. A tenant may use at
-    most ``tenant_share`` of what it could still reach in each window: its own requests
-    in the window plus what remains. With 0.5, a first tenant stops at half the window,
-    the next at half of the rest, and so on: one tenant can never exhaust a window, and
-    each other tenant always finds part of it left.
+    Fair share (issue 20, #5; issue 28): a provider's quota is the application's,
+    shared by everyone, so one party could spend it for all. Each share key of a request
+    (``share_keys``: its tenant, its provider account) may use at most ``tenant_share``
+    of what it could still reach in each window: its own requests in the window plus what
+    remains. With 0.5, a first party stops at half the window, the next at half of the
+    rest, and so on. Counting by the provider account too means six tenants connected to
+    one athlete stop together at the athlete's half, and others still find theirs.
     """
 
     def __init__(self, tenant_share: float = DEFAULT_TENANT_SHARE) -> None:
@@ -99,41 +111,44 @@ class RateLimitTracker:
             raise ValueError("tenant_share must be in (0, 1]")
         self.tenant_share = tenant_share
         self._windows: dict[str, RateLimitWindow] = {}
-        # (tenant, window name) -> [requests in the window, when that window resets]
+        # (share key, window name) -> [requests in the window, when that window resets]
         self._used: dict[tuple[str, str], list[float]] = {}
 
     def observe(self, headers: Mapping[str, str], now: float) -> None:
         for window in parse_rate_limits(headers, now):
             self._windows[window.name] = window
 
-    def count(self, tenant: str | None, now: float) -> None:
-        """One request of ``tenant`` went out: count it in every window still running."""
-        if tenant is None or self.tenant_share >= 1:
+    def count(self, keys: Sequence[str], now: float) -> None:
+        """One request went out: count it for each of its keys in every running window."""
+        if not keys or self.tenant_share >= 1:
             return
         if len(self._used) > 10_000:  # forget windows that have reset
             self._used = {k: v for k, v in self._used.items() if v[1] > now}
         for window in self._windows.values():
             if window.resets_at <= now:
                 continue
-            entry = self._used.get((tenant, window.name))
-            if entry is None or entry[1] <= now:
-                self._used[(tenant, window.name)] = [1, window.resets_at]
-            else:
-                entry[0] += 1
+            for key in keys:
+                entry = self._used.get((key, window.name))
+                if entry is None or entry[1] <= now:
+                    self._used[(key, window.name)] = [1, window.resets_at]
+                else:
+                    entry[0] += 1
 
-    def share_blocked_for(self, tenant: str | None, now: float) -> float | None:
-        """Seconds until ``tenant`` may send again, when it used up its fair share."""
-        if tenant is None or self.tenant_share >= 1:
+    def share_blocked_for(self, keys: Sequence[str], now: float) -> float | None:
+        """Seconds until a request with these keys may go out, when one of them used up
+        its fair share."""
+        if not keys or self.tenant_share >= 1:
             return None
         waits = []
         for window in self._windows.values():
-            entry = self._used.get((tenant, window.name))
-            if entry is None or entry[1] <= now or window.resets_at <= now:
-                continue
-            used = entry[0]
-            reachable = used + max(0, window.remaining)
-            if used >= max(1.0, math.floor(self.tenant_share * reachable)):
-                waits.append(entry[1] - now)
+            for key in keys:
+                entry = self._used.get((key, window.name))
+                if entry is None or entry[1] <= now or window.resets_at <= now:
+                    continue
+                used = entry[0]
+                reachable = used + max(0, window.remaining)
+                if used >= max(1.0, math.floor(self.tenant_share * reachable)):
+                    waits.append(entry[1] - now)
         return max(waits) if waits else None
 
     def exhaust(self, name: str, until: float) -> None:

@@ -203,7 +203,12 @@ def test_imported_trainer_ride_np_if_tss_against_the_device() -> None:
     assert m.normalized_power is not None and m.intensity_factor is not None
     assert 228.375 * 0.994 <= m.normalized_power < 228.625
     assert m.intensity_factor == pytest.approx(float(session["intensity_factor"]), rel=0.006)
-    assert a.avg_watts == pytest.approx(sum(p or 0 for p in records) / len(records), rel=1e-3)
+    # TSS counts the whole power series (Coggan; the 2,263 records, dropouts as 0 W), the
+    # device its 2,222 power seconds less 29: its 50.8 scaled by the seconds and IF^2.
+    scale = 2263 / 2193 * (m.intensity_factor / float(session["intensity_factor"])) ** 2
+    assert m.tss == pytest.approx(float(session["training_stress_score"]) * scale, rel=0.003)
+    ours = a.computed["avg_watts"]  # ours beside the device's 201 W shown (FIG-7)
+    assert ours == pytest.approx(sum(p or 0 for p in records) / len(records), rel=1e-3)
     present = [p for p in records if p is not None]
     assert sum(present) / len(present) == pytest.approx(float(session["avg_power"]), abs=0.5)
 
@@ -261,10 +266,11 @@ def test_elemnt_power_and_elapsed_against_the_device() -> None:
     session = messages["session_mesgs"][0]
     records = [r.get("power") for r in messages["record_mesgs"]]
     a = activity(name)
-    assert a.elapsed_s == pytest.approx(float(session["total_elapsed_time"]))
+    assert a.computed["elapsed_s"] == pytest.approx(float(session["total_elapsed_time"]))
     m = an.analyze_activity(a.streams, Sport.RIDE, an.AthleteSnapshot(ftp_watts=250))
     assert m.normalized_power == pytest.approx(float(session["normalized_power"]), rel=0.005)
-    assert a.avg_watts == pytest.approx(sum(p or 0 for p in records) / len(records), rel=1e-3)
+    ours = a.computed["avg_watts"]  # ours beside the device's 182 W shown (FIG-7)
+    assert ours == pytest.approx(sum(p or 0 for p in records) / len(records), rel=1e-3)
 
 
 def test_a_recording_gap_while_the_timer_runs_counts_for_heart_rate() -> None:
@@ -337,8 +343,9 @@ def test_one_distance_in_the_activity_and_its_analysis(name: str) -> None:
         text = content(name).decode()
         laps = re.findall(r"</TotalTimeSeconds>\s*<DistanceMeters>([\d.]+)</DistanceMeters>", text)
         device = sum(float(v) for v in laps)
-    assert m.distance_m == a.distance_m
-    assert a.distance_m == pytest.approx(device, rel=0.005)
+    ours = a.computed.get("distance_m", a.distance_m)  # ours beside the device's shown
+    assert ours is not None and m.distance_m == pytest.approx(ours, abs=0.01)
+    assert a.distance_m == pytest.approx(device, abs=0.05)
     assert m.distance_m == pytest.approx(device, abs=0.05)
 
 
@@ -364,7 +371,7 @@ def test_a_forerunner_70_file_with_compressed_timestamps_is_read() -> None:
     at = stamps - 17217864  # the first record (timestamp only) is second 0
     assert np.array_equal(hr[at], [float(r[1]) for r in rows])
     assert distance[at] == pytest.approx([float(r[3]) for r in rows])
-    assert a.distance_m == pytest.approx(float(rows[-1][3]))
+    assert a.computed["distance_m"] == pytest.approx(float(rows[-1][3]))
     assert a.warnings == ()
 
 
@@ -381,10 +388,10 @@ def test_a_truncated_fit_file_imports_what_is_readable_and_says_so() -> None:
     records = messages["record_mesgs"][:-1]
     a = activity(name)
     assert len(a.streams) == records[-1]["timestamp"] - records[0]["timestamp"] + 1
-    assert a.distance_m == pytest.approx(max(float(str(r["distance"])) for r in records
-                                             if "distance" in r))
-    assert a.device_metrics["total_distance"] == pytest.approx(
-        float(messages["session_mesgs"][0]["total_distance"]))
+    # Ours over the part read; the device's session total shown (FIG-7).
+    assert a.computed["distance_m"] == pytest.approx(max(float(str(r["distance"]))
+                                                         for r in records if "distance" in r))
+    assert a.distance_m == pytest.approx(float(messages["session_mesgs"][0]["total_distance"]))
     assert len(a.warnings) == 1 and "truncated" in a.warnings[0]
 
 

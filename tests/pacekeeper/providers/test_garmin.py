@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from datetime import UTC, datetime, timedelta
 
 import authlib.oauth1.rfc5849.client_auth as authlib_client  # type: ignore[import-untyped]
@@ -87,8 +88,10 @@ def _push(token: str, summary_id: str = "s1", steps: int = 1000) -> bytes:
 
 
 class _Tokens:
-    async def user_for_garmin_token(self, user_access_token: str) -> str | None:
-        return {"tok-a": "user-a"}.get(user_access_token)
+    async def users_for_garmin_tokens(self, user_access_tokens: Collection[str]
+                                      ) -> dict[str, str]:
+        known = {"tok-a": "user-a"}
+        return {t: known[t] for t in user_access_tokens if t in known}
 
 
 async def test_webhook_replay_is_ignored() -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import time
 from collections.abc import Iterator
 from typing import Final
 
@@ -27,7 +28,10 @@ from ._types import ArchiveMember, Format, ParsedActivity, ParsedLap
 
 DEFAULT_MAX_BYTES: Final = 50 * 1024 * 1024
 DEFAULT_MAX_ARCHIVE_TOTAL: Final = 4 * 1024 * 1024 * 1024
-DEFAULT_MAX_MEMBERS: Final = 100_000
+# Activity files per archive. A Strava bulk export holds one file per activity: 20,000
+# is 27 years of two a day. The time budget (``max_seconds``) bounds the work; this
+# bounds what listing a hostile archive costs before any member is read.
+DEFAULT_MAX_MEMBERS: Final = 20_000
 # Seconds of 1 Hz samples all members of one archive may hold together (about 13,900
 # hours of recording). A sparse file is tiny but becomes a grid of up to 7 days: without
 # this, a few KB of zipped two-point GPX files cost minutes of CPU (adversarial pass).
@@ -134,6 +138,7 @@ def iter_archive(
     max_total_bytes: int = DEFAULT_MAX_ARCHIVE_TOTAL,
     max_members: int = DEFAULT_MAX_MEMBERS,
     max_total_seconds: int = DEFAULT_MAX_ARCHIVE_SECONDS,
+    max_seconds: float | None = None,
 ) -> Iterator[ArchiveMember]:
     """Every activity file of a zip archive, each parsed or rejected on its own, one
     at a time: a member is parsed only when the previous one was taken, so memory holds
@@ -147,7 +152,9 @@ def iter_archive(
     (the members past it are rejected ``too_large``); an archive with more than
     ``max_members`` activity files is rejected as a whole (on the first ``next``);
     ``max_total_seconds`` bounds the 1 Hz samples of all members together (the members
-    past it are rejected ``too_large``).
+    past it are rejected ``too_large``); ``max_seconds`` bounds the wall-clock time from
+    the first ``next`` on, the caller's work between members included (the members past
+    it are rejected ``too_large`` without being read).
     """
     if not is_zip(data):
         raise ImportRejected("unsupported_format", "the file is not a zip archive")
@@ -158,9 +165,15 @@ def iter_archive(
             "too_large", f"the archive holds more than {max_members} activity files"
         )
     total = seconds = 0
+    deadline = None if max_seconds is None else time.monotonic() + max_seconds
     for info in members:
         result: ParsedActivity | ImportRejected
+        raw = b""
         try:
+            if deadline is not None and time.monotonic() >= deadline:
+                raise ImportRejected("too_large", "not imported: this import reached its time "
+                                     f"limit of {max_seconds:g} s; import the archive again "
+                                     "to add the rest (files already imported are recognised)")
             remaining = max_total_bytes - total
             if remaining <= 0:
                 raise ImportRejected("too_large", "the archive's total size passes the limit")
@@ -172,12 +185,13 @@ def iter_archive(
             result = _parse_member(raw, info.filename, max_bytes)
             seconds += len(result.streams)
         except ImportRejected as rejected:
-            result = rejected
+            result = rejected.detached()  # the raised one's frames hold the member's bytes
         except MemoryError:
             result = ImportRejected("too_large", "the file needs more memory than is available")
         except Exception:
             _log.info("archive member import failed in a decoder", exc_info=True)
             result = ImportRejected("corrupt", "the file cannot be read as an activity")
+        del raw  # freed before the caller stores this member and asks for the next
         yield ArchiveMember(name=info.filename, result=result)
 
 

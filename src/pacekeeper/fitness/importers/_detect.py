@@ -19,12 +19,12 @@ from __future__ import annotations
 import codecs
 from typing import Final, Literal
 
-from ._archive import GZIP_MAGIC, activity_kind, is_zip
+from ._archive import GZIP_MAGIC, PROLOG_WINDOW, activity_kind, is_zip
 from ._errors import ImportRejected
 
 Kind = Literal["fit", "gpx", "tcx", "gzip", "zip"]
 
-_PROLOG_WINDOW: Final = 64 * 1024
+_PROLOG_WINDOW: Final = PROLOG_WINDOW
 _ROOTS: Final[dict[str, Kind]] = {"gpx": "gpx", "TrainingCenterDatabase": "tcx"}
 
 

@@ -33,6 +33,12 @@ class ImportRejected(PacekeeperError):
         self.reason = reason
         self.message = message
 
+    def detached(self) -> ImportRejected:
+        """The same verdict without the traceback or chained exception: their frames
+        hold the input's bytes, so a kept rejection must be this copy (issue 28: 90
+        kept rejections of 49 MB members held 4.4 GB until the answer was sent)."""
+        return ImportRejected(self.reason, self.message)
+
     def __repr__(self) -> str:
         return f"ImportRejected({self.reason!r}, {self.message!r})"
 

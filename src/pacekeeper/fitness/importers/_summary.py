@@ -141,6 +141,11 @@ def build_streams(seconds: FloatArray, channels: Mapping[str, FloatArray],
         # second, one of them with distance alone.
         missing = np.isnan(power)
         dropout = missing & ~np.isin(seconds, seconds[~missing])
+        if paused is not None and len(paused):
+            # While the timer runs only: the record a device writes as its timer starts
+            # again (Edge 1000, 500) is not a second of timer time.
+            at = np.clip(np.round(seconds - seconds.min()).astype(np.int64), 0, len(paused) - 1)
+            dropout &= ~paused[at]
         raw["power"] = np.where(dropout, 0.0, power)
     has_distance = "distance" in raw and bool(np.any(~np.isnan(raw["distance"])))
     resumed = raw.pop("resumed", None)  # not a channel: where recording resumed

@@ -4,8 +4,8 @@ A truncated FIT file is imported as far as it reads; the activity must say so af
 the import answer is gone: the file source (one row per file an activity came from)
 keeps the import's warnings as a JSON list of sentences. Nullable: no warnings.
 
-Revision ID: 0014_source_warnings
-Revises: 0013_activity_load_index
+Revision ID: 0015_source_warnings
+Revises: 0014_activity_structure
 Create Date: 2026-11-28
 """
 
@@ -14,8 +14,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0014_source_warnings"
-down_revision = "0013_activity_load_index"
+revision = "0015_source_warnings"
+down_revision = "0014_activity_structure"
 branch_labels = None
 depends_on = None
 
