@@ -474,7 +474,7 @@ def decode(data: bytes) -> Decoded:
             start_s=float(lap["start_time"]) + epoch,
             elapsed_s=float(lap.get("total_elapsed_time") or 0.0),
             calories=_number(lap.get("total_calories")),
-            device=_totals.from_fit(lap),
+            device=None if warnings else _totals.from_fit(lap),
         )
         for lap in _unique_by_start(messages.get("lap_mesgs", []))
         if isinstance(lap.get("start_time"), int)
@@ -494,14 +494,18 @@ def decode(data: bytes) -> Decoded:
         device_name=_device_name(messages),
         laps=laps,
         device_metrics=_device_metrics(sessions),
-        device_totals=_totals.from_fit(sessions[0]) if len(sessions) == 1 else None,
+        # A file read in part shows what was read: the session's totals are the whole
+        # activity's, and beside a partial moving time they made a 129 km/h run (they
+        # stay in device_metrics).
+        device_totals=(_totals.from_fit(sessions[0])
+                       if len(sessions) == 1 and not warnings else None),
         legs=legs,
         pool_length_m=pool if lengths else None,
         lengths=lengths,
         heartrate_samples=_heart_rates(messages),
         running=_timer_spans(messages, float(seconds.min()), float(seconds.max()), shift),
-        # A file read in part: our figures describe the part read (the device's totals
-        # are shown where the file has them), so ours do not run to the session's end.
+        # A file read in part: the figures describe the part read, so elapsed time does
+        # not run to the session's end.
         end_s=None if warnings else _session_end(sessions, shift),
         warnings=warnings,
     )
