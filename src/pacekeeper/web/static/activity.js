@@ -92,6 +92,13 @@
     document.title = (a.name || a.sport) + " · Pacekeeper";
     root.querySelector("[data-name]").textContent = a.name || "Untitled " + a.sport;
     root.querySelector("[data-when]").textContent = fmt.localDateTime(a.start_time) + " · " + a.sport + (a.device ? " · " + a.device : "");
+    // A file read in part says so (FIG-11): its source's warnings, as the import answered.
+    const warnings = (a.sources || []).flatMap((s) => s.warnings || []);
+    if (warnings.length) {
+      const box = root.querySelector("[data-warnings]");
+      box.textContent = warnings.join(" ");
+      box.hidden = false;
+    }
     const m = a.metrics || {};
     const items = [
       metric("Distance", fmt.km(a.distance_m)),
