@@ -111,16 +111,18 @@ async def _efforts(r: Request, a: AnalysisService, o: Owner) -> dict[str, Any]:
 
 async def _cp(r: Request, a: AnalysisService, o: Owner) -> dict[str, Any]:
     model = _choice(r, "model", ("2p", "3p"), "2p")
-    return await a.critical_power(o, _q(r, "from"), _q(r, "to"), model)  # type: ignore[arg-type]
+    return await a.critical_power(o, _q(r, "from"), _q(r, "to"), model,  # type: ignore[arg-type]
+                                  _q(r, "sport"))
 
 
 async def _ftp(r: Request, a: AnalysisService, o: Owner) -> dict[str, Any]:
-    return await a.ftp_estimate(o, _q(r, "from"), _q(r, "to"))
+    return await a.ftp_estimate(o, _q(r, "from"), _q(r, "to"), _q(r, "sport"))
 
 
 async def _zone_dist(r: Request, a: AnalysisService, o: Owner) -> dict[str, Any]:
     kind = _choice(r, "kind", ("power", "hr", "pace"), "power")
-    return await a.zone_distribution(o, _q(r, "from"), _q(r, "to"), kind)  # type: ignore[arg-type]
+    return await a.zone_distribution(o, _q(r, "from"), _q(r, "to"),
+                                     kind, _q(r, "sport"))  # type: ignore[arg-type]
 
 
 async def _zones(r: Request, a: AnalysisService, o: Owner) -> dict[str, Any]:

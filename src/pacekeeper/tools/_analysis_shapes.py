@@ -53,8 +53,9 @@ class CurvePoint(TypedDict):
 
 
 CurveResult = TypedDict("CurveResult", {
-    "summary": str, "kind": str, "activity_id": NotRequired[str], "from": NotRequired[str],
-    "to": NotRequired[str], "activities": int, "points": list[CurvePoint]})
+    "summary": str, "kind": str, "sport": str, "activity_id": NotRequired[str],
+    "from": NotRequired[str], "to": NotRequired[str], "activities": int,
+    "points": list[CurvePoint]})
 
 
 class Prediction(TypedDict):
@@ -125,6 +126,7 @@ class BestEfforts(Result):
 
 
 class CriticalPowerResult(Result):
+    sport: str
     model: Literal["2p", "3p"]
     cp_watts: float | None
     w_prime_j: float | None
@@ -134,6 +136,7 @@ class CriticalPowerResult(Result):
 
 
 class FtpEstimate(Result):
+    sport: str
     estimate_watts: float | None
     source: str | None
     current_ftp_watts: float | None
@@ -153,6 +156,7 @@ class WPrimeBalance(Result):
 
 class ZoneDistribution(Result):
     kind: str
+    sport: str
     activities: int
     zones: list[dict[str, Any]]
     three_zone: dict[str, Any]

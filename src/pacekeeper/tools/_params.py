@@ -7,6 +7,7 @@ from typing import Annotated
 from pydantic import Field
 
 from mcpcast import Param
+from pacekeeper.tools._shapes import SportName
 
 DATE = r"^\d{4}-\d{2}-\d{2}$"
 
@@ -25,5 +26,9 @@ Durations = Annotated[list[Annotated[int, Field(ge=1, le=86400)]] | None, Param(
     description="Durations in seconds, among the stored ones (1, 5, 10, 30, 60, 120, 300, "
     "600, 1200, 1800, 3600, ... 86400); default a 14-point selection."),
     Field(max_length=80)]
+# Power figures are one sport's (a run's power is not a crank's): rides unless asked.
+PowerSport = Annotated[SportName, Param(description="Sport whose activities count "
+                                        "(default ride).")]
 
-__all__ = ["DATE", "ActivityRef", "Day", "Durations", "From", "OptionalActivity", "To"]
+__all__ = ["DATE", "ActivityRef", "Day", "Durations", "From", "OptionalActivity",
+           "PowerSport", "To"]

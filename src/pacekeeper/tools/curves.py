@@ -10,7 +10,7 @@ from pacekeeper.fitness import Owner
 from pacekeeper.tools._analysis_base import AnalysisGroup
 from pacekeeper.tools._analysis_shapes import BestEfforts, CurveResult
 from pacekeeper.tools._base import READ, READ_ONLY
-from pacekeeper.tools._params import Durations, From, OptionalActivity, To
+from pacekeeper.tools._params import Durations, From, OptionalActivity, PowerSport, To
 from pacekeeper.tools._shapes import SportName
 from pacekeeper.tools.apps import CURVE, ui_meta
 
@@ -22,17 +22,18 @@ class CurveTools(AnalysisGroup):
     @tool(
         name="get_power_curve",
         meta=ui_meta(CURVE),
-        description="Best mean power (W) for each duration (mean-maximal power curve)."
-        + PERIOD,
+        description="Best mean power (W) for each duration (mean-maximal power curve) of one "
+        "sport's activities (rides by default)." + PERIOD,
         annotations=READ_ONLY,
         scopes=(READ,),
     )
     async def get_power_curve(self, owner: Owner, activity_id: OptionalActivity = None,
                               from_date: From = None, to_date: To = None,
-                              durations_s: Durations = None) -> CurveResult:
+                              durations_s: Durations = None,
+                              sport: PowerSport = "ride") -> CurveResult:
         return await self.shaped(CurveResult, self.analysis().curve(
             owner, "power", activity_id=activity_id, start=from_date, end=to_date,
-            durations=durations_s))
+            durations=durations_s, sport=sport))
 
     @tool(
         name="get_hr_curve",

@@ -20,37 +20,40 @@ from pacekeeper.tools._analysis_shapes import (
     Zones,
 )
 from pacekeeper.tools._base import READ, READ_ONLY, service_errors
-from pacekeeper.tools._params import ActivityRef, From, To
+from pacekeeper.tools._params import ActivityRef, From, PowerSport, To
+from pacekeeper.tools._shapes import SportName
 
 
 class PhysiologyTools(AnalysisGroup):
     @tool(
         name="estimate_critical_power",
-        description="Critical power (W) and W' (J) fitted to the period's mean-maximal power "
-        "(default the last 90 days): 2-parameter (work-time regression on 2-20 min bests) or "
-        "Morton's 3-parameter model (adds Pmax).",
+        description="Critical power (W) and W' (J) fitted to one sport's mean-maximal power "
+        "(rides by default) over the period (default the last 90 days): 2-parameter "
+        "(work-time regression on 2-20 min bests) or Morton's 3-parameter model (adds Pmax).",
         annotations=READ_ONLY,
         scopes=(READ,),
     )
     async def estimate_critical_power(
         self, owner: Owner, from_date: From = None, to_date: To = None,
         model: Annotated[Literal["2p", "3p"], Param(description="Model: 2p or 3p.")] = "2p",
+        sport: PowerSport = "ride",
     ) -> CriticalPowerResult:
         return await self.shaped(CriticalPowerResult, self.analysis().critical_power(
-            owner, from_date, to_date, model))
+            owner, from_date, to_date, model, sport))
 
     @tool(
         name="estimate_ftp",
-        description="FTP estimates from the period's bests (default 90 days): 95 % of the "
+        description="FTP estimates from one sport's bests (rides by default) over the "
+        "period (default 90 days): 95 % of the "
         "20 min best, the 2-parameter CP, 75 % of the best minute (ramp tests only), and "
         "whether the estimate beats the FTP set now.",
         annotations=READ_ONLY,
         scopes=(READ,),
     )
     async def estimate_ftp(self, owner: Owner, from_date: From = None,
-                           to_date: To = None) -> FtpEstimate:
-        return await self.shaped(FtpEstimate,
-                                 self.analysis().ftp_estimate(owner, from_date, to_date))
+                           to_date: To = None, sport: PowerSport = "ride") -> FtpEstimate:
+        return await self.shaped(FtpEstimate, self.analysis().ftp_estimate(
+            owner, from_date, to_date, sport))
 
     @tool(
         name="get_wbal",
@@ -86,9 +89,11 @@ class PhysiologyTools(AnalysisGroup):
         self, owner: Owner, from_date: From = None, to_date: To = None,
         kind: Annotated[Literal["power", "hr", "pace"], Param(
             description="Which zones.")] = "power",
+        sport: Annotated[SportName | None, Param(description=(
+            "Sport (default: ride for power, run for pace, all for hr)."))] = None,
     ) -> ZoneDistribution:
         return await self.shaped(ZoneDistribution, self.analysis().zone_distribution(
-            owner, from_date, to_date, kind))
+            owner, from_date, to_date, kind, sport))
 
     @tool(
         name="calculate_zones",
@@ -123,7 +128,7 @@ class PhysiologyTools(AnalysisGroup):
     @tool(
         name="estimate_vo2max",
         description="VO2max estimates (ml/kg/min) from the last 90 days: cycling from the "
-        "best 5 min power and weight (Sitko 2021), running as Daniels VDOT of best efforts.",
+        "rides' best 5 min power and weight (Sitko 2021), running as Daniels VDOT of best efforts.",
         annotations=READ_ONLY,
         scopes=(READ,),
     )

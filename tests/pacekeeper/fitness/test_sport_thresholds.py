@@ -1,0 +1,180 @@
+"""Figures of one sport (issue 27 item 10): running power never feeds cycling figures.
+
+Activities are imported as TCX files built here from power series chosen by hand, through
+the service's own import; every expected figure is computed with plain numpy over the
+series of the sport asked for (never read back through the service)."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+import numpy as np
+import pytest
+
+from pacekeeper.fitness import Owner
+from pacekeeper.fitness import analytics as an
+from tests.pacekeeper.conftest import Harness
+
+STD = np.array(an.STANDARD_DURATIONS, dtype=float)
+_TPX = "http://www.garmin.com/xmlschemas/ActivityExtension/v2"
+
+
+def tcx(sport: str, start: datetime, watts: np.ndarray | None = None,
+        hr: np.ndarray | None = None, speed: np.ndarray | None = None) -> bytes:
+    """A one-lap TCX with a trackpoint a second (``Watts``, ``HeartRateBpm``,
+    ``DistanceMeters`` accumulated from ``speed``)."""
+    n = len(next(x for x in (watts, hr, speed) if x is not None))
+    points, dist = [], 0.0
+    for i in range(n):
+        t = (start + timedelta(seconds=i)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        extra = ""
+        if speed is not None:
+            dist += float(speed[i])
+            extra += f"<DistanceMeters>{dist:.3f}</DistanceMeters>"
+        if hr is not None:
+            extra += f"<HeartRateBpm><Value>{int(hr[i])}</Value></HeartRateBpm>"
+        if watts is not None:
+            extra += (f'<Extensions><TPX xmlns="{_TPX}"><Watts>{int(watts[i])}</Watts>'
+                      "</TPX></Extensions>")
+        points.append(f"<Trackpoint><Time>{t}</Time>{extra}</Trackpoint>")
+    s = start.strftime("%Y-%m-%dT%H:%M:%SZ")
+    return ('<?xml version="1.0" encoding="UTF-8"?><TrainingCenterDatabase xmlns='
+            '"http://www.garmin.com/xmlschemas/TrainingCenterDatabase/v2"><Activities>'
+            f'<Activity Sport="{sport}"><Id>{s}</Id><Lap StartTime="{s}"><TotalTimeSeconds>'
+            f"{n}</TotalTimeSeconds><Track>{''.join(points)}</Track></Lap></Activity>"
+            "</Activities></TrainingCenterDatabase>").encode()
+
+
+def blocks(rng: np.random.Generator, *parts: tuple[float, float]) -> np.ndarray:
+    """Whole watts: (minutes, mean W) blocks with +-8 W noise."""
+    mean = np.concatenate([np.full(int(m * 60), w) for m, w in parts])
+    return np.clip(np.round(mean + rng.normal(0.0, 8.0, len(mean))), 0, None)
+
+
+def mean_max(series: list[np.ndarray]) -> np.ndarray:
+    """The best mean over any window of each standard duration, over all the series."""
+    out = np.full(len(STD), np.nan)
+    for x in series:
+        c = np.concatenate([[0.0], np.cumsum(x)])
+        for i, d in enumerate(STD.astype(int)):
+            if d <= len(x):
+                v = float(((c[d:] - c[:-d]) / d).max())
+                out[i] = v if np.isnan(out[i]) else max(out[i], v)
+    return out
+
+
+async def person(h: Harness, email: str) -> tuple[dict[str, str], Owner]:
+    body = await h.register(email)
+    h.client.cookies.clear()
+    user = await h.services.users.get(uuid.UUID(body["user_id"]))
+    assert user is not None
+    return {"authorization": f"Bearer {body['token']}"}, Owner(user.id, user.tenant_id)
+
+
+async def mcp(h: Harness, auth: dict[str, str], name: str, args: dict[str, Any]
+              ) -> dict[str, Any]:
+    headers = {"accept": "application/json, text/event-stream",
+               "content-type": "application/json", **auth}
+    init = await h.client.post("/mcp", headers=headers, json={
+        "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"}}})
+    headers |= {"mcp-session-id": init.headers["mcp-session-id"],
+                "mcp-protocol-version": "2025-11-25"}
+    response = await h.client.post("/mcp", headers=headers, json={
+        "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": name, "arguments": args}})
+    assert response.status_code == 200, response.text
+    result: dict[str, Any] = response.json()["result"]
+    return result
+
+
+async def put(h: Harness, owner: Owner, data: bytes) -> str:
+    outcomes = await h.services.fitness.import_file(owner, data, "a.tcx", bounded=False)
+    assert outcomes[0].activity is not None, outcomes
+    return str(outcomes[0].activity.id)
+
+
+def at(day: date, hour: int) -> datetime:
+    return datetime.combine(day, datetime.min.time(), UTC) + timedelta(hours=hour)
+
+
+async def test_running_power_never_feeds_cycling_figures(harness: Harness) -> None:
+    """A rider with two rides and one run at a high running power (230 W for 45 min):
+    the cycling curve, 20 min best, FTP estimate, CP / W', 5 min VO2max and power zone
+    time are the rides' alone (plain numpy over the ride series); with sport=run they
+    are the run's; every answer says which sport it used."""
+    h = harness
+    auth, owner = await person(h, "sport-power@example.com")
+    today = h.clock().date()
+    rng = np.random.default_rng(27)
+    rides = [blocks(rng, (10, 140), (4, 245), (6, 150), (8, 205), (5, 140), (20, 172),
+                    (7, 130)),
+             blocks(rng, (10, 135), (1, 330), (2, 270), (10, 150), (12, 185), (15, 140))]
+    run = blocks(rng, (45, 230))
+    await h.services.fitness.update_athlete(
+        owner, {"ftp_watts": 200, "weight_kg": 70.0}, today - timedelta(days=60))
+    await put(h, owner, tcx("Biking", at(today - timedelta(days=10), 8), rides[0]))
+    await put(h, owner, tcx("Biking", at(today - timedelta(days=5), 8), rides[1]))
+    run_id = await put(h, owner, tcx("Running", at(today - timedelta(days=3), 8), run))
+    i20, i5 = an.STANDARD_DURATIONS.index(1200), an.STANDARD_DURATIONS.index(300)
+    ride_curve, run_curve = mean_max(rides), mean_max([run])
+    assert run_curve[i20] > ride_curve[i20] + 30  # the run would win if it counted
+
+    curve = (await h.client.get("/api/curves/power", headers=auth,
+                                params={"durations_s": "300,1200"})).json()
+    assert curve["sport"] == "ride" and curve["activities"] == 2
+    watts = {p["duration_s"]: p["watts"] for p in curve["points"]}
+    assert watts[1200] == pytest.approx(ride_curve[i20], abs=0.05)
+    assert watts[300] == pytest.approx(ride_curve[i5], abs=0.05)
+    tool = await mcp(h, auth, "get_power_curve", {"durations_s": [300, 1200]})
+    assert tool["structuredContent"] == curve
+    as_run = (await h.client.get("/api/curves/power", headers=auth,
+                                 params={"durations_s": "1200", "sport": "run"})).json()
+    assert as_run["sport"] == "run" and as_run["activities"] == 1
+    assert as_run["points"][0]["watts"] == pytest.approx(run_curve[i20], abs=0.05)
+    one = (await h.client.get("/api/curves/power", headers=auth,
+                              params={"activity_id": run_id, "durations_s": "60"})).json()
+    assert one["sport"] == "run"
+
+    ftp = (await h.client.get("/api/ftp-estimate", headers=auth)).json()
+    assert ftp["sport"] == "ride"
+    by = {e["method"]: e["watts"] for e in ftp["estimates"]}
+    assert by["20min"] == pytest.approx(0.95 * ride_curve[i20], abs=0.051)
+    fit = an.critical_power_2p(STD, ride_curve, 180.0, 1200.0)
+    assert fit is not None and by["cp"] == pytest.approx(fit.cp, abs=0.051)
+    assert ftp["current_ftp_watts"] == 200
+    run_ftp = (await h.client.get("/api/ftp-estimate", headers=auth,
+                                  params={"sport": "run"})).json()
+    assert run_ftp["sport"] == "run"
+    assert {e["method"]: e["watts"] for e in run_ftp["estimates"]}["20min"] == \
+        pytest.approx(0.95 * run_curve[i20], abs=0.051)
+    assert run_ftp["current_ftp_watts"] is None  # the cycling FTP is not the run's
+
+    cp = (await h.client.get("/api/critical-power", headers=auth)).json()
+    full = an.critical_power_2p(STD, ride_curve)
+    assert full is not None and cp["sport"] == "ride"
+    assert cp["cp_watts"] == pytest.approx(full.cp, abs=0.05)
+    assert cp["w_prime_j"] == pytest.approx(full.w_prime, abs=0.5)
+    tool_cp = await mcp(h, auth, "estimate_critical_power", {})
+    assert tool_cp["structuredContent"] == cp
+
+    vo2 = (await mcp(h, auth, "estimate_vo2max", {}))["structuredContent"]
+    assert vo2["cycling_vo2max"] == pytest.approx(16.6 + 8.87 * ride_curve[i5] / 70.0,
+                                                  abs=0.05)
+
+    # Power zones: the rides' seconds alone, in Coggan's levels of the cycling FTP.
+    bounds = np.array([0, 0.55, 0.75, 0.90, 1.05, 1.20, 1.50]) * 200
+    expected = np.zeros(7)
+    for x in rides:
+        expected += np.bincount(np.searchsorted(bounds, x, side="right") - 1, minlength=7)
+    zones = (await h.client.get("/api/zone-distribution", headers=auth)).json()
+    assert zones["sport"] == "ride" and zones["activities"] == 2
+    assert [z["seconds"] for z in zones["zones"]] == expected.tolist()
+    tool_zones = await mcp(h, auth, "get_zone_distribution", {})
+    assert tool_zones["structuredContent"] == zones
+
+    bad = await h.client.get("/api/curves/power", headers=auth, params={"sport": "bike"})
+    assert bad.status_code == 400 and "sport" in bad.json()["message"]
