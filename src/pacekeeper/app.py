@@ -286,8 +286,11 @@ def create_app(
                 return False
             return principal.is_admin
 
+        # Its consent pages redirect only to the service's own provider callbacks.
+        callbacks = tuple(p.redirect_uri for p in providers.settings.values())
         routes.append(Mount(SANDBOX_PATH, app=create_sandbox_app(
-            admin_check=sandbox_admin, history_days=settings.sandbox_history_days)))
+            admin_check=sandbox_admin, history_days=settings.sandbox_history_days,
+            redirect_uris=callbacks)))
     return _Service(
         production=settings.is_production,
         mcp=mcp_app,

@@ -199,6 +199,22 @@ def import_files(
         raise typer.Exit(code=1)
 
 
+@user_cli.command("recompute")
+def user_recompute(email: Annotated[str, typer.Argument(help="The user's email.")]) -> None:
+    """Recompute the stored metrics of every activity of a user from its streams: after
+    an upgrade that changes a formula (TSS over the whole power series, best efforts
+    measured from the first sample), what was stored before is computed again."""
+    from pacekeeper.fitness import Owner
+
+    async def action(services: Services) -> int:
+        user = await services.users.get_by_email(email.strip().lower())
+        if user is None:
+            raise ApiError("no such user")
+        return await services.fitness.recompute(Owner(user.id, user.tenant_id))
+
+    typer.echo(f"recomputed {_with_services(action)} activities")
+
+
 @user_cli.command("disable")
 def user_disable(email: Annotated[str, typer.Argument(help="The user's email.")]) -> None:
     """Disable a user: every token of theirs fails at once."""

@@ -3,13 +3,17 @@
 Discovery (RFC 9728 + RFC 8414), dynamic registration, the authorization step done by
 headless Chromium through our real login and consent pages (Playwright), the token
 exchange, tools/call whoami, and a refresh once the short-lived access token expires.
-Screenshots of the login, consent and error pages land in docs/screenshots/.
+Then scope step-up: a write tool refused with 403 insufficient_scope, the SDK's second
+authorization for the union of scopes, the consent page marking the new one.
+Screenshots of the login, consent (first and step-up) and error pages land in
+docs/screenshots/.
 """
 
 from __future__ import annotations
 
 import asyncio
 import base64
+import json
 import os
 import secrets
 import tempfile
@@ -71,15 +75,23 @@ class MemoryStorage(TokenStorage):
 
 
 class BrowserStep:
-    """redirect_handler + callback_handler: Chromium signs in and approves."""
+    """redirect_handler + callback_handler: Chromium signs in and approves, once per
+    authorization (a step-up is a second one); `consents` keeps each consent panel's
+    HTML, `requested` each authorization URL's scope."""
 
-    def __init__(self, browser: Browser, callback: str) -> None:
+    def __init__(self, browser: Browser, callback: str, email: str = EMAIL) -> None:
         self.browser = browser
         self.callback = callback
+        self.email = email
+        self.consents: list[str] = []
+        self.requested: list[str] = []
         self.result: asyncio.Future[AuthorizationCodeResult] = (
             asyncio.get_running_loop().create_future())
 
     async def redirect(self, url: str) -> None:
+        if self.result.done():  # a further authorization: a fresh answer to wait for
+            self.result = asyncio.get_running_loop().create_future()
+        self.requested.append(parse_qs(urlsplit(url).query).get("scope", [""])[0])
         context = await self.browser.new_context(viewport={"width": 720, "height": 860})
         page = await context.new_page()
 
@@ -95,11 +107,13 @@ class BrowserStep:
         await page.goto(url)
         await page.wait_for_selector("text=Sign in to continue")
         await page.screenshot(path=str(SHOTS / "oauth-login.png"), full_page=True)
-        await page.fill("input[name=email]", EMAIL)
+        await page.fill("input[name=email]", self.email)
         await page.fill("input[name=password]", PASSWORD)
         await page.click("button[type=submit]")
         await page.wait_for_selector("text=Allow access")
-        await page.screenshot(path=str(SHOTS / "oauth-consent.png"), full_page=True)
+        self.consents.append(await page.inner_html(".panel"))
+        name = "oauth-consent.png" if len(self.consents) == 1 else "oauth-consent-step-up.png"
+        await page.screenshot(path=str(SHOTS / name), full_page=True)
         await page.click("button[value=allow]")
         await asyncio.wait_for(asyncio.shield(self.result), 20)
         await context.close()
@@ -199,3 +213,94 @@ async def test_sdk_oauth_flow_with_browser(live: str, mode: str) -> None:
         assert reuse.json()["error"] == "invalid_grant"
     for name in ("oauth-login.png", "oauth-consent.png", "oauth-error.png"):
         assert (SHOTS / name).stat().st_size > 5000
+
+
+def _jwt_scope(token: str) -> set[str]:
+    payload = token.split(".")[1]
+    claims = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+    return set(str(claims["scope"]).split())
+
+
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_sdk_scope_step_up_with_browser(live: str, mode: str) -> None:
+    """Issue 28 (MCP scope challenge handling), AS-14: the SDK's client starts with the
+    resource metadata's fitness:read; a write tool gets 403 insufficient_scope naming
+    fitness:write; the SDK re-authorizes for the union; the consent page marks only the
+    new scope; the write succeeds; after a refresh the token still holds both."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    email = f"stepup-{mode}@example.com"
+    async with httpx.AsyncClient(base_url=live) as http:
+        registered = await http.post("/api/auth/register",
+                                     json={"email": email, "password": PASSWORD})
+        assert registered.status_code == 201, registered.text
+    callback = f"http://127.0.0.1:{free_port()}/callback"
+    storage = MemoryStorage()
+    challenges: list[tuple[int, str]] = []
+
+    async def record(response: httpx2.Response) -> None:
+        if response.request.url.path == "/mcp" and response.status_code in (401, 403):
+            challenges.append((response.status_code,
+                               response.headers.get("www-authenticate", "")))
+
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path="/usr/bin/chromium",
+                                           args=CHROMIUM_ARGS)
+        try:
+            step = BrowserStep(browser, callback, email)
+            provider = OAuthClientProvider(
+                server_url=f"{live}/mcp",
+                client_metadata=OAuthClientMetadata(
+                    client_name="SDK Step-up Client", redirect_uris=[AnyUrl(callback)],
+                    grant_types=["authorization_code", "refresh_token"],
+                    response_types=["code"]),
+                storage=storage, redirect_handler=step.redirect, callback_handler=step.wait,
+            )
+            http2 = httpx2.AsyncClient(auth=provider, timeout=httpx2.Timeout(30, read=60),
+                                       event_hooks={"response": [record]})
+            async with Client(streamable_http_client(f"{live}/mcp", http_client=http2),
+                              mode=mode) as client:
+                goals = await client.call_tool("get_goals", {})
+                assert not goals.is_error, goals
+                assert storage.client is not None
+                assert storage.client.scope == "fitness:read offline_access"  # as registered
+                read = storage.tokens
+                assert read is not None and read.scope is not None
+                assert set(read.scope.split()) == {"fitness:read", "offline_access"}
+                assert len(step.consents) == 1 and "New" not in step.consents[0]
+                goal = await client.call_tool("set_goal", {
+                    "kind": "ftp", "value": 260, "date": "2030-06-01", "name": "Step-up"})
+                assert not goal.is_error, goal
+                # The write was refused once, with MCP's step-up challenge.
+                refusals = [c for c in challenges if c[0] == 403]
+                assert len(refusals) == 1, challenges
+                assert 'error="insufficient_scope"' in refusals[0][1]
+                assert 'scope="fitness:read fitness:write"' in refusals[0][1]
+                assert "resource_metadata=" in refusals[0][1]
+                # Re-authorized for the union; the consent page marked only fitness:write.
+                assert step.requested[1].split() == [
+                    "fitness:read", "offline_access", "fitness:write"]
+                assert len(step.consents) == 2
+                stepped = step.consents[1]
+                assert "asks for more access than you allowed before" in stepped
+                assert stepped.count('class="new"') == 1
+                new_item = stepped.split('class="new"', 1)[1].split("</li>", 1)[0]
+                assert "Change your fitness data" in new_item and "New" in new_item
+                write = storage.tokens
+                assert write is not None and write.scope is not None
+                both = {"fitness:read", "fitness:write", "offline_access"}
+                assert set(write.scope.split()) == both
+                assert _jwt_scope(write.access_token) == both
+                listed = await client.call_tool("get_goals", {})
+                assert "Step-up" in str(listed.content)
+                await asyncio.sleep(4)  # the 3-second access token expires: a refresh
+                again = await client.call_tool("get_goals", {})
+                assert not again.is_error, again
+                refreshed = storage.tokens
+                assert refreshed is not None and refreshed.scope is not None
+                assert refreshed.refresh_token != write.refresh_token  # it was a refresh
+                assert set(refreshed.scope.split()) == both
+                assert _jwt_scope(refreshed.access_token) == both
+                assert len(step.consents) == 2  # no further sign-in
+        finally:
+            await browser.close()
+    assert (SHOTS / "oauth-consent-step-up.png").stat().st_size > 5000

@@ -523,3 +523,75 @@ def test_an_activity_shows_its_own_local_date_and_time(server: str) -> None:
             page.screenshot(path=str(SHOTS / "web-activity-timezone.png"), full_page=True)
         finally:
             browser.close()
+
+
+def test_a_multisport_and_a_pool_swim_show_their_legs_and_lengths(server: str) -> None:
+    """FIG-1, FIG-2 (issue 27): a triathlon's page lists its legs (sport, time,
+    distance, heart rate, power) with their total; a pool swim's shows pool length, lengths, pace per 100 m,
+    strokes, SWOLF and rests, and a pace where a ride shows a speed. Each value is the
+    device's (read here with garmin-fit-sdk), photographed and checked with axe-core."""
+    from garmin_fit_sdk import Decoder, Stream
+    from playwright.sync_api import expect, sync_playwright
+
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    axe = axe_script()
+    email = "triathlete@example.com"
+    body = _registered_by_admin(server, email)
+    ids = {}
+    for name in ("triathlon_summary_first.fit", "activity_poolswim_with_hr.fit"):
+        imported = httpx.post(f"{server}/api/activities/import",
+                              headers={"authorization": f"Bearer {body['token']}"},
+                              files={"file": (name, (FIT / name).read_bytes())})
+        assert imported.status_code == 201, imported.text
+        ids[name] = imported.json()["activity"]["id"]
+    tri, _ = Decoder(Stream.from_file(str(FIT / "triathlon_summary_first.fit"))).read()
+    legs = sorted(tri["session_mesgs"], key=lambda s: s["start_time"])
+    swim, _ = Decoder(Stream.from_file(str(FIT / "activity_poolswim_with_hr.fit"))).read()
+    session = swim["session_mesgs"][0]
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            context = browser.new_context(viewport={"width": 1280, "height": 900},
+                                          locale="en-US")
+            context.add_init_script(CSP_LISTENER)
+            context.add_init_script(axe)
+            page = context.new_page()
+            page.set_default_timeout(30_000)
+            checks = Checks(page, axe)
+            page.goto(server + "/activities")
+            page.locator("form.signin").get_by_label("Email").fill(email)
+            page.locator("form.signin").get_by_label("Password").fill(PASSWORD)
+            page.get_by_role("button", name="Sign in").click()
+            page.wait_for_url(server + "/activities")
+            page.wait_for_load_state("networkidle")
+
+            page.goto(server + "/activities/" + ids["triathlon_summary_first.fit"])
+            rows = page.locator("[data-legs] tbody tr")
+            expect(rows).to_have_count(len(legs) + 1)  # and the total
+            total_km = sum(s["total_distance"] for s in legs) / 1000
+            expect(rows.last).to_contain_text(f"{total_km:.1f} km")
+            expect(rows.nth(2)).to_contain_text(f"{legs[2]['total_distance'] / 1000:.1f} km")
+            expect(rows.nth(4)).to_contain_text(f"{legs[4]['avg_power']} W")
+            expect(rows.nth(1)).to_contain_text("Transition")
+            expect(page.locator("[data-metrics]")).to_contain_text(f"{total_km:.1f} km")
+            checks.page_done("activity-multisport")
+
+            page.goto(server + "/activities/" + ids["activity_poolswim_with_hr.fit"])
+            box = page.locator("[data-swim]")
+            expect(box).to_contain_text(f"{session['num_active_lengths']}")
+            expect(box).to_contain_text(f"{session['total_distance']:,.0f} m")
+            expect(box).to_contain_text(f"{session['total_strokes']}")
+            active = [x for x in swim["length_mesgs"] if x["length_type"] == "active"]
+            pace = round(sum(x["total_timer_time"] for x in active) / session["total_distance"]
+                         * 100)
+            expect(box).to_contain_text(f"{pace // 60}:{pace % 60:02d} /100 m")
+            expect(page.locator("[data-metrics]")).to_contain_text("/100 m")
+            expect(page.locator("[data-metrics]")).not_to_contain_text("km/h")
+            laps = page.locator("[data-swim-laps] tbody tr")
+            expect(laps).to_have_count(len(swim["lap_mesgs"]))
+            expect(laps.nth(1)).to_contain_text("rest")
+            checks.page_done("activity-pool-swim")
+        finally:
+            browser.close()
+    assert checks.errors == []
+    assert {k: v for k, v in checks.findings.items() if v} == {}, checks.findings

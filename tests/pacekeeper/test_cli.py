@@ -98,3 +98,21 @@ def test_import_files_for_a_user(env: Path) -> None:
     assert only_bad.exit_code == 1
     nobody = runner.invoke(cli, ["import", "--email", "nobody@example.com", str(ride)])
     assert nobody.exit_code == 2 and "no such user" in nobody.output
+
+
+def test_recompute_a_users_stored_metrics(env: Path) -> None:
+    """`pacekeeper user recompute`: the stored metrics of every activity with streams
+    computed again (issue 27: TSS and best efforts stored by an older formula); 2 for
+    an unknown user."""
+    ride = Path(__file__).resolve().parents[1] / "data" / "activities" / "fit" / \
+        "4801048867.fit"
+    runner = CliRunner()
+    assert runner.invoke(cli, ["user", "create", "--email", "again@example.com",
+                               "--password", "pw-123456789"]).exit_code == 0
+    assert runner.invoke(cli, ["import", "--email", "again@example.com",
+                               str(ride)]).exit_code == 0
+    result = runner.invoke(cli, ["user", "recompute", "Again@Example.com"])
+    assert result.exit_code == 0, result.output
+    assert "recomputed 1 activities" in result.output
+    nobody = runner.invoke(cli, ["user", "recompute", "nobody@example.com"])
+    assert nobody.exit_code == 2 and "no such user" in nobody.output

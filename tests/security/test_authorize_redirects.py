@@ -4,6 +4,11 @@ The attack: register a client (open dynamic registration) whose only redirect UR
 phishing site, then hand victims `/oauth2/authorize?client_id=<it>&response_type=bogus`:
 the request names no redirect_uri, fails, and used to bounce the browser to the
 registered URI, so our trusted origin forwarded people anywhere.
+
+Issue 28, finding 10 (still open then): naming the phishing URI in the request
+(`&redirect_uri=https://evil.example/phish&response_type=bogus`) still bounced the
+browser there, no sign-in. RFC 9700 4.11.2: the person must have signed in first, and
+a client anyone can register is trusted only once the person allowed it (a live grant).
 """
 
 from __future__ import annotations
@@ -23,9 +28,9 @@ FORM = {"content-type": "application/x-www-form-urlencoded"}
 _HIDDEN = re.compile(r'<input type="hidden" name="([^"]+)" value="([^"]*)">')
 
 
-def _client(http: httpx.Client, redirect: str) -> str:
-    response = http.post("/oauth2/register",
-                         json={"redirect_uris": [redirect], "client_name": "Innocent App"})
+def _client(http: httpx.Client, redirect: str, **metadata: Any) -> str:
+    response = http.post("/oauth2/register", json={
+        "redirect_uris": [redirect], "client_name": "Innocent App", **metadata})
     assert response.status_code == 201, response.text
     return str(response.json()["client_id"])
 
@@ -53,17 +58,75 @@ def test_errors_without_a_named_redirect_uri_show_the_error_page(live: Any) -> N
             assert "evil.example" not in response.text
 
 
-def test_errors_with_the_named_redirect_uri_still_go_to_the_client(live: Any) -> None:
-    """RFC 6749 4.1.2.1: when the request names its (exactly matching) redirect_uri,
-    errors are redirected there with `state` and `iss`, as clients expect."""
+PHISH = "https://evil.example/phish"
+VERIFIER = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
+
+
+def _bogus(client_id: str, redirect: str) -> str:
+    """The review's request: the phishing URI named, a bogus response_type."""
+    return "/oauth2/authorize?" + urlencode({
+        "client_id": client_id, "redirect_uri": redirect, "response_type": "bogus",
+        "state": "s1", "code_challenge": s256(VERIFIER), "code_challenge_method": "S256"})
+
+
+def _refused_here(response: httpx.Response) -> None:
+    assert response.status_code == 400, (response.status_code, response.headers)
+    assert "location" not in response.headers
+    assert response.headers["content-type"].startswith("text/html")
+    assert "unsupported_response_type" in response.text
+    assert "evil.example" not in response.text
+
+
+def test_named_phishing_uri_is_not_redirected_to_before_sign_in(live: Any) -> None:
+    """Issue 28, finding 10, RFC 9700 4.11.2: the registered URI named in a broken
+    request gets our error page while nobody has signed in, not a 303 to it."""
     with live() as service, service.client() as browser:
-        client_id = _client(browser, EVIL)
-        query = urlencode({"client_id": client_id, "redirect_uri": EVIL,
-                           "response_type": "token", "state": "s1"})  # fmt: skip
-        response = browser.get(f"/oauth2/authorize?{query}")
-        assert response.status_code in (302, 303)
-        sent = parse_qs(urlsplit(response.headers["location"]).query)
+        client_id = _client(browser, PHISH)
+        _refused_here(browser.get(_bogus(client_id, PHISH)))
+
+
+def test_signed_in_but_never_allowed_client_is_not_redirected_to(live: Any) -> None:
+    """Signed in is not enough: the person never allowed this (dynamically registered)
+    client, so its URI is not trusted and the error stays on our page."""
+    with live() as service, service.client() as browser:
+        service.register("never-allowed@example.com")
+        trusted = _client(browser, "http://127.0.0.1:9/cb",
+                          grant_types=["authorization_code", "refresh_token"])
+        params = {"client_id": trusted, "response_type": "code", "state": "ok",
+                  "code_challenge": s256(VERIFIER), "code_challenge_method": "S256"}
+        done = _login_and_consent(service, browser, params, "never-allowed@example.com")
+        assert done.status_code == 303  # signed in now, with a grant to another client
+        phish = _client(browser, PHISH, grant_types=["authorization_code", "refresh_token"])
+        _refused_here(browser.get(_bogus(phish, PHISH)))
+
+
+def test_errors_go_to_a_client_the_person_allowed(live: Any) -> None:
+    """RFC 6749 4.1.2.1, kept where it is right: after the person signed in and allowed
+    the client, errors go to its (named, exactly matching) URI with `state` and `iss`;
+    a browser without that session still gets the error page."""
+    redirect = "http://127.0.0.1:9/cb"
+    with live() as service, service.client() as browser:
+        service.register("allowed@example.com")
+        client_id = _client(browser, redirect, token_endpoint_auth_method="none",
+                            grant_types=["authorization_code", "refresh_token"])
+        params = {"client_id": client_id, "redirect_uri": redirect, "response_type": "code",
+                  "state": "ok", "code_challenge": s256(VERIFIER),
+                  "code_challenge_method": "S256"}
+        done = _login_and_consent(service, browser, params, "allowed@example.com")
+        code = parse_qs(urlsplit(done.headers["location"]).query)["code"][0]
+        tokens = browser.post("/oauth2/token", data={
+            "grant_type": "authorization_code", "code": code, "code_verifier": VERIFIER,
+            "redirect_uri": redirect, "client_id": client_id})
+        assert tokens.status_code == 200, tokens.text  # a live grant: the consent counted
+        response = browser.get(_bogus(client_id, redirect))
+        assert response.status_code in (302, 303), response.text
+        location = response.headers["location"]
+        assert location.startswith(redirect + "?")
+        sent = parse_qs(urlsplit(location).query)
         assert sent["error"] == ["unsupported_response_type"] and sent["state"] == ["s1"]
+        assert sent["iss"] == [service.url]
+        with service.client() as stranger:
+            _refused_here(stranger.get(_bogus(client_id, redirect)))
 
 
 def _login_and_consent(service: Live, browser: httpx.Client, params: dict[str, str],

@@ -9,9 +9,8 @@ names the owner; nothing is cached between calls.
 Conventions:
 
 - A day is the activity's local day (start plus its UTC offset; UTC when unknown).
-- The PMC starts at the first activity, or 252 days (6 x 42, the CTL time constant)
-  before the first day asked for when the history is longer: CTL from before that start
-  is then left out, at most e^-6 = 0.25 % of its value.
+- The PMC starts at the person's first activity with a load, whatever range is asked
+  (``pmc``); TSB of a day is form going into it, CTL - ATL of the day before (``form``).
 - Curves: per activity, the mean-maximal values at the ``STANDARD_DURATIONS`` no longer
   than the activity; a period's curve is their element-wise best (``merge_curves``).
 - ``recomputing``: activities whose stored metrics predate a settings change valid on
@@ -33,10 +32,12 @@ import numpy as np
 from pacekeeper.errors import ApiError
 from pacekeeper.fitness import _inputs
 from pacekeeper.fitness import analytics as an
+from pacekeeper.fitness._calculators import predict_race
 from pacekeeper.fitness._errors import ActivityNotFound, FitnessInputError
-from pacekeeper.fitness._records import DailyHealth, Goal, Owner, PeriodRow
+from pacekeeper.fitness._records import DailyHealth, Goal, Owner, PeriodRow, StoredActivity
 from pacekeeper.fitness._settings import SettingsHistory
 from pacekeeper.fitness._store import SqlFitnessStore
+from pacekeeper.fitness._views import daily_json
 from pacekeeper.fitness.analytics._types import FloatArray
 from pacekeeper.fitness.models import Sport
 from pacekeeper.fitness.streams import StreamSet
@@ -47,7 +48,6 @@ CurveKind = Literal["power", "hr", "pace"]
 CTL_DAYS: Final = 42
 ATL_DAYS: Final = 7
 MAX_TIME_CONSTANT_DAYS: Final = 365
-WARM_UP_DAYS: Final = 6 * CTL_DAYS
 MAX_DAYS: Final = 4018  # eleven years
 DEFAULT_CURVE_DURATIONS: Final = (1, 5, 10, 30, 60, 120, 300, 600, 1200, 1800, 3600, 5400,
                                   7200, 10800)
@@ -80,6 +80,23 @@ def _r(value: float | None, digits: int = 1) -> float | None:
     if value is None or not math.isfinite(value):
         return None
     return round(float(value), digits)
+
+
+def moving_seconds(row: PeriodRow | StoredActivity) -> float:
+    """An activity's moving time, else its elapsed time where the source recorded no
+    moving time: the one duration every period total sums (``moving_hours``); answers
+    that give elapsed time name it ``elapsed``."""
+    return row.moving_s or row.elapsed_s
+
+
+def _signed(value: float) -> str:
+    """A TSB as every summary writes it: one decimal, signed (the field's rounding)."""
+    r = _r(value)
+    return f"{r:+.1f}" if r else "0.0"
+
+
+def _score(score: int | None) -> str:
+    return "none (no data)" if score is None else str(score)
 
 
 def local_day(start_at: datetime, utc_offset_s: int | None) -> date:
@@ -127,6 +144,38 @@ def coggan_3zone(seconds: Sequence[float], kind: str, zones: int) -> tuple[float
     Z2 = 3-4, Z3 = 5a-5c; 5-zone HR models (Karvonen, % max): Z1 = 1-2, Z2 = 3-4, Z3 = 5."""
     s = list(seconds) + [0.0] * max(0, zones - len(seconds))
     return sum(s[0:2]), sum(s[2:4]), sum(s[4:])
+
+
+def possible_efforts(stored: dict[str, float | None] | None) -> dict[str, float]:
+    """An activity's stored best efforts that a runner can have run: metrics stored before
+    ``best_efforts`` measured from the first sample may hold a negative time ("10 km in
+    -5.0 s"); such a figure is left out until the activity is recomputed."""
+    out: dict[str, float] = {}
+    for name, t in (stored or {}).items():
+        meters = an.BEST_EFFORT_DISTANCES.get(name)
+        if t is not None and meters is not None and t >= meters / an.MAX_RUN_SPEED_MPS:
+            out[name] = float(t)
+    return out
+
+
+READINESS_INPUTS: Final = {"hrv": ("hrv",), "resting_hr": ("resting_hr",),
+                            "sleep": ("sleep_duration", "sleep_score"), "training": ("tsb",)}
+READINESS_NONE: Final = ("no HRV, resting heart rate or sleep recorded and no training "
+                         "load: connect a device that records them on the Connections page, "
+                         "or import activities (import_activity) for a training load")
+SETTINGS_HOW: Final = "the update_athlete_settings tool or PATCH /api/athlete"
+ZONE_SETTINGS: Final[dict[str, tuple[tuple[str, ...], str]]] = {
+    "power": (("ftp_watts",), "no FTP set"),
+    "hr": (("lthr_bpm", "max_hr_bpm"), "no threshold or maximum heart rate set"),
+    "pace": (("threshold_pace_s_per_km",), "no threshold pace set"),
+}
+CHANNEL_NAMES: Final = {"power": "power", "hr": "heart rate", "pace": "run speed"}
+
+
+def set_hint(names: Sequence[str]) -> str:
+    """How to set a missing setting, said the same way by every answer that needs one."""
+    return (f"set {' or '.join(names)} with {SETTINGS_HOW}, valid_from the first day it "
+            "held: the activities from that day on are recomputed with it")
 
 
 WHERE_DAYS = 30  # an activity older than this says nothing of where its athlete is now
@@ -189,18 +238,28 @@ class AnalysisService:
     async def pmc(self, owner: Owner, first: date, last: date, *,
                   ctl_days: int = CTL_DAYS, atl_days: int = ATL_DAYS
                   ) -> tuple[FloatArray, an.Pmc]:
-        """Daily loads and CTL / ATL / TSB for [first, last] (module docstring: start),
-        with the given time constants (42 and 7 days by default).
+        """Daily loads and CTL / ATL / TSB for [first, last], with the given time
+        constants (42 and 7 days by default): the one PMC every answer reads.
 
-        The series always starts 6 time constants of the slower filter before ``first``
-        (``WARM_UP_DAYS`` with the defaults): when the history starts later, the days
-        before it have no load and CTL / ATL stay exactly 0 over them, which is the same
-        as starting at the first activity (and saves a query)."""
-        k = 6 * max(ctl_days, atl_days)
-        start = first - timedelta(days=k)
+        The series starts at the person's first activity with a load (CTL and ATL 0
+        before it), whatever range is asked: CTL on a day is the same from a chart of a
+        week, of a year or from the summary (a start at a fixed warm-up before ``first``
+        left older load out, and the same day read 30.5 or 30.4 by range)."""
+        origin = await self.store.first_load_start(owner.user_id)
+        start = first
+        if origin is not None:  # a day early: its local day may be the UTC day before
+            start = min(first, origin.astimezone(UTC).date() - timedelta(days=1))
+        k = (first - start).days
         loads = await self.daily_loads(owner, start, last)
         chart = an.ctl_atl_tsb(loads, ctl_days, atl_days)
         return loads[k:], an.Pmc(chart.ctl[k:], chart.atl[k:], chart.tsb[k:])
+
+    async def form(self, owner: Owner, day: date) -> tuple[float, float, float]:
+        """(CTL, ATL, TSB) on ``day``: CTL and ATL after the day's training, TSB = form
+        going into the day = CTL - ATL of the day before (Coggan / TrainingPeaks). Every
+        answer that names a day's form (TSB) reads it here."""
+        _, p = await self.pmc(owner, day, day)
+        return float(p.ctl[-1]), float(p.atl[-1]), float(p.tsb[-1])
 
     async def recomputing(self, owner: Owner) -> int:
         return await self.store.stale_activities(owner.user_id)
@@ -234,7 +293,8 @@ class AnalysisService:
                           ).astype(str).tolist()
         days = [{"date": d, "ctl": c, "atl": a, "tsb": t, "load": x}
                 for d, c, a, t, x in zip(dates, ctl, atl, tsb, load, strict=True)]
-        summary = (f"{first} to {last}: CTL {ctl[-1]}, ATL {atl[-1]}, TSB {tsb[-1]} on the "
+        summary = (f"{first} to {last}: CTL {ctl[-1]}, ATL {atl[-1]}, TSB "
+                   f"{_signed(p.tsb[-1])} on the "
                    f"last day; {int(np.count_nonzero(rounded > 0))} training days")
         if (tc, ta) != (CTL_DAYS, ATL_DAYS):
             summary += f" (CTL {tc} days, ATL {ta} days)"
@@ -277,21 +337,22 @@ class AnalysisService:
 
     async def _health(self, owner: Owner, first: date, last: date
                       ) -> dict[date, dict[str, Any]]:
+        """Daily health per day, merged across sources by the one rule the daily
+        summaries use (``daily_json``: the first source in name order with a figure), so
+        readiness and get_daily_summaries read the same HRV and resting HR for a day."""
         days: list[DailyHealth] = await self.store.daily(owner.user_id, first, last)
-        merged: dict[date, dict[str, Any]] = {}
-        for d in days:  # sources in name order: the first with a figure gives it
-            entry = merged.setdefault(d.day, {})
-            for name in ("resting_hr", "hrv_rmssd_ms", "sleep_s", "sleep_score",
-                         "weight_kg"):
-                value = getattr(d, name)
-                if value is not None and name not in entry:
-                    entry[name] = value
-        return merged
+        return {date.fromisoformat(e["date"]): e for e in daily_json(days)}
 
     async def readiness(self, owner: Owner, on: str | None) -> dict[str, Any]:
+        """Readiness on a day (``an.readiness``). Each input's ``value`` is the day's own
+        figure (the daily summary's HRV and resting HR, last night's sleep, the day's TSB);
+        HRV and resting HR score their 7-day mean (``mean_7d``) against the 60-day
+        ``baseline``. ``missing`` names the inputs absent (no training: TSB 0 counts as
+        neutral form when health was recorded). Nothing recorded and no training: no
+        score (a 50 would be made up), and what to connect or import."""
         day = _inputs.day(on, "date") or await self.today(owner)
-        _, p = await self.pmc(owner, day, day)
-        tsb = float(p.tsb[-1])
+        ctl, _, tsb = await self.form(owner, day)
+        trained = ctl > 0.0  # any load up to this day
         health = await self._health(owner, day - timedelta(days=59), day)
         days = [day - timedelta(days=59 - i) for i in range(60)]
 
@@ -307,28 +368,46 @@ class AnalysisService:
             sleep_hours=None if sleep_s is None else sleep_s / 3600.0,
             sleep_score=today.get("sleep_score"), tsb=tsb)
         assert result is not None  # TSB is always an input
-        inputs: list[dict[str, Any]] = [
-            {"name": i.name, "value": _r(i.value, 2), "baseline": _r(i.baseline, 2),
-             "z": _r(i.z, 2), "weight": i.weight, "points": _r(i.contribution, 1)}
-            for i in result.inputs]
+        used_names = {i.name for i in result.inputs}
+        missing = [label for label, names in READINESS_INPUTS.items()
+                   if not used_names & set(names) or (label == "training" and not trained)]
+        if used_names == {"tsb"} and not trained:  # nothing at all: 50 would be made up
+            return {"summary": f"{day}: no readiness: {READINESS_NONE}",
+                    "date": day.isoformat(), "score": None, "level": "no_data",
+                    "tsb": None, "inputs": [], "missing": missing}
+        own = {"hrv": today.get("hrv_rmssd_ms"), "resting_hr": today.get("resting_hr")}
+        inputs: list[dict[str, Any]] = []
+        for i in result.inputs:
+            item: dict[str, Any] = {"name": i.name, "value": _r(i.value, 2)}
+            if i.name in own:  # scored on the 7-day mean; the day's own figure shown
+                item = {"name": i.name, "value": _r(own[i.name], 2),
+                        "mean_7d": _r(i.value, 2)}
+            inputs.append({**item, "baseline": _r(i.baseline, 2), "z": _r(i.z, 2),
+                           "weight": i.weight, "points": _r(i.contribution, 1)})
         score = round(result.score)
         level = "high" if score >= 65 else "normal" if score >= 40 else "low"
         used = ", ".join(i["name"] for i in inputs)
-        return {"summary": f"{day}: readiness {score}/100 ({level}) from {used}",
-                "date": day.isoformat(), "score": score, "level": level, "tsb": _r(tsb),
-                "inputs": inputs}
+        summary = f"{day}: readiness {score}/100 ({level}) from {used}"
+        if missing:
+            summary += f"; without {', '.join(missing)}"
+        out = {"summary": summary, "date": day.isoformat(), "score": score,
+               "level": level, "tsb": _r(tsb), "inputs": inputs}
+        if missing:
+            out["missing"] = missing
+        return out
 
     async def recovery_status(self, owner: Owner) -> dict[str, Any]:
         day = await self.today(owner)
         loads, p = await self.pmc(owner, day - timedelta(days=27), day)
         ready = await self.readiness(owner, day.isoformat())
+        score = ready["score"]  # None: nothing recorded to score
         ctl, atl = float(p.ctl[-1]), float(p.atl[-1])
-        form = ctl - atl  # after today's training (TSB of tomorrow)
+        form = float(p.tsb[-1])  # today's TSB, as every answer gives it (``form``)
         hard = [i for i in range(len(loads)) if loads[i] > max(1.5 * ctl, 60.0)]
         since = None if not hard else len(loads) - 1 - hard[-1]
-        if form < -30 or ready["score"] < 30:
+        if form < -30 or (score is not None and score < 30):
             state, advice = "very_fatigued", "rest or 30-45 min very easy; no intensity"
-        elif form < -10 or ready["score"] < 40:
+        elif form < -10 or (score is not None and score < 40):
             state, advice = "fatigued", "easy aerobic training only (zone 1-2) until TSB > -10"
         elif form <= 5:
             state, advice = "neutral", "normal training; a quality session is fine"
@@ -337,10 +416,10 @@ class AnalysisService:
         else:
             state, advice = "detraining", "fresh but losing fitness: add training load"
         return {
-            "summary": f"{state.replace('_', ' ')}: form {form:+.1f} (CTL {ctl:.1f}, ATL "
-                       f"{atl:.1f}), readiness {ready['score']}; {advice}",
-            "state": state, "advice": advice, "form": _r(form), "ctl": _r(ctl),
-            "atl": _r(atl), "readiness": ready["score"],
+            "summary": f"{state.replace('_', ' ')}: form (TSB) {_signed(form)} (CTL "
+                       f"{ctl:.1f}, ATL {atl:.1f}), readiness {_score(score)}; {advice}",
+            "state": state, "advice": advice, "tsb": _r(form), "ctl": _r(ctl),
+            "atl": _r(atl), "readiness": score,
             "days_since_hard_session": since,
             "load_last_7_days": _r(float(loads[-7:].sum())),
         }
@@ -356,21 +435,23 @@ class AnalysisService:
         for r in rows:
             d = local_day(r.start_at, r.utc_offset_s)
             week = d - timedelta(days=d.weekday())
-            t = table[week].setdefault(r.sport, {"sessions": 0, "hours": 0.0, "km": 0.0,
-                                                 "load": 0.0})
+            t = table[week].setdefault(r.sport, {"sessions": 0, "moving_hours": 0.0,
+                                                 "km": 0.0, "load": 0.0})
             t["sessions"] += 1
-            t["hours"] += (r.moving_s or r.elapsed_s) / 3600.0
+            t["moving_hours"] += moving_seconds(r) / 3600.0
             t["km"] += (r.distance_m or 0.0) / 1000.0
             t["load"] += r.load or 0.0
         out: list[dict[str, Any]] = []
         for k in range(weeks):
             week = first + timedelta(weeks=k)
-            sports = {s: {"sessions": int(v["sessions"]), "hours": _r(v["hours"], 2),
+            sports = {s: {"sessions": int(v["sessions"]),
+                          "moving_hours": _r(v["moving_hours"], 2),
                           "km": _r(v["km"]), "load": _r(v["load"])}
                       for s, v in sorted(table.get(week, {}).items())}
             out.append({"week": week.isoformat(),
                         "load": _r(sum(v["load"] for v in table.get(week, {}).values())),
-                        "hours": _r(sum(v["hours"] for v in table.get(week, {}).values()), 2),
+                        "moving_hours": _r(sum(v["moving_hours"]
+                                               for v in table.get(week, {}).values()), 2),
                         "by_sport": sports})
         loads = [w["load"] or 0.0 for w in out]
         return {"summary": f"{weeks} weeks from {first}: mean load "
@@ -383,13 +464,15 @@ class AnalysisService:
     def totals(rows: Sequence[PeriodRow]) -> dict[str, dict[str, Any]]:
         out: dict[str, dict[str, Any]] = {}
         for r in rows:
-            t = out.setdefault(r.sport, {"sessions": 0, "hours": 0.0, "km": 0.0, "load": 0.0})
+            t = out.setdefault(r.sport, {"sessions": 0, "moving_hours": 0.0, "km": 0.0,
+                                         "load": 0.0})
             t["sessions"] += 1
-            t["hours"] += (r.moving_s or r.elapsed_s) / 3600.0
+            t["moving_hours"] += moving_seconds(r) / 3600.0
             t["km"] += (r.distance_m or 0.0) / 1000.0
             t["load"] += r.load or 0.0
-        return {s: {"sessions": v["sessions"], "hours": _r(v["hours"], 1), "km": _r(v["km"]),
-                    "load": _r(v["load"], 0)} for s, v in sorted(out.items())}
+        return {s: {"sessions": v["sessions"], "moving_hours": _r(v["moving_hours"], 1),
+                    "km": _r(v["km"]), "load": _r(v["load"], 0)}
+                for s, v in sorted(out.items())}
 
     async def training_summary(self, owner: Owner) -> dict[str, Any]:
         """The first call: today's CTL / ATL / TSB, the last four weeks by sport, recent
@@ -403,8 +486,8 @@ class AnalysisService:
         stale = await self.recomputing(owner)
         ctl, atl, tsb = float(p.ctl[-1]), float(p.atl[-1]), float(p.tsb[-1])
         ramp = float(p.ctl[-1] - p.ctl[-8])
-        summary = (f"CTL {ctl:.0f}, ATL {atl:.0f}, TSB {tsb:+.0f}; {len(rows)} activities "
-                   f"in 4 weeks; readiness {ready['score']}")
+        summary = (f"CTL {ctl:.1f}, ATL {atl:.1f}, TSB {_signed(tsb)}; {len(rows)} "
+                   f"activities in 4 weeks; readiness {_score(ready['score'])}")
         if stale:
             summary += f"; {stale} activities being recomputed"
         return {
@@ -544,8 +627,8 @@ class AnalysisService:
         for r in rows:
             if r.sport not in RUN_SPORTS:
                 continue
-            for name, t in (r.metrics.get("best_efforts") or {}).items():
-                if t is not None and (name not in best or t < best[name][0]):
+            for name, t in possible_efforts(r.metrics.get("best_efforts")).items():
+                if name not in best or t < best[name][0]:
                     best[name] = (float(t), str(r.id),
                                   local_day(r.start_at, r.utc_offset_s).isoformat())
         return best
@@ -558,6 +641,30 @@ class AnalysisService:
                  for n, (t, _, _) in efforts.items()
                  if an.BEST_EFFORT_DISTANCES.get(n, 0) >= 1609]
         return max(found) if found else None
+
+    async def race_prediction(self, owner: Owner, distance_m: float | None,
+                              time_s: float | None, targets: list[float]) -> dict[str, Any]:
+        """Race times for ``targets`` from a race given, or, without one, from the
+        person's own form: the best effort of the last 90 days with the highest VDOT
+        (``_vdot``, as goal feasibility, the training summary and estimate_vo2max use),
+        so a distance's prediction is the same in every answer."""
+        if distance_m is not None or time_s is not None:
+            if distance_m is None or time_s is None:
+                raise FitnessInputError("give distance_m and time_s of a race, or neither "
+                                        "to predict from your own best efforts")
+            return predict_race(distance_m, time_s, targets)
+        today = await self.today(owner)
+        efforts = await self._efforts(owner, today - timedelta(days=89), today)
+        vdot = self._vdot(efforts)
+        if vdot is None:
+            raise FitnessInputError("no run of a mile or more in the last 90 days to predict "
+                                    "from: give distance_m and time_s of a recent race")
+        name = vdot[1]
+        seconds, activity_id, day = efforts[name]
+        out = predict_race(an.BEST_EFFORT_DISTANCES[name], seconds, targets)
+        out["summary"] = f"from your best {name} ({day}): {out['summary']}"
+        out["basis"] = {"effort": name, "activity_id": activity_id, "date": day}
+        return out
 
     async def best_efforts(self, owner: Owner, start: str | None, end: str | None
                            ) -> dict[str, Any]:
@@ -672,16 +779,32 @@ class AnalysisService:
             else an.w_prime_balance_skiba2015, power, cp_f, w_f)
         low = int(np.argmin(bal))
         step = max(1, math.ceil(len(bal) / max_points))
-        series = [{"t_s": int(i), "w_prime_bal_j": _r(float(bal[i]), 0)}
-                  for i in range(0, len(bal), step)]
+        # Below 0 the model is wrong, not the rider: the series stops at 0 (empty), and
+        # the answer says how far under it went and why.
+        shown = np.maximum(bal, 0.0)
+        series = [{"t_s": int(i), "w_prime_bal_j": _r(float(shown[i]), 0)}
+                  for i in range(0, len(shown), step)]
         below = float(np.sum(bal < 0.25 * w_f))
-        return {"summary": f"W' balance ({model}, CP {cp_f:.0f} W, W' {w_f / 1000:.1f} kJ): "
-                           f"lowest {bal[low] / 1000:.1f} kJ "
-                           f"({100 * bal[low] / w_f:.0f} %) at {_hms(low)}",
-                "activity_id": str(found.id), "model": model, "cp_watts": _r(cp_f, 1),
-                "w_prime_j": _r(w_f, 0), "basis": basis,
-                "min_w_prime_bal_j": _r(float(bal[low]), 0), "min_at_s": low,
-                "seconds_below_25pct": int(below), "series": series}
+        summary = (f"W' balance ({model}, CP {cp_f:.0f} W, W' {w_f / 1000:.1f} kJ): "
+                   f"lowest {bal[low] / 1000:.1f} kJ ({100 * bal[low] / w_f:.0f} %) at "
+                   f"{_hms(low)}")
+        out: dict[str, Any] = {
+            "activity_id": str(found.id), "model": model, "cp_watts": _r(cp_f, 1),
+            "w_prime_j": _r(w_f, 0), "basis": basis,
+            "min_w_prime_bal_j": _r(float(bal[low]), 0), "min_at_s": low,
+            "seconds_below_25pct": int(below), "series": series}
+        if bal[low] < 0:
+            fix = ("give cp_watts and w_prime_j from a recent test" if basis != "given"
+                   else "raise cp_watts or w_prime_j, or leave them out to fit them from "
+                   "the last 90 days")
+            warning = (f"W' balance fell to {100 * bal[low] / w_f:.0f} % of W' "
+                       f"({bal[low] / 1000:.1f} kJ) at {_hms(low)}, which no rider can: "
+                       f"CP {cp_f:.0f} W or W' {w_f / 1000:.1f} kJ is too low for this "
+                       f"ride ({fix}); the series stops at 0 (W' empty)")
+            summary = (f"W' balance ({model}, CP {cp_f:.0f} W, W' {w_f / 1000:.1f} kJ): "
+                       f"empty from {_hms(int(np.argmax(bal < 0)))}; {warning}")
+            out["warning"] = warning
+        return {"summary": summary, **out}
 
     async def zone_distribution(self, owner: Owner, start: str | None, end: str | None,
                                 kind: Literal["power", "hr", "pace"], sport: str | None = None
@@ -704,9 +827,11 @@ class AnalysisService:
         for r in rows:
             z = np.asarray(r.metrics[key], float)
             total[: len(z)] += z
+        all_s = float(total.sum())
+        if all_s <= 0:
+            return await self._no_zones(owner, kind, first, last)
         z1, z2, z3 = coggan_3zone(total.tolist(), kind, n)
         dist = an.intensity_distribution(z1, z2, z3)
-        all_s = float(total.sum())
         zones = [{"zone": i + 1, "seconds": _r(float(s), 0),
                   "share": _r(float(s) / all_s, 3) if all_s else 0.0}
                  for i, s in enumerate(total)]
@@ -731,6 +856,22 @@ class AnalysisService:
                                "high": _r(dist.zone3, 3),
                                "polarization_index": _r(dist.polarization_index, 3)},
                 "distribution": shape}
+
+    async def _no_zones(self, owner: Owner, kind: Literal["power", "hr", "pace"],
+                        first: date, last: date) -> dict[str, Any]:
+        """No time in zones: which threshold is missing and how to set it, or that no
+        activity of the period recorded the channel (never a shape of nothing)."""
+        names, what = ZONE_SETTINGS[kind]
+        settings = SettingsHistory(await self.store.settings(owner.user_id)).on(last)
+        missing = [] if any(settings.get(n) for n in names) else list(names)
+        reason = (f"{what}: {set_hint(missing)}" if missing else
+                  f"no activity with {CHANNEL_NAMES[kind]} data in the period")
+        return {"summary": f"{kind} zones {first} to {last}: none; {reason}",
+                "kind": kind, "from": first.isoformat(), "to": last.isoformat(),
+                "activities": 0, "zone_model": None, "zones": [],
+                "three_zone": {"low": None, "moderate": None, "high": None,
+                               "polarization_index": None},
+                "distribution": None, "missing": missing}
 
     async def vo2max(self, owner: Owner) -> dict[str, Any]:
         day = await self.today(owner)
@@ -788,7 +929,7 @@ class AnalysisService:
         day = local_day(found.start_at, found.utc_offset_s)
         stale = await self.recomputing(owner)
         head = [f"{found.sport} {day}", f"{(found.distance_m or 0) / 1000:.1f} km",
-                _hms(found.moving_s or found.elapsed_s)]
+                _hms(moving_seconds(found)) + " moving"]
         if m.get("load") is not None:
             head.append(f"load {m['load']:.0f} ({m.get('load_method')})")
         if m.get("normalized_power") is not None:
@@ -799,12 +940,11 @@ class AnalysisService:
             head.append(f"decoupling {m['aerobic_decoupling_pct']:.1f} %")
         return {"summary": ", ".join(head) + (" (being recomputed)" if stale else ""),
                 "activity_id": str(found.id), "name": found.name, "sport": found.sport,
-                "date": day.isoformat(), "duration_s": _r(found.elapsed_s, 0),
+                "date": day.isoformat(), "elapsed_s": _r(found.elapsed_s, 0),
                 "moving_s": _r(found.moving_s, 0), "distance_m": _r(found.distance_m, 0),
                 "metrics": metrics, "time_in_zones_s": zones, "peaks": peaks,
                 "ftp_used_watts": ftp, "best_efforts": {
-                    k: _r(v, 1) for k, v in (m.get("best_efforts") or {}).items()
-                    if v is not None},
+                    k: _r(v, 1) for k, v in possible_efforts(m.get("best_efforts")).items()},
                 "recomputing": stale}
 
     async def compare_activities(self, owner: Owner, ids: Sequence[str]) -> dict[str, Any]:
@@ -821,7 +961,8 @@ class AnalysisService:
                                                                                     strict=True))
         return {"summary": summary,
                 "activities": [{k: it[k] for k in ("activity_id", "name", "sport", "date",
-                                                   "duration_s", "distance_m")}
+                                                   "elapsed_s", "moving_s",
+                                                   "distance_m")}
                                for it in items],
                 "metrics": table, "peaks": peaks}
 
@@ -832,7 +973,8 @@ class AnalysisService:
         totals = self.totals(rows)
         return {
             "from": first.isoformat(), "to": last.isoformat(), "activities": len(rows),
-            "hours": _r(sum((r.moving_s or r.elapsed_s) for r in rows) / 3600.0, 1),
+            "moving_hours": _r(sum(moving_seconds(r) for r in rows) / 3600.0, 1),
+            "elapsed_hours": _r(sum(r.elapsed_s for r in rows) / 3600.0, 1),
             "km": _r(sum((r.distance_m or 0.0) for r in rows) / 1000.0, 1),
             "load": _r(float(loads.sum()), 0),
             "load_per_week": _r(float(loads.sum()) / len(loads) * 7.0, 0),
@@ -847,7 +989,8 @@ class AnalysisService:
         first, last = await self.period(owner, start, end, 28)
         stats = await self.period_stats(owner, first, last)
         return {"summary": f"{first} to {last}: {stats['activities']} activities, "
-                           f"{stats['hours']} h, {stats['km']} km, load {stats['load']}",
+                           f"{stats['moving_hours']} h moving ({stats['elapsed_hours']} h "
+                           f"elapsed), {stats['km']} km, load {stats['load']}",
                 **stats}
 
     async def compare_periods(self, owner: Owner, a: tuple[str | None, str | None],
@@ -856,13 +999,13 @@ class AnalysisService:
         b1, b2 = await self.period(owner, b[0], b[1], 28)
         pa, pb = await self.period_stats(owner, a1, a2), await self.period_stats(owner, b1, b2)
         change: dict[str, float | None] = {}
-        for k in ("activities", "hours", "km", "load", "load_per_week", "mean_ctl",
+        for k in ("activities", "moving_hours", "km", "load", "load_per_week", "mean_ctl",
                   "power_5min", "power_20min"):
             x, y = pa.get(k), pb.get(k)
             change[k] = _r(y - x, 1) if x is not None and y is not None else None
         return {"summary": f"B vs A: load/week {pb['load_per_week']} vs {pa['load_per_week']}"
-                           f", hours {pb['hours']} vs {pa['hours']}, mean CTL "
-                           f"{pb['mean_ctl']} vs {pa['mean_ctl']}",
+                           f", moving hours {pb['moving_hours']} vs {pa['moving_hours']}, "
+                           f"mean CTL {pb['mean_ctl']} vs {pa['mean_ctl']}",
                 "a": pa, "b": pb, "change": change}
 
     # -- patterns ---------------------------------------------------------------------------
@@ -894,7 +1037,7 @@ class AnalysisService:
         for r in rows:
             d = local_day(r.start_at, r.utc_offset_s)
             k = (d - first).days // 7
-            h = (r.moving_s or r.elapsed_s) / 3600.0
+            h = moving_seconds(r) / 3600.0
             hours[k] += h
             days[d.strftime("%A")] += 1
             if r.sport in ("run", "ride"):
@@ -902,7 +1045,7 @@ class AnalysisService:
                 arr[k] = np.fmax(arr[k], h)
         th = an.trend(hours)
         if th is not None:
-            add("weekly_hours_trend", f"weekly hours {th.direction} "
+            add("weekly_hours_trend", f"weekly moving hours {th.direction} "
                 f"({th.slope_per_day:+.2f} h per week, p = {th.p_value:.3f})",
                 slope_per_week=_r(th.slope_per_day, 3), p_value=_r(th.p_value, 4),
                 direction=th.direction)
@@ -917,7 +1060,7 @@ class AnalysisService:
         for kind in kinds:
             dist = await self.zone_distribution(owner, first.isoformat(), last.isoformat(),
                                                 kind)
-            if dist["activities"]:
+            if dist["distribution"] is not None:
                 tz = dist["three_zone"]
                 add("intensity_distribution", f"{dist['distribution']} by {kind}: low "
                     f"{tz['low']:.0%}, moderate {tz['moderate']:.0%}, high {tz['high']:.0%}"
@@ -1055,8 +1198,9 @@ class AnalysisService:
         else:
             assert goal.value is not None
             rows = await self._rows(owner, today - timedelta(days=27), today)
-            current_h = sum((r.moving_s or r.elapsed_s) for r in rows) / 3600.0 / 4.0
-            out["model"] = "weekly hours up by at most 10 % per week (rule of thumb)"
+            current_h = sum(moving_seconds(r) for r in rows) / 3600.0 / 4.0
+            out["model"] = ("weekly moving hours up by at most 10 % per week (rule of "
+                            "thumb)")
             out["required"], out["current"] = goal.value, _r(current_h, 2)
             if current_h <= 0:
                 verdict, detail = "unknown", "no training in the last 4 weeks"
@@ -1065,7 +1209,7 @@ class AnalysisService:
                           if goal.value > current_h else 0.0)
                 verdict = ("achieved" if need_w == 0 else "likely" if need_w <= weeks * 0.7
                            else "possible" if need_w <= weeks else "unlikely")
-                detail = (f"{current_h:.1f} -> {goal.value:.1f} h/week needs "
+                detail = (f"{current_h:.1f} -> {goal.value:.1f} h/week moving needs "
                           f"{need_w:.0f} weeks at +10 %/week; {weeks:.0f} left")
         out["verdict"] = verdict
         out["detail"] = detail
@@ -1082,10 +1226,12 @@ class AnalysisService:
         at each session's intensity factor (TSS per hour = 100 IF^2)."""
         today = await self.today(owner)
         goal = await self._goal(owner, goal_id) if goal_id else None
-        _, p = await self.pmc(owner, today, today)
-        ctl, atl = float(p.ctl[-1]), float(p.atl[-1])
+        ctl, atl, _ = await self.form(owner, today)
+        # The week ahead starts after today's training: TSB of tomorrow (CTL - ATL of
+        # today, ``form``), named so; every "tsb" elsewhere is the day's own.
         form = ctl - atl
-        ready = (await self.readiness(owner, today.isoformat()))["score"]
+        score = (await self.readiness(owner, today.isoformat()))["score"]
+        ready = 50 if score is None else score  # nothing recorded: no reason to rest
         rows = await self._rows(owner, today - timedelta(days=27), today)
         if sport is None:
             sport = (goal.sport if goal and goal.sport else
@@ -1108,15 +1254,17 @@ class AnalysisService:
             why = "race within 3 weeks: taper to 70 % of the usual load"
         elif form < -25 or ready < 35:
             phase, weekly = "recovery", 0.6 * ctl * 7
-            why = f"form {form:+.0f} / readiness {ready}: a recovery week at 60 % load"
+            why = (f"TSB tomorrow {_signed(form)} / readiness {_score(score)}: a recovery "
+                   "week at 60 % load")
         elif form < -10:
             phase, weekly = "hold", ctl * 7
-            why = f"form {form:+.0f}: hold CTL (load = CTL x 7)"
+            why = f"TSB tomorrow {_signed(form)}: hold CTL (load = CTL x 7)"
         else:
             ramp = min(5.0, max(2.0, 0.05 * ctl))
             phase = "build"
             weekly = 7 * (ctl + ramp - ctl * k) / (1 - k)
-            why = f"form {form:+.0f}, readiness {ready}: build CTL by {ramp:.1f} this week"
+            why = (f"TSB tomorrow {_signed(form)}, readiness {_score(score)}: build CTL "
+                   f"by {ramp:.1f} this week")
         settings = SettingsHistory(await self.store.settings(owner.user_id)).on(today)
         plan = [("rest", 0.0, None), ("intervals", 0.16, 0.95), ("easy", 0.12, 0.65),
                 ("tempo", 0.16, 0.85), ("easy", 0.12, 0.65), ("long", 0.30, 0.70),
@@ -1149,7 +1297,7 @@ class AnalysisService:
                            f"{sum(1 for s in sessions if s['type'] != 'rest')} sessions, "
                            f"{total / 60:.1f} h; {why}",
                 "phase": phase, "week_of": monday.isoformat(), "target_load": _r(weekly, 0),
-                "ctl": _r(ctl), "form": _r(form), "readiness": ready,
+                "ctl": _r(ctl), "tsb_tomorrow": _r(form), "readiness": score,
                 "easy_share_of_time": _r(1 - hard / total, 2) if total else None,
                 "rationale": why, "sessions": sessions,
                 "goal": goal_json(goal) if goal else None}
@@ -1287,4 +1435,4 @@ def _goal_uuid(text: str) -> uuid.UUID:
 
 
 __all__ = ["DEFAULT_CURVE_DURATIONS", "AnalysisService", "GoalNotFound", "aligned",
-           "coggan_3zone", "goal_json", "local_day"]
+           "coggan_3zone", "goal_json", "local_day", "possible_efforts"]

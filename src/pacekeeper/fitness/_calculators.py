@@ -50,10 +50,12 @@ def predict_race(distance_m: float, time_s: float, targets: list[float]) -> dict
             predictions.append({"method": method, "distance_m": target,
                                 "time_s": round(seconds, 1), "time": hms(seconds),
                                 "pace_s_per_km": round(seconds / target * 1000.0, 1)})
-    first = [p for p in predictions if p["distance_m"] == targets[0]]
-    line = ", ".join(f"{p['method']} {p['time']}" for p in first)
+    # One prediction per distance: Daniels' (the one every answer gives); Riegel's
+    # formula beside it, named, as a second opinion.
+    first = {p["method"]: p["time"] for p in predictions if p["distance_m"] == targets[0]}
     return {"summary": f"{distance_m / 1000:g} km in {hms(time_s)} = VDOT {vdot:.1f}; "
-                       f"{targets[0] / 1000:g} km: {line}",
+                       f"{targets[0] / 1000:g} km in {first['vdot']} (Daniels VDOT; "
+                       f"Riegel's formula: {first['riegel']})",
             "vdot": round(vdot, 2), "distance_m": distance_m, "time_s": time_s,
             "predictions": predictions}
 

@@ -53,6 +53,12 @@ _DETAIL: dict[str, Any] = {
         "laps": {"type": "array", "items": {"type": "object"}},
         "metrics": {"type": "object"},
         "device_metrics": {"type": "object"},
+        "timer_time_s": _NUM,
+        "legs": {"type": "array", "items": {"type": "object"},
+                 "description": "a multisport file's legs (swim, transition, bike, run)"},
+        "swim": {"type": "object", "description": "a pool swim's lengths, pace, SWOLF, rests"},
+        "computed": {"type": "object",
+                     "description": "our figures beside the device's totals shown above"},
     },
 }
 _IMPORT_RESULT: dict[str, Any] = {

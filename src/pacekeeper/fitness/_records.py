@@ -79,6 +79,8 @@ class NewActivity:
     device_name: str | None = None
     laps: list[dict[str, Any]] = field(default_factory=list)
     device_metrics: dict[str, Any] = field(default_factory=dict)
+    # legs, swim, timer_s, computed (docs/import.md): empty for a provider's activity.
+    structure: dict[str, Any] = field(default_factory=dict)
     # The name is ours ("Morning ride"), not the source's: a merge keeps a given one.
     # Not a column.
     name_generated: bool = field(default=False, metadata={"column": False})
@@ -109,6 +111,7 @@ class StoredActivity:
     laps: list[dict[str, Any]]
     metrics: dict[str, Any]
     device_metrics: dict[str, Any]
+    structure: dict[str, Any]
     sources: tuple[SourceRef, ...]
     stream_channels: tuple[str, ...]
     created_at: datetime

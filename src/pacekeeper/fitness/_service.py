@@ -98,15 +98,40 @@ def default_name(sport: str, start: datetime, utc_offset_s: int | None) -> str:
     return f"{part} {sport}"
 
 
+def _two(values: Mapping[str, Any]) -> dict[str, Any]:
+    # Our figures beside the device's: to 0.01, more than any of them measures.
+    return {k: round(v, 2) if isinstance(v, float) else v for k, v in values.items()}
+
+
+def _plain(item: Any) -> dict[str, Any]:
+    """A lap or leg as JSON: times as ISO 8601, the computed figures as a plain dict."""
+    return {k: (v.isoformat() if isinstance(v, datetime) else _two(v)
+                if isinstance(v, Mapping) else v) for k, v in asdict(item).items()}
+
+
+def structure_of(parsed: ParsedActivity) -> dict[str, Any]:
+    """The file's structure beside the summary (docs/import.md): the device's timer
+    time, our figures where the device's totals are shown, a multisport file's legs, a
+    pool swim's figures. Empty keys are left out."""
+    out: dict[str, Any] = {}
+    if parsed.timer_s is not None:
+        out["timer_s"] = parsed.timer_s
+    if parsed.computed:
+        out["computed"] = _two(parsed.computed)
+    if parsed.legs:
+        out["legs"] = [_two(_plain(leg)) for leg in parsed.legs]
+    if parsed.swim is not None:
+        out["swim"] = asdict(parsed.swim)
+    return out
+
+
 def summary_of(parsed: ParsedActivity) -> NewActivity:
-    laps = [
-        {k: (v.isoformat() if isinstance(v, datetime) else v) for k, v in asdict(lap).items()}
-        for lap in parsed.laps
-    ]
+    laps = [_plain(lap) for lap in parsed.laps]
     return NewActivity(
         sport=parsed.sport.value, start_at=parsed.start, elapsed_s=parsed.elapsed_s,
         source_sport=parsed.file_sport,
-        name=parsed.name or default_name(parsed.sport.value, parsed.start, parsed.utc_offset_s),
+        name=parsed.name or default_name("multisport" if parsed.legs else parsed.sport.value,
+                                         parsed.start, parsed.utc_offset_s),
         name_generated=not parsed.name,
         utc_offset_s=parsed.utc_offset_s,
         moving_s=parsed.moving_s, distance_m=parsed.distance_m,
@@ -115,6 +140,7 @@ def summary_of(parsed: ParsedActivity) -> NewActivity:
         max_heartrate=parsed.max_heartrate, avg_watts=parsed.avg_watts,
         max_watts=parsed.max_watts, avg_cadence=parsed.avg_cadence, calories=parsed.calories,
         device_name=parsed.device_name, laps=laps, device_metrics=dict(parsed.device_metrics),
+        structure=structure_of(parsed),
     )  # fmt: skip
 
 
@@ -205,7 +231,7 @@ class FitnessService:
         blob = await asyncio.to_thread(streams.to_bytes) if streams is not None else None
         channels = ",".join(k for k in streams.keys if streams.has(k)) if streams else ""
         samples = len(streams) if streams is not None else 0
-        metrics = await self._metrics(owner, new.sport, new.start_at, streams)
+        metrics = await self._metrics(owner, new.sport, new.start_at, streams, new.distance_m)
         for candidate in await self.store.candidates(owner.user_id, new.start_at,
                                                      MATCH_START_S):
             if not _same_activity(candidate, new):
@@ -239,12 +265,12 @@ class FitnessService:
         return len(StreamSet.from_bytes(blob)) if blob else 0
 
     async def _metrics(self, owner: Owner, sport: str, start: datetime,
-                       streams: StreamSet | None) -> dict[str, Any]:
+                       streams: StreamSet | None, distance_m: float | None) -> dict[str, Any]:
         if streams is None:
             return {}
         history = SettingsHistory(await self.store.settings(owner.user_id))
         athlete = snapshot(history.on(start.astimezone(UTC).date()))
-        return await asyncio.to_thread(_analyze, streams, sport, athlete)
+        return await asyncio.to_thread(_analyze, streams, sport, athlete, distance_m)
 
     # -- reading it back ------------------------------------------------------------------
 
@@ -334,7 +360,7 @@ class FitnessService:
                 continue
             athlete = snapshot(history.on(activity.start_at.astimezone(UTC).date()))
             metrics = await asyncio.to_thread(_analyze, StreamSet.from_bytes(blob),
-                                              activity.sport, athlete)
+                                              activity.sport, athlete, activity.distance_m)
             await self.store.set_metrics(owner.user_id, activity_id, metrics, self.clock())
             count += 1
         return count
@@ -352,13 +378,19 @@ class FitnessService:
         return await self.store.delete_provider_data(owner.user_id, provider)
 
 
-def _analyze(streams: StreamSet, sport: str, athlete: AthleteSnapshot) -> dict[str, Any]:
+def _analyze(streams: StreamSet, sport: str, athlete: AthleteSnapshot,
+             distance_m: float | None) -> dict[str, Any]:
     try:
         kind = Sport(sport)
     except ValueError:
         kind = Sport.OTHER
     metrics = analyze_activity(streams, kind, athlete)
     result: dict[str, Any] = metrics.to_json()
+    if distance_m is not None:
+        # One distance everywhere: the activity's (the device's total where the file
+        # has one), not a second reading of the stream (a pool swim's first sample is
+        # one length in: its span is a length short).
+        result["distance_m"] = distance_m
     # The one load figure the load model uses (power TSS, else rTSS, else hrTSS).
     load = tss_for(metrics)
     result["load"], result["load_method"] = (None, None) if load is None else load

@@ -112,6 +112,7 @@ def _activity(row: ActivityRow, sources: Sequence[SourceRef], channels: str | No
         laps=[] if headline is not None else list(row.laps or []),
         metrics=headline if headline is not None else dict(row.metrics or {}),
         device_metrics={} if headline is not None else dict(row.device_metrics or {}),
+        structure={} if headline is not None else dict(row.structure or {}),
         sources=tuple(sources),
         stream_channels=tuple(channels.split(",")) if channels else (),
         created_at=row.created_at, updated_at=row.updated_at,
@@ -170,7 +171,7 @@ class SqlFitnessStore:
         # The streams' channel names come in the same statement (one round trip less).
         stmt = (select(ActivityRow, ActivityStreamRow.channels, *_HEADLINE_COLUMNS)
                 .options(defer(ActivityRow.metrics), defer(ActivityRow.laps),
-                         defer(ActivityRow.device_metrics))
+                         defer(ActivityRow.device_metrics), defer(ActivityRow.structure))
                 .outerjoin(ActivityStreamRow, and_(ActivityStreamRow.activity_id == ActivityRow.id,
                                                    ActivityStreamRow.user_id == user_id))
                 .where(ActivityRow.user_id == user_id))
@@ -288,7 +289,8 @@ class SqlFitnessStore:
                         # offset, a figure) stays as the activity had it, and so does a
                         # name the person or the provider gave over one we made up.
                         values = {name: value for name in _NEW_FIELDS
-                                  if (value := getattr(replace, name)) is not None}
+                                  if (value := getattr(replace, name)) is not None
+                                  and not (name == "structure" and not value)}
                         if replace.name_generated:
                             values.pop("name", None)
                         await session.execute(
@@ -429,6 +431,17 @@ class SqlFitnessStore:
                        ActivityRow.start_at < end, ActivityRow.load.is_not(None)))
             # Plain tuples (not Row objects) for numpy; load is not null by the WHERE.
             return cast(list[tuple[int, float]], [tuple(r) for r in rows])
+
+    async def first_load_start(self, user_id: uuid.UUID) -> datetime | None:
+        """The start of the person's first activity with a load: where their training
+        load history, and so the PMC, begins (one index lookup)."""
+        async with self._sessions() as session:
+            found = await session.scalar(
+                select(func.min(ActivityRow.start_at))
+                .where(ActivityRow.user_id == user_id, ActivityRow.load.is_not(None)))
+            if found is None:
+                return None
+            return found if found.tzinfo else found.replace(tzinfo=UTC)
 
     async def latest_offset(self, user_id: uuid.UUID, since: datetime, before: datetime
                             ) -> int | None:

@@ -68,6 +68,9 @@ class ActivityRow(Base):
     metrics: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     # What the recording device wrote about itself (FIT session figures), for reference.
     device_metrics: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    # What the file says of its own structure (migration 0014): a multisport file's legs,
+    # a pool swim's figures, the timer time, and our figures beside the device's totals.
+    structure: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict, server_default="{}")
     created_at: Mapped[datetime] = mapped_column(UtcDateTime)
     updated_at: Mapped[datetime] = mapped_column(UtcDateTime)
     # metrics["load"] as a plain column (migration 0010), written with the metrics: period

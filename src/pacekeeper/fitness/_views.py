@@ -60,10 +60,24 @@ def activity_json(activity: StoredActivity, *, detail: bool = False) -> dict[str
             laps=activity.laps,
             metrics=metrics,
             device_metrics=activity.device_metrics,
+            **_structure(activity.structure),
             sources=[s.to_json() for s in activity.sources],
             created_at=_iso(activity.created_at),
             updated_at=_iso(activity.updated_at),
         )
+    return out
+
+
+def _structure(structure: dict[str, Any]) -> dict[str, Any]:
+    """The file's structure (docs/import.md): the device's timer time, a multisport
+    file's legs, a pool swim's figures, and ``computed``: our figure of each total the
+    device wrote, beside the device's, which is the one shown above."""
+    out: dict[str, Any] = {}
+    if structure.get("timer_s") is not None:
+        out["timer_time_s"] = _r(structure["timer_s"], 0)
+    for key in ("legs", "swim", "computed"):
+        if structure.get(key):
+            out[key] = structure[key]
     return out
 
 

@@ -18,7 +18,7 @@ from pacekeeper._openapi_parts import SESSION_AUTH as _AUTH
 from pacekeeper.api._common import JSONResponse, read_json_object, services
 from pacekeeper.errors import ValidationFailed
 from pacekeeper.fitness._analysis import AnalysisService
-from pacekeeper.fitness._calculators import predict_race, training_paces, zones
+from pacekeeper.fitness._calculators import training_paces, zones
 from pacekeeper.fitness._records import Owner
 
 Handler = Callable[[Request, AnalysisService, Owner], Awaitable[dict[str, Any]]]
@@ -176,12 +176,9 @@ async def _week(r: Request, a: AnalysisService, o: Owner) -> dict[str, Any]:
 
 
 async def _race(r: Request, a: AnalysisService, o: Owner) -> dict[str, Any]:
-    distance = _float(r, "distance_m", required=True)
-    time_s = _float(r, "time_s", required=True)
     target = _float(r, "target_distance_m")
-    assert distance is not None
-    assert time_s is not None
-    return predict_race(distance, time_s, [target] if target else [])
+    return await a.race_prediction(o, _float(r, "distance_m"), _float(r, "time_s"),
+                                   [target] if target else [])
 
 
 async def _paces(r: Request, a: AnalysisService, o: Owner) -> dict[str, Any]:

@@ -2,7 +2,10 @@
 
 First the client and the redirect URI: if either is wrong the user sees an error page
 and is never redirected (AS-4: an unverified redirect URI would be an open redirect).
-Only then may errors go back to the client's redirect URI (with `state` and `iss`).
+Only then may errors go back to the client's redirect URI (with `state` and `iss`), and
+only once the person has signed in and allowed this client before (RFC 9700 4.11.2:
+anyone can register a client, so its URI is trusted only after someone's consent; the
+authorize endpoint decides, `RedirectError` just carries the error).
 """
 
 from __future__ import annotations
@@ -35,9 +38,10 @@ class ErrorPage(PacekeeperError):
 class RedirectError(PacekeeperError):
     """An OAuth error for a verified redirect URI: sent there with `state` and `iss`."""
 
-    def __init__(self, error: OAuth2Error, redirect_uri: str, state: str) -> None:
+    def __init__(self, error: OAuth2Error, client_id: str, redirect_uri: str, state: str) -> None:
         super().__init__(error.description)
         self.error = error
+        self.client_id = client_id
         self.redirect_uri = redirect_uri
         self.state = state
 
@@ -98,14 +102,15 @@ async def validate(
         challenge = rfc7636.check_challenge(
             _single(params, "code_challenge"), _single(params, "code_challenge_method")
         )
-        registered = client.metadata.get("scope")
-        allowed = registered.split() if isinstance(registered, str) else None
-        scope = _scopes.parse(_single(params, "scope"), allowed)
+        # The registered scope is the default, not a ceiling: step-up asks for more
+        # than the client registered, and the person's consent decides (docs/oauth.md).
+        default = _scopes.default_for(client.metadata.get("scope"))
+        scope = _scopes.parse(_single(params, "scope"), default)
         audience = resources.audience(params.get("resource", []))
     except OAuth2Error as exc:
         if not named:
             raise ErrorPage("Invalid request", exc.description or exc.error) from None
-        raise RedirectError(exc, redirect_uri, state) from None
+        raise RedirectError(exc, client.client_id, redirect_uri, state) from None
     kept = tuple((k, v) for k in _PARAMS for v in params.get(k, []))
     return AuthorizationRequest(client, redirect_uri, state, scope, audience, challenge, kept)
 

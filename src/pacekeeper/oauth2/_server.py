@@ -127,6 +127,10 @@ class AuthorizationServer:
             raise ErrorPage("Unknown client", "No client is registered with this client_id.")
         return found
 
+    async def granted_scopes(self, user_id: uuid.UUID, client_id: str) -> frozenset[str]:
+        """What the person already granted the client (live grants); empty if nothing."""
+        return await self.store.granted_scopes(user_id, client_id, self.clock())
+
     async def issue_code(self, request: AuthorizationRequest, user_id: uuid.UUID) -> str:
         now = self.clock()
         code = secrets.token_urlsafe(32)

@@ -107,6 +107,11 @@ class OAuthStore(Protocol):
         """Revoke the token and insert its successor in one transaction (atomic check)."""
     async def refresh_state(self, token_hash: str) -> RefreshState | None:
         """Family, revocation and owner of a stored token; None when unknown."""
+    async def granted_scopes(
+        self, user_id: uuid.UUID, client_id: str, now: datetime
+    ) -> frozenset[str]:
+        """The scopes of the person's live grants to the client (live refresh tokens:
+        what the assistants page lists); empty when there is none."""
     async def revoke_family(self, family_id: uuid.UUID, now: datetime) -> int:
         """Record the family as revoked, then revoke its refresh tokens (active ones counted)."""
     async def family_revoked(self, family_id: uuid.UUID) -> bool:
@@ -239,6 +244,17 @@ class SqlOAuthStore:
         if row is None:
             return None
         return RefreshState(row.family_id, row.revoked_at is not None, row.client_id)
+
+    async def granted_scopes(
+        self, user_id: uuid.UUID, client_id: str, now: datetime
+    ) -> frozenset[str]:
+        query = select(_RT.scope).distinct().where(
+            _RT.user_id == user_id, _RT.client_id == client_id, _RT.revoked_at.is_(None),
+            _RT.expires_at > now,
+        )
+        async with self._sessions() as session:
+            scopes = (await session.scalars(query)).all()
+        return frozenset(s for scope in scopes for s in scope.split())
 
     async def revoke_family(self, family_id: uuid.UUID, now: datetime) -> int:
         # The latest revocation counts: the record is kept an access-token lifetime after it.

@@ -100,7 +100,7 @@ class LoadRisk(Result):
 
 class ReadinessResult(Result):
     date: str
-    score: int
+    score: int | None
     level: str
     tsb: float | None
     inputs: list[dict[str, Any]]
@@ -109,10 +109,10 @@ class ReadinessResult(Result):
 class RecoveryStatus(Result):
     state: str
     advice: str
-    form: float | None
+    tsb: float | None
     ctl: float | None
     atl: float | None
-    readiness: int
+    readiness: int | None
     days_since_hard_session: int | None
 
 
@@ -160,7 +160,7 @@ class ZoneDistribution(Result):
     activities: int
     zones: list[dict[str, Any]]
     three_zone: dict[str, Any]
-    distribution: str
+    distribution: str | None
 
 
 class Vo2max(Result):
@@ -192,7 +192,7 @@ class PeriodComparison(Result):
 
 class PeriodStats(Result):
     activities: int
-    hours: float | None
+    moving_hours: float | None
     km: float | None
     load: float | None
     by_sport: dict[str, Any]

@@ -50,6 +50,10 @@ class ActivityDetail(ActivitySummary):
     laps: list[dict[str, Any]]
     metrics: dict[str, Any]
     device_metrics: dict[str, Any]
+    timer_time_s: NotRequired[float | None]
+    legs: NotRequired[list[dict[str, Any]]]
+    swim: NotRequired[dict[str, Any]]
+    computed: NotRequired[dict[str, Any]]
     created_at: str
     updated_at: str
 

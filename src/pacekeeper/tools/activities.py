@@ -82,7 +82,8 @@ class ActivityTools(ToolGroup):
         name="get_activity",
         meta=ui_meta(ACTIVITY),
         description="One activity in detail: summary, laps, every computed metric (normalized "
-        "power, TSS, IF, zones, curves) and the recording device's own figures.",
+        "power, TSS, IF, zones, curves), the recording device's own figures (shown over "
+        "ours, kept in computed), a multisport file's legs, a pool swim's lengths, pace and SWOLF.",
         annotations=READ_ONLY,
         scopes=(READ,),
     )

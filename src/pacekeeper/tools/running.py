@@ -8,34 +8,35 @@ from typing import Annotated, cast
 from pydantic import Field
 
 from mcpcast import Param, tool
-from pacekeeper.fitness._calculators import predict_race, training_paces
+from pacekeeper.fitness import Owner
+from pacekeeper.fitness._calculators import training_paces
 from pacekeeper.tools._analysis_base import AnalysisGroup
 from pacekeeper.tools._analysis_shapes import RacePrediction, TrainingPaces
 from pacekeeper.tools._base import READ, READ_ONLY, service_errors
 
-RaceDistance = Annotated[float, Param(description="Race distance, m (800-100000)."),
+RaceDistance = Annotated[float, Param(description="A race's distance, m (800-100000)."),
                          Field(ge=800, le=100000)]
-RaceTime = Annotated[float, Param(description="Race time, s."), Field(ge=60, le=86400)]
+RaceTime = Annotated[float, Param(description="That race's time, s."),
+                     Field(ge=60, le=86400)]
 
 
 class RunningTools(AnalysisGroup):
     @tool(
         name="predict_race_time",
-        description="Predict race times from a recent race: Daniels-Gilbert VDOT equivalents "
-        "and Riegel's T2 = T1 (D2/D1)^1.06, for target_distance_m (default 5 km, 10 km, half "
-        "and full marathon).",
+        description="Predict race times (Daniels VDOT; Riegel's formula beside it) from a "
+        "recent race, or without one from the athlete's best effort of the last 90 days, "
+        "for target_distance_m (default 5 km, 10 km, half and full marathon).",
         annotations=READ_ONLY,
         scopes=(READ,),
     )
     async def predict_race_time(
-        self, distance_m: RaceDistance, time_s: RaceTime,
+        self, owner: Owner, distance_m: RaceDistance | None = None,
+        time_s: RaceTime | None = None,
         target_distance_m: Annotated[float | None, Param(
             description="Distance to predict, m."), Field(ge=800, le=100000)] = None,
     ) -> RacePrediction:
-        async with service_errors():
-            result = predict_race(distance_m, time_s,
-                                  [target_distance_m] if target_distance_m else [])
-        return cast(RacePrediction, result)
+        return await self.shaped(RacePrediction, self.analysis().race_prediction(
+            owner, distance_m, time_s, [target_distance_m] if target_distance_m else []))
 
     @tool(
         name="get_training_paces",

@@ -56,9 +56,11 @@ async def test_compare_activities_lines_up_the_stored_figures(harness: Harness) 
                        {"activity_ids": [str(ride), str(run)]}))["structuredContent"]
     assert body["activities"] == [
         {"activity_id": str(ride), "name": None, "sport": "ride",
-         "date": ride_day.isoformat(), "duration_s": 3600.0, "distance_m": 30124.0},
+         "date": ride_day.isoformat(), "elapsed_s": 3600.0, "moving_s": 3600.0,
+         "distance_m": 30124.0},
         {"activity_id": str(run), "name": None, "sport": "run",
-         "date": run_day.isoformat(), "duration_s": 3726.0, "distance_m": 12050.0},
+         "date": run_day.isoformat(), "elapsed_s": 3726.0, "moving_s": 3726.0,
+         "distance_m": 12050.0},
     ]
     assert body["metrics"] == {
         "avg_hr": [None, 151.0], "avg_power": [231.0, None],
@@ -256,7 +258,7 @@ async def test_suggest_week_load_arithmetic(harness: Harness, history: list[floa
     body = (await _mcp(h, auth, "suggest_training_week", {}))["structuredContent"]
     assert body["phase"] == phase
     assert body["ctl"] == pytest.approx(round(ctl, 1))
-    assert body["form"] == pytest.approx(round(form, 1))
+    assert body["tsb_tomorrow"] == pytest.approx(round(form, 1))
     assert body["readiness"] == ready
     if phase == "build":
         assert ctl >= 15 and form >= -10 and ready >= 35
@@ -329,7 +331,7 @@ async def test_suggest_week_hold_taper(harness: Harness, phase: str, today_load:
     body = (await _mcp(h, auth, "suggest_training_week", args))["structuredContent"]
     assert body["phase"] == phase
     assert body["ctl"] == pytest.approx(round(ctl, 1))
-    assert body["form"] == pytest.approx(round(form, 1))
+    assert body["tsb_tomorrow"] == pytest.approx(round(form, 1))
     assert body["readiness"] == ready  # 49: TSB about -0.4
     if phase == "hold":
         assert -25 <= form < -10 and ctl >= 15

@@ -110,11 +110,11 @@ async def test_weekly_load_and_periods_add_up_by_hand(harness: Harness) -> None:
     assert [w["week"] for w in weekly["weeks"]] == [last_monday.isoformat(),
                                                     monday.isoformat()]
     before, now = weekly["weeks"]
-    assert before["load"] == 170.0 and before["hours"] == 2.75
+    assert before["load"] == 170.0 and before["moving_hours"] == 2.75
     assert before["by_sport"] == {
-        "ride": {"sessions": 1, "hours": 2.0, "km": 60.0, "load": 120.0},
-        "run": {"sessions": 1, "hours": 0.75, "km": 10.0, "load": 50.0}}
-    assert now["by_sport"] == {"ride": {"sessions": 1, "hours": 1.0, "km": 30.0,
+        "ride": {"sessions": 1, "moving_hours": 2.0, "km": 60.0, "load": 120.0},
+        "run": {"sessions": 1, "moving_hours": 0.75, "km": 10.0, "load": 50.0}}
+    assert now["by_sport"] == {"ride": {"sessions": 1, "moving_hours": 1.0, "km": 30.0,
                                         "load": 70.0}}
     http = (await h.client.get("/api/weekly-load", headers=auth, params={"weeks": 2})).json()
     assert http == weekly
@@ -127,7 +127,7 @@ async def test_weekly_load_and_periods_add_up_by_hand(harness: Harness) -> None:
             )["structuredContent"]
     days_b = (today - monday).days + 1
     assert both["a"]["activities"] == 2 and both["b"]["activities"] == 1
-    assert both["a"]["hours"] == 2.8 and both["b"]["hours"] == 1.0  # 2.75 to 0.1
+    assert both["a"]["moving_hours"] == 2.8 and both["b"]["moving_hours"] == 1.0  # 2.75
     assert both["a"]["km"] == 70.0 and both["b"]["km"] == 30.0
     assert both["a"]["load"] == 170 and both["b"]["load"] == 70
     assert both["a"]["load_per_week"] == 170
@@ -141,8 +141,8 @@ async def test_weekly_load_and_periods_add_up_by_hand(harness: Harness) -> None:
     assert both["a"]["end_ctl"] == pytest.approx(round(ctl, 1))
     period = (await _mcp(h, auth, "get_period_summary", {"from": a[0], "to": a[1]})
               )["structuredContent"]
-    assert {k: period[k] for k in ("activities", "hours", "km", "load")} == {
-        "activities": 2, "hours": 2.8, "km": 70.0, "load": 170}
+    assert {k: period[k] for k in ("activities", "moving_hours", "km", "load")} == {
+        "activities": 2, "moving_hours": 2.8, "km": 70.0, "load": 170}
     assert period["by_sport"]["run"]["sessions"] == 1
     http = (await h.client.get("/api/period-summary", headers=auth,
                                params={"from": a[0], "to": a[1]})).json()
@@ -154,8 +154,9 @@ async def test_weekly_load_and_periods_add_up_by_hand(harness: Harness) -> None:
 async def test_recovery_status_against_a_plain_loop_and_the_bands(
         harness: Harness, rest_days: int, state: str) -> None:
     """150 days at load 60 (one hard day of 150 twelve days before the rest), then
-    `rest_days` without training up to today. Form after today = CTL - ATL from a plain
-    Python loop; bands (TrainingPeaks): <= +5 neutral, <= +25 fresh, above detraining.
+    `rest_days` without training up to today. Form = today's TSB (CTL - ATL of yesterday,
+    the one definition every answer uses) from a plain Python loop; bands (TrainingPeaks):
+    <= +5 neutral, <= +25 fresh, above detraining.
     Readiness with no health recorded: 50 + 25 clip(TSB / 15, -2, 2), TSB going into
     today."""
     h = harness
@@ -167,11 +168,10 @@ async def test_recovery_status_against_a_plain_loop_and_the_bands(
     await _store(h, owner, [{"start": _at(first + timedelta(days=i), 10),
                              "metrics": {"load": x}} for i, x in enumerate(loads) if x])
     ctl, atl, tsb_today = plain_pmc(loads)[-1]
-    form = ctl - atl
     body = (await _mcp(h, auth, "get_recovery_status", {}))["structuredContent"]
     assert body["ctl"] == pytest.approx(round(ctl, 1))
     assert body["atl"] == pytest.approx(round(atl, 1))
-    assert body["form"] == pytest.approx(round(form, 1))
+    assert body["tsb"] == pytest.approx(round(tsb_today, 1))
     assert body["state"] == state
     assert body["readiness"] == round(50 + 25 * max(-2.0, min(2.0, tsb_today / 15)))
     # The hard day (150 > max(1.5 CTL, 60)) was 12 + rest_days days ago.

@@ -200,4 +200,7 @@ def test_imported_trainer_ride_np_if_tss_against_the_device() -> None:
     assert m.normalized_power is not None and m.intensity_factor is not None
     assert 228.375 * 0.999 <= m.normalized_power < 228.625 * 1.001
     assert m.intensity_factor == pytest.approx(float(session["intensity_factor"]), rel=0.002)
-    assert m.tss == pytest.approx(float(session["training_stress_score"]), rel=0.003)
+    # TSS counts the whole power series (Coggan), the device 29 s fewer: its 50.8
+    # scaled by the seconds counted (2,222 power seconds in the file, the device's 2,193).
+    assert m.tss == pytest.approx(float(session["training_stress_score"]) * 2222 / 2193,
+                                  rel=0.003)

@@ -142,18 +142,26 @@ async def _readiness(h: Harness, auth: dict[str, str], day: date | None = None
     return body
 
 
-def _check(body: dict[str, Any], score: float, inputs: dict[str, dict[str, float]]) -> None:
+def _check(body: dict[str, Any], score: float, inputs: dict[str, dict[str, float]],
+           own: dict[str, float | None] | None = None) -> None:
+    """``own``: the day's own HRV and resting HR (what the daily summary shows, issue 27
+    item 12): an input's ``value``; the 7-day mean it is scored on is ``mean_7d``."""
     assert body["score"] == round(score)
     assert {i["name"] for i in body["inputs"]} == set(inputs)
     for got in body["inputs"]:
         want = inputs[got["name"]]
         assert got["weight"] == WEIGHTS[got["name"]]
-        assert abs(got["value"] - want["value"]) <= 0.005 + 1e-9
+        if got["name"] in ("hrv", "resting_hr"):
+            assert abs(got["mean_7d"] - want["value"]) <= 0.005 + 1e-9
+            day_value = (own or {}).get(got["name"])
+            assert got["value"] == (None if day_value is None else round(day_value, 2))
+        else:
+            assert abs(got["value"] - want["value"]) <= 0.005 + 1e-9
         assert abs(got["baseline"] - want["baseline"]) <= 0.005 + 1e-9
         assert abs(got["z"] - want["z"]) <= 0.005 + 1e-9
         assert abs(got["points"] - want["points"]) <= 0.05 + 1e-9
     names = ", ".join(i["name"] for i in body["inputs"])
-    assert body["summary"].endswith(f"from {names}")
+    assert body["summary"].split("; without ")[0].endswith(f"from {names}")
 
 
 async def test_a_strained_week_against_the_formula_by_hand(harness: Harness) -> None:
@@ -172,7 +180,7 @@ async def test_a_strained_week_against_the_formula_by_hand(harness: Harness) -> 
     assert tsb < -15  # a loaded week: the TSB input is negative too
     score, inputs = _expected(hrv, rhr, 6.4, 68.0, tsb)
     body = await _readiness(harness, auth)
-    _check(body, score, inputs)
+    _check(body, score, inputs, {"hrv": hrv[-1], "resting_hr": rhr[-1]})
     assert abs(body["tsb"] - tsb) <= 0.05 + 1e-9
     assert inputs["hrv"]["z"] < -1 and inputs["resting_hr"]["z"] < -1  # the strain shows
     assert body["level"] == "low" and body["score"] < 40
@@ -194,7 +202,7 @@ async def test_a_rested_week_reads_high(harness: Harness) -> None:
                   sleep_score=88)
     score, inputs = _expected(hrv, rhr, 8.6, 88.0, 0.0)
     body = await _readiness(harness, auth)
-    _check(body, score, inputs)
+    _check(body, score, inputs, {"hrv": hrv[-1], "resting_hr": rhr[-1]})
     assert body["level"] == "high"
 
 
@@ -208,8 +216,10 @@ async def test_without_hrv_the_other_inputs_carry_the_score(harness: Harness) ->
                   sleep_score=None)
     score, inputs = _expected(None, rhr, 7.1, None, 0.0)
     body = await _readiness(harness, auth)
-    _check(body, score, inputs)
-    assert "hrv" not in body["summary"]
+    _check(body, score, inputs, {"resting_hr": rhr[-1]})
+    # HRV is not among the inputs, and the answer says it is missing (issue 27 item 13)
+    assert "hrv" not in body["summary"].split("; without ")[0]
+    assert body["missing"] == ["hrv", "training"]
 
 
 async def test_without_sleep_last_night(harness: Harness) -> None:
@@ -224,7 +234,7 @@ async def test_without_sleep_last_night(harness: Harness) -> None:
         harness.clock())
     score, inputs = _expected(hrv, rhr, None, None, 0.0)
     body = await _readiness(harness, auth)
-    _check(body, score, inputs)
+    _check(body, score, inputs, {"hrv": hrv[-1], "resting_hr": rhr[-1]})
     assert not {"sleep_duration", "sleep_score"} & {i["name"] for i in body["inputs"]}
 
 
@@ -246,17 +256,22 @@ async def test_a_short_history(harness: Harness) -> None:
     await _health(harness, owner, today, "fitbit", hrv=list(hrv), rhr=list(rhr))
     score, inputs = _expected(list(hrv), list(rhr), None, None, 0.0)
     assert set(inputs) == {"hrv", "resting_hr", "tsb"}
-    _check(await _readiness(harness, auth), score, inputs)
+    _check(await _readiness(harness, auth), score, inputs,
+           {"hrv": hrv[-1], "resting_hr": rhr[-1]})
 
 
 async def test_nothing_recorded_and_flat_series_give_finite_answers(harness: Harness) -> None:
-    """A new person with no health and no training: 50 from TSB 0 alone, and said so.
-    A flat series (SD 0) and a zero rMSSD (not a value: its log is undefined) give z 0
-    and no NaN. Readiness, recovery status and training summary stay finite."""
+    """A new person with no health and no training: no score (it read "50/100 (normal)",
+    issue 27 item 13), what is missing and how to get it. A flat series (SD 0) and a
+    zero rMSSD (not a value: its log is undefined) give z 0 and no NaN. Readiness,
+    recovery status and training summary stay finite."""
     auth, owner = await _person(harness, "empty@example.com")
     body = await _readiness(harness, auth)
-    assert body["score"] == 50 and [i["name"] for i in body["inputs"]] == ["tsb"]
-    assert body["summary"].endswith("from tsb")
+    assert body["score"] is None and body["level"] == "no_data" and body["inputs"] == []
+    assert body["missing"] == ["hrv", "resting_hr", "sleep", "training"]
+    assert "no HRV, resting heart rate or sleep recorded and no training load" in \
+        body["summary"] and "Connections page" in body["summary"]
+    assert "50" not in body["summary"]
 
     flat_auth, flat = await _person(harness, "flat@example.com")
     today = harness.clock().date()
@@ -276,9 +291,9 @@ async def test_nothing_recorded_and_flat_series_give_finite_answers(harness: Har
             result = await _mcp(harness, who, tool, {})
             assert not result.get("isError"), result
             _finite(result["structuredContent"])
-    # Long ago, before anything: the same clear neutral answer.
+    # Long ago, before anything: the same clear "no data" answer.
     old = await _readiness(harness, flat_auth, today - timedelta(days=4000))
-    assert old["score"] == 50 and [i["name"] for i in old["inputs"]] == ["tsb"]
+    assert old["score"] is None and old["inputs"] == []
 
 
 async def test_a_bad_date_is_a_clear_400(harness: Harness) -> None:
@@ -299,7 +314,7 @@ async def test_readiness_reads_only_its_own_persons_health(harness: Harness) -> 
     await _health(harness, other, today, "garmin", hrv=hrv, rhr=rhr, sleep_s=4 * 3600,
                   sleep_score=30)
     body = await _readiness(harness, auth)
-    assert body["score"] == 50 and [i["name"] for i in body["inputs"]] == ["tsb"]
+    assert body["score"] is None and body["inputs"] == []
 
 
 

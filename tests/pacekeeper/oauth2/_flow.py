@@ -11,7 +11,9 @@ from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 import httpx
+import orjson
 
+from pacekeeper.oauth2.cimd import MetadataDocuments
 from pacekeeper.oauth2.rfc7636 import s256
 from tests.pacekeeper.conftest import PASSWORD, Harness
 
@@ -134,6 +136,23 @@ async def full_flow(
     return reg, response.json()
 
 
+async def allowed_client(
+    h: Harness, email: str, scope: str = "fitness:read", **metadata: Any
+) -> tuple[Registered, dict[str, Any]]:
+    """A person signs in and allows a public client `scope` (a live grant: the token
+    response); the browser keeps its session, so the next authorize goes to consent."""
+    h.client.cookies.clear()
+    await h.register(email)
+    h.client.cookies.clear()
+    reg = await register_client(h, scope=scope, token_endpoint_auth_method="none", **metadata)
+    verifier, challenge = pkce()
+    params = authorize_params(reg.client_id, challenge, scope=scope)
+    query = redirect_query(await login_and_consent(h.client, params, email))
+    response = await exchange(h, reg, query["code"], verifier)
+    assert response.status_code == 200, response.text
+    return reg, response.json()
+
+
 async def call_whoami(client: httpx.AsyncClient, token: str) -> httpx.Response:
     headers = {**ACCEPT, "authorization": f"Bearer {token}",
                "mcp-protocol-version": "2025-11-25"}
@@ -146,3 +165,23 @@ async def call_whoami(client: httpx.AsyncClient, token: str) -> httpx.Response:
     call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
             "params": {"name": "whoami", "arguments": {}}}
     return await client.post("/mcp", headers=headers, json=call)
+
+
+def metadata_documents(status: int, body: Any, headers: dict[str, str] | None = None,
+                       *, allow_loopback: bool = True) -> tuple[MetadataDocuments, list[str]]:
+    """Client ID metadata documents answered with `status` and `body` instead of
+    fetched from the network; the list records the URLs asked for."""
+    seen: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(str(request.url))
+        content = body if isinstance(body, bytes) else orjson.dumps(body)
+        return httpx.Response(status, content=content, headers=headers or {})
+
+    client = httpx.AsyncClient(transport=httpx.MockTransport(handler))
+    return MetadataDocuments(allow_loopback=allow_loopback, client=client), seen
+
+
+DOC_URL = "http://127.0.0.1:9/client.json"
+DOC = {"client_id": DOC_URL, "client_name": "Doc Client",
+       "redirect_uris": ["http://127.0.0.1:5555/cb"], "token_endpoint_auth_method": "none"}

@@ -12,7 +12,8 @@ from starlette.requests import Request
 from pacekeeper.oauth2._ratelimit import client_ip, parse_proxies
 from pacekeeper.oauth2.cimd import MetadataDocumentError, MetadataDocuments
 from tests.pacekeeper.conftest import Harness
-from tests.pacekeeper.oauth2._flow import authorize_params, pkce
+from tests.pacekeeper.oauth2._flow import DOC, DOC_URL, authorize_params, pkce
+from tests.pacekeeper.oauth2._flow import metadata_documents as _documents
 
 REG = {"redirect_uris": ["https://app.example/cb"]}
 
@@ -71,24 +72,6 @@ def test_forwarded_for_only_from_trusted_proxies() -> None:
     assert client_ip(_request("10.1.2.3", "6.6.6.6, 1.2.3.4, 192.168.1.1"), proxies) == "1.2.3.4"
     assert client_ip(_request("10.1.2.3", "garbage"), proxies) == "10.1.2.3"
     assert client_ip(_request("10.1.2.3", "1.2.3.4"), ()) == "10.1.2.3"
-
-
-def _documents(status: int, body: Any, headers: dict[str, str] | None = None,
-               *, allow_loopback: bool = True) -> tuple[MetadataDocuments, list[str]]:
-    seen: list[str] = []
-
-    def handler(request: httpx.Request) -> httpx.Response:
-        seen.append(str(request.url))
-        content = body if isinstance(body, bytes) else orjson.dumps(body)
-        return httpx.Response(status, content=content, headers=headers or {})
-
-    client = httpx.AsyncClient(transport=httpx.MockTransport(handler))
-    return MetadataDocuments(allow_loopback=allow_loopback, client=client), seen
-
-
-DOC_URL = "http://127.0.0.1:9/client.json"
-DOC = {"client_id": DOC_URL, "client_name": "Doc Client",
-       "redirect_uris": ["http://127.0.0.1:5555/cb"], "token_endpoint_auth_method": "none"}
 
 
 async def test_metadata_document_is_fetched_and_cached() -> None:

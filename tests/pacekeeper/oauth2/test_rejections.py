@@ -11,6 +11,7 @@ from tests.pacekeeper.conftest import Harness
 from tests.pacekeeper.oauth2._flow import (
     REDIRECT,
     Registered,
+    allowed_client,
     authorize_params,
     basic,
     call_whoami,
@@ -45,8 +46,9 @@ async def _code(h: Harness, email: str, **metadata: object) -> tuple[Registered,
     {"code_challenge": "short"},
 ])
 async def test_pkce_other_than_s256_is_refused(harness: Harness, change: dict[str, str]) -> None:
-    """AS-3: plain, a missing method or a missing/ill-formed challenge -> invalid_request."""
-    reg = await register_client(harness)
+    """AS-3: plain, a missing method or a missing/ill-formed challenge -> invalid_request
+    (sent to the client: the person signed in and allowed it, RFC 9700 4.11.2)."""
+    reg, _ = await allowed_client(harness, "pkce@example.com")
     _, challenge = pkce()
     params = {k: v for k, v in {**authorize_params(reg.client_id, challenge), **change}.items()
               if v}
@@ -236,9 +238,7 @@ async def test_unregistered_grant_type(harness: Harness) -> None:
 
 async def test_resource_becomes_audience_and_others_are_refused(harness: Harness) -> None:
     """AS-14: resource -> aud; an unknown resource is invalid_target."""
-    await harness.register("aud@example.com")
-    harness.client.cookies.clear()
-    reg = await register_client(harness)
+    reg, _ = await allowed_client(harness, "aud@example.com")
     _, challenge = pkce()
     params = authorize_params(reg.client_id, challenge, resource="https://other.example/mcp")
     query = redirect_query(await harness.client.get("/oauth2/authorize", params=params))

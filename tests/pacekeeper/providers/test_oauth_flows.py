@@ -208,3 +208,43 @@ async def test_wrong_client_secret_is_a_config_error(http: httpx.AsyncClient) ->
     start = await client.start_authorization("u:n")
     with pytest.raises(ProviderConfigError):
         await client.complete_authorization(start, await consent(http, start, "approve"))
+
+
+async def test_standalone_sandbox_redirects_only_to_loopback(http: httpx.AsyncClient) -> None:
+    """Issue 28: with no redirect URI registered, the consent page answers (deny or
+    approve) only to loopback URIs; anything else is an error page, no Location."""
+    base = {"client_id": "sandbox-client", "response_type": "code", "state": "s"}
+    for decision in ("deny", "approve"):
+        for uri in ("https://evil.example/phish", "http://evil.example/cb",
+                    "http://127.0.0.1.evil.example/cb"):
+            refused = await http.get("/strava/oauth/authorize", params={
+                **base, "redirect_uri": uri, "decision": decision})
+            assert refused.status_code == 400, (uri, refused.headers)
+            assert "location" not in refused.headers
+        ok = await http.get("/strava/oauth/authorize", params={
+            **base, "redirect_uri": "http://127.0.0.1:9/cb", "decision": decision})
+        assert ok.status_code == 302
+        assert ok.headers["location"].startswith("http://127.0.0.1:9/cb?")
+
+
+async def test_registered_sandbox_redirect_uris_match_exactly(clock: FakeClock) -> None:
+    """A registered list replaces the loopback rule: exact matches only."""
+    from pacekeeper.providers.sandbox import create_sandbox_app
+
+    own = "https://dev.example/api/oauth/callback/strava"
+    app = create_sandbox_app(SandboxState(clock=clock, redirect_uris=(own,)))
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url=BASE) as http:
+        for uri, status in ((own, 302), (own + "/", 400), ("http://127.0.0.1:9/cb", 400)):
+            answer = await http.get("/strava/oauth/authorize", params={
+                "client_id": "sandbox-client", "response_type": "code", "redirect_uri": uri,
+                "decision": "deny"})
+            assert answer.status_code == status, uri
+
+
+async def test_garmin_oauth1_callback_must_be_registered(http: httpx.AsyncClient) -> None:
+    """The OAuth 1.0a confirm page redirects to the callback given with the request
+    token (deny too), so an unregistered callback gets no request token."""
+    evil = ProviderSettings.for_sandbox("garmin", BASE, redirect_uri="https://evil.example/cb")
+    client = GarminClient(evil, http, oauth_version=1)
+    with pytest.raises(ReconnectRequired):
+        await client.start_authorization("user-3:n")

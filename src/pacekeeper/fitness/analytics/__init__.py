@@ -8,6 +8,7 @@ its formula and source; ``docs/analytics.md`` lists them with the tests that pro
 from ._activity import ActivityMetrics, AthleteSnapshot, LoadSource, analyze_activity, tss_for
 from ._curves import (
     BEST_EFFORT_DISTANCES,
+    MAX_RUN_SPEED_MPS,
     STANDARD_DURATIONS,
     NanPolicy,
     best_efforts,
@@ -98,6 +99,7 @@ __all__ = [
     "FRIEL_LTHR_ZONES",
     "FRIEL_PACE_ZONES",
     "KARVONEN_ZONES",
+    "MAX_RUN_SPEED_MPS",
     "PERCENT_MAX_ZONES",
     "STANDARD_DURATIONS",
     "ActivityMetrics",

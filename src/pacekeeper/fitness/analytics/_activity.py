@@ -144,10 +144,9 @@ def analyze_activity(streams: StreamSet, sport: Sport, athlete: AthleteSnapshot)
             m["time_in_power_zones"] = _floats(_power.time_in_zones(power, power_bounds))
             if np_w is not None:
                 m["intensity_factor"] = _power.intensity_factor(np_w, athlete.ftp_watts)
-                # The seconds NP averages over (its full 30 s windows): the duration a
-                # Garmin Edge uses for the TSS it writes (reproduced to 0.1 %, tests).
-                seconds = float(len(recorded) - (_power.NP_WINDOW_S - 1))
-                m["tss"] = _power.tss(np_w, athlete.ftp_watts, seconds)
+                # Coggan: the whole power series, not the seconds the 30 s windows
+                # end on (recorded - 29, what a Garmin Edge writes: -0.8 % an hour).
+                m["tss"] = _power.tss(np_w, athlete.ftp_watts, float(len(recorded)))
         if hr is not None:
             m["aerobic_decoupling_pct"] = _power.aerobic_decoupling(power, hr)
         m["power_curve"] = _curve(power, durations, "zero")

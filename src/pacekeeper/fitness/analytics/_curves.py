@@ -356,6 +356,11 @@ BEST_EFFORT_DISTANCES: Final[dict[str, float]] = {
 }
 
 
+MAX_RUN_SPEED_MPS: Final = 12.5
+"""No runner covers ground faster (Bolt's peak over 100 m: 12.4 m/s): a distance stream
+that gains more in a second is a GPS jump, and counts only this much."""
+
+
 def best_efforts(
     distance: npt.ArrayLike,
     time: npt.ArrayLike | None = None,
@@ -365,27 +370,40 @@ def best_efforts(
 
     ``distance`` is the cumulative distance stream (m), ``time`` its seconds (default
     0, 1, 2 ... for the 1 Hz grid); NaN samples are dropped and the distance made
-    non-decreasing. For every sample ``j`` as the end, ``searchsorted`` finds the latest
-    start ``i`` with ``dist[j] - dist[i] >= D``; the covering time is interpolated
-    linearly inside the start's second (the runner passes the start mark between two
-    samples), so a 1 Hz stream gives sub-second times. None when the run is shorter.
+    non-decreasing (a GPS step back is no progress) and measured from the first sample.
+    A step forward faster than ``MAX_RUN_SPEED_MPS`` over its seconds counts at that
+    speed (a GPS jump is no progress either): no effort is ever faster than a runner can
+    be. For every sample ``j`` as the end, ``searchsorted`` finds the latest start ``i``
+    with ``dist[j] - dist[i] >= D``; the covering time is interpolated linearly inside
+    the start's second (the runner passes the start mark between two samples), so a
+    1 Hz stream gives sub-second times. None when the run is shorter.
+
+    The distance starts at 0 (the first sample's own distance, often a few metres, is
+    subtracted): with it, ``dist[j] - D`` could round below the first sample although
+    ``dist[j] - dist[0] >= D``, and the start index -1 took the run's last second, so a
+    10 km run read "10 km in -5 s".
     """
     d = as_float(distance)
     t = np.arange(len(d), dtype=np.float64) if time is None else as_float(time)
-    ok = ~np.isnan(d)
-    d, t = np.maximum.accumulate(d[ok]) if ok.any() else d[ok], t[ok]
+    ok = ~np.isnan(d) & ~np.isnan(t)
+    d, t = d[ok], t[ok]
+    if len(d) >= 2:
+        steps = np.diff(np.maximum.accumulate(d))
+        steps = np.minimum(steps, MAX_RUN_SPEED_MPS * np.maximum(np.diff(t), 0.0))
+        d = np.concatenate(([0.0], np.cumsum(steps)))
     out: dict[str, float | None] = {}
     for name, target in (distances or BEST_EFFORT_DISTANCES).items():
-        if len(d) < 2 or d[-1] - d[0] < target:
+        if len(d) < 2 or d[-1] < target:
             out[name] = None
             continue
-        ends = np.flatnonzero(d - d[0] >= target)
-        # latest start i with d[i] <= d[j] - target
-        i = np.searchsorted(d, d[ends] - target, side="right") - 1
-        # the start mark lies between samples i and i + 1: interpolate its time
+        ends = np.flatnonzero(d >= target)
+        # the start mark, >= 0 = d[0] exactly (IEEE subtraction keeps a >= b as a - b >= 0)
         mark = d[ends] - target
-        d0, d1 = d[i], d[np.minimum(i + 1, len(d) - 1)]
-        t0, t1 = t[i], t[np.minimum(i + 1, len(d) - 1)]
+        # latest start i with d[i] <= mark: 0 <= i < end
+        i = np.searchsorted(d, mark, side="right") - 1
+        # the start mark lies between samples i and i + 1: interpolate its time
+        d0, d1 = d[i], d[i + 1]
+        t0, t1 = t[i], t[i + 1]
         frac = np.where(d1 > d0, (mark - d0) / np.where(d1 > d0, d1 - d0, 1.0), 0.0)
         start_time = t0 + frac * (t1 - t0)
         out[name] = float(np.min(t[ends] - start_time))
@@ -394,6 +412,7 @@ def best_efforts(
 
 __all__ = [
     "BEST_EFFORT_DISTANCES",
+    "MAX_RUN_SPEED_MPS",
     "STANDARD_DURATIONS",
     "NanPolicy",
     "best_efforts",

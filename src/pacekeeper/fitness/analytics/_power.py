@@ -50,10 +50,10 @@ def intensity_factor(np_watts: float, ftp_watts: float) -> float:
 
 def tss(np_watts: float, ftp_watts: float, duration_s: float) -> float:
     """Training stress score (Coggan): (s x NP x IF) / (FTP x 3600) x 100, i.e. 100 x
-    hours x IF^2. ``duration_s`` is the workout's duration; ``analyze_activity`` uses the
-    seconds NP is averaged over (recorded seconds, pauses excluded, less the first 29
-    that no full 30 s window ends on), which is what a Garmin Edge writes; counting all
-    recorded seconds instead reads 1.4 % higher on a 37-minute ride."""
+    hours x IF^2. ``duration_s`` is the workout's duration: ``analyze_activity`` passes
+    the whole power series (every recorded power second, pauses excluded), so an hour
+    at FTP is 100. A Garmin Edge counts only the seconds its 30 s average covers
+    (recorded - 29), which reads 29 s short: 99.19 for that hour, -1.3 % on 37 min."""
     intensity = np_watts / ftp_watts
     return duration_s * np_watts * intensity / (ftp_watts * 3600.0) * 100.0
 

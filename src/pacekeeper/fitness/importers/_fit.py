@@ -1,8 +1,9 @@
 """FIT activities with Garmin's official SDK (``garmin_fit_sdk``: ``Decoder``/``Stream``).
 
 Decoding: ``Decoder.read`` with timestamps left as FIT seconds (no per-field datetime
-objects; faster) and everything else at its defaults (scale and offset applied,
-components expanded, enum values as strings, HR messages merged into records). Record
+objects; faster), HR messages not merged into records (``_heart_rates`` puts the
+strap's beats on the grid) and everything else at its defaults (scale and offset
+applied, components expanded, enum values as strings). Record
 fields are then collected into one list per channel and turned into numpy arrays: no
 other per-sample Python work.
 
@@ -41,13 +42,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 import numpy as np
-from garmin_fit_sdk import FIT_EPOCH_S, Decoder, Stream
+from garmin_fit_sdk import FIT_EPOCH_S, Decoder, Stream, hr_mesg_utils
 
 from pacekeeper.fitness.models import Sport
 from pacekeeper.fitness.streams import FloatArray
 
-from . import _sport
-from ._assemble import Decoded, RawLap
+from . import _sport, _totals
+from ._assemble import Decoded, RawLap, RawLeg, RawLength
 from ._errors import ImportRejected
 
 _SEMICIRCLE_DEG: Final = 180.0 / 2**31
@@ -65,7 +66,11 @@ _NOT_METRICS: Final = frozenset(
 def _decode(data: bytes) -> tuple[Mapping[str, Any], list[Exception]]:
     decoder = Decoder(Stream.from_byte_array(bytearray(data)))
     try:
-        messages, errors = decoder.read(convert_datetimes_to_dates=False)
+        # Heart rate of ``hr`` messages is put on the grid by the importer itself
+        # (``_heart_rates``): the SDK's merge would raise on a message it cannot expand
+        # and so refuse the whole file, and would average beats between sparse records.
+        messages, errors = decoder.read(convert_datetimes_to_dates=False,
+                                        merge_heart_rates=False)
     except Exception as error:  # the SDK catches most errors itself; be certain
         return {}, [error]
     return messages, list(errors)
@@ -258,6 +263,92 @@ def _sport_of(
     return _sport.from_fit(sport, sub_sport), _label(sport, sub_sport)
 
 
+def _start(mesg: Mapping[str, Any]) -> float | None:
+    start = mesg.get("start_time")
+    return float(start) + FIT_EPOCH_S if isinstance(start, int) else None
+
+
+def _legs(sessions: Sequence[Mapping[str, Any]]) -> list[RawLeg]:
+    """A multisport file's sessions as legs, in time order (one session: no legs)."""
+    if len(sessions) < 2:
+        return []
+    legs = []
+    for session in sessions:
+        start = _start(session)
+        if start is None:
+            return []  # a leg we cannot place: no legs rather than wrong ones
+        sport, sub_sport = session.get("sport"), session.get("sub_sport")
+        legs.append(RawLeg(
+            start_s=start,
+            sport=_sport.from_fit(sport if isinstance(sport, str) else None,
+                                  sub_sport if isinstance(sub_sport, str) else None),
+            file_sport=_label(sport, sub_sport),
+            transition=sport == "transition",
+            device=_totals.from_fit(session),
+        ))
+    return sorted(legs, key=lambda leg: leg.start_s)
+
+
+def _continue_distance(seconds: FloatArray, distance: FloatArray, legs: Sequence[RawLeg]) -> None:
+    """Make a multisport file's distance one cumulative series, in place: some devices
+    (the Fenix 2) restart each leg's distance at 0, so its last value would be the last
+    leg's alone. Where a leg's first distance is below the previous leg's last, the
+    later samples are lifted by that last value; a device that keeps counting across
+    legs (the Forerunner 255) is left as it is."""
+    order = np.argsort(seconds, kind="stable")
+    t, d = seconds[order], distance[order]
+    lifts = []  # judged on the file's own values, then applied
+    for leg in legs[1:]:
+        first = int(np.searchsorted(t, leg.start_s, side="left"))
+        before = d[:first][~np.isnan(d[:first])]
+        after = d[first:][~np.isnan(d[first:])]
+        if before.size and after.size and after[0] < before[-1]:
+            lifts.append((first, float(before[-1])))
+    for first, lift in lifts:
+        d[first:] += lift
+    distance[order] = d
+
+
+def _lengths(messages: Mapping[str, Any]) -> list[RawLength]:
+    out = []
+    for length in messages.get("length_mesgs", []):
+        start = _start(length)
+        timer = _number(length.get("total_timer_time"))
+        if start is None or timer is None:
+            continue
+        strokes = _number(length.get("total_strokes"))
+        elapsed = _number(length.get("total_elapsed_time"))
+        stroke = length.get("swim_stroke")
+        out.append(RawLength(
+            start_s=start, elapsed_s=elapsed if elapsed is not None else timer, timer_s=timer,
+            active=length.get("length_type") == "active", strokes=strokes,
+            stroke=stroke if isinstance(stroke, str) else None,
+        ))  # fmt: skip
+    return sorted(out, key=lambda length: length.start_s)
+
+
+def _heart_rates(messages: Mapping[str, Any]) -> tuple[FloatArray, FloatArray] | None:
+    """Heart rate from ``hr`` messages (a swim strap stores beats underwater and hands
+    them over afterwards; an HRM-Pro while out of reach): the SDK's own expansion of
+    their ``event_timestamp`` arrays into (POSIX seconds, bpm), or None."""
+    hr_mesgs = messages.get("hr_mesgs")
+    if not hr_mesgs:
+        return None
+    # The SDK reads ``fractional_timestamp`` of every anchor message; it is optional.
+    mesgs: list[Any] = [{"fractional_timestamp": None, **m} for m in hr_mesgs]
+    try:
+        beats = hr_mesg_utils.expand_heart_rates(mesgs)
+    except Exception:  # a damaged hr message: the records' own heart rate stays
+        return None
+    pairs = [(b["timestamp"], b["heart_rate"]) for b in beats
+             if isinstance(b.get("timestamp"), int | float)
+             and isinstance(b.get("heart_rate"), int | float)]
+    if not pairs:
+        return None
+    array = np.array(pairs, dtype=np.float64)
+    return array[:, 0] + FIT_EPOCH_S, array[:, 1]
+
+
 def decode(data: bytes) -> Decoded:
     messages = read_messages(data)
     file_ids = messages.get("file_id_mesgs") or []
@@ -299,15 +390,21 @@ def decode(data: bytes) -> Decoded:
 
     sessions = _unique_by_start(messages.get("session_mesgs", []))
     sport, file_sport = _sport_of(sessions, messages)
+    legs = _legs(sessions)
+    if legs and "distance" in channels:
+        _continue_distance(seconds, channels["distance"], legs)
     laps = [
         RawLap(
             start_s=float(lap["start_time"]) + FIT_EPOCH_S,
             elapsed_s=float(lap.get("total_elapsed_time") or 0.0),
             calories=_number(lap.get("total_calories")),
+            device=_totals.from_fit(lap),
         )
         for lap in _unique_by_start(messages.get("lap_mesgs", []))
         if isinstance(lap.get("start_time"), int)
     ]
+    pool = _number(sessions[0].get("pool_length")) if len(sessions) == 1 else None
+    lengths = _lengths(messages) if pool else []
     calories = [_number(s.get("total_calories")) for s in sessions]
     known = [c for c in calories if c is not None]
     return Decoded(
@@ -321,4 +418,9 @@ def decode(data: bytes) -> Decoded:
         device_name=_device_name(messages),
         laps=laps,
         device_metrics=_device_metrics(sessions),
+        device_totals=_totals.from_fit(sessions[0]) if len(sessions) == 1 else None,
+        legs=legs,
+        pool_length_m=pool if lengths else None,
+        lengths=lengths,
+        heartrate_samples=_heart_rates(messages),
     )

@@ -28,6 +28,8 @@ from lxml import etree  # type: ignore[import-untyped]
 from . import _sport
 from ._assemble import Decoded, RawLap
 from ._errors import ImportRejected
+from ._totals import DeviceTotals
+from ._totals import combine as combine_totals
 
 _POINT_FIELDS: Final[dict[str, str]] = {
     "LatitudeDegrees": "lat",
@@ -146,8 +148,14 @@ def decode(data: bytes) -> Decoded:
         start = _time(lap.get("StartTime"))
         elapsed = _child_value(lap, "TotalTimeSeconds")
         calories = _child_value(lap, "Calories")
+        # The lap's own totals (TotalTimeSeconds is the timer's time): shown over ours.
+        device = DeviceTotals(
+            distance_m=_child_value(lap, "DistanceMeters"), timer_s=elapsed,
+            avg_heartrate=_child_value(lap, "AverageHeartRateBpm"),
+            max_heartrate=_child_value(lap, "MaximumHeartRateBpm"), calories=calories)
         if start is not None:
-            laps.append(RawLap(start_s=start, elapsed_s=elapsed or 0.0, calories=calories))
+            laps.append(RawLap(start_s=start, elapsed_s=elapsed or 0.0, calories=calories,
+                               device=device))
         for key, value, combine in (
             ("total_timer_time", elapsed, "sum"),
             ("total_distance", _child_value(lap, "DistanceMeters"), "sum"),
@@ -186,4 +194,5 @@ def decode(data: bytes) -> Decoded:
         device_name=device_name,
         laps=laps,
         device_metrics=metrics,
+        device_totals=combine_totals([lap.device for lap in laps if lap.device]) if laps else None,
     )

@@ -49,13 +49,19 @@ def login_page(
     return response
 
 
-def consent_page(request: AuthorizationRequest, email: str, csrf_token: str) -> HTMLResponse:
+def consent_page(
+    request: AuthorizationRequest, email: str, csrf_token: str,
+    granted: frozenset[str] = frozenset(),
+) -> HTMLResponse:
+    """`granted`: what the person already allowed this client. In a step-up the scopes
+    it does not cover are marked new, so the person sees what the approval adds."""
     parts = urlsplit(request.redirect_uri)
     origin = f"{parts.scheme}://{parts.netloc}"
+    requested = [s for s in request.scope.split() if s in _SCOPE_TEXT]
+    new = set(_scopes.missing(granted, requested)) if granted else set()
     scopes = [
-        {"title": _SCOPE_TEXT[s][0], "detail": _SCOPE_TEXT[s][1]}
-        for s in request.scope.split()
-        if s in _SCOPE_TEXT
+        {"title": _SCOPE_TEXT[s][0], "detail": _SCOPE_TEXT[s][1], "new": s in new}
+        for s in requested
     ]
     return render_page(
         "consent.html",
@@ -66,6 +72,7 @@ def consent_page(request: AuthorizationRequest, email: str, csrf_token: str) -> 
             "metadata_document": request.client.from_metadata_document,
             "email": email,
             "scopes": scopes,
+            "step_up": bool(new),
             "redirect_host": parts.netloc,
             "loopback": is_loopback_redirect(request.redirect_uri),
             "params": request.params,

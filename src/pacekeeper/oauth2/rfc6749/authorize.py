@@ -6,7 +6,8 @@ to a double-submit cookie (there is no session yet); the consent form carries a 
 token the one CSRF service issued to this user (same 30-minute rule as the API).
 Allowing redirects to the client with `code`, `state` and `iss` (RFC 9207); denying
 with `error=access_denied`. Unknown clients and redirect URIs that are not an exact
-registered match get an error page and never a redirect.
+registered match get an error page and never a redirect. Other request errors go to
+the client only for a signed-in person who already allowed it (RFC 9700 4.11.2).
 """
 
 from __future__ import annotations
@@ -87,7 +88,8 @@ async def _consent(
 ) -> Response:
     svc = request_services(request)
     issued = await svc.csrf.issue(user_id)
-    response = consent_page(auth, email, issued.token)
+    granted = await components(request).server.granted_scopes(user_id, auth.client.client_id)
+    response = consent_page(auth, email, issued.token, granted)
     if session_jwt is not None:
         # Just signed in: the browser gets the service's session cookies (spec 2.8).
         lifetime = svc.settings.jwt_lifetime_seconds
@@ -149,6 +151,24 @@ async def _decide(
     return redirect_to_client(auth.redirect_uri, {"code": code, "state": auth.state}, issuer)
 
 
+async def _request_error(
+    request: Request, oauth: OAuth2Components, exc: RedirectError
+) -> Response:
+    """A bad request from a known client at its verified URI (RFC 6749 4.1.2.1).
+
+    RFC 9700 4.11.2: anyone can register a client with a phishing URI and send people
+    a broken request, so the browser goes there only when a signed-in person has a
+    live grant to this client (consented before); everyone else sees our error page.
+    """
+    principal = await _session(request)
+    if principal is not None and await oauth.server.granted_scopes(
+            principal.user_id, exc.client_id):
+        query = {**exc.error.to_query(), "state": exc.state}
+        return redirect_to_client(exc.redirect_uri, query, oauth.server.issuer)
+    detail = exc.error.description or exc.error.error
+    return error_page(ErrorPage("Invalid request", f"{exc.error.error}: {detail}"))
+
+
 async def authorize(request: Request) -> Response:
     oauth = components(request)
     try:
@@ -170,8 +190,7 @@ async def authorize(request: Request) -> Response:
     except ErrorPage as exc:
         response: Response = error_page(exc)
     except RedirectError as exc:
-        query = {**exc.error.to_query(), "state": exc.state}
-        response = redirect_to_client(exc.redirect_uri, query, oauth.server.issuer)
+        response = await _request_error(request, oauth, exc)
     else:
         principal = await _session(request)
         action = own.get("action")

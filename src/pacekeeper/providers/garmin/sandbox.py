@@ -215,6 +215,10 @@ class GarminRoutes:
         callback = oauth.redirect_uri if oauth else None
         if oauth is None or not callback or not urlsplit(callback).scheme.startswith("http"):
             return PlainTextResponse("invalid signature or callback", status_code=401)
+        if not self.state.redirect_allowed(callback.split("?", 1)[0]):
+            # The confirm page redirects there, on deny too: registered callbacks only
+            # (their query is the client's: OAuth 1.0a carries its state there).
+            return PlainTextResponse("callback is not registered", status_code=401)
         token = secrets.token_urlsafe(16)
         self.state.request_tokens[token] = RequestToken(secrets.token_urlsafe(24), callback)
         return PlainTextResponse(

@@ -22,8 +22,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--latency", type=float, default=0.0,
         help="seconds every data request waits before it is answered (a slow provider)")
+    parser.add_argument(
+        "--redirect-uri", action="append", default=[],
+        help="a redirect URI of the client (repeatable); none given: loopback URIs only")
     args = parser.parse_args(argv)
-    state = SandboxState(timeout_delay_s=args.timeout_delay, latency_s=args.latency)
+    state = SandboxState(timeout_delay_s=args.timeout_delay, latency_s=args.latency,
+                         redirect_uris=tuple(args.redirect_uri))
     app = create_sandbox_app(state, history_days=args.history_days, admin_token=args.admin_token)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
 

@@ -24,6 +24,7 @@ def create_sandbox_app(
     admin_token: str | None = None,
     admin_check: AdminCheck | None = None,
     clock: Callable[[], float] = time.time,
+    redirect_uris: tuple[str, ...] = (),
 ) -> Starlette:
     """Mount it under ``/sandbox`` in the service (dev only) or run it alone.
 
@@ -31,8 +32,10 @@ def create_sandbox_app(
     ``admin_check``: when set, a request it approves may use them too (the service mounts
     the sandbox with a check for an admin JWT of the service). With neither, they are
     open: only for a standalone sandbox on loopback.
+    ``redirect_uris``: the client's registered redirect URIs (without ``state``; none:
+    loopback URIs only), the only places its consent pages send a browser.
     """
-    sandbox = state or SandboxState(clock=clock)
+    sandbox = state or SandboxState(clock=clock, redirect_uris=redirect_uris)
 
     async def index(request: Request) -> JSONResponse:
         return JSONResponse(

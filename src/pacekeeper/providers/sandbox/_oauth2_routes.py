@@ -69,6 +69,8 @@ def oauth2_routes(state: SandboxState, cfg: OAuth2Flavor) -> list[Route]:
         uri = urlsplit(params.get("redirect_uri", ""))
         if uri.scheme not in ("http", "https") or not uri.hostname or uri.fragment:
             return "redirect_uri must be an absolute http(s) URL without fragment"
+        if not state.redirect_allowed(params["redirect_uri"]):
+            return "redirect_uri is not registered for this client"
         if params.get("response_type") != "code":
             return "response_type must be code"
         if cfg.pkce_required and params.get("code_challenge_method") != "S256":

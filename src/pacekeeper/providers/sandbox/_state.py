@@ -7,6 +7,7 @@ import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from urllib.parse import urlsplit
 
 from ..registry import PROVIDER_IDS
 from ..registry import PROVIDERS as SPECS
@@ -73,6 +74,9 @@ class Failure:
 class SandboxState:
     clock: Callable[[], float] = time.time
     clients: dict[str, str] = field(default_factory=lambda: {"sandbox-client": "sandbox-secret"})
+    # The redirect URIs (OAuth 1.0a callbacks too) registered for the sandbox client,
+    # matched exactly; none registered (a standalone sandbox): loopback URIs only.
+    redirect_uris: tuple[str, ...] = ()
     token_ttl_s: float = 21_600.0
     timeout_delay_s: float = 30.0
     # Every guarded data request waits this long first: a slow provider, so a test can
@@ -173,9 +177,22 @@ class SandboxState:
                 exhausted = window
         return exhausted
 
+    def redirect_allowed(self, uri: str) -> bool:
+        """Whether the consent page may send a browser to `uri` (issue 28: it sent it
+        anywhere): a registered URI exactly, or any loopback one when none is registered."""
+        if self.redirect_uris:
+            return uri in self.redirect_uris
+        try:
+            parts = urlsplit(uri)
+            host = parts.hostname
+        except ValueError:
+            return False
+        return (parts.scheme in ("http", "https") and not parts.fragment
+                and host in ("127.0.0.1", "localhost", "::1"))  # fmt: skip
+
     def reset(self) -> None:
         forget_recorded()
         fresh = SandboxState(clock=self.clock, clients=self.clients)
         for name in self.__slots__:
-            if name not in ("clock", "clients"):
+            if name not in ("clock", "clients", "redirect_uris"):
                 setattr(self, name, getattr(fresh, name))

@@ -16,7 +16,7 @@ PkView.start("pacekeeper-fitness-chart", (chart) => {
       {values: days.map((d) => d.ctl), color: "#0f766e", label: "ctl"},
       {values: days.map((d) => d.atl), color: "#be185d", label: "atl"},
       {values: days.map((d) => d.tsb), color: "#1d4ed8", label: "tsb"},
-    ], {title: "CTL " + last.ctl.toFixed(0) + ", ATL " + last.atl.toFixed(0) + ", TSB " + last.tsb.toFixed(0) + " on " + last.date,
+    ], {title: "CTL " + last.ctl.toFixed(1) + ", ATL " + last.atl.toFixed(1) + ", TSB " + last.tsb.toFixed(1) + " on " + last.date,
       ticks: (x) => x.filter((i) => i % step === 0).map((i) => ({x: i, label: days[i].date.slice(5)}))}),
     el("ul", {class: "legend"}, el("li", {class: "ctl", text: "Fitness (CTL)"}), el("li", {class: "atl", text: "Fatigue (ATL)"}),
       el("li", {class: "tsb", text: "Form (TSB)"}), el("li", {class: "load", text: "Daily load"})));

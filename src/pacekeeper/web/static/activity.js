@@ -22,6 +22,66 @@
     return "average " + mean.toFixed(0) + ", max " + Math.max(...present).toFixed(0);
   }
 
+  // Pace per 100 m (swims) as m:ss.
+  function pace100(s) {
+    if (s === null || s === undefined) { return "–"; }
+    const r = Math.round(s);
+    return Math.floor(r / 60) + ":" + String(r % 60).padStart(2, "0") + " /100 m";
+  }
+
+  function metres(m) { return m === null || m === undefined ? "–" : Math.round(m).toLocaleString() + " m"; }
+
+  function table(caption, head, rows) {
+    return el("table", {class: "data"}, el("caption", {class: "sr-only", text: caption}),
+      el("thead", {}, el("tr", {}, ...head.map((h, i) => el("th", {class: i ? "num" : null, scope: "col", text: h})))),
+      el("tbody", {}, ...rows.map((r) => el("tr", {}, ...r.map((c, i) => el("td", {class: i ? "num" : null, text: c}))))));
+  }
+
+  // A multisport file's legs: each with its own sport, times and figures; they add up.
+  function legs(a) {
+    const list = a.legs || [];
+    const section = root.querySelector("[data-legs-section]");
+    if (!list.length) { section.hidden = true; return; }
+    section.hidden = false;
+    const rows = list.map((l) => [
+      l.transition ? "Transition" : (l.file_sport || l.sport),
+      fmt.duration(l.elapsed_s),
+      l.distance_m >= 1000 ? fmt.km(l.distance_m) : metres(l.distance_m),
+      fmt.num(l.avg_heartrate, 0, "bpm"),
+      fmt.num(l.avg_watts, 0, "W"),
+    ]);
+    const total = list.reduce((sum, l) => sum + (l.distance_m || 0), 0);
+    rows.push(["Total", fmt.duration(a.elapsed_time_s), fmt.km(total), fmt.num(a.average_heartrate, 0, "bpm"), fmt.num(a.average_power, 0, "W")]);
+    root.querySelector("[data-legs]").replaceChildren(
+      table("Legs of this multisport activity", ["Leg", "Time", "Distance", "Avg heart rate", "Avg power"], rows));
+  }
+
+  // A pool swim: lengths, pace per 100 m, strokes, SWOLF and rests, from the device's lengths.
+  function swim(a) {
+    const s = a.swim;
+    const section = root.querySelector("[data-swim-section]");
+    if (!s) { section.hidden = true; return; }
+    section.hidden = false;
+    root.querySelector("[data-swim]").replaceChildren(...[
+      metric("Pool length", fmt.num(s.pool_length_m, s.pool_length_m % 1 ? 2 : 0, "m")),
+      metric("Lengths", String(s.active_lengths)),
+      metric("Distance", metres(s.distance_m)),
+      metric("Swim time", fmt.duration(s.swim_time_s)),
+      metric("Pace", pace100(s.pace_s_per_100m)),
+      metric("Strokes", s.strokes === null ? "–" : String(s.strokes)),
+      metric("SWOLF", fmt.num(s.swolf, 1)),
+      metric("Rest", fmt.duration(s.rest_s) + " in " + (s.rest || []).length + " intervals"),
+    ].filter(Boolean));
+    const laps = (a.laps || []).filter((l) => l.swim);
+    root.querySelector("[data-swim-laps]").replaceChildren(laps.length ? table("Laps of this swim",
+      ["Lap", "Lengths", "Distance", "Time", "Pace", "Strokes", "SWOLF"],
+      laps.map((l, i) => l.swim.rest
+        ? [String(i + 1) + " rest", "–", "–", fmt.duration(l.elapsed_s), "–", "–", "–"]
+        : [String(i + 1) + (l.swim.stroke ? " " + l.swim.stroke : ""), String(l.swim.lengths), metres(l.distance_m),
+          fmt.duration(l.moving_s), pace100(l.swim.pace_s_per_100m),
+          l.swim.strokes === null ? "–" : String(l.swim.strokes), fmt.num(l.swim.swolf, 1)])) : "");
+  }
+
   async function main() {
     let a;
     try { a = await Pk.api("/api/activities/" + encodeURIComponent(id)); } catch (error) {
@@ -38,7 +98,8 @@
       metric("Moving time", fmt.duration(a.moving_time_s)),
       metric("Elapsed time", fmt.duration(a.elapsed_time_s)),
       metric("Elevation gain", fmt.num(a.elevation_gain_m, 0, "m")),
-      metric("Average speed", a.average_speed_mps ? fmt.num(a.average_speed_mps * 3.6, 1, "km/h") : "–"),
+      a.swim ? metric("Pace", pace100(a.swim.pace_s_per_100m))
+        : metric("Average speed", a.average_speed_mps ? fmt.num(a.average_speed_mps * 3.6, 1, "km/h") : "–"),
       metric("Average power", fmt.num(a.average_power, 0, "W")),
       metric("Normalized power", fmt.num(m.normalized_power, 0, "W")),
       metric("Average heart rate", fmt.num(a.average_heartrate, 0, "bpm")),
@@ -49,6 +110,8 @@
       metric("Calories", fmt.num(a.calories, 0, "kcal")),
     ];
     root.querySelector("[data-metrics]").replaceChildren(...items.filter(Boolean));
+    legs(a);
+    swim(a);
 
     const box = root.querySelector("[data-streams]");
     const wanted = STREAMS.filter((s) => (a.streams || []).includes(s.key));

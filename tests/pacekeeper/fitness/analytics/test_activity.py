@@ -27,7 +27,10 @@ def test_ride_metrics():
     m = an.analyze_activity(s, Sport.RIDE, athlete)
     assert m.normalized_power == pytest.approx(an.normalized_power(ride.channels["power"]))
     assert m.intensity_factor == pytest.approx(ride.session["intensity_factor"], rel=0.005)
-    assert m.tss == pytest.approx(ride.session["training_stress_score"], rel=0.005)
+    # Coggan's whole power series; the device counts 29 s fewer (test_power.py).
+    seconds = int(np.sum(~np.isnan(ride.channels["power"])))
+    assert m.tss == pytest.approx(
+        ride.session["training_stress_score"] * seconds / (seconds - 29), rel=0.005)
     assert sum(m.time_in_power_zones) == np.sum(~np.isnan(ride.channels["power"]))
     assert m.hr_zone_model == "friel_lthr" and m.trimp > 0 and m.hr_tss > 0
     assert m.avg_hr == pytest.approx(ride.session["avg_heart_rate"], abs=1)
@@ -61,3 +64,34 @@ def test_run_metrics():
     assert an.tss_for(m) == (m.rtss, "running")
     assert sum(m.time_in_pace_zones) == np.sum(~np.isnan(s.get("speed")))
     json.dumps(m.to_json())
+
+
+# -- TSS over the whole power series (issue 27, item 6) ------------------------------------
+
+
+def _ride(power: np.ndarray, ftp: float) -> an.ActivityMetrics:
+    streams = StreamSet(np.arange(len(power), dtype=np.int64), {"power": power})
+    return an.analyze_activity(streams, Sport.RIDE, an.AthleteSnapshot(ftp_watts=ftp))
+
+
+def test_an_hour_at_ftp_is_exactly_100_tss():
+    # Coggan: TSS = s x NP x IF / (FTP x 3600) x 100; one hour at FTP is 100 by
+    # definition (counting the 30 s window's 29 warm-up seconds out gave 99.19).
+    m = _ride(np.full(3600, 250.0), 250.0)
+    assert m.normalized_power == pytest.approx(250.0, rel=1e-12)
+    assert m.tss == pytest.approx(100.0, rel=1e-12)
+
+
+def test_tss_of_a_synthetic_trainer_ride_by_hand():
+    # 40 min alternating 0 / 200 W each second: every 30 s window holds 15 x 200 W, so
+    # NP = 100 W exactly; at FTP 200, IF = 0.5 and TSS = 100 x 2400/3600 x 0.25.
+    m = _ride(np.tile([0.0, 200.0], 1200), 200.0)
+    assert m.normalized_power == pytest.approx(100.0, rel=1e-12)
+    assert m.tss == pytest.approx(100.0 * 2400 / 3600 * 0.25, rel=1e-12)  # 16.667
+    # 20 min at FTP, a 10 min pause (no samples), 20 min at FTP: the pause is no
+    # training time; the 2,400 recorded seconds at IF 1 are 66.667.
+    paused = np.concatenate([np.full(1200, 250.0), np.full(600, np.nan),
+                             np.full(1200, 250.0)])
+    assert _ride(paused, 250.0).tss == pytest.approx(100.0 * 2400 / 3600, rel=1e-12)
+    # A short ride: 5 min at 300 W, FTP 250 -> 100 x 300/3600 x 1.2^2 = 12.0
+    assert _ride(np.full(300, 300.0), 250.0).tss == pytest.approx(12.0, rel=1e-12)
