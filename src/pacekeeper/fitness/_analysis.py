@@ -35,7 +35,7 @@ from pacekeeper.fitness import analytics as an
 from pacekeeper.fitness._calculators import predict_race
 from pacekeeper.fitness._errors import ActivityNotFound, FitnessInputError
 from pacekeeper.fitness._records import DailyHealth, Goal, Owner, PeriodRow, StoredActivity
-from pacekeeper.fitness._settings import SettingsHistory
+from pacekeeper.fitness._settings import SettingsHistory, for_sport
 from pacekeeper.fitness._store import SqlFitnessStore
 from pacekeeper.fitness._views import daily_json
 from pacekeeper.fitness.analytics._types import FloatArray
@@ -720,7 +720,7 @@ class AnalysisService:
         best = await self.period_curve(owner, "power", first, last, sport)
         ds = np.array(an.STANDARD_DURATIONS, dtype=float)
         settings = SettingsHistory(await self.store.settings(owner.user_id)).on(last)
-        current = settings.get("ftp_watts") if sport == POWER_SPORT else None
+        current = for_sport(settings, sport)[0].get("ftp_watts")  # the sport's own FTP
         estimates: list[dict[str, Any]] = []
         p20, p1 = float(best[_INDEX[1200]]), float(best[_INDEX[60]])
         if math.isfinite(p20):
@@ -1384,7 +1384,7 @@ def _target(kind: str, sport: str, settings: dict[str, Any]) -> str:
     lo, hi, label = bands[kind]
     ftp = settings.get("ftp_watts")
     pace = settings.get("threshold_pace_s_per_km")
-    lthr = settings.get("lthr_bpm")
+    lthr = for_sport(settings, sport)[0].get("lthr_bpm")  # the sport's, else the general
     if sport == "ride" and ftp:
         return f"{label}: {lo * ftp:.0f}-{hi * ftp:.0f} W"
     if sport == "run" and pace:

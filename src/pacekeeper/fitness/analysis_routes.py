@@ -129,7 +129,7 @@ async def _zones(r: Request, a: AnalysisService, o: Owner) -> dict[str, Any]:
     given = {k: v for k in ("ftp_watts", "lthr_bpm", "max_hr_bpm", "resting_hr_bpm",
                             "threshold_pace_s_per_km") if (v := _float(r, k)) is not None}
     if not given:
-        given = (await services(r).fitness.athlete(o))["settings"]
+        given = await services(r).fitness.thresholds(o, _q(r, "sport"))
     return zones(given)
 
 

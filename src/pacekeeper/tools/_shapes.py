@@ -87,6 +87,7 @@ class AthleteResult(TypedDict):
     summary: str
     as_of: str
     settings: dict[str, Any]
+    by_sport: dict[str, dict[str, Any]]
     history: dict[str, list[dict[str, Any]]]
     recomputed_activities: NotRequired[int]
     recomputing: NotRequired[bool]

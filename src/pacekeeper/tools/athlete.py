@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Annotated, Any, cast
+from typing import Annotated, Any, Literal, cast
 
 from pydantic import Field
 
@@ -21,16 +21,20 @@ from pacekeeper.tools._base import (
 from pacekeeper.tools._shapes import AthleteResult, DailyDay, DailyResult
 
 
-def _settings_line(settings: dict[str, Any]) -> str:
+def _settings_line(settings: dict[str, Any], by_sport: dict[str, dict[str, Any]]) -> str:
     if not settings:
         return "no settings yet: set ftp_watts, lthr_bpm, max_hr_bpm, ... for metrics"
-    return ", ".join(f"{k}={v}" for k, v in settings.items())
+    general = [f"{s} {'/'.join(v['from_general'])} from the general value"
+               for s, v in by_sport.items() if v.get("from_general")]
+    return ", ".join(f"{k}={v}" for k, v in settings.items()) + (
+        f" ({'; '.join(general)})" if general else "")
 
 
 def _result(found: dict[str, Any], summary: str | None = None) -> AthleteResult:
-    result = AthleteResult(summary=summary or _settings_line(found["settings"]),
-                           as_of=found["as_of"], settings=found["settings"],
-                           history=found["history"])
+    result = AthleteResult(
+        summary=summary or _settings_line(found["settings"], found["by_sport"]),
+        as_of=found["as_of"], settings=found["settings"], by_sport=found["by_sport"],
+        history=found["history"])
     if "recomputed_activities" in found:
         result["recomputed_activities"] = found["recomputed_activities"]
     if found.get("recomputing"):
@@ -43,7 +47,9 @@ class AthleteTools(ToolGroup):
     @tool(
         name="get_athlete",
         description="The athlete's settings valid today (FTP, LTHR, max and resting heart "
-        "rate, weight, threshold pace, sex, birth year, units) and their history.",
+        "rate, weight, threshold pace, sex, birth year, units), the thresholds each sport "
+        "uses (by_sport: ride, run, swim; from_general names heart-rate values the sport "
+        "takes from the general one) and their history.",
         annotations=READ_ONLY,
         scopes=(READ,),
     )
@@ -53,7 +59,10 @@ class AthleteTools(ToolGroup):
     @tool(
         name="update_athlete_settings",
         description="Set athlete settings from a day on (today by default); the metrics of "
-        "activities from that day on are recomputed with the new values.",
+        "activities from that day on are recomputed with the new values. With sport, "
+        "ftp_watts, lthr_bpm, max_hr_bpm and the threshold paces are that sport's (ride: "
+        "FTP; run: running power FTP/CP, pace; swim: CSS); without, ftp_watts is cycling's "
+        "and the heart rates every sport's that has none of its own.",
         annotations=IDEMPOTENT_WRITE,
         scopes=(WRITE,),
     )
@@ -79,17 +88,23 @@ class AthleteTools(ToolGroup):
                               Field(ge=1900, le=2100)] = None,
         units: Annotated[str | None, Param(description="metric or imperial."),
                          Field(pattern="^(metric|imperial)$")] = None,
+        threshold_pace_s_per_100m: Annotated[float | None, Param(
+            description="Swim threshold pace (CSS), seconds per 100 m."),
+            Field(ge=40, le=300)] = None,
+        sport: Annotated[Literal["ride", "run", "swim"] | None, Param(
+            description="The sport the thresholds given are for.")] = None,
         valid_from: Annotated[str | None, Param(
             description="First day (YYYY-MM-DD) the values apply to; default today.")] = None,
     ) -> AthleteResult:
         values = {k: v for k, v in {
             "ftp_watts": ftp_watts, "lthr_bpm": lthr_bpm, "max_hr_bpm": max_hr_bpm,
             "resting_hr_bpm": resting_hr_bpm, "weight_kg": weight_kg,
-            "threshold_pace_s_per_km": threshold_pace_s_per_km, "sex": sex,
+            "threshold_pace_s_per_km": threshold_pace_s_per_km,
+            "threshold_pace_s_per_100m": threshold_pace_s_per_100m, "sex": sex,
             "birth_year": birth_year, "units": units}.items() if v is not None}
         async with service_errors():
             found = await self.fitness().update_athlete(
-                owner, values, inputs.day(valid_from, "valid_from"))
+                owner, values, inputs.day(valid_from, "valid_from"), sport)
         if found.get("recomputing"):
             return _result(found, "saved; the metrics of activities from "
                            f"{found['recompute_from']} on are being recomputed")

@@ -42,12 +42,15 @@ class CurveTools(AnalysisGroup):
         annotations=READ_ONLY,
         scopes=(READ,),
     )
-    async def get_hr_curve(self, owner: Owner, activity_id: OptionalActivity = None,
-                           from_date: From = None, to_date: To = None,
-                           durations_s: Durations = None) -> CurveResult:
+    async def get_hr_curve(
+        self, owner: Owner, activity_id: OptionalActivity = None, from_date: From = None,
+        to_date: To = None, durations_s: Durations = None,
+        sport: Annotated[SportName | None, Param(
+            description="Sport for a period's curve (default all).")] = None,
+    ) -> CurveResult:
         return await self.shaped(CurveResult, self.analysis().curve(
             owner, "hr", activity_id=activity_id, start=from_date, end=to_date,
-            durations=durations_s))
+            durations=durations_s, sport=sport))
 
     @tool(
         name="get_pace_curve",

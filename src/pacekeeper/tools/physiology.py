@@ -97,7 +97,8 @@ class PhysiologyTools(AnalysisGroup):
 
     @tool(
         name="calculate_zones",
-        description="Training zones from the values given, else from the athlete's settings: "
+        description="Training zones from the values given, else from the athlete's settings "
+        "(a sport's own with sport): "
         "power (Coggan, % FTP), heart rate (Friel % LTHR, else Karvonen, else % max) and "
         "running pace (Friel, % threshold pace).",
         annotations=READ_ONLY,
@@ -115,14 +116,16 @@ class PhysiologyTools(AnalysisGroup):
                                   Field(ge=25, le=120)] = None,
         threshold_pace_s_per_km: Annotated[float | None, Param(
             description="Threshold pace, s/km."), Field(ge=120, le=900)] = None,
+        sport: Annotated[Literal["ride", "run", "swim"] | None, Param(
+            description="Use this sport's thresholds from the settings.")] = None,
     ) -> Zones:
         given = {k: v for k, v in {
             "ftp_watts": ftp_watts, "lthr_bpm": lthr_bpm, "max_hr_bpm": max_hr_bpm,
             "resting_hr_bpm": resting_hr_bpm,
             "threshold_pace_s_per_km": threshold_pace_s_per_km}.items() if v is not None}
-        if not given:
-            given = (await self.fitness().athlete(owner))["settings"]
         async with service_errors():
+            if not given:
+                given = await self.fitness().thresholds(owner, sport)
             return cast(Zones, zones(given))
 
     @tool(

@@ -178,3 +178,62 @@ async def test_running_power_never_feeds_cycling_figures(harness: Harness) -> No
 
     bad = await h.client.get("/api/curves/power", headers=auth, params={"sport": "bike"})
     assert bad.status_code == 400 and "sport" in bad.json()["message"]
+
+
+async def patch(h: Harness, auth: dict[str, str], body: dict[str, Any]) -> dict[str, Any]:
+    """PATCH /api/athlete, and wait for the recompute it queues."""
+    response = await h.client.patch("/api/athlete", headers=auth, json=body)
+    assert response.status_code == 200, response.text
+    result: dict[str, Any] = response.json()
+    if result.get("recompute_job"):
+        assert await h.services.jobs.wait(result["recompute_job"]) == "succeeded"
+    return result
+
+
+async def test_thresholds_per_sport_with_history_and_fallback(harness: Harness) -> None:
+    """Cycling FTP, running FTP and threshold pace, swim CSS, LTHR and max HR per sport,
+    each with its valid_from history; a sport without its own heart rate takes the
+    general one and the answer says so; a threshold a sport has none of is a 400."""
+    h = harness
+    auth, _ = await person(h, "sport-settings@example.com")
+    today = h.clock().date()
+    d0, d1 = (today - timedelta(days=40)).isoformat(), (today - timedelta(days=10)).isoformat()
+    await patch(h, auth, {"ftp_watts": 250, "lthr_bpm": 165, "max_hr_bpm": 190,
+                          "valid_from": d0})
+    await patch(h, auth, {"sport": "run", "ftp_watts": 280, "lthr_bpm": 172,
+                          "threshold_pace_s_per_km": 270, "valid_from": d0})
+    await patch(h, auth, {"sport": "run", "ftp_watts": 290, "valid_from": d1})
+    await patch(h, auth, {"sport": "swim", "threshold_pace_s_per_100m": 95,
+                          "valid_from": d1})
+    body = (await h.client.get("/api/athlete", headers=auth)).json()
+    assert body["settings"] == {"ftp_watts": 250, "lthr_bpm": 165, "max_hr_bpm": 190,
+                                "run_ftp_watts": 290, "run_lthr_bpm": 172,
+                                "threshold_pace_s_per_km": 270.0,
+                                "swim_threshold_pace_s_per_100m": 95.0}
+    assert body["by_sport"] == {
+        "ride": {"ftp_watts": 250, "lthr_bpm": 165, "max_hr_bpm": 190,
+                 "from_general": ["lthr_bpm", "max_hr_bpm"]},
+        "run": {"ftp_watts": 290, "lthr_bpm": 172, "max_hr_bpm": 190,
+                "threshold_pace_s_per_km": 270.0, "from_general": ["max_hr_bpm"]},
+        "swim": {"threshold_pace_s_per_100m": 95.0, "lthr_bpm": 165, "max_hr_bpm": 190,
+                 "from_general": ["lthr_bpm", "max_hr_bpm"]}}
+    assert body["history"]["run_ftp_watts"] == [{"valid_from": d0, "value": 280},
+                                                {"valid_from": d1, "value": 290}]
+    # The tool sets the same way and its summary names the fallbacks.
+    tool = await mcp(h, auth, "update_athlete_settings",
+                     {"sport": "ride", "lthr_bpm": 160, "valid_from": d1})
+    assert tool["structuredContent"]["by_sport"]["ride"] == {
+        "ftp_watts": 250, "lthr_bpm": 160, "max_hr_bpm": 190, "from_general": ["max_hr_bpm"]}
+    got = (await mcp(h, auth, "get_athlete", {}))["structuredContent"]
+    assert "ride max_hr_bpm from the general value" in got["summary"]
+    # A sport's zones come from its own thresholds.
+    zones = (await h.client.get("/api/zones", headers=auth, params={"sport": "run"})).json()
+    assert zones["power"][3]["low"] == 261  # Coggan L4 from 90 % of the running FTP 290
+    # Bad input: a threshold the sport has none of, an unknown sport; nothing stored.
+    for bad in ({"sport": "swim", "ftp_watts": 200}, {"sport": "bike", "lthr_bpm": 160},
+                {"sport": "run", "weight_kg": 70}):
+        response = await h.client.patch("/api/athlete", headers=auth, json=bad)
+        assert response.status_code == 400, bad
+        assert response.json()["error"] == "validation_error"
+    assert (await h.client.get("/api/athlete", headers=auth)).json()["settings"] == \
+        {**body["settings"], "ride_lthr_bpm": 160}
