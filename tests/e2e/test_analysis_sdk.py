@@ -44,8 +44,9 @@ def _engine() -> list[dict[str, Any]]:
             parsed = parse_activity(path.read_bytes(), path.name)
         except ImportRejected:
             continue
-        metrics = an.analyze_activity(parsed.streams, parsed.sport,
-                                      an.AthleteSnapshot(ftp_watts=FTP))
+        # FTP 250 is the cycling FTP: other sports' power has no threshold (issue 27, 10).
+        metrics = an.analyze_activity(parsed.streams, parsed.sport, an.AthleteSnapshot(
+            ftp_watts=FTP if parsed.sport == Sport.RIDE else None))
         load = an.tss_for(metrics)
         day = (parsed.start.astimezone(UTC)
                + timedelta(seconds=parsed.utc_offset_s or 0)).date()

@@ -72,7 +72,10 @@ def richness(streams: StreamSet) -> tuple[int, int]:
     return sum(1 for k in streams.keys if streams.has(k)), len(streams)
 
 
-def snapshot(values: Mapping[str, Any]) -> AthleteSnapshot:
+def snapshot(values: Mapping[str, Any], sport: str | None) -> AthleteSnapshot:
+    """The settings an activity of ``sport`` is analysed with: its sport's thresholds (a
+    run never gets the cycling FTP), heart rate falling back to the general value."""
+    values, _ = for_sport(values, sport)
     return AthleteSnapshot(
         ftp_watts=values.get("ftp_watts"),
         lthr_bpm=values.get("lthr_bpm"),
@@ -275,7 +278,7 @@ class FitnessService:
         if streams is None:
             return {}
         history = SettingsHistory(await self.store.settings(owner.user_id))
-        athlete = snapshot(history.on(start.astimezone(UTC).date()))
+        athlete = snapshot(history.on(start.astimezone(UTC).date()), sport)
         return await asyncio.to_thread(_analyze, streams, sport, athlete, distance_m)
 
     # -- reading it back ------------------------------------------------------------------
@@ -386,7 +389,8 @@ class FitnessService:
             blob = await self.store.streams(owner.user_id, activity_id)
             if activity is None or blob is None:
                 continue
-            athlete = snapshot(history.on(activity.start_at.astimezone(UTC).date()))
+            athlete = snapshot(history.on(activity.start_at.astimezone(UTC).date()),
+                               activity.sport)
             metrics = await asyncio.to_thread(_analyze, StreamSet.from_bytes(blob),
                                               activity.sport, athlete, activity.distance_m)
             await self.store.set_metrics(owner.user_id, activity_id, metrics, self.clock())

@@ -6,6 +6,7 @@ series of the sport asked for (never read back through the service)."""
 
 from __future__ import annotations
 
+import math
 import uuid
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
@@ -237,3 +238,65 @@ async def test_thresholds_per_sport_with_history_and_fallback(harness: Harness) 
         assert response.json()["error"] == "validation_error"
     assert (await h.client.get("/api/athlete", headers=auth)).json()["settings"] == \
         {**body["settings"], "ride_lthr_bpm": 160}
+
+
+def hr_tss_by_hand(hr: float, lthr: float, rest: float, top: float) -> float:
+    """TrainingPeaks hrTSS for a constant heart rate over one hour: Banister TRIMP (men's
+    0.64 e^(1.92 x)) over the TRIMP of one hour at LTHR, x 100."""
+    x, xt = (hr - rest) / (top - rest), (lthr - rest) / (top - rest)
+    return 100.0 * (x * math.exp(1.92 * x)) / (xt * math.exp(1.92 * xt))
+
+
+async def test_a_run_is_loaded_against_running_thresholds_never_the_cycling_ftp(
+        harness: Harness) -> None:
+    """An easy hour's run at 225 W of running power, 2.9 m/s on the flat, 140 bpm, for a
+    rider with a cycling FTP of 250 W (IF 0.9, TSS 81 if it counted): no running
+    threshold -> hrTSS from the general LTHR; the run's own LTHR -> hrTSS from it;
+    a threshold pace -> rTSS; a running FTP -> running power TSS. A ride of the same
+    power keeps IF 0.9 against the cycling FTP."""
+    h = harness
+    auth, owner = await person(h, "sport-load@example.com")
+    today = h.clock().date()
+    n = 3600
+    await patch(h, auth, {"ftp_watts": 250, "lthr_bpm": 165, "max_hr_bpm": 190,
+                          "resting_hr_bpm": 50, "sex": "M",
+                          "valid_from": (today - timedelta(days=60)).isoformat()})
+    run_id = await put(h, owner, tcx("Running", at(today - timedelta(days=3), 8),
+                                     np.full(n, 225.0), np.full(n, 140.0), np.full(n, 2.9)))
+    ride_id = await put(h, owner, tcx("Biking", at(today - timedelta(days=2), 8),
+                                      np.full(n, 225.0), np.full(n, 140.0)))
+
+    async def metrics(activity_id: str) -> dict[str, Any]:
+        response = await h.client.get(f"/api/activities/{activity_id}/analysis",
+                                      headers=auth)
+        assert response.status_code == 200, response.text
+        found: dict[str, Any] = response.json()["metrics"]
+        return found
+
+    ride = await metrics(ride_id)
+    assert ride["intensity_factor"] == pytest.approx(0.9, abs=0.005)
+    assert ride["load"] == pytest.approx(81.0, abs=0.05) and ride["load_method"] == "power"
+    run = await metrics(run_id)
+    assert run.get("intensity_factor") is None and run.get("tss") is None
+    assert run["load_method"] == "heart_rate"
+    assert run["load"] == pytest.approx(hr_tss_by_hand(140, 165, 50, 190), abs=0.05)
+
+    since = (today - timedelta(days=30)).isoformat()
+    await patch(h, auth, {"sport": "run", "lthr_bpm": 170, "valid_from": since})
+    run = await metrics(run_id)
+    assert run["load"] == pytest.approx(hr_tss_by_hand(140, 170, 50, 190), abs=0.05)
+    assert (await metrics(ride_id))["load"] == pytest.approx(81.0, abs=0.05)
+
+    await patch(h, auth, {"sport": "run", "threshold_pace_s_per_km": 270,
+                          "valid_from": since})
+    run = await metrics(run_id)
+    # rTSS = 100 x hours x (NGP speed / threshold speed)^2; flat and even: NGP = 2.9 m/s.
+    assert run["load_method"] == "running"
+    assert run["load"] == pytest.approx(100.0 * (2.9 / (1000.0 / 270.0)) ** 2, abs=0.05)
+
+    await patch(h, auth, {"sport": "run", "ftp_watts": 300, "valid_from": since})
+    run = await metrics(run_id)
+    assert run["load_method"] == "power"
+    assert run["intensity_factor"] == pytest.approx(0.75, abs=0.005)
+    assert run["load"] == pytest.approx(100.0 * 0.75**2, abs=0.05)
+    assert (await metrics(ride_id))["intensity_factor"] == pytest.approx(0.9, abs=0.005)
