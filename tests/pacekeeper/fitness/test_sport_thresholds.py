@@ -115,8 +115,10 @@ async def test_running_power_never_feeds_cycling_figures(harness: Harness) -> No
                     (7, 130)),
              blocks(rng, (10, 135), (1, 330), (2, 270), (10, 150), (12, 185), (15, 140))]
     run = blocks(rng, (45, 230))
+    # A running FTP too: the run has power zones of its own, which must not count.
     await h.services.fitness.update_athlete(
-        owner, {"ftp_watts": 200, "weight_kg": 70.0}, today - timedelta(days=60))
+        owner, {"ftp_watts": 200, "weight_kg": 70.0, "run_ftp_watts": 240},
+        today - timedelta(days=60))
     await put(h, owner, tcx("Biking", at(today - timedelta(days=10), 8), rides[0]))
     await put(h, owner, tcx("Biking", at(today - timedelta(days=5), 8), rides[1]))
     run_id = await put(h, owner, tcx("Running", at(today - timedelta(days=3), 8), run))
@@ -152,7 +154,7 @@ async def test_running_power_never_feeds_cycling_figures(harness: Harness) -> No
     assert run_ftp["sport"] == "run"
     assert {e["method"]: e["watts"] for e in run_ftp["estimates"]}["20min"] == \
         pytest.approx(0.95 * run_curve[i20], abs=0.051)
-    assert run_ftp["current_ftp_watts"] is None  # the cycling FTP is not the run's
+    assert run_ftp["current_ftp_watts"] == 240  # the run's own, not the cycling 200
 
     cp = (await h.client.get("/api/critical-power", headers=auth)).json()
     full = an.critical_power_2p(STD, ride_curve)
