@@ -82,6 +82,7 @@ class Entry:
                                        heartbeat=config.heartbeat_interval,
                                        max_connections=config.max_streams,
                                        recheck=config.topic_recheck,
+                                       max_per_topic=config.max_streams_per_topic,
                                        allow_origin=lambda o: True)  # checked here first
         self._accepts: dict[bytes | None, tuple[bool, bool]] = {}
 

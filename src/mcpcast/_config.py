@@ -88,6 +88,9 @@ class ServerConfig:
     # next frame or heartbeat when this many seconds have passed since it last said yes
     # (0: before every one); a no ends the stream ("unauthorized"). None: asked once.
     topic_recheck: float | None = None
+    # Browser topics: at most this many open streams per topic in one process (the next
+    # is refused with 429); None: bounded by ``max_streams`` only.
+    max_streams_per_topic: int | None = None
     # A failure a tool may meet at times and the server expects (a database or cache out
     # of reach): a callable that returns the message the model reads for it, or None for
     # anything else. A named failure is one warning line; any other stays an internal

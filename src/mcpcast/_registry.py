@@ -254,7 +254,7 @@ class Registry:
         if sig.output_schema is not None:
             listing["outputSchema"] = sig.output_schema
         if decl.annotations:
-            listing["annotations"] = decl.annotations
+            listing["annotations"] = _meaningful_hints(decl.annotations)
         if decl.meta:
             listing["_meta"] = decl.meta
         if decl.task != "forbidden":
@@ -370,6 +370,18 @@ def _is_async(func: Callable[..., Any]) -> bool:
 def _doc(func: Callable[..., Any]) -> str | None:
     doc = inspect.getdoc(func)
     return doc.strip() if doc else None
+
+
+# Hints the MCP spec (ToolAnnotations) calls meaningful only when readOnlyHint is false.
+_WRITE_HINTS = ("destructiveHint", "idempotentHint")
+
+
+def _meaningful_hints(annotations: dict[str, Any]) -> dict[str, Any]:
+    """A read-only tool's annotations without the hints that only describe writes: they
+    would say nothing to a client, and every tools/list carries them."""
+    if annotations.get("readOnlyHint") is not True:
+        return annotations
+    return {k: v for k, v in annotations.items() if k not in _WRITE_HINTS}
 
 
 def _unique(key: str, table: dict[str, Any], what: str) -> None:

@@ -124,7 +124,14 @@ class Server:
         self.current = CurrentProtocol(self.methods, self.config, codec)
         self.listeners: set[Listener] = set()
         self.methods.tasks.listeners = self.listeners  # task status goes to listen streams
+        # tasks/* on a task need its tool's scopes: the gate's hook, as it is when asked.
+        self.methods.tasks.check_scopes = self._check_task_scopes
         self._app: Entry | None = None
+
+    def _check_task_scopes(self, principal: Any, scopes: tuple[str, ...]
+                           ) -> Unauthorized | None:
+        hook = self.gate.check_scopes
+        return hook(principal, scopes) if hook is not None else None
 
     # The hooks live on the gate; these keep them readable and replaceable here.
     @property

@@ -58,6 +58,9 @@ class Settings(BaseSettings):
     admin_email: str = ""
     admin_password: SecretStr = SecretStr("")
     tenant_rate_limit_per_minute: int = Field(default=600, ge=1)
+    # Live feeds (`/mcp/topics/user.<id>`) one person may hold open in one process
+    # (issue 28: 400 were accepted); one a browser tab on the Connections page.
+    live_feeds_per_user: int = Field(default=10, ge=1)
     # Password grant and login form (finding 1, docs/security.md): attempts per minute
     # from one address, and on one account from one address.
     login_limit_per_address: int = Field(default=30, ge=1)

@@ -23,16 +23,33 @@ from __future__ import annotations
 import logging
 import re
 from typing import Any
+from urllib.parse import unquote
 
 MASK = "[redacted]"
+# Every query/form parameter the service knows to carry a secret, by its exact name
+# (compared case-insensitively): OAuth 2.0 and PKCE, OAuth 1.0a, SSE sessions, provider
+# webhooks (Strava's `hub.verify_token`, Garmin's `user_access_token`, our push `secret`).
 SENSITIVE_PARAMETERS = (
     "code", "state", "session_id", "access_token", "refresh_token", "token",
     "client_secret", "code_verifier", "oauth_token", "oauth_verifier", "api_key",
-    "password", "csrf_token", "id_token", "assertion", "secret",
+    "password", "csrf_token", "id_token", "assertion", "client_assertion", "secret",
+    "hub.verify_token", "verify_token", "user_access_token", "login_csrf",
 )  # fmt: skip
-_PARAM = re.compile(
-    r"(?i)((?:^|[?&;\s\"'])(?:" + "|".join(SENSITIVE_PARAMETERS) + r")=)[^&;\s\"'#]+"
-)
+_SENSITIVE = frozenset(SENSITIVE_PARAMETERS)
+# A parameter is a whole name (letters, digits, `.`, `_`, `-`, `%`, brackets) after any
+# character that cannot be part of one, then `=`. The whole name is compared, so
+# `hub.verify_token` and `user_access_token` are caught while `token` is not matched
+# inside another name by accident of what precedes it (issue 28).
+_PARAM = re.compile(r"(?<![\w.%\-\[\]])([\w.%\-\[\]]+)=([^&;\s\"'#]+)")
+
+
+def _param(match: re.Match[str]) -> str:
+    name = match.group(1)
+    # Percent-encoded as a client may send it (`hub%2Everify_token`): compared decoded.
+    plain = unquote(name).lower() if "%" in name else name.lower()
+    return f"{name}={MASK}" if plain in _SENSITIVE else match.group(0)
+
+
 SENSITIVE_HEADERS = (
     "authorization", "cookie", "set-cookie", "x-api-key", "x-csrf-token", "mcp-session-id",
     "x-sandbox-admin",
@@ -51,7 +68,7 @@ _PATTERNS = (
 
 def redact(text: str) -> str:
     """`text` with every credential-looking value replaced by a mask."""
-    text = _PARAM.sub(lambda m: m.group(1) + MASK, text)
+    text = _PARAM.sub(_param, text)
     for pattern in _PATTERNS:
         text = pattern.sub(lambda m: m.group(1) + MASK, text)
     return text

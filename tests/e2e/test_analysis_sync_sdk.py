@@ -66,7 +66,7 @@ def _read_back(server: str, auth: dict[str, str]) -> list[dict[str, Any]]:
     for listed in page.json()["activities"]:
         detail = httpx.get(f"{server}/api/activities/{listed['id']}", headers=auth).json()
         body = httpx.get(f"{server}/api/activities/{listed['id']}/streams", headers=auth,
-                         timeout=60).json()
+                         params={"max_points": "86400"}, timeout=60).json()  # every point
         raw = body["streams"]
         time = np.asarray(raw.pop("time"), dtype=np.int64)
         channels = {k: np.array([np.nan if v is None else v for v in vs], dtype=np.float64)

@@ -196,7 +196,7 @@ def test_defaults_appear_in_the_schema_and_in_bind() -> None:
         "level": {"enum": ["red", "blue"], "type": "string", "default": "blue"},
         "start": {"type": "string", "format": "date", "default": "2027-01-04"},
         # "x: str = None" accepts null too, as the function will see None
-        "note": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": None},
+        "note": {"type": "string"},
     }
     assert "required" not in sig.input_schema
     assert sig.bind({}) == {"weeks": 12, "level": Color.BLUE, "start": dt.date(2027, 1, 4),
@@ -239,7 +239,7 @@ def test_param_names_describes_and_requires() -> None:
     assert sig.input_schema["properties"] == {
         "athlete": {"type": "string", "description": "Who ran."},
         "km": {"type": "number", "description": "Distance in km."},
-        "note": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": None,
+        "note": {"type": "string",
                  "description": "Free text."},
         "pace": {"type": "integer"},
         "shoes": {"type": "string", "default": "default"},
@@ -562,7 +562,7 @@ def _object_schema(cls: Any) -> dict[str, Any]:
 
 
 def _wrap(schema: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "object", "properties": {"result": schema}, "required": ["result"]}
+    return {"type": "object", "properties": {"result": schema}}  # no "required" in results
 
 
 # (return annotation, returned value, content blocks, structuredContent, outputSchema)
@@ -592,18 +592,15 @@ RENDERS: list[tuple[Any, Any, list[dict[str, Any]], Any, Any]] = [
      {"type": "object", "additionalProperties": {"type": "integer"}}),
     (Point, Point(x=1), [{"type": "text", "text": '{"x":1,"y":0}'}], {"x": 1, "y": 0},
      {"type": "object", "properties": {"x": {"type": "integer"},
-                                       "y": {"type": "integer", "default": 0}},
-      "required": ["x"]}),
+                                       "y": {"type": "integer", "default": 0}}}),
     (Run, Run("z2", WHEN),
      [{"type": "text", "text": '{"name":"z2","when":"2026-11-21T06:30:00Z"}'}],
      {"name": "z2", "when": "2026-11-21T06:30:00Z"},
      {"type": "object", "properties": {"name": {"type": "string"},
-                                       "when": {"type": "string", "format": "date-time"}},
-      "required": ["name", "when"]}),
+                                       "when": {"type": "string", "format": "date-time"}}}),
     (Split, {"km": 1, "seconds": 300.0}, [{"type": "text", "text": '{"km":1,"seconds":300.0}'}],
      {"km": 1, "seconds": 300.0},
-     {"type": "object", "properties": {"km": {"type": "integer"}, "seconds": {"type": "number"}},
-      "required": ["km", "seconds"]}),
+     {"type": "object", "properties": {"km": {"type": "integer"}, "seconds": {"type": "number"}}}),
     (Point | None, Point(x=2), [{"type": "text", "text": '{"x":2,"y":0}'}],
      {"result": {"x": 2, "y": 0}},
      _wrap({"anyOf": [_object_schema(Point), {"type": "null"}]})),
@@ -842,3 +839,164 @@ def test_exact_record_is_a_copy_in_its_own_order_and_only_for_plain_records() ->
     assert structured == value and structured is not value  # as pydantic's: a new dict
     for annotation in (Partial, Measured, Tagged, Split, Identity | None, dict[str, str]):
         assert returning(annotation)._record is None, annotation
+
+
+# --- compact schemas (issue 27 item 14: every tools/list rides along in a model's context) --
+
+
+class _Lap(TypedDict):
+    default: int | None  # a property named like a keyword: must survive the compaction
+    extra: dict[str, Any]
+    anything: list[Any]
+    when: dt.date | None
+
+
+def _schemas_of(sig: Signature) -> list[Any]:
+    return [sig.input_schema, sig.output_schema]
+
+
+def test_optional_arguments_are_their_plain_type_and_json_schema_defaults_are_left_out(
+        ) -> None:
+    """An argument that may be left out and defaults to null is advertised as its plain
+    type, null still accepted; a required nullable one and nullable results keep
+    anyOf [X, null] (no "type" array: the MCP Inspector's --strict flags it as unportable).
+    "default": null, "additionalProperties": true and "items": {} (JSON Schema's
+    defaults) are not said; the schemas still validate what they did."""
+    def log(self: object, lap: _Lap, maybe: int | None,
+            level: Literal["easy", "hard"] | None = None,
+            limit: Annotated[int | None, Field(ge=1, le=9)] = None,
+            note: Annotated[str | None, Param(description="Free text.")] = None) -> _Lap:
+        return lap
+    sig = analyse(log, injectables=INJECTABLES)
+    props = sig.input_schema["properties"]
+    assert props["level"] == {"enum": ["easy", "hard"], "type": "string"}
+    assert props["limit"] == {"type": "integer", "minimum": 1, "maximum": 9}
+    assert props["note"] == {"type": "string", "description": "Free text."}
+    nullable = {"anyOf": [{"type": "integer"}, {"type": "null"}]}
+    assert props["maybe"] == nullable
+    assert sig.input_schema["required"] == ["lap", "maybe"]
+    lap = props["lap"]["properties"]
+    assert lap == {"default": nullable, "extra": {"type": "object"},
+                   "anything": {"type": "array"},
+                   "when": {"anyOf": [{"type": "string", "format": "date"}, {"type": "null"}]}}
+    assert sig.output_schema is not None and sig.output_schema["properties"] == lap
+    assert "'default': None" not in str(_schemas_of(sig))
+    for schema in _schemas_of(sig):
+        jsonschema.Draft202012Validator.check_schema(schema)
+    good = {"default": None, "extra": {"a": [1]}, "anything": [1, "a", None], "when": None}
+    jsonschema.validate({"lap": good, "maybe": None}, sig.input_schema,
+                        cls=jsonschema.Draft202012Validator)
+    jsonschema.validate(good, sig.output_schema, cls=jsonschema.Draft202012Validator)
+    assert sig.bind({"lap": good, "maybe": None, "level": None, "limit": None})["limit"] is None
+    for bad in ({"level": "medium"}, {"limit": 10}, {"maybe": "x"}):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate({"lap": good, "maybe": 1, **bad}, sig.input_schema,
+                                cls=jsonschema.Draft202012Validator)
+
+
+def test_no_type_arrays_and_no_untyped_schemas() -> None:
+    """The MCP Inspector's --strict rules (type-union, untyped-schema) on generated
+    schemas: a list[Any]'s items and a dict[str, Any]'s values are not advertised as a
+    bare {} (an argument typed Any itself, "x" here, has nothing better to say)."""
+    def walk(node: Any, path: str) -> None:
+        if isinstance(node, dict):
+            assert not isinstance(node.get("type"), list), path
+            for key, value in node.items():
+                if key in ("properties", "$defs"):
+                    for name, sub in value.items():
+                        assert sub != {} or name == "x", f"{path}.{key}.{name}"
+                        walk(sub, f"{path}.{key}.{name}")
+                elif key in ("items", "additionalProperties", "not") and isinstance(value, dict):
+                    assert value != {}, f"{path}.{key}"
+                    walk(value, f"{path}.{key}")
+                elif key in ("anyOf", "oneOf", "allOf", "prefixItems"):
+                    for i, sub in enumerate(value):
+                        assert sub != {}, f"{path}.{key}[{i}]"
+                        walk(sub, f"{path}.{key}[{i}]")
+    for annotation in (list[Any], dict[str, Any], list[dict[str, Any]], _Lap, int | None,
+                       dict[str, list[Any]]):
+        sig = one_arg(annotation, returns=annotation)
+        walk(sig.input_schema, "input")
+        walk(sig.output_schema, "output")
+
+
+def test_read_only_tools_list_no_write_hints() -> None:
+    """MCP ToolAnnotations: destructiveHint and idempotentHint are meaningful only when
+    readOnlyHint is false, so a read-only tool's listing leaves them out; a writing tool
+    keeps every hint it declared."""
+    from mcpcast import mcp_server, tool
+    from mcpcast._registry import collect
+
+    @mcp_server("hints")
+    class Hints:
+        @tool(annotations={"readOnlyHint": True, "idempotentHint": True,
+                           "destructiveHint": False, "openWorldHint": False})
+        def look(self) -> str:
+            return ""
+
+        @tool(annotations={"readOnlyHint": False, "idempotentHint": True,
+                           "destructiveHint": True, "openWorldHint": False})
+        def wipe(self) -> str:
+            return ""
+
+    tools = collect(Hints(), ()).tools
+    assert tools["look"].listing["annotations"] == {"readOnlyHint": True,
+                                                    "openWorldHint": False}
+    assert tools["wipe"].listing["annotations"] == {
+        "readOnlyHint": False, "idempotentHint": True, "destructiveHint": True,
+        "openWorldHint": False}
+
+
+class _Item(TypedDict):
+    id: str
+    km: float
+
+
+class _Once(TypedDict):
+    item: _Item
+
+
+class _Twice(TypedDict):
+    item: _Item
+    items: list[_Item]
+    once: _Once
+
+
+def test_a_shape_used_twice_is_one_shared_definition() -> None:
+    """A type that appears twice in one schema is said once, under $defs, and referenced;
+    a type used once is still inlined (many clients do not follow $ref)."""
+    sig = returning(_Twice)
+    schema = sig.output_schema
+    assert schema is not None
+    item = {"type": "object", "properties": {"id": {"type": "string"},
+                                             "km": {"type": "number"}}}
+    assert schema["$defs"] == {"_Item": item}
+    ref = {"$ref": "#/$defs/_Item"}
+    assert schema["properties"]["item"] == ref
+    assert schema["properties"]["items"] == {"type": "array", "items": ref}
+    assert schema["properties"]["once"]["properties"]["item"] == ref  # _Once: inlined
+    jsonschema.Draft202012Validator.check_schema(schema)
+    value = {"item": {"id": "a", "km": 1.0}, "items": [{"id": "b", "km": 2.0}],
+             "once": {"item": {"id": "c", "km": 3.0}}}
+    jsonschema.validate(sig.render(value)[1], schema, cls=jsonschema.Draft202012Validator)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({**value, "items": [{"id": 1, "km": 2.0}]}, schema,
+                            cls=jsonschema.Draft202012Validator)
+    assert "$defs" not in (returning(_Once).output_schema or {})
+
+
+class _Required(TypedDict):
+    required: int  # a field named like the keyword stays
+    rows: list[_Item]
+
+
+def test_result_schemas_list_no_required_keys() -> None:
+    """An outputSchema types every field but does not list "required" (at any depth): it
+    rides along in every tools/list. A property named "required" is kept."""
+    schema = returning(_Required).output_schema
+    assert schema == {"type": "object", "properties": {
+        "required": {"type": "integer"},
+        "rows": {"type": "array", "items": {"type": "object", "properties": {
+            "id": {"type": "string"}, "km": {"type": "number"}}}}}}
+    assert returning(int).output_schema == {"type": "object",
+                                            "properties": {"result": {"type": "integer"}}}

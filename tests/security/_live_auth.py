@@ -78,11 +78,14 @@ def postgres_database(admin_url: str) -> str:
 
 
 @contextmanager
-def live(tmp_path: Path, database_url: str | None = None, **overrides: Any) -> Iterator[Live]:
-    """The whole app (migrations, lifespan) served by uvicorn; SQLite unless a URL is given."""
+def live(tmp_path: Path, database_url: str | None = None, *,
+         limiter: MemoryRateLimiter | None = None, **overrides: Any) -> Iterator[Live]:
+    """The whole app (migrations, lifespan) served by uvicorn; SQLite unless a URL is
+    given; `limiter` one whose clock the test moves."""
     url = database_url or f"sqlite+aiosqlite:///{tmp_path / 'pacekeeper.db'}"
     settings = make_settings(url, tmp_path, **overrides)
     clock = FakeClock()
-    app = create_app(settings, clock=clock, keygen=_keygen, limiter=MemoryRateLimiter())
+    app = create_app(settings, clock=clock, keygen=_keygen,
+                     limiter=limiter or MemoryRateLimiter())
     with serve(app) as base, httpx.Client(base_url=base, timeout=30) as client:
         yield Live(base, client, app, clock)

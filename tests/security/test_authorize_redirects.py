@@ -157,3 +157,79 @@ def test_single_uri_client_omitting_redirect_uri_still_succeeds(live: Any) -> No
         location = done.headers["location"]
         assert location.startswith(redirect + "?")
         assert "code" in parse_qs(urlsplit(location).query)
+
+
+# RFC 8252 7.3: a loopback redirect URI may come back on another port, nothing else may
+# differ. Each of these puts a loopback literal somewhere a naive parser or prefix test
+# would take for the host, or changes something other than the port.
+_LOOPBACK_LOOKALIKES = [
+    "http://127.0.0.1.evil.example:50123/",
+    "http://127.0.0.1@evil.example/",
+    "http://127.0.0.1:50123@evil.example/",
+    "http://evil.example@127.0.0.1:50123/",
+    "http://127.0.0.1:50123\\@evil.example/",
+    "http://127.0.0.1:50123/#@evil.example",
+    "http://127.0.0.1:50123//evil.example/",
+    "http://localhost.evil.example:50123/",
+    "https://127.0.0.1:50123/",
+    "http://[::1]:50123/",
+    "http://127.0.0.1:50123/?next=https://evil.example/",
+]  # fmt: skip
+
+
+def test_vs_code_on_another_loopback_port_and_lookalikes(live: Any) -> None:
+    """RFC 8252 7.3 (AS-4's one exception): VS Code registers `http://127.0.0.1:33418/`
+    and `http://127.0.0.1/` and, with 33418 busy, comes back on an ephemeral port: the
+    code goes to that port, and the token request must name that port (RFC 6749 4.1.3).
+    The lookalikes get the error page and no Location, signed in or not."""
+    registered = ["http://127.0.0.1:33418/", "http://127.0.0.1/", "https://vscode.dev/redirect"]
+    ephemeral = "http://127.0.0.1:50123/"
+    with live() as service, service.client() as browser:
+        service.register("vscode@example.com")
+        client_id = str(browser.post("/oauth2/register", json={
+            "redirect_uris": registered, "client_name": "Visual Studio Code",
+            "token_endpoint_auth_method": "none",
+            "grant_types": ["authorization_code", "refresh_token"]}).json()["client_id"])
+        for uri in _LOOPBACK_LOOKALIKES:
+            response = browser.get("/oauth2/authorize", params={
+                "client_id": client_id, "redirect_uri": uri, "response_type": "code",
+                "state": "s", "code_challenge": s256(VERIFIER), "code_challenge_method": "S256"})
+            assert response.status_code == 400, uri
+            assert "location" not in response.headers, uri
+            assert "Redirect URI mismatch" in response.text, uri
+        codes = []
+        params = {"client_id": client_id, "redirect_uri": ephemeral, "response_type": "code",
+                  "state": "vs", "code_challenge": s256(VERIFIER), "code_challenge_method": "S256"}
+        for signed_in in (False, True):
+            if signed_in:  # the session skips the sign-in: straight to consent
+                page = browser.get("/oauth2/authorize", params=params)
+                # Chromium applies form-action to the redirect after the POST: the
+                # policy must name the port the browser is going to, not the registered.
+                csp = page.headers["content-security-policy"]
+                assert "form-action 'self' http://127.0.0.1:50123;" in csp, csp
+                fields = _HIDDEN.findall(page.text)
+                done = browser.post("/oauth2/authorize", content=urlencode(
+                    [*fields, ("decision", "allow")]), headers=FORM)
+            else:
+                done = _login_and_consent(service, browser, params, "vscode@example.com")
+            assert done.status_code == 303, done.text
+            location = done.headers["location"]
+            assert location.startswith(ephemeral + "?"), location
+            codes.append(parse_qs(urlsplit(location).query)["code"][0])
+
+        def exchange(code: str, redirect: str) -> httpx.Response:
+            return browser.post("/oauth2/token", data={
+                "grant_type": "authorization_code", "code": code, "code_verifier": VERIFIER,
+                "redirect_uri": redirect, "client_id": client_id})
+
+        refused = exchange(codes[0], "http://127.0.0.1:33418/")
+        assert refused.status_code == 400 and refused.json()["error"] == "invalid_grant"
+        assert exchange(codes[1], ephemeral).status_code == 200
+        # Signed in with a live grant now: the lookalikes still get the page, even with
+        # an error that would otherwise be sent back (RFC 9700 4.11.2).
+        for uri in _LOOPBACK_LOOKALIKES:
+            response = browser.get(_bogus(client_id, uri))
+            assert response.status_code == 400 and "location" not in response.headers, uri
+        # An error for the ephemeral port goes to that port, as any allowed client's does.
+        sent = browser.get(_bogus(client_id, ephemeral))
+        assert sent.status_code == 303 and sent.headers["location"].startswith(ephemeral + "?")

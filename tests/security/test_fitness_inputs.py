@@ -176,3 +176,104 @@ async def test_a_fit_file_with_absurd_values_is_rejected_not_500(
     assert "outside any possible range" in answer.json()["message"]
     listed = await harness.client.get("/api/activities", headers=auth)
     assert listed.json()["activities"] == []
+
+
+async def test_a_long_sparse_activity_streams_are_bounded_by_default(
+    harness: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 28 (medium): a 600-byte GPX spanning 6.9 days is 596,161 seconds on the 1 Hz
+    grid; `GET /api/activities/{id}/streams` rendered all of it by default (31 MB of JSON,
+    0.39 s of the event loop per request). By default the answer is now downsampled to
+    `DEFAULT_STREAM_POINTS` (bounded in points and bytes), more is asked for with
+    `max_points` up to `MAX_STREAM_POINTS` (beyond: 400), the MCP tool's default is
+    bounded too, and the decoding, downsampling and rendering run off the event loop."""
+    from pacekeeper.fitness import DEFAULT_STREAM_POINTS, MAX_STREAM_POINTS
+
+    auth = await _auth(harness)
+    answer = await harness.client.post(
+        "/api/activities/import", headers=auth, files={"file": ("long.gpx", sparse_gpx(0))})
+    assert answer.status_code == 201, answer.text
+    url = f"/api/activities/{answer.json()['activity']['id']}/streams"
+    seconds = round(6.9 * 86400) + 1  # the 1 Hz grid from the first to the last point
+    assert 2000 <= DEFAULT_STREAM_POINTS <= 5000
+    width = -(-seconds // DEFAULT_STREAM_POINTS)  # equal buckets, as many as fit
+    default = await harness.client.get(url, headers=auth)
+    assert default.status_code == 200, default.text
+    body = default.json()
+    assert body["points"] == -(-seconds // width) <= DEFAULT_STREAM_POINTS
+    assert body["streams"]["time"][:2] == [0, width]
+    # Each channel's value is at most ~20 bytes of JSON: bounded by the points, not the
+    # activity's length (31 MB before).
+    assert len(default.content) <= 20 * DEFAULT_STREAM_POINTS * len(body["streams"])
+    assert len(default.content) < 500_000
+    most = await harness.client.get(url, headers=auth,
+                                    params={"max_points": str(MAX_STREAM_POINTS)})
+    assert most.status_code == 200
+    assert most.json()["points"] == -(-seconds // -(-seconds // MAX_STREAM_POINTS))
+    refused = await harness.client.get(url, headers=auth,
+                                       params={"max_points": str(MAX_STREAM_POINTS + 1)})
+    assert refused.status_code == 400
+    assert refused.json() == {"error": "validation_error", "message":
+                              f"max_points must be between 2 and {MAX_STREAM_POINTS}"}
+    # The MCP tool: bounded by default too (500 points), at most DEFAULT_STREAM_POINTS.
+    headers = {"accept": "application/json, text/event-stream",
+               "content-type": "application/json", **auth}
+    init = await harness.client.post("/mcp", headers=headers, json={
+        "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"}}})
+    headers |= {"mcp-session-id": init.headers["mcp-session-id"],
+                "mcp-protocol-version": "2025-11-25"}
+    activity_id = url.split("/")[3]
+    for arguments, points in (({}, 500), ({"max_points": DEFAULT_STREAM_POINTS},
+                                          DEFAULT_STREAM_POINTS)):
+        tool = await harness.client.post("/mcp", headers=headers, json={
+            "jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+                "name": "get_activity_streams",
+                "arguments": {"activity_id": activity_id, **arguments}}})
+        result = tool.json()["result"]["structuredContent"]
+        width = -(-seconds // points)
+        assert result["points"] == -(-seconds // width) <= points
+    too_many = await harness.client.post("/mcp", headers=headers, json={
+        "jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "get_activity_streams",
+            "arguments": {"activity_id": activity_id, "max_points": DEFAULT_STREAM_POINTS + 1}}})
+    assert too_many.json()["error"]["code"] == -32602
+
+
+async def test_streams_are_decoded_and_rendered_off_the_event_loop(harness: Harness) -> None:
+    """Issue 28: while the largest answer a person may ask for is being made, the event
+    loop keeps running (a ticker on it sees no stall of more than a third of the
+    request's time; on the loop, the whole request was one stall)."""
+    import asyncio
+    import time as _time
+
+    from pacekeeper.fitness import MAX_STREAM_POINTS
+
+    auth = await _auth(harness)
+    answer = await harness.client.post(
+        "/api/activities/import", headers=auth, files={"file": ("long.gpx", sparse_gpx(1))})
+    url = f"/api/activities/{answer.json()['activity']['id']}/streams"
+    gaps: list[float] = []
+    done = asyncio.Event()
+
+    async def tick() -> None:
+        last = _time.perf_counter()
+        while not done.is_set():
+            await asyncio.sleep(0.001)
+            now = _time.perf_counter()
+            gaps.append(now - last)
+            last = now
+
+    ticker = asyncio.create_task(tick())
+    await asyncio.sleep(0.01)
+    began = _time.perf_counter()
+    for _ in range(3):
+        got = await harness.client.get(url, headers=auth,
+                                       params={"max_points": str(MAX_STREAM_POINTS)})
+        assert got.status_code == 200
+    took = _time.perf_counter() - began
+    done.set()
+    await ticker
+    print(f"3 requests {took:.3f} s, longest loop stall {max(gaps):.3f} s")
+    assert max(gaps) < took / 3 / 3, (max(gaps), took)

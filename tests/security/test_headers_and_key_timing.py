@@ -8,11 +8,22 @@ API-key id costs the same verification as a wrong secret (KEY-3).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 
-from pacekeeper.apikeys import _secret
+from pacekeeper.apikeys import (
+    ApiKeyService,
+    FileRevocationSignal,
+    MemoryUsageCounter,
+    Tier,
+    _secret,
+)
+from pacekeeper.apikeys._service import UNKNOWN_ID_SECONDS
+from pacekeeper.errors import Unauthenticated
+from pacekeeper.ratelimit import MemoryRateLimiter
+from tests.pacekeeper.conftest import PASSWORD, Harness
 from tests.security._live_auth import live
 
 _MCP_PING = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
@@ -94,3 +105,62 @@ def test_unknown_key_id_costs_the_same_verification_as_a_wrong_secret(
             assert calls == [presented]
         assert refusals[0] == refusals[1]
         assert refusals[0][0] == 401
+
+
+class _CountingStore:
+    """The real key repository, counting its lookups (the database reads)."""
+
+    def __init__(self, real: Any) -> None:
+        self.real = real
+        self.lookups: list[str] = []
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.real, name)
+
+    async def lookup(self, key_id: str) -> Any:
+        self.lookups.append(key_id)
+        return await self.real.lookup(key_id)
+
+
+async def test_a_second_probe_of_an_unknown_key_id_reads_no_database(
+    harness: Harness, tmp_path: Path
+) -> None:
+    """KEY-3 (issue 28, info): an unknown id took the database path on every request
+    (1.9 ms) while a known one answered from the cache (0.75 ms): timing told which ids
+    exist. An unknown id is now remembered for `UNKNOWN_ID_SECONDS`: its second probe
+    reads no database (like a known id's), gets the same refusal, and the memory is
+    bounded (the oldest id leaves first) and ends after its time."""
+    h = harness
+    user = await h.services.accounts.register("probe@example.com", PASSWORD)
+    store = _CountingStore(h.services.api_keys.store)
+    service = ApiKeyService(store, MemoryUsageCounter(store, h.clock), MemoryRateLimiter(),
+                            h.clock, FileRevocationSignal(tmp_path / "revocations"),
+                            unknown_cache_size=3)
+    created = await service.create(user.id, "k", Tier.TRIAL)
+    secret = created.plaintext[len("pk_live_") + 17:]  # after the id and its "_"
+
+    def probe(n: int) -> str:
+        return f"pk_live_{n:016x}_{secret}"
+
+    async def refusal(plaintext: str) -> str:
+        with pytest.raises(Unauthenticated) as caught:
+            await service.authenticate(plaintext)
+        return caught.value.message
+
+    await service.authenticate(created.plaintext)
+    await service.authenticate(created.plaintext)
+    assert store.lookups == [created.key.id]  # a known id: one read, then the cache
+    store.lookups.clear()
+    first, second = await refusal(probe(1)), await refusal(probe(1))
+    assert first == second == "invalid token: unknown API key"
+    assert store.lookups == [f"{1:016x}"]  # the second probe: no read
+    for n in (2, 3, 4):  # three more unknown ids: the first one leaves (size 3)
+        await refusal(probe(n))
+    await refusal(probe(4))
+    await refusal(probe(1))
+    assert store.lookups == [f"{n:016x}" for n in (1, 2, 3, 4, 1)]
+    store.lookups.clear()
+    h.clock.advance(seconds=UNKNOWN_ID_SECONDS + 1)
+    await refusal(probe(4))  # remembered no longer than its time
+    assert store.lookups == [f"{4:016x}"]
+    await service.authenticate(created.plaintext)  # the known key is unaffected

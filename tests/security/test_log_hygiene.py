@@ -16,8 +16,9 @@ import re
 import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlencode, urlsplit
+from urllib.parse import parse_qs, quote, urlencode, urlsplit
 
 import httpx
 
@@ -190,3 +191,43 @@ def test_a_traceback_in_the_text_format_carries_no_credential() -> None:
     assert "Traceback" in line and "RuntimeError: upstream said no" in line
     for secret in (jwt, key, "abc123secret"):
         assert secret not in line, line
+
+
+def test_every_secret_bearing_parameter_is_redacted_in_the_access_log(tmp_path: Path) -> None:
+    """Issue 28 (ERR-3): `hub.verify_token` and `user_access_token` reached uvicorn's access
+    log (the pattern wanted the name after `?`, `&`, `;` or a space). Every parameter of
+    `logredact.SENSITIVE_PARAMETERS`, as the only one, after another, and percent-encoded,
+    comes out masked in a real access-log line of the served app; a harmless parameter
+    next to it stays readable."""
+    from pacekeeper.app import create_app
+    from pacekeeper.logredact import MASK, SENSITIVE_PARAMETERS
+    from pacekeeper.ratelimit import MemoryRateLimiter
+    from tests._serve import serve
+    from tests.pacekeeper.conftest import FakeClock, make_settings
+    from tests.security._live_auth import _keygen
+
+    settings = make_settings(f"sqlite+aiosqlite:///{tmp_path / 'pk.db'}", tmp_path)
+    app = create_app(settings, clock=FakeClock(), keygen=_keygen, limiter=MemoryRateLimiter())
+    sent: dict[str, str] = {}
+    with serve(app, log_level="info", access_log=True) as base, \
+            everything_at_debug() as capture, httpx.Client(base_url=base) as http:
+        for name in SENSITIVE_PARAMETERS:
+            for n, query in enumerate((f"{name}={{}}", f"page=2&{name}={{}}",
+                                       f"{quote(name, safe='')}={{}}&page=3")):
+                secret = f"S3cret{n}{secrets.token_hex(8)}"
+                sent[secret] = name
+                # Raw query: httpx would re-encode the percent form otherwise.
+                http.get(f"/health?{query.format(secret)}")
+        http.get("/api/webhooks/strava?hub.mode=subscribe&hub.challenge=c1"
+                 "&hub.verify_token=S3cretStravaVerify")
+        sent["S3cretStravaVerify"] = "hub.verify_token"
+    access = [line for line in capture.lines if line.startswith("uvicorn.access")]
+    assert len(access) == 3 * len(SENSITIVE_PARAMETERS) + 1, access[:3]
+    leaks = [(name, line) for line in capture.lines for s, name in sent.items() if s in line]
+    assert leaks == [], leaks
+    for name in SENSITIVE_PARAMETERS:
+        assert any(f"?{name}={MASK}" in line for line in access), name
+        assert any(f"page=2&{name}={MASK}" in line for line in access), name
+    assert any("page=3" in line for line in access)
+    assert any("hub.challenge=c1&hub.verify_token=" + MASK in line for line in access)
+    assert {"hub.verify_token", "user_access_token"} <= set(SENSITIVE_PARAMETERS)

@@ -10,8 +10,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import httpx
+import pytest
 
-from tests.security._live_auth import PASSWORD, live
+from pacekeeper.ratelimit import MemoryRateLimiter
+from tests.security._live_auth import PASSWORD, Live, live
 
 ATTACKER = {"X-Forwarded-For": "203.0.113.5"}
 OWNER = {"X-Forwarded-For": "198.51.100.7"}
@@ -87,3 +89,58 @@ def test_registration_is_limited_per_address_and_per_account(tmp_path: Path) -> 
         _limited(register("a1@example.com", ATTACKER), 2)  # this email, this address
         _limited(register("a2@example.com", ATTACKER), 3)  # any email, this address
         assert register("a2@example.com", OWNER).status_code == 201
+
+
+class _Clock:
+    """The rate limiter's clock, moved by the test."""
+
+    def __init__(self) -> None:
+        self.now = 1_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _confirm(svc: Live, how: str, token: str, password: str) -> httpx.Response:
+    headers = {"authorization": f"Bearer {token}", **ATTACKER}
+    if how == "change":
+        return svc.client.post("/api/account/password", headers=headers, json={
+            "current_password": password, "new_password": "A-new-Passw0rd-9"})
+    return svc.client.request("DELETE", "/api/account", headers=headers,
+                              json={"password": password})
+
+
+@pytest.mark.parametrize(("guess", "then"), [("change", "change"), ("delete", "delete"),
+                                             ("change", "delete"), ("delete", "login")])
+def test_a_stolen_session_cannot_guess_the_password(
+    tmp_path: Path, guess: str, then: str
+) -> None:
+    """Issue 28 (ACC-6): `POST /api/account/password` and `DELETE /api/account` took 150
+    wrong current passwords in 5 s, never 429, so a stolen session became a takeover.
+    Each check now counts in the login buckets of the account and address, before the
+    password is checked: after the per-account limit of wrong guesses, the right password
+    is 429 (Retry-After) on either route and at the login; once the bucket has refilled
+    (a minute on the limiter's clock), the right password works again; the account's
+    owner at their own address was never locked out."""
+    clock = _Clock()
+    with live(tmp_path, limiter=MemoryRateLimiter(clock=clock), **LIMITS) as svc:
+        assert svc.register("stolen@example.com").status_code == 201
+        token = svc.login("stolen@example.com", **OWNER).json()["jwt_token"]
+        for left in (3, 2, 1, 0):
+            wrong = _confirm(svc, guess, token, f"guess-number-{left}")
+            assert wrong.status_code == 403, wrong.text
+            assert wrong.json() == {"error": "forbidden", "message": "the password is not correct"}
+            assert wrong.headers["x-ratelimit-remaining"] == str(left)
+        if then == "login":
+            refused = svc.login("stolen@example.com", PASSWORD, **ATTACKER)
+        else:
+            refused = _confirm(svc, then, token, PASSWORD)
+        _limited(refused, 4)
+        # 4 a minute, as the login: the next try in 60 / 4 = 15 s.
+        assert refused.headers["retry-after"] == "15"
+        assert svc.login("stolen@example.com", PASSWORD, **OWNER).status_code == 200
+        clock.now += 10
+        _limited(_confirm(svc, "change", token, PASSWORD), 4)
+        clock.now += 60  # the bucket is full again
+        right = _confirm(svc, "change", token, PASSWORD)
+        assert right.status_code == 200, right.text

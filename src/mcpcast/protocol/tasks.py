@@ -10,11 +10,14 @@ ends a task ``completed`` with ``isError``; a protocol error or a crash ends it
 ``failed`` with a JSON-RPC error. ``tasks/result`` and ``tasks/list`` (the 2025-11-25
 experimental surface) are gone: -32601.
 
-A task belongs to the principal that created it: for anyone else it does not exist
-(-32602, as for an unknown id). Status changes are pushed as ``notifications/tasks``
-(the task as ``tasks/get`` would answer): to ``subscriptions/listen`` streams whose
-``taskIds`` name the task (its owner's only), and to the handshake-era session that
-created it (on its GET stream).
+A task belongs to the principal that created it (``principal_key``: a principal's
+``mcp_subject`` when it has one, so an application may key tasks by person *and* client):
+for anyone else it does not exist (-32602, as for an unknown id). Its owner's calls on it
+also need the scopes of the tool that created it (the server's ``check_scopes``): a
+token that could not call the tool cannot read its result or cancel it either.
+Status changes are pushed as ``notifications/tasks`` (the task as ``tasks/get`` would
+answer): to ``subscriptions/listen`` streams whose ``taskIds`` name the task (its
+owner's only), and to the handshake-era session that created it (on its GET stream).
 """
 
 from __future__ import annotations
@@ -29,12 +32,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .._errors import (
+    AuthRequired,
     InternalError,
     InvalidParams,
     InvalidRequest,
     MethodNotFound,
     MissingCapability,
     ProtocolError,
+    Unauthorized,
 )
 from .._jsonrpc import dumps, notification
 from ..tasks._record import TaskRecord, TaskStatus
@@ -105,6 +110,8 @@ class TaskEngine:
         self._stopping = False
         self.table = {"tasks/get": self.get, "tasks/update": self.update,
                       "tasks/cancel": self.cancel}
+        # (principal, scopes) -> None or the refusal; set by the Server (its gate's hook).
+        self.check_scopes: Callable[[Any, tuple[str, ...]], Unauthorized | None] | None = None
 
     # ------------------------------------------------------------------ tools/call
 
@@ -113,7 +120,7 @@ class TaskEngine:
         """``tools/call`` of a task tool from a client that negotiated the extension: a
         ``CreateTaskResult`` (``Methods`` runs it as an ordinary call for other clients)."""
         if entry.task_start == "call":
-            live = await self._create(ex)
+            live = await self._create(ex, entry)
             live.runner = asyncio.ensure_future(self._drive(entry, kwargs, ex, live))
             return _created(live.record)
         return await self._call_until_started(entry, kwargs, ex)
@@ -127,7 +134,7 @@ class TaskEngine:
         async def start_task() -> None:
             if start.started.done():
                 return
-            live = await self._create(ex)
+            live = await self._create(ex, entry)
             live.runner = runner
             start.started.set_result(live)
 
@@ -143,14 +150,14 @@ class TaskEngine:
             return _created(start.started.result().record)
         return runner.result()
 
-    async def _create(self, ex: Exchange) -> _Live:
+    async def _create(self, ex: Exchange, entry: ToolEntry) -> _Live:
         owner = principal_key(ex.principal)
         if self._running[owner] >= self.config.max_running_tasks_per_principal:
             raise InvalidRequest("Too many running tasks: wait for one to finish",
                                  http_status=429)
         now = time.time()
         record = TaskRecord(secrets.token_urlsafe(24), owner, now, self.config.task_ttl_ms,
-                            self.config.task_poll_interval_ms)
+                            self.config.task_poll_interval_ms, scopes=tuple(entry.scopes))
         live = _Live(record, ex)
         # Durable before the handle goes out: an immediate tasks/get must find it.
         await self.store.save(record)
@@ -302,6 +309,13 @@ class TaskEngine:
         if record is None or not secrets.compare_digest(record.owner,
                                                          principal_key(ex.principal)):
             raise InvalidParams(f"Unknown task: {task_id}", {"taskId": task_id})
+        check = self.check_scopes
+        refused = check(ex.principal, record.scopes) if check and record.scopes else None
+        if refused is not None:
+            # As the tool's own call would be refused (e.g. 403 insufficient_scope).
+            raise AuthRequired(refused.message, {
+                **(refused.data or {}), "status": refused.status,
+                "www_authenticate": refused.www_authenticate}, http_status=refused.status)
         return record
 
     async def get(self, params: dict[str, Any], ex: Exchange) -> dict[str, Any]:

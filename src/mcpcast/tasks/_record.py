@@ -40,6 +40,8 @@ class TaskRecord:
     result: dict[str, Any] | None = None
     error: dict[str, Any] | None = None
     input_requests: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # The scopes the creating tool declares: every tasks/* call on it needs them too.
+    scopes: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.updated_at:

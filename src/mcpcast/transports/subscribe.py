@@ -206,8 +206,13 @@ class SubscriptionApp:
         max_connections: int = 10_000,
         allow_origin: AllowOrigin | None = None,
         recheck: float | None = None,
+        max_per_topic: int | None = None,
     ) -> None:
         self.factory = factory
+        self.max_per_topic = max_per_topic
+        # Streams open (or opening) per topic, counted before the first await of the
+        # subscription, so concurrent opens cannot all pass the check.
+        self._per_topic: dict[str, int] = {}
         self.authorize = authorize
         self.recheck = recheck if recheck is None else max(recheck, 0.0)
         self.allow_origin = allow_origin
@@ -249,6 +254,27 @@ class SubscriptionApp:
                 raise TopicRefused(403, "forbidden")
             if self.recheck is not None:
                 guard = _Recheck(self.authorize, info, topic, self.recheck)
+        limit = self.max_per_topic
+        held = self._per_topic.get(topic, 0)
+        if limit is not None and held >= limit:
+            raise TopicRefused(
+                429, f"too many open streams on this topic (at most {limit}); close one first")
+        self._per_topic[topic] = held + 1
+        try:
+            return await self._subscribe(topic, after, guard)
+        except BaseException:
+            self._release(topic)
+            raise
+
+    def _release(self, topic: str) -> None:
+        left = self._per_topic.get(topic, 1) - 1
+        if left > 0:
+            self._per_topic[topic] = left
+        else:
+            self._per_topic.pop(topic, None)
+
+    async def _subscribe(self, topic: str, after: int | None, guard: _Recheck | None
+                         ) -> tuple[str, Subscription, int, _Recheck | None]:
         try:
             broadcaster = self.factory.lookup(topic)
         except TopicLimitError:
@@ -282,7 +308,9 @@ class SubscriptionApp:
 
     def _done(self, sub: Subscription) -> None:
         sub.close()
-        self._active.discard(sub)
+        if sub in self._active:
+            self._active.discard(sub)
+            self._release(sub.topic)
         if not self._active:
             self._idle.set()
 
@@ -458,6 +486,7 @@ def subscription_app(
     max_connections: int = 10_000,
     allow_origin: AllowOrigin | None = None,
     recheck: float | None = None,
+    max_per_topic: int | None = None,
 ) -> SubscriptionApp:
     """Serve ``factory``'s topics to browsers: WebSocket and SSE at ``/<topic>``.
 
@@ -466,6 +495,8 @@ def subscription_app(
     ``allow_origin(origin)`` returning true lets pages on that origin read SSE (CORS).
     ``recheck`` seconds: how stale the hook's yes may get on an open stream (None: it is
     asked only when the stream opens; 0: before every frame and heartbeat).
+    ``max_per_topic``: at most this many open streams per topic in this process (the
+    next one: 429); None: no such bound.
     """
     return SubscriptionApp(
         factory,
@@ -474,4 +505,5 @@ def subscription_app(
         max_connections=max_connections,
         allow_origin=allow_origin,
         recheck=recheck,
+        max_per_topic=max_per_topic,
     )

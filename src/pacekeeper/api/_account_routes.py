@@ -29,8 +29,14 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from pacekeeper.account import AccountService
-from pacekeeper.api._common import JSONResponse, read_json_object, required_string, services
-from pacekeeper.auth import Principal, clear_session_cookies, set_session_cookies
+from pacekeeper.api._common import (
+    JSONResponse,
+    attempts,
+    read_json_object,
+    required_string,
+    services,
+)
+from pacekeeper.auth import LOGIN, Principal, clear_session_cookies, set_session_cookies
 from pacekeeper.db import User
 from pacekeeper.errors import Forbidden
 from pacekeeper.services import Services
@@ -49,13 +55,23 @@ async def _me(request: Request) -> tuple[Services, AccountService, Principal, Us
     return svc, svc.account, principal, user
 
 
+async def _confirm_password(request: Request, svc: Services, account: AccountService,
+                            user: User, password: str) -> None:
+    """The person's password, checked under the login limits (issue 28): the same
+    buckets as `/oauth/token` and the authorization page (per address, per account and
+    address), counted before the check, so a stolen session cannot guess the password
+    here at the hash's speed, nor alternate with the login form to get more tries."""
+    limited = await attempts(svc).check(LOGIN, request, user.email)
+    if not await account.verify_password(user, password):
+        raise Forbidden(_REFUSED, headers=limited.headers())
+
+
 async def change_password(request: Request) -> Response:
     svc, account, principal, user = await _me(request)
     data = await read_json_object(request)
     current = required_string(data, "current_password")
     new = required_string(data, "new_password")
-    if not await account.verify_password(user, current):
-        raise Forbidden(_REFUSED)
+    await _confirm_password(request, svc, account, user, current)
     fresh = await account.change_password(user, new)
     body: dict[str, Any] = {"changed": True}
     if principal.via != "cookie":
@@ -83,8 +99,7 @@ async def delete_account(request: Request) -> Response:
     svc, account, _principal, user = await _me(request)
     data = await read_json_object(request)
     password = required_string(data, "password")
-    if not await account.verify_password(user, password):
-        raise Forbidden(_REFUSED)
+    await _confirm_password(request, svc, account, user, password)
     body = await account.erase(user)
     await svc.resolver.end_session(request.headers)
     response = JSONResponse(body, headers=_NO_STORE)

@@ -48,6 +48,11 @@ API_KEY_HEADER = "x-api-key"
 # Where the public id sits in a well-formed key, `pk_live_<16 hex>_<secret>`: a cheap
 # cache probe; the digest comparison then covers the whole text.
 _ID = slice(8, 24)
+# An id the database did not know is remembered this long (issue 28): a second probe of
+# it answers from memory, as a cached known id does, so timing does not tell which ids
+# exist. Bounded by `unknown_cache_size` (oldest first out), so probing random ids
+# costs memory no more than that.
+UNKNOWN_ID_SECONDS = 60.0
 
 
 class KeyLimitReached(ApiError):
@@ -115,6 +120,7 @@ class ApiKeyService:
         flush_seconds: float = 5.0,
         burst_overrides: Mapping[str, int] | None = None,
         cache_size: int = 10_000,
+        unknown_cache_size: int = 10_000,
         meter: RedisKeyMeter | None = None,
         seconds: Callable[[], float] | None = None,
         max_live_keys: int = 10,
@@ -129,6 +135,8 @@ class ApiKeyService:
         self.revocations = revocations
         self._cache: dict[str, CachedKey] = {}
         self._cache_size = cache_size
+        self._unknown: dict[str, float] = {}  # key id -> until (Unix seconds)
+        self._unknown_size = unknown_cache_size
         self.usage = usage
         self._limiter = limiter
         self._clock = clock
@@ -182,6 +190,7 @@ class ApiKeyService:
             await self.store.add(key, caps)
         except KeyCapReached as exc:
             raise KeyLimitReached(str(exc)) from None
+        self._unknown.pop(made.key_id, None)  # a random id: known as unknown only by chance
         return CreatedKey(key, made.plaintext)
 
     async def list_for(self, user_id: uuid.UUID) -> list[tuple[ApiKey, int]]:
@@ -206,9 +215,17 @@ class ApiKeyService:
         entry = self._cache.get(key_id)
         if entry is not None and entry.version == version:
             return entry
+        until = self._unknown.get(key_id)
+        if until is not None:
+            if self._seconds() < until:
+                return None
+            del self._unknown[key_id]
         found = await self.store.lookup(key_id)
         if found is None:
-            self._cache.pop(key_id, None)  # unknown ids are never cached (no flooding)
+            self._cache.pop(key_id, None)
+            if len(self._unknown) >= self._unknown_size:
+                self._unknown.pop(next(iter(self._unknown)))  # oldest first
+            self._unknown[key_id] = self._seconds() + UNKNOWN_ID_SECONDS
             return None
         if len(self._cache) >= self._cache_size:
             self._cache.pop(next(iter(self._cache)))  # oldest entry first

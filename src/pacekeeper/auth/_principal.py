@@ -78,6 +78,15 @@ class Principal(NamedTuple):
     def is_admin(self) -> bool:
         return self.role is Role.ADMIN
 
+    @property
+    def mcp_subject(self) -> str:
+        """Whose MCP tasks and round-trip states these are (mcpcast's `principal_key`):
+        the person and, for an OAuth access token, its client. Two assistants of one
+        person do not see each other's tasks (issue 28: keyed by the person alone, one
+        assistant's read token read and cancelled another's write task)."""
+        client = self.claims.client_id
+        return str(self.user_id) if client is None else f"{self.user_id}:{client}"
+
 
 class PrincipalResolver:
     def __init__(

@@ -22,13 +22,35 @@ def moment(text: str | None, name: str) -> datetime | None:
         raise FitnessInputError(f"{name} must be an ISO 8601 date or time") from None
 
 
+# The days the service answers about (issue 28): wide enough for any athlete's history
+# and plans (birth years start at 1900), far enough inside `date`'s years 1..9999 that
+# the analyses' arithmetic (the PMC's 252-day warm-up, eleven-year periods, weeks ahead)
+# never overflows. `9999-12-31` used to reach `timedelta` arithmetic and answer 500.
+FIRST_DAY = date(1900, 1, 1)
+LAST_DAY = date(2199, 12, 31)
+DAY_RANGE = f"a date from {FIRST_DAY} to {LAST_DAY}"
+
+
+def parse_day(text: str) -> date:
+    """`text` as a day of the supported range; ValueError with the reason (the one check
+    of every day an HTTP route or MCP tool takes: `day` below, and the tools' argument
+    types, whose validation error is the client's -32602)."""
+    try:
+        value = date.fromisoformat(text)
+    except ValueError:
+        raise ValueError("must be a date (YYYY-MM-DD)") from None
+    if not FIRST_DAY <= value <= LAST_DAY:
+        raise ValueError(f"must be {DAY_RANGE}")
+    return value
+
+
 def day(text: str | None, name: str) -> date | None:
     if text is None or text == "":
         return None
     try:
-        return date.fromisoformat(text)
-    except ValueError:
-        raise FitnessInputError(f"{name} must be a date (YYYY-MM-DD)") from None
+        return parse_day(text)
+    except ValueError as exc:
+        raise FitnessInputError(f"{name} {exc}") from None
 
 
 def sport(text: str | None) -> str | None:
@@ -49,4 +71,5 @@ def activity_id(text: str) -> uuid.UUID:
         raise ActivityNotFound("no such activity") from None
 
 
-__all__ = ["activity_id", "day", "moment", "sport"]
+__all__ = ["DAY_RANGE", "FIRST_DAY", "LAST_DAY", "activity_id", "day", "moment", "parse_day",
+           "sport"]

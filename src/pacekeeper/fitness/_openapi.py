@@ -8,6 +8,7 @@ from pacekeeper._openapi_parts import ERROR as _ERROR
 from pacekeeper._openapi_parts import SESSION_AUTH as _AUTH
 from pacekeeper._openapi_parts import blank_or, link, with_links
 from pacekeeper._openapi_parts import json_response as _json
+from pacekeeper.fitness._service import DEFAULT_STREAM_POINTS, MAX_STREAM_POINTS
 from pacekeeper.fitness._settings import SETTINGS
 from pacekeeper.fitness.models import Sport
 from pacekeeper.fitness.streams import CHANNELS
@@ -155,8 +156,10 @@ def _paths(provider: dict[str, Any]) -> dict[str, dict[str, Any]]:
             "parameters": [*_ID,
                            _query("keys", {"type": "string"},
                                   f"comma-separated: time, {', '.join(CHANNELS)}"),
-                           _query("max_points", blank_or({"type": "integer", "minimum": 2}),
-                                  "at most this many points (bucket means)")],
+                           _query("max_points", blank_or({
+                               "type": "integer", "minimum": 2, "maximum": MAX_STREAM_POINTS}),
+                                  "at most this many points (bucket means); default "
+                                  f"{DEFAULT_STREAM_POINTS}, at most {MAX_STREAM_POINTS}")],
             "responses": {"200": _json("the streams", {
                 "type": "object", "required": ["activity_id", "points", "streams"],
                 "properties": {"activity_id": {"type": "string"},

@@ -57,6 +57,21 @@ MATCH_START_S = 120.0
 MAX_PAGE = 200
 
 
+# Samples per streams answer (issue 28): by default at most DEFAULT_STREAM_POINTS
+# (bucket means; a chart of any activity's length needs no more), and never more than
+# MAX_STREAM_POINTS even when asked (a whole day at 1 Hz; the data export has them all).
+DEFAULT_STREAM_POINTS = 2000
+MAX_STREAM_POINTS = 86_400
+
+
+def _shaped_streams(blob: bytes | None, keys: list[str] | None,
+                    max_points: int | None) -> StreamSet:
+    streams = StreamSet.from_bytes(blob) if blob else StreamSet.empty()
+    if keys is not None:
+        streams = streams.select(keys)
+    return streams if max_points is None else streams.downsample(max_points)
+
+
 @dataclass(frozen=True, slots=True)
 class ImportOutcome:
     """One file's (or archive member's) result."""
@@ -306,20 +321,20 @@ class FitnessService:
     async def streams(self, owner: Owner, activity_id: uuid.UUID, *,
                       keys: list[str] | None = None, max_points: int | None = None
                       ) -> StreamSet:
-        await self._get(owner.user_id, activity_id)  # 404 before "no streams"
-        blob = await self.store.streams(owner.user_id, activity_id)
-        streams = StreamSet.from_bytes(blob) if blob else StreamSet.empty()
+        """The activity's samples, downsampled to at most `max_points` (2 to
+        `MAX_STREAM_POINTS`; None, for the person's own data export only: every one)."""
         if keys is not None:
             unknown = [k for k in keys if k != "time" and k not in CHANNELS]
             if unknown:
                 raise FitnessInputError(f"unknown stream {unknown[0]!r}; streams are "
                                         f"time, {', '.join(CHANNELS)}")
-            streams = streams.select(keys)
-        if max_points is not None:
-            if max_points < 2:
-                raise FitnessInputError("max_points must be at least 2")
-            streams = streams.downsample(max_points)
-        return streams
+        if max_points is not None and not 2 <= max_points <= MAX_STREAM_POINTS:
+            raise FitnessInputError(f"max_points must be between 2 and {MAX_STREAM_POINTS}")
+        await self._get(owner.user_id, activity_id)  # 404 before "no streams"
+        blob = await self.store.streams(owner.user_id, activity_id)
+        # Decoding a long activity's grid (600,000 seconds for a 7-day GPX) and reducing it
+        # takes tens of milliseconds: a worker thread's, not the event loop's (issue 28).
+        return await asyncio.to_thread(_shaped_streams, blob, keys, max_points)
 
     async def delete(self, owner: Owner, activity_id: uuid.UUID) -> None:
         if not await self.store.delete(owner.user_id, activity_id):

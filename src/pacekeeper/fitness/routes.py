@@ -7,9 +7,11 @@ service the caller's own user id: there is no parameter that names another perso
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from typing import Any
 
+import orjson
 from starlette.datastructures import UploadFile
 from starlette.requests import Request
 from starlette.responses import Response
@@ -22,7 +24,7 @@ from pacekeeper.errors import ApiError, ValidationFailed
 from pacekeeper.fitness import _inputs as inputs
 from pacekeeper.fitness._openapi import fitness_paths
 from pacekeeper.fitness._records import ActivityFilter, Owner
-from pacekeeper.fitness._service import FitnessService
+from pacekeeper.fitness._service import DEFAULT_STREAM_POINTS, FitnessService
 from pacekeeper.fitness._views import activity_event, activity_json, daily_json, outcome_json
 from pacekeeper.fitness.importers import ImportRejected
 
@@ -129,13 +131,16 @@ async def activity_streams(request: Request) -> Response:
     principal, owner = await _caller(request)
     q = request.query_params
     keys = [k.strip() for k in q["keys"].split(",") if k.strip()] if q.get("keys") else None
-    # Absent or blank: every point; any number, 0 included, is checked by the service.
-    max_points = None if not q.get("max_points") else _int(q.get("max_points"), "max_points", 0)
+    # Absent or blank: the default; any number, 0 included, is checked by the service.
+    max_points = (DEFAULT_STREAM_POINTS if not q.get("max_points")
+                  else _int(q.get("max_points"), "max_points", 0))
     streams = await fitness(request).streams(owner, _activity_id(request), keys=keys,
                                              max_points=max_points)
-    return JSONResponse({"activity_id": str(request.path_params["activity_id"]),
-                         "points": len(streams), "streams": streams.to_json()},
-                        headers=_rate(principal))
+    ident = str(request.path_params["activity_id"])
+    # Up to MAX_STREAM_POINTS x 16 channels: rendered by a worker thread (issue 28).
+    body = await asyncio.to_thread(lambda: orjson.dumps(
+        {"activity_id": ident, "points": len(streams), "streams": streams.to_json()}))
+    return Response(body, media_type="application/json", headers=_rate(principal))
 
 
 async def athlete(request: Request) -> Response:

@@ -120,7 +120,9 @@ def build_mcp(settings: Settings, services: Callable[[], Services],
     server = Server(
         PacekeeperTools(services),
         config=ServerConfig(path="/mcp", allowed_hosts=hosts, allowed_origins=origins,
-                            topic_recheck=0.0, expected_failure=_unavailable_message),
+                            topic_recheck=0.0, expected_failure=_unavailable_message,
+                            # Each person's feed is one topic: a per-person cap.
+                            max_streams_per_topic=settings.live_feeds_per_user),
         authenticate=make_authenticate(services, same_origins),
         identify=_session_owner,
         check_scopes=make_check_scopes(services),

@@ -84,8 +84,8 @@ class PacekeeperTools(PacekeeperToolsBase, ActivityTools, AthleteTools, SyncTool
 
     @tool(
         name="get_connection_status",
-        description=f"Which fitness providers ({', '.join(PROVIDERS)}) the user has connected, "
-        "when their tokens expire, and which need to be reconnected.",
+        description="Which providers (strava, fitbit, garmin) are connected, and which need "
+                    "reconnecting.",
         scopes=(READ,),
     )
     async def get_connection_status(self, caller: Principal) -> dict[str, Any]:
@@ -93,8 +93,8 @@ class PacekeeperTools(PacekeeperToolsBase, ActivityTools, AthleteTools, SyncTool
 
     @tool(
         name="connect_provider",
-        description=f"Start connecting a fitness provider ({_ONE_OF}): returns "
-        "the URL the user opens in a browser to grant access.",
+        description="Start connecting strava, fitbit or garmin: the URL the user opens to grant "
+                    "access.",
         scopes=(WRITE,),
     )
     async def connect_provider(self, caller: Principal, provider: str) -> AuthorizationUrl:
@@ -109,7 +109,7 @@ class PacekeeperTools(PacekeeperToolsBase, ActivityTools, AthleteTools, SyncTool
 
     @tool(
         name="get_provider_profile",
-        description=f"The athlete profile at a connected provider ({_ONE_OF}).",
+        description="The athlete's profile at a connected provider.",
         scopes=(READ,),
     )
     async def get_provider_profile(self, caller: Principal, provider: str) -> dict[str, Any]:

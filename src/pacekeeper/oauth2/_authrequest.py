@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from pacekeeper.errors import PacekeeperError
 from pacekeeper.oauth2 import _scopes, rfc7636
-from pacekeeper.oauth2._clients import Client
+from pacekeeper.oauth2._clients import Client, redirect_uri_registered
 from pacekeeper.oauth2.errors import OAuth2Error, UnsupportedResponseType
 from pacekeeper.oauth2.rfc8707 import Resources
 
@@ -79,17 +79,18 @@ async def validate(
     client = await find_client(client_id)
     redirect_uri = _single(params, "redirect_uri")
     # RFC 9700 4.11: an error goes back only to a redirect URI the request itself named
-    # and that matched exactly. A client with one registered URI may omit it (RFC 6749
-    # 4.1.1/3.1.2.3) and still be answered there after the user's consent; but an
-    # automatic error redirect to an unnamed URI would make any registered client an
-    # open redirector, so such errors get the error page.
+    # and that matched (exactly, but for a loopback port). A client with one registered
+    # URI may omit it (RFC 6749 4.1.1/3.1.2.3) and still be answered there after the
+    # user's consent; but an automatic error redirect to an unnamed URI would make any
+    # registered client an open redirector, so such errors get the error page.
     named = redirect_uri is not None
     if redirect_uri is None:
         if len(client.redirect_uris) != 1:
             raise ErrorPage("Missing redirect URI", "This client must name its redirect_uri.")
         redirect_uri = client.redirect_uris[0]
-    elif redirect_uri not in client.redirect_uris:
-        # Exact string match only: no prefix, no normalisation (AS-4).
+    elif not redirect_uri_registered(client.redirect_uris, redirect_uri):
+        # Exact string match, no prefix, no normalisation (AS-4); only a loopback URI's
+        # port may differ (RFC 8252 7.3). The code is bound to this exact URI.
         raise ErrorPage(
             "Redirect URI mismatch",
             "The address this request wants to return you to is not one registered "

@@ -1,4 +1,4 @@
-"""Clients as the server sees them, redirect URI rules (AS-2) and client authentication.
+"""Clients as the server sees them, redirect URI rules (AS-2, AS-4) and client authentication.
 
 Client authentication (RFC 6749 2.3): `client_secret_basic`, `client_secret_post`, or
 `none` for public clients (PKCE binds their codes). A client uses exactly the method it
@@ -11,6 +11,8 @@ import base64
 import binascii
 import hashlib
 import hmac
+import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -66,6 +68,38 @@ def redirect_uri_problem(uri: str) -> str | None:
 
 def is_loopback_redirect(uri: str) -> bool:
     return (urlsplit(uri).hostname or "") in _LOOPBACK
+
+
+# RFC 8252 7.3: `http`, a loopback host, an optional port, then the path/query or the end.
+# Matched on the raw string, not through a URL parser: the host must be exactly the
+# literal (no userinfo, no name under it, no backslash that a browser reads as `/`).
+_LOOPBACK_URI = re.compile(
+    r"http://(127\.0\.0\.1|\[::1\]|localhost)(?::([1-9][0-9]{0,4}))?(?=[/?]|\Z)", re.ASCII
+)
+
+
+def _without_loopback_port(uri: str) -> str | None:
+    """The URI without its port when it is an http loopback URI, else None."""
+    match = _LOOPBACK_URI.match(uri)
+    if match is None or (match[2] is not None and int(match[2]) > 65535):
+        return None
+    return f"http://{match[1]}{uri[match.end():]}"
+
+
+def redirect_uri_registered(registered: Iterable[str], requested: str) -> bool:
+    """AS-4: `requested` equals a registered URI exactly, or, both being http loopback
+    URIs (127.0.0.1, [::1], localhost), equals it but for the port: RFC 8252 7.3 makes
+    the AS accept any port there, for clients that take an ephemeral one. Host, path
+    and query still compare byte for byte; a fragment never matches.
+    `localhost` too: RFC 9700 4.1.3 and the MCP spec name "localhost" URIs, and the MCP
+    hosts register them (docs/oauth.md)."""
+    uris = tuple(registered)
+    if requested in uris:
+        return True
+    if "#" in requested:
+        return False
+    bare = _without_loopback_port(requested)
+    return bare is not None and any(_without_loopback_port(uri) == bare for uri in uris)
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,4 +164,5 @@ __all__ = [
     "is_loopback_redirect",
     "presented_credentials",
     "redirect_uri_problem",
+    "redirect_uri_registered",
 ]

@@ -42,20 +42,42 @@ class TrainingSummary(Result):
     recomputing: int
 
 
-class CurvePoint(TypedDict):
+class PowerPoint(TypedDict):
     duration_s: int
     watts: NotRequired[float | None]
+    activity_id: str
+    date: str
+
+
+class HrPoint(TypedDict):
+    duration_s: int
     bpm: NotRequired[float | None]
+    activity_id: str
+    date: str
+
+
+class PacePoint(TypedDict):
+    duration_s: int
     speed_mps: NotRequired[float | None]
     pace_s_per_km: NotRequired[float | None]
     activity_id: str
     date: str
 
 
-CurveResult = TypedDict("CurveResult", {
+# One shape per kind: a curve's points carry only their own figure; `sport` is the one the
+# period's curve covers ("all" for heart rate unless asked), or the activity's.
+PowerCurve = TypedDict("PowerCurve", {
     "summary": str, "kind": str, "sport": str, "activity_id": NotRequired[str],
     "from": NotRequired[str], "to": NotRequired[str], "activities": int,
-    "points": list[CurvePoint]})
+    "points": list[PowerPoint]})
+HrCurve = TypedDict("HrCurve", {
+    "summary": str, "kind": str, "sport": str, "activity_id": NotRequired[str],
+    "from": NotRequired[str], "to": NotRequired[str], "activities": int,
+    "points": list[HrPoint]})
+PaceCurve = TypedDict("PaceCurve", {
+    "summary": str, "kind": str, "sport": str, "activity_id": NotRequired[str],
+    "from": NotRequired[str], "to": NotRequired[str], "activities": int,
+    "points": list[PacePoint]})
 
 
 class Prediction(TypedDict):
@@ -233,9 +255,9 @@ class TrainingWeek(Result):
 
 __all__ = [
     "ActivityAnalysis", "ActivityComparison", "BestEfforts", "ChartDay", "CriticalPowerResult",
-    "CurvePoint", "CurveResult", "Feasibility", "FitnessChart", "FtpEstimate", "GoalDeleted",
-    "GoalList", "GoalResult", "LoadRisk", "Patterns", "PeriodComparison", "PeriodStats",
-    "Prediction", "RacePrediction", "ReadinessResult", "RecoveryStatus", "Result",
-    "TrainingPaces", "TrainingSummary", "TrainingWeek", "Vo2max", "WPrimeBalance",
-    "WeeklyLoad", "ZoneDistribution", "Zones",
+    "Feasibility", "FitnessChart", "FtpEstimate", "GoalDeleted", "GoalList", "GoalResult",
+    "HrCurve", "HrPoint", "LoadRisk", "PaceCurve", "PacePoint", "Patterns", "PeriodComparison",
+    "PeriodStats", "PowerCurve", "PowerPoint", "Prediction", "RacePrediction", "ReadinessResult",
+    "RecoveryStatus", "Result", "TrainingPaces", "TrainingSummary", "TrainingWeek", "Vo2max",
+    "WPrimeBalance", "WeeklyLoad", "ZoneDistribution", "Zones",
 ]

@@ -4,31 +4,46 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import Field
+from pydantic import AfterValidator, Field, WithJsonSchema
 
 from mcpcast import Param
+from pacekeeper.fitness._inputs import parse_day
 from pacekeeper.tools._shapes import SportName
 
 DATE = r"^\d{4}-\d{2}-\d{2}$"
+# A day is validated by the pattern and advertised as JSON Schema's "date" format: the
+# same YYYY-MM-DD, said in a third of the bytes of every tools/list.
+DAY_SCHEMA = WithJsonSchema({"type": "string", "format": "date"})
 
-From = Annotated[str | None, Param(name="from", description="First day (YYYY-MM-DD)."),
-                 Field(pattern=DATE)]
-To = Annotated[str | None, Param(name="to", description="Last day (YYYY-MM-DD); default "
-                                 "today."), Field(pattern=DATE)]
-Day = Annotated[str | None, Param(description="The day (YYYY-MM-DD); default today."),
-                Field(pattern=DATE)]
-ActivityRef = Annotated[str, Param(description="The activity's id (from list_activities)."),
+
+
+def _in_range(text: str | None) -> str | None:
+    """The HTTP routes' check of a day (`parse_day`), at the tool's boundary: a day
+    outside the supported range is the client's -32602 naming the argument (issue 28)."""
+    if text is not None:
+        parse_day(text)
+    return text
+
+
+# A day argument: YYYY-MM-DD (the pattern validates it) within the supported range,
+# advertised as the "date" format. `DayText` is the same without the pattern (arguments
+# that never declared one keep accepting what they accepted).
+DayText = Annotated[str | None, AfterValidator(_in_range), DAY_SCHEMA]
+OptionalDay = Annotated[str | None, Field(pattern=DATE), AfterValidator(_in_range), DAY_SCHEMA]
+RequiredDay = Annotated[str, Field(pattern=DATE), AfterValidator(_in_range), DAY_SCHEMA]
+From = Annotated[OptionalDay, Param(name="from", description="First day.")]
+To = Annotated[OptionalDay, Param(name="to", description="Last day; default today.")]
+Day = Annotated[OptionalDay, Param(description="Default today.")]
+ActivityRef = Annotated[str, Param(description="From list_activities."),
                         Field(min_length=1, max_length=64)]
 OptionalActivity = Annotated[str | None, Param(
-    description="One activity's curve (its id); leave out for a period (from/to)."),
-    Field(max_length=64)]
+    description="One activity's curve; leave out for a period."), Field(max_length=64)]
 Durations = Annotated[list[Annotated[int, Field(ge=1, le=86400)]] | None, Param(
-    description="Durations in seconds, among the stored ones (1, 5, 10, 30, 60, 120, 300, "
-    "600, 1200, 1800, 3600, ... 86400); default a 14-point selection."),
+    description="Stored ones: 1, 5, 60, 300, 1200, 3600 ... 86400; default 14, 1 s to 3 h."),
     Field(max_length=80)]
 # Power figures are one sport's (a run's power is not a crank's): rides unless asked.
 PowerSport = Annotated[SportName, Param(description="Sport whose activities count "
                                         "(default ride).")]
 
-__all__ = ["DATE", "ActivityRef", "Day", "Durations", "From", "OptionalActivity",
-           "PowerSport", "To"]
+__all__ = ["DATE", "DAY_SCHEMA", "ActivityRef", "Day", "DayText", "Durations", "From",
+           "OptionalActivity", "OptionalDay", "PowerSport", "RequiredDay", "To"]

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, NotRequired
+from typing import Any, Literal, NotRequired, Required
 
+from pydantic import ConfigDict, with_config
 from typing_extensions import TypedDict
 
 SportName = Literal["run", "ride", "swim", "walk", "hike", "row", "ski", "strength", "yoga",
@@ -12,55 +13,53 @@ StreamName = Literal["time", "power", "heartrate", "cadence", "speed", "distance
                      "lat", "lng", "temperature", "grade"]
 
 
-class ActivitySummary(TypedDict):
+# A line of list_activities: a figure the activity lacks is left out, not null. (Comments,
+# not docstrings: a TypedDict's docstring becomes a description in every outputSchema.)
+class ActivityItem(TypedDict, total=False):
+    id: Required[str]
+    name: str
+    sport: Required[str]
+    start_time: Required[str]
+    distance_km: float
+    moving_time_s: int
+    elapsed_time_s: int
+    elevation_gain_m: int
+    pace_min_per_km: str  # m:ss (runs, walks, hikes)
+    pace_min_per_mi: str  # the same in imperial units
+    pace_min_per_100m: str  # swims
+    pace_min_per_500m: str  # rows
+    speed_kmh: float
+    speed_mph: float
+    avg_hr_bpm: int
+    max_hr_bpm: int
+    avg_power_w: int
+    normalized_power_w: int
+    load: float
+    load_method: str
+    sources: list[str]
+
+
+# get_activity: the fields always there are declared; the figures (heart rate, power,
+# cadence, energy, load: null when not recorded) come as the tool's description says.
+@with_config(ConfigDict(extra="allow"))
+class ActivityDetail(TypedDict):
     id: str
     name: str | None
     sport: str
     start_time: str
-    elapsed_time_s: float | None
-    moving_time_s: float | None
-    distance_m: float | None
-    elevation_gain_m: float | None
-    average_speed_mps: float | None
-    average_heartrate: float | None
-    max_heartrate: float | None
-    average_power: float | None
-    max_power: float | None
-    average_cadence: float | None
-    calories: float | None
-    normalized_power: float | None
-    intensity_factor: float | None
-    tss: float | None
-    load: float | None
-    load_method: str | None
-    hr_tss: float | None
-    trimp: float | None
-    efficiency_factor: float | None
-    variability_index: float | None
-    sources: list[Any]
-    streams: list[str]
-
-
-class ActivityDetail(ActivitySummary):
-    start_time_utc: str
-    utc_offset_s: int | None
-    source_sport: str | None
-    max_speed_mps: float | None
-    device: str | None
     laps: list[dict[str, Any]]
     metrics: dict[str, Any]
     device_metrics: dict[str, Any]
+    streams: list[str]
     timer_time_s: NotRequired[float | None]
     legs: NotRequired[list[dict[str, Any]]]
     swim: NotRequired[dict[str, Any]]
     computed: NotRequired[dict[str, Any]]
-    created_at: str
-    updated_at: str
 
 
 class ActivityPage(TypedDict):
     summary: str
-    activities: list[ActivitySummary]
+    activities: list[ActivityItem]
     next_cursor: str | None
 
 
@@ -70,12 +69,20 @@ class StreamsResult(TypedDict):
     streams: dict[str, list[float | None]]
 
 
+class ImportOutcome(TypedDict):  # a file of a bulk export: its activity, or why not
+    file: str
+    status: Literal["imported", "duplicate", "merged", "rejected"]
+    activity: NotRequired[ActivityItem]
+    reason: NotRequired[str]
+    message: NotRequired[str]
+
+
 class ImportResult(TypedDict):
     summary: str
     status: Literal["imported", "duplicate", "merged", "rejected"]
     duplicate: bool
-    activity: NotRequired[ActivityDetail]
-    results: NotRequired[list[dict[str, Any]]]
+    activity: NotRequired[ActivityItem]
+    results: NotRequired[list[ImportOutcome]]
 
 
 class Deleted(TypedDict):
@@ -97,7 +104,7 @@ class AthleteResult(TypedDict):
 class DailyDay(TypedDict, total=False):
     date: str
     sources: list[str]
-    resting_hr: float
+    resting_hr_bpm: int
     hrv_rmssd_ms: float
     sleep_s: float
     sleep_score: float
@@ -116,8 +123,8 @@ class DailyResult(TypedDict):
 
 __all__ = [
     "ActivityDetail",
+    "ActivityItem",
     "ActivityPage",
-    "ActivitySummary",
     "AthleteResult",
     "DailyDay",
     "DailyResult",

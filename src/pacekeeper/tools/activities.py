@@ -9,8 +9,9 @@ from typing import Annotated, Any, Literal, cast
 from pydantic import Field
 
 from mcpcast import Param, ToolError, resource, tool
-from pacekeeper.fitness import ActivityFilter, Owner, activity_json
+from pacekeeper.fitness import DEFAULT_STREAM_POINTS, ActivityFilter, Owner, activity_json
 from pacekeeper.fitness import _inputs as inputs
+from pacekeeper.fitness._figures import activity_detail, activity_item
 from pacekeeper.fitness._views import outcome_json
 from pacekeeper.fitness.importers import ImportRejected
 from pacekeeper.tools._base import (
@@ -24,9 +25,10 @@ from pacekeeper.tools._base import (
 )
 from pacekeeper.tools._shapes import (
     ActivityDetail,
+    ActivityItem,
     ActivityPage,
-    ActivitySummary,
     Deleted,
+    ImportOutcome,
     ImportResult,
     SportName,
     StreamName,
@@ -34,7 +36,7 @@ from pacekeeper.tools._shapes import (
 )
 from pacekeeper.tools.apps import ACTIVITY, ui_meta
 
-ActivityId = Annotated[str, Param(description="The activity's id (from list_activities).")]
+ActivityId = Annotated[str, Param(description="From list_activities.")]
 
 
 def _km(meters: float | None) -> str:
@@ -45,12 +47,20 @@ def one_line(a: dict[str, Any]) -> str:
     return f"{a['start_time'][:10]} {a['sport']} {_km(a['distance_m'])} {a['name'] or ''}".strip()
 
 
+def _outcome(found: dict[str, Any]) -> ImportOutcome:
+    """A bulk import's file: its activity as a list_activities line."""
+    outcome = {k: v for k, v in found.items() if k not in ("activity", "duplicate")}
+    if "activity" in found:
+        outcome["activity"] = activity_item(found["activity"])
+    return cast(ImportOutcome, outcome)
+
+
 class ActivityTools(ToolGroup):
     @tool(
         name="list_activities",
-        description="The user's activities, newest first, as compact summaries (distance, "
-        "time, heart rate, power, training load). Filter by sport, date range or a word in "
-        "the name; pass next_cursor back as cursor for the next page.",
+        description="Find activities, newest first (filter by sport, dates, name); their ids "
+                    "serve the other tools. Runs give pace in min/km (min/mi in imperial units), "
+                    "swims min/100m, rides km/h. Pass next_cursor as cursor for more.",
         annotations=READ_ONLY,
         scopes=(READ,),
     )
@@ -59,21 +69,23 @@ class ActivityTools(ToolGroup):
         owner: Owner,
         sport: Annotated[SportName | None, Param(description="Only this sport.")] = None,
         after: Annotated[str | None, Param(
-            description="Only activities starting at or after this ISO date/time.")] = None,
+            description="From this ISO date/time.")] = None,
         before: Annotated[str | None, Param(
-            description="Only activities starting before this ISO date/time.")] = None,
+            description="Before this ISO date/time.")] = None,
         text: Annotated[str | None, Param(
-            description="Only activities whose name contains this text.")] = None,
-        limit: Annotated[int, Param(description="Activities per page (1-200)."),
+            description="A word of the name.")] = None,
+        limit: Annotated[int, Param(),
                          Field(ge=1, le=200)] = 20,
         cursor: Annotated[str | None, Param(
-            description="next_cursor of the previous page.")] = None,
+            description="next_cursor of the last page.")] = None,
     ) -> ActivityPage:
         async with service_errors():
             filters = ActivityFilter(sport=sport, after=inputs.moment(after, "after"),
                                      before=inputs.moment(before, "before"), text=text or None)
             page = await self.fitness().page(owner, filters, limit=limit, cursor=cursor)
-        items = [cast(ActivitySummary, activity_json(a)) for a in page.items]
+            units = (await self.fitness().athlete(owner))["settings"].get("units", "metric")
+        items = [cast(ActivityItem, activity_item(activity_json(a), units))
+                 for a in page.items]
         more = " (more: pass next_cursor)" if page.next_cursor else ""
         return ActivityPage(summary=f"{len(items)} activities{more}", activities=items,
                             next_cursor=page.next_cursor)
@@ -81,21 +93,21 @@ class ActivityTools(ToolGroup):
     @tool(
         name="get_activity",
         meta=ui_meta(ACTIVITY),
-        description="One activity in detail: summary, laps, every computed metric (normalized "
-        "power, TSS, IF, zones, curves), the recording device's own figures (shown over "
-        "ours, kept in computed), a multisport file's legs, a pool swim's lengths, pace and SWOLF.",
+        description="One activity in full: its figures (units in the names), laps, computed "
+                    "metrics (NP, TSS, IF, zones, curves), the device's own totals (shown; ours "
+                    "in computed), a multisport file's legs, a pool swim's lengths and SWOLF.",
         annotations=READ_ONLY,
         scopes=(READ,),
     )
     async def get_activity(self, owner: Owner, activity_id: ActivityId) -> ActivityDetail:
         async with service_errors():
             found = await self.fitness().get(owner, inputs.activity_id(activity_id))
-        return cast(ActivityDetail, activity_json(found, detail=True))
+        return cast(ActivityDetail, activity_detail(activity_json(found, detail=True)))
 
     @tool(
         name="get_activity_streams",
-        description="An activity's samples (power, heart rate, speed, ...) downsampled to at "
-        "most max_points points (bucket means; time is seconds from the start).",
+        description="An activity's samples (power W, heartrate bpm, speed m/s, cadence, altitude "
+                    "m, ...) as at most max_points bucket means; time is s from the start.",
         annotations=READ_ONLY,
         scopes=(READ,),
     )
@@ -104,9 +116,10 @@ class ActivityTools(ToolGroup):
         owner: Owner,
         activity_id: ActivityId,
         keys: Annotated[list[StreamName] | None, Param(
-            description="Streams to return (default: all the activity has).")] = None,
-        max_points: Annotated[int, Param(description="At most this many points (2-2000)."),
-                              Field(ge=2, le=2000)] = 500,
+            description="Default all the activity has.")] = None,
+        # An assistant's default is smaller than a chart's; its ceiling is the HTTP default.
+        max_points: Annotated[int, Param(),
+                              Field(ge=2, le=DEFAULT_STREAM_POINTS)] = 500,
     ) -> StreamsResult:
         async with service_errors():
             streams = await self.fitness().streams(
@@ -117,9 +130,8 @@ class ActivityTools(ToolGroup):
 
     @tool(
         name="import_activity",
-        description="Import an activity file (FIT, GPX or TCX, optionally gzipped, or a "
-        "Strava bulk-export zip), sent base64-encoded. A file already imported is "
-        "recognised as a duplicate; the same ride from a provider is merged.",
+        description="Import a FIT, GPX or TCX file (gzipped too) or a Strava export zip, base64. "
+                    "A file seen before is a duplicate; a provider's copy is merged.",
         annotations=WRITES,
         scopes=(WRITE,),
     )
@@ -128,7 +140,7 @@ class ActivityTools(ToolGroup):
         owner: Owner,
         content_base64: Annotated[str, Param(description="The file's bytes, base64.")],
         filename: Annotated[str | None, Param(
-            description="The file's name (a hint for its format).")] = None,
+            description="A hint for its format.")] = None,
     ) -> ImportResult:
         try:
             data = base64.b64decode(content_base64, validate=True)
@@ -145,10 +157,11 @@ class ActivityTools(ToolGroup):
         if len(outcomes) == 1 and o.activity is not None:
             status: Literal["imported", "duplicate", "merged"] = (
                 "duplicate" if o.duplicate else "merged" if o.merged else "imported")
-            detail = cast(ActivityDetail, activity_json(o.activity, detail=True))
-            return ImportResult(summary=f"{status}: {one_line(dict(detail))}", status=status,
-                                duplicate=o.duplicate, activity=detail)
-        results = [outcome_json(o) for o in outcomes]
+            summary = activity_json(o.activity)
+            return ImportResult(summary=f"{status}: {one_line(summary)}", status=status,
+                                duplicate=o.duplicate,
+                                activity=cast(ActivityItem, activity_item(summary)))
+        results = [_outcome(outcome_json(o)) for o in outcomes]
         imported = sum(1 for r in results if r["status"] != "rejected")
         return ImportResult(summary=f"{imported} of {len(results)} files imported",
                             status="imported" if imported else "rejected",
@@ -156,7 +169,7 @@ class ActivityTools(ToolGroup):
 
     @tool(
         name="delete_activity",
-        description="Delete one activity with its streams and files. Cannot be undone.",
+        description="Delete an activity with its streams and files. Cannot be undone.",
         annotations=DESTRUCTIVE,
         scopes=(WRITE,),
     )
@@ -170,7 +183,7 @@ class ActivityTools(ToolGroup):
     async def activity_resource(self, id: str, owner: Owner) -> dict[str, Any]:
         async with service_errors():
             found = await self.fitness().get(owner, inputs.activity_id(id))
-        return activity_json(found, detail=True)
+        return activity_detail(activity_json(found, detail=True))  # as get_activity says it
 
 
 __all__ = ["ActivityTools"]

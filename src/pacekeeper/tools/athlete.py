@@ -10,6 +10,7 @@ from pydantic import Field
 from mcpcast import Param, resource, tool
 from pacekeeper.fitness import Owner, daily_json
 from pacekeeper.fitness import _inputs as inputs
+from pacekeeper.fitness._figures import daily_day
 from pacekeeper.tools._base import (
     IDEMPOTENT_WRITE,
     READ,
@@ -18,6 +19,7 @@ from pacekeeper.tools._base import (
     ToolGroup,
     service_errors,
 )
+from pacekeeper.tools._params import DayText
 from pacekeeper.tools._shapes import AthleteResult, DailyDay, DailyResult
 
 
@@ -46,10 +48,9 @@ def _result(found: dict[str, Any], summary: str | None = None) -> AthleteResult:
 class AthleteTools(ToolGroup):
     @tool(
         name="get_athlete",
-        description="The athlete's settings valid today (FTP, LTHR, max and resting heart "
-        "rate, weight, threshold pace, sex, birth year, units), the thresholds each sport "
-        "uses (by_sport: ride, run, swim; from_general names heart-rate values the sport "
-        "takes from the general one) and their history.",
+        description="The athlete's settings today (FTP W, LTHR and max/resting HR bpm, weight kg, "
+                    "threshold pace s/km, units), by_sport (each sport's thresholds; "
+                    "from_general: HR taken from the general value) and their history.",
         annotations=READ_ONLY,
         scopes=(READ,),
     )
@@ -58,43 +59,39 @@ class AthleteTools(ToolGroup):
 
     @tool(
         name="update_athlete_settings",
-        description="Set athlete settings from a day on (today by default); the metrics of "
-        "activities from that day on are recomputed with the new values. With sport, "
-        "ftp_watts, lthr_bpm, max_hr_bpm and the threshold paces are that sport's (ride: "
-        "FTP; run: running power FTP/CP, pace; swim: CSS); without, ftp_watts is cycling's "
-        "and the heart rates every sport's that has none of its own.",
+        description="Set athlete settings from a day on (default today); activities from then on "
+                    "are recomputed with them. With sport, ftp_watts, lthr_bpm, max_hr_bpm and "
+                    "the paces are that sport's; without, ftp_watts is cycling's.",
         annotations=IDEMPOTENT_WRITE,
         scopes=(WRITE,),
     )
     async def update_athlete_settings(
         self,
         owner: Owner,
-        ftp_watts: Annotated[int | None, Param(description="Functional threshold power, W."),
+        ftp_watts: Annotated[int | None, Param(),
                              Field(ge=30, le=2000)] = None,
-        lthr_bpm: Annotated[int | None, Param(description="Lactate threshold HR, bpm."),
+        lthr_bpm: Annotated[int | None, Param(description="Lactate threshold HR."),
                             Field(ge=80, le=230)] = None,
-        max_hr_bpm: Annotated[int | None, Param(description="Maximum heart rate, bpm."),
+        max_hr_bpm: Annotated[int | None, Param(),
                               Field(ge=100, le=250)] = None,
-        resting_hr_bpm: Annotated[int | None, Param(description="Resting heart rate, bpm."),
+        resting_hr_bpm: Annotated[int | None, Param(),
                                   Field(ge=25, le=120)] = None,
-        weight_kg: Annotated[float | None, Param(description="Body weight, kg."),
+        weight_kg: Annotated[float | None, Param(),
                              Field(ge=25, le=300)] = None,
         threshold_pace_s_per_km: Annotated[float | None, Param(
-            description="Running threshold pace, seconds per km."),
+            description="Run threshold pace."),
             Field(ge=120, le=900)] = None,
-        sex: Annotated[str | None, Param(description="M or F (TRIMP coefficient)."),
+        sex: Annotated[str | None, Param(description="M or F (for TRIMP)."),
                        Field(pattern="^[MF]$")] = None,
-        birth_year: Annotated[int | None, Param(description="Year of birth."),
+        birth_year: Annotated[int | None, Param(),
                               Field(ge=1900, le=2100)] = None,
-        units: Annotated[str | None, Param(description="metric or imperial."),
+        units: Annotated[str | None, Param(description="metric or imperial (pace per km or mile)."),
                          Field(pattern="^(metric|imperial)$")] = None,
         threshold_pace_s_per_100m: Annotated[float | None, Param(
-            description="Swim threshold pace (CSS), seconds per 100 m."),
-            Field(ge=40, le=300)] = None,
-        sport: Annotated[Literal["ride", "run", "swim"] | None, Param(
-            description="The sport the thresholds given are for.")] = None,
-        valid_from: Annotated[str | None, Param(
-            description="First day (YYYY-MM-DD) the values apply to; default today.")] = None,
+            description="Swim threshold pace (CSS), s/100 m."), Field(ge=40, le=300)] = None,
+        sport: Annotated[Literal["ride", "run", "swim"] | None, Param()] = None,
+        valid_from: Annotated[DayText, Param(
+            description="Day the values apply from; default today.")] = None,
     ) -> AthleteResult:
         values = {k: v for k, v in {
             "ftp_watts": ftp_watts, "lthr_bpm": lthr_bpm, "max_hr_bpm": max_hr_bpm,
@@ -112,25 +109,25 @@ class AthleteTools(ToolGroup):
 
     @tool(
         name="get_daily_summaries",
-        description="Daily health per day: resting heart rate, HRV (rMSSD), sleep (duration, "
-        "stages, score), steps and weight, merged across connected providers.",
+        description="Daily health per day, merged across providers: resting HR (bpm), HRV rMSSD "
+                    "(ms), sleep (time, stages, score), steps, weight (kg).",
         annotations=READ_ONLY,
         scopes=(READ,),
     )
     async def get_daily_summaries(
         self,
         owner: Owner,
-        from_date: Annotated[str | None, Param(
-            name="from", description="First day (YYYY-MM-DD); default 14 days ago.")] = None,
-        to_date: Annotated[str | None, Param(
-            name="to", description="Last day (YYYY-MM-DD); default today.")] = None,
+        from_date: Annotated[DayText, Param(
+            name="from", description="First day; default 14 days ago.")] = None,
+        to_date: Annotated[DayText, Param(
+            name="to", description="Last day; default today.")] = None,
     ) -> DailyResult:
         service = self.fitness()
         async with service_errors():
             end = inputs.day(to_date, "to") or service.clock().date()
             start = inputs.day(from_date, "from") or end - timedelta(days=13)
             days = await service.daily(owner, start, end)
-        merged = cast(list[DailyDay], daily_json(days))
+        merged = [cast(DailyDay, daily_day(day)) for day in daily_json(days)]
         return DailyResult(summary=f"{len(merged)} days with data from {start} to {end}",
                            days=merged)
 

@@ -17,21 +17,19 @@ from pacekeeper.tools._analysis_shapes import (
     PeriodStats,
 )
 from pacekeeper.tools._base import READ, READ_ONLY, service_errors
-from pacekeeper.tools._params import DATE, ActivityRef, From, To
+from pacekeeper.tools._params import ActivityRef, From, RequiredDay, To
 
-AFrom = Annotated[str, Param(description="Period A's first day (YYYY-MM-DD)."),
-                  Field(pattern=DATE)]
-ATo = Annotated[str, Param(description="Period A's last day."), Field(pattern=DATE)]
-BFrom = Annotated[str, Param(description="Period B's first day."), Field(pattern=DATE)]
-BTo = Annotated[str, Param(description="Period B's last day."), Field(pattern=DATE)]
+AFrom = Annotated[RequiredDay, Param(description="Period A's first day.")]
+ATo = Annotated[RequiredDay, Param(description="Period A's last day.")]
+BFrom = Annotated[RequiredDay, Param(description="Period B's first day.")]
+BTo = Annotated[RequiredDay, Param(description="Period B's last day.")]
 
 
 class CompareTools(AnalysisGroup):
     @tool(
         name="analyze_activity",
-        description="One activity's analysis from its stored metrics: load and how it was "
-        "computed, NP / IF / VI / EF, aerobic decoupling, time in zones, peak efforts, best "
-        "efforts, and the FTP it was computed with.",
+        description="One activity analysed: load and its method, NP / IF / VI / EF, decoupling, "
+                    "time in zones, peaks, best efforts, the FTP used.",
         annotations=READ_ONLY,
         scopes=(READ,),
     )
@@ -41,22 +39,22 @@ class CompareTools(AnalysisGroup):
 
     @tool(
         name="compare_activities",
-        description="2-5 activities side by side: each metric and peak effort as a row.",
+        description="2-5 activities side by side, metric by metric.",
         annotations=READ_ONLY,
         scopes=(READ,),
     )
     async def compare_activities(
         self, owner: Owner,
         activity_ids: Annotated[list[Annotated[str, Field(max_length=64)]], Param(
-            description="The activities' ids (2-5)."), Field(min_length=2, max_length=5)],
+            description="2-5 ids."), Field(min_length=2, max_length=5)],
     ) -> ActivityComparison:
         return await self.shaped(ActivityComparison,
                                  self.analysis().compare_activities(owner, activity_ids))
 
     @tool(
         name="get_period_summary",
-        description="Totals of a period (default the last 28 days): activities, hours, km, "
-        "load per week, mean and final CTL, 5 and 20 min power bests, by sport.",
+        description="Totals of a period (default 28 days): activities, hours, km, load per week, "
+                    "CTL, 5 and 20 min power, by sport.",
         annotations=READ_ONLY,
         scopes=(READ,),
     )
@@ -67,8 +65,8 @@ class CompareTools(AnalysisGroup):
 
     @tool(
         name="compare_periods",
-        description="Two periods side by side (e.g. this block against the last one): "
-        "totals, load per week, CTL and power bests, with the change from A to B.",
+        description="Two periods side by side (e.g. this block and the last): totals, weekly "
+                    "load, CTL, power bests, and the change from A to B.",
         annotations=READ_ONLY,
         scopes=(READ,),
     )
@@ -81,15 +79,14 @@ class CompareTools(AnalysisGroup):
 
     @tool(
         name="detect_patterns",
-        description="Patterns over the last weeks: weekly load and hours trends (with their "
-        "significance), long-run and long-ride progression, intensity distribution, "
-        "consistency and the usual training day.",
+        description="Trends over recent weeks: load and hours (with significance), long-run and "
+                    "long-ride progression, intensity mix, consistency, usual day.",
         annotations=READ_ONLY,
         scopes=(READ,),
     )
     async def detect_patterns(
         self, owner: Owner,
-        weeks: Annotated[int, Param(description="Whole weeks to look at (4-104)."),
+        weeks: Annotated[int, Param(),
                          Field(ge=4, le=104)] = 12,
     ) -> Patterns:
         return await self.shaped(Patterns, self.analysis().patterns(owner, weeks))

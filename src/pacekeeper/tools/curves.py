@@ -8,55 +8,55 @@ from typing import Annotated
 from mcpcast import Param, tool
 from pacekeeper.fitness import Owner
 from pacekeeper.tools._analysis_base import AnalysisGroup
-from pacekeeper.tools._analysis_shapes import BestEfforts, CurveResult
+from pacekeeper.tools._analysis_shapes import BestEfforts, HrCurve, PaceCurve, PowerCurve
 from pacekeeper.tools._base import READ, READ_ONLY
 from pacekeeper.tools._params import Durations, From, OptionalActivity, PowerSport, To
 from pacekeeper.tools._shapes import SportName
 from pacekeeper.tools.apps import CURVE, ui_meta
-
-PERIOD = (" Give activity_id for one activity, or from/to for a period (default the last "
-          "365 days); each point names the activity and day that set it.")
 
 
 class CurveTools(AnalysisGroup):
     @tool(
         name="get_power_curve",
         meta=ui_meta(CURVE),
-        description="Best mean power (W) for each duration (mean-maximal power curve) of one "
-        "sport's activities (rides by default)." + PERIOD,
+        description="Best mean power (W) per duration, each with the activity and day that set "
+                    "it: one activity (activity_id) or a period (from/to, default 365 days) "
+                    "of one sport's activities (default ride).",
         annotations=READ_ONLY,
         scopes=(READ,),
     )
     async def get_power_curve(self, owner: Owner, activity_id: OptionalActivity = None,
                               from_date: From = None, to_date: To = None,
                               durations_s: Durations = None,
-                              sport: PowerSport = "ride") -> CurveResult:
-        return await self.shaped(CurveResult, self.analysis().curve(
+                              sport: PowerSport = "ride") -> PowerCurve:
+        return await self.shaped(PowerCurve, self.analysis().curve(
             owner, "power", activity_id=activity_id, start=from_date, end=to_date,
             durations=durations_s, sport=sport))
 
     @tool(
         name="get_hr_curve",
         meta=ui_meta(CURVE),
-        description="Highest mean heart rate (bpm) sustained for each duration." + PERIOD,
+        description="Highest mean heart rate (bpm) per duration, each with the activity and day "
+                    "that set it: one activity (activity_id) or a period (from/to, default 365 "
+                    "days).",
         annotations=READ_ONLY,
         scopes=(READ,),
     )
     async def get_hr_curve(
         self, owner: Owner, activity_id: OptionalActivity = None, from_date: From = None,
         to_date: To = None, durations_s: Durations = None,
-        sport: Annotated[SportName | None, Param(
-            description="Sport for a period's curve (default all).")] = None,
-    ) -> CurveResult:
-        return await self.shaped(CurveResult, self.analysis().curve(
+        sport: Annotated[SportName | None, Param(description="Default all.")] = None,
+    ) -> HrCurve:
+        return await self.shaped(HrCurve, self.analysis().curve(
             owner, "hr", activity_id=activity_id, start=from_date, end=to_date,
             durations=durations_s, sport=sport))
 
     @tool(
         name="get_pace_curve",
         meta=ui_meta(CURVE),
-        description="Best mean speed (m/s, and pace s/km) for each duration; a period's "
-        "curve covers runs unless sport says otherwise." + PERIOD,
+        description="Best mean speed (m/s) and pace (s/km) per duration, runs unless sport says "
+                    "otherwise, each with its activity and day: one activity (activity_id) or a "
+                    "period (from/to, default 365 days).",
         annotations=READ_ONLY,
         scopes=(READ,),
     )
@@ -64,16 +64,16 @@ class CurveTools(AnalysisGroup):
         self, owner: Owner, activity_id: OptionalActivity = None, from_date: From = None,
         to_date: To = None, durations_s: Durations = None,
         sport: Annotated[SportName | None, Param(
-            description="Sport for a period's curve (default run).")] = None,
-    ) -> CurveResult:
-        return await self.shaped(CurveResult, self.analysis().curve(
+            description="Default run.")] = None,
+    ) -> PaceCurve:
+        return await self.shaped(PaceCurve, self.analysis().curve(
             owner, "pace", activity_id=activity_id, start=from_date, end=to_date,
             durations=durations_s, sport=sport))
 
     @tool(
         name="get_best_efforts",
-        description="Fastest times over 400 m to the marathon within runs of a period "
-        "(default the last 365 days), each with its Daniels VDOT (a mile and up).",
+        description="Fastest run times over 400 m to the marathon in a period (default 365 days), "
+                    "with pace and, from a mile up, Daniels VDOT.",
         annotations=READ_ONLY,
         scopes=(READ,),
     )

@@ -11,7 +11,7 @@ from pacekeeper.fitness import Owner
 from pacekeeper.tools._analysis_base import AnalysisGroup
 from pacekeeper.tools._analysis_shapes import Feasibility, GoalDeleted, GoalList, GoalResult
 from pacekeeper.tools._base import DESTRUCTIVE, READ, READ_ONLY, WRITE, WRITES
-from pacekeeper.tools._params import DATE
+from pacekeeper.tools._params import OptionalDay
 from pacekeeper.tools._shapes import SportName
 
 GoalId = Annotated[str, Param(description="The goal's id (from get_goals)."),
@@ -21,23 +21,21 @@ GoalId = Annotated[str, Param(description="The goal's id (from get_goals)."),
 class GoalTools(AnalysisGroup):
     @tool(
         name="set_goal",
-        description="Add a goal: a race (distance_m and time_s), an FTP (value W), a weight "
-        "(value kg) or a weekly volume (value hours), optionally by a date.",
+        description="Add a goal: a race (distance_m, time_s), FTP (value W), weight (value kg) or "
+                    "weekly hours (value), optionally by a date.",
         annotations=WRITES,
         scopes=(WRITE,),
     )
     async def set_goal(
         self, owner: Owner,
-        kind: Annotated[Literal["race", "ftp", "weight", "volume"], Param(
-            description="What kind of goal.")],
-        date: Annotated[str | None, Param(description="Target day (YYYY-MM-DD)."),
-                        Field(pattern=DATE)] = None,
-        name: Annotated[str | None, Param(description="A name, e.g. the race's."),
+        kind: Annotated[Literal["race", "ftp", "weight", "volume"], Param()],
+        date: Annotated[OptionalDay, Param(description="Target day.")] = None,
+        name: Annotated[str | None, Param(description="E.g. the race's."),
                         Field(max_length=200)] = None,
-        sport: Annotated[SportName | None, Param(description="Sport (race: run).")] = None,
-        distance_m: Annotated[float | None, Param(description="Race distance, m."),
+        sport: Annotated[SportName | None, Param(description="Race: default run.")] = None,
+        distance_m: Annotated[float | None, Param(),
                               Field(ge=800, le=100000)] = None,
-        time_s: Annotated[float | None, Param(description="Race goal time, s."),
+        time_s: Annotated[float | None, Param(description="Race goal time."),
                           Field(ge=60, le=86400)] = None,
         value: Annotated[float | None, Param(
             description="FTP W, weight kg or weekly hours."), Field(gt=0, le=2000)] = None,
@@ -58,9 +56,8 @@ class GoalTools(AnalysisGroup):
 
     @tool(
         name="goal_feasibility",
-        description="How feasible a goal is by its date from current form: a race by the "
-        "VDOT it needs against recent best efforts, FTP, weight and volume by weekly rates; "
-        "the model used is part of the answer.",
+        description="How feasible a goal is by its date from current form (a race: the VDOT it "
+                    "needs against recent bests; FTP, weight, volume: weekly rates).",
         annotations=READ_ONLY,
         scopes=(READ,),
     )

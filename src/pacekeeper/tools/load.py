@@ -26,9 +26,8 @@ from pacekeeper.tools.apps import FITNESS_CHART, ui_meta
 class LoadTools(AnalysisGroup):
     @tool(
         name="get_training_summary",
-        description="Start here: today's fitness (CTL), fatigue (ATL) and form (TSB), the "
-        "last four weeks by sport, recent bests (power, run times, VDOT) and readiness, "
-        "in one small answer.",
+        description="Start here: today's fitness (CTL), fatigue (ATL) and form (TSB), the last 4 "
+                    "weeks by sport, recent bests and readiness.",
         annotations=READ_ONLY,
         scopes=(READ,),
     )
@@ -38,27 +37,26 @@ class LoadTools(AnalysisGroup):
     @tool(
         name="get_fitness_chart",
         meta=ui_meta(FITNESS_CHART),
-        description="The performance management chart: per day CTL (42-day fitness), ATL "
-        "(7-day fatigue), TSB (form going into the day = yesterday's CTL - ATL) and the day's "
-        "training load. Up to eleven years; default the last 90 days. ctl_days and "
-        "atl_days change the time constants (whole days, 1-365).",
+        description="Performance management chart per day: CTL (42-day fitness), ATL (7-day "
+                    "fatigue), TSB (form going into the day = yesterday's CTL - ATL) and load. "
+                    "Default the last 90 days; up to 11 years.",
         annotations=READ_ONLY,
         scopes=(READ,),
     )
     async def get_fitness_chart(
         self, owner: Owner, from_date: From = None, to_date: To = None,
         ctl_days: Annotated[int | None, Param(
-            description="CTL time constant, days (default 42)."), Field(ge=1, le=365)] = None,
+            description="CTL time constant; default 42."), Field(ge=1, le=365)] = None,
         atl_days: Annotated[int | None, Param(
-            description="ATL time constant, days (default 7)."), Field(ge=1, le=365)] = None,
+            description="ATL time constant; default 7."), Field(ge=1, le=365)] = None,
     ) -> FitnessChart:
         return await self.shaped(FitnessChart, self.analysis().fitness_chart(
             owner, from_date, to_date, ctl_days, atl_days))
 
     @tool(
         name="get_load_risk",
-        description="Injury-risk load markers on a day: acute:chronic workload ratio "
-        "(rolling 7/28 d and EWMA), Foster monotony and strain, CTL ramp rate, with flags.",
+        description="Injury-risk markers on a day: acute:chronic workload ratio (7/28-day rolling "
+                    "and EWMA), monotony, strain, CTL ramp rate, with flags.",
         annotations=READ_ONLY,
         scopes=(READ,),
     )
@@ -67,8 +65,8 @@ class LoadTools(AnalysisGroup):
 
     @tool(
         name="get_readiness",
-        description="Readiness 0-100 on a day from HRV and resting HR against their 60-day "
-        "baselines, last night's sleep and form (TSB), with each input's contribution.",
+        description="Readiness 0-100 on a day: HRV and resting HR against 60-day baselines, sleep "
+                    "and form (TSB), with each input's share.",
         annotations=READ_ONLY,
         scopes=(READ,),
     )
@@ -77,8 +75,8 @@ class LoadTools(AnalysisGroup):
 
     @tool(
         name="get_recovery_status",
-        description="How recovered the athlete is today: form after today's training, "
-        "readiness, days since the last hard session, and what kind of training suits.",
+        description="How recovered the athlete is today: form, readiness, days since the last "
+                    "hard session, and what training suits.",
         annotations=READ_ONLY,
         scopes=(READ,),
     )
@@ -87,13 +85,13 @@ class LoadTools(AnalysisGroup):
 
     @tool(
         name="get_weekly_load",
-        description="Training per week (Monday first) and sport: sessions, hours, km, load.",
+        description="Training per week (from Monday) and sport: sessions, hours, km, load.",
         annotations=READ_ONLY,
         scopes=(READ,),
     )
     async def get_weekly_load(
         self, owner: Owner,
-        weeks: Annotated[int, Param(description="How many weeks back, this one included."),
+        weeks: Annotated[int, Param(description="Weeks back, this one included."),
                          Field(ge=1, le=104)] = 8,
     ) -> WeeklyLoad:
         return await self.shaped(WeeklyLoad, self.analysis().weekly_load(owner, weeks))

@@ -27,15 +27,15 @@ from pacekeeper.tools._shapes import SportName
 class PhysiologyTools(AnalysisGroup):
     @tool(
         name="estimate_critical_power",
-        description="Critical power (W) and W' (J) fitted to one sport's mean-maximal power "
-        "(rides by default) over the period (default the last 90 days): 2-parameter "
-        "(work-time regression on 2-20 min bests) or Morton's 3-parameter model (adds Pmax).",
+        description="Critical power (W) and W' (J) from one sport's best efforts (default ride, "
+                    "90 days): 2-parameter fit of 2-20 min bests, or Morton's 3-parameter (adds "
+                    "Pmax).",
         annotations=READ_ONLY,
         scopes=(READ,),
     )
     async def estimate_critical_power(
         self, owner: Owner, from_date: From = None, to_date: To = None,
-        model: Annotated[Literal["2p", "3p"], Param(description="Model: 2p or 3p.")] = "2p",
+        model: Annotated[Literal["2p", "3p"], Param()] = "2p",
         sport: PowerSport = "ride",
     ) -> CriticalPowerResult:
         return await self.shaped(CriticalPowerResult, self.analysis().critical_power(
@@ -43,10 +43,9 @@ class PhysiologyTools(AnalysisGroup):
 
     @tool(
         name="estimate_ftp",
-        description="FTP estimates from one sport's bests (rides by default) over the "
-        "period (default 90 days): 95 % of the "
-        "20 min best, the 2-parameter CP, 75 % of the best minute (ramp tests only), and "
-        "whether the estimate beats the FTP set now.",
+        description="FTP estimates (W) from one sport's bests (default ride, 90 days): 95 % of "
+                    "20 min, CP, 75 % of the best minute (ramp tests), and whether one beats "
+                    "the sport's FTP set.",
         annotations=READ_ONLY,
         scopes=(READ,),
     )
@@ -57,21 +56,20 @@ class PhysiologyTools(AnalysisGroup):
 
     @tool(
         name="get_wbal",
-        description="W' balance through one ride (Skiba 2012 integral or 2015 differential "
-        "model): the lowest point, when, time below 25 %, and a downsampled series. CP and "
-        "W' default to the 2-parameter fit of the 90 days up to the ride.",
+        description="W' balance (J) through a ride (Skiba 2012 or 2015 model): its lowest point "
+                    "and when, time below 25 %, and a series. CP and W' default to the 90-day "
+                    "fit.",
         annotations=READ_ONLY,
         scopes=(READ,),
     )
     async def get_wbal(
         self, owner: Owner, activity_id: ActivityRef,
-        cp_watts: Annotated[float | None, Param(description="Critical power, W."),
+        cp_watts: Annotated[float | None, Param(description="Default the fitted CP."),
                             Field(ge=50, le=1000)] = None,
-        w_prime_j: Annotated[float | None, Param(description="W', J."),
+        w_prime_j: Annotated[float | None, Param(description="Default the fitted W'."),
                              Field(ge=1000, le=100000)] = None,
-        model: Annotated[Literal["skiba2012", "skiba2015"], Param(
-            description="Skiba 2012 (integral) or 2015 (differential).")] = "skiba2015",
-        max_points: Annotated[int, Param(description="Series points (10-1000)."),
+        model: Annotated[Literal["skiba2012", "skiba2015"], Param()] = "skiba2015",
+        max_points: Annotated[int, Param(),
                               Field(ge=10, le=1000)] = 200,
     ) -> WPrimeBalance:
         return await self.shaped(WPrimeBalance, self.analysis().w_prime_balance(
@@ -79,45 +77,41 @@ class PhysiologyTools(AnalysisGroup):
 
     @tool(
         name="get_zone_distribution",
-        description="Time in each power, heart-rate or pace zone over a period (default 28 "
-        "days), summed from the activities, and Seiler's 3-zone shares with the "
-        "polarization index (polarized / pyramidal / threshold).",
+        description="Time in power, HR or pace zones over a period (default 28 days), with "
+                    "Seiler's 3-zone shares (polarized / pyramidal / threshold).",
         annotations=READ_ONLY,
         scopes=(READ,),
     )
     async def get_zone_distribution(
         self, owner: Owner, from_date: From = None, to_date: To = None,
-        kind: Annotated[Literal["power", "hr", "pace"], Param(
-            description="Which zones.")] = "power",
-        sport: Annotated[SportName | None, Param(description=(
-            "Sport (default: ride for power, run for pace, all for hr)."))] = None,
+        kind: Annotated[Literal["power", "hr", "pace"], Param()] = "power",
+        sport: Annotated[SportName | None, Param(
+            description="Default ride for power, run for pace, all for hr.")] = None,
     ) -> ZoneDistribution:
         return await self.shaped(ZoneDistribution, self.analysis().zone_distribution(
             owner, from_date, to_date, kind, sport))
 
     @tool(
         name="calculate_zones",
-        description="Training zones from the values given, else from the athlete's settings "
-        "(a sport's own with sport): "
-        "power (Coggan, % FTP), heart rate (Friel % LTHR, else Karvonen, else % max) and "
-        "running pace (Friel, % threshold pace).",
+        description="Training zones from the values given, else the athlete's settings (sport: "
+                    "that sport's): power (% FTP), heart rate (% LTHR, Karvonen or % max), "
+                    "run pace (% threshold).",
         annotations=READ_ONLY,
         scopes=(READ,),
     )
     async def calculate_zones(
         self, owner: Owner,
-        ftp_watts: Annotated[float | None, Param(description="FTP, W."),
+        ftp_watts: Annotated[float | None, Param(),
                              Field(ge=30, le=2000)] = None,
         lthr_bpm: Annotated[float | None, Param(description="Lactate threshold HR."),
                             Field(ge=80, le=230)] = None,
-        max_hr_bpm: Annotated[float | None, Param(description="Maximum HR."),
+        max_hr_bpm: Annotated[float | None, Param(),
                               Field(ge=100, le=250)] = None,
-        resting_hr_bpm: Annotated[float | None, Param(description="Resting HR."),
+        resting_hr_bpm: Annotated[float | None, Param(),
                                   Field(ge=25, le=120)] = None,
         threshold_pace_s_per_km: Annotated[float | None, Param(
-            description="Threshold pace, s/km."), Field(ge=120, le=900)] = None,
-        sport: Annotated[Literal["ride", "run", "swim"] | None, Param(
-            description="Use this sport's thresholds from the settings.")] = None,
+            description="Run threshold pace."), Field(ge=120, le=900)] = None,
+        sport: Annotated[Literal["ride", "run", "swim"] | None, Param()] = None,
     ) -> Zones:
         given = {k: v for k, v in {
             "ftp_watts": ftp_watts, "lthr_bpm": lthr_bpm, "max_hr_bpm": max_hr_bpm,
@@ -130,8 +124,8 @@ class PhysiologyTools(AnalysisGroup):
 
     @tool(
         name="estimate_vo2max",
-        description="VO2max estimates (ml/kg/min) from the last 90 days: cycling from the "
-        "rides' best 5 min power and weight (Sitko 2021), running as Daniels VDOT of best efforts.",
+        description="VO2max (ml/kg/min) from the last 90 days: cycling from the rides' best 5 min "
+                    "power and weight, running as Daniels VDOT.",
         annotations=READ_ONLY,
         scopes=(READ,),
     )

@@ -18,20 +18,18 @@ from pacekeeper.tools._shapes import SportName
 class PlanningTools(AnalysisGroup):
     @tool(
         name="suggest_training_week",
-        description="A week of sessions (next Monday on) from current load (CTL), form, "
-        "readiness and a goal: a rule-based build, hold, recovery or taper week with about "
-        "80 % easy time, each session with duration, load and target zone. With a goal "
-        "within 7 days: race week from today to the race (rest 2 days before, an opener "
-        "the day before, the race itself, recovery after).",
+        description="A week of sessions from next Monday by load, form, readiness and goal: "
+                    "build, hold, recovery or taper, ~80 % easy, each with duration, load and "
+                    "zone. A race within 7 days gets a race week.",
         annotations=READ_ONLY,
         scopes=(READ,),
     )
     async def suggest_training_week(
         self, owner: Owner,
-        goal_id: Annotated[str | None, Param(description="A goal to plan towards."),
+        goal_id: Annotated[str | None, Param(description="A goal to plan for."),
                            Field(max_length=64)] = None,
         sport: Annotated[SportName | None, Param(
-            description="Sport (default the goal's, else the most trained).")] = None,
+            description="Default the goal's, else the most trained.")] = None,
     ) -> TrainingWeek:
         return await self.shaped(TrainingWeek,
                                  self.analysis().suggest_week(owner, goal_id, sport))

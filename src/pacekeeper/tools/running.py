@@ -40,8 +40,8 @@ class RunningTools(AnalysisGroup):
 
     @tool(
         name="get_training_paces",
-        description="Daniels training paces (easy range, marathon, threshold, interval, "
-        "repetition) for a VDOT, or for the VDOT of a race (distance_m and time_s).",
+        description="Daniels training paces (easy, marathon, threshold, interval, repetition) for "
+                    "a VDOT or a race's distance_m and time_s.",
         annotations=READ_ONLY,
         scopes=(READ,),
     )
@@ -49,9 +49,9 @@ class RunningTools(AnalysisGroup):
         self,
         vdot: Annotated[float | None, Param(description="VDOT (15-90)."),
                         Field(ge=15, le=90)] = None,
-        distance_m: Annotated[float | None, Param(description="A race's distance, m."),
+        distance_m: Annotated[float | None, Param(description="A race's distance."),
                               Field(ge=800, le=100000)] = None,
-        time_s: Annotated[float | None, Param(description="That race's time, s."),
+        time_s: Annotated[float | None, Param(description="That race's time."),
                           Field(ge=60, le=86400)] = None,
     ) -> TrainingPaces:
         async with service_errors():

@@ -26,10 +26,9 @@ class SyncResult(TypedDict):
 class SyncTools(ToolGroup):
     @tool(
         name="sync_activities",
-        description="Sync a connected provider now: new activities (with their streams) and "
-        "daily health since the last sync, or the last year on the first one. Reports "
-        "progress while it runs; safe to repeat (nothing is stored twice). A client with "
-        "the tasks extension gets a task to poll instead of waiting (a sync takes minutes).",
+        description="Sync a connected provider now: new activities with streams and daily health "
+                    "since the last sync (a year the first time). Safe to repeat. Takes minutes: "
+                    "a client with the tasks extension gets a task to poll.",
         annotations=WRITES,
         scopes=(WRITE,),
         # A first sync pulls a year of history: let clients that can poll do so. The
@@ -40,7 +39,7 @@ class SyncTools(ToolGroup):
         self,
         ctx: Context,
         owner: Owner,
-        provider: Annotated[ProviderName, Param(description="The provider to sync.")],
+        provider: Annotated[ProviderName, Param()],
     ) -> SyncResult:
         syncs = self._services().syncs
         if syncs is None:

@@ -36,8 +36,10 @@ def web_paths() -> dict[str, dict[str, Any]]:
             "requestBody": {"required": True,
                             "content": {"application/json": {"schema": _PASSWORD}}},
             "responses": {"200": _json("deleted", {"type": "object"}),
-                          "400": _err("bad input"), "401": _err("wrong password or token"),
-                          "403": _err("CSRF failure"), "429": _err("rate limited")}}},
+                          "400": _err("bad input"), "401": _err("authentication required"),
+                          "403": _err("CSRF failure, or the password is not correct"),
+                          "429": _err("rate limited, or too many password attempts (the "
+                                      "login limits; Retry-After)")}}},
         "/api/account/password": {"post": {
             "summary": "Change my password; every other session ends",
             "security": _AUTH,
@@ -47,8 +49,10 @@ def web_paths() -> dict[str, dict[str, Any]]:
                                "new_password": {"type": "string"}}}}}},
             "responses": {"200": _json("changed", {"type": "object"}),
                           "400": _err("bad input or weak password"),
-                          "401": _err("wrong password or token"), "403": _err("CSRF failure"),
-                          "429": _err("rate limited")}}},
+                          "401": _err("authentication required"),
+                          "403": _err("CSRF failure, or the password is not correct"),
+                          "429": _err("rate limited, or too many password attempts (the "
+                                      "login limits; Retry-After)")}}},
         "/api/account/export": {"get": {
             "summary": "Download all my data as one zip archive",
             "security": _AUTH,

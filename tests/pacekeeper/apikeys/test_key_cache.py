@@ -22,6 +22,7 @@ from pacekeeper.apikeys import (
     SignallingUserRepository,
     Tier,
 )
+from pacekeeper.apikeys._service import UNKNOWN_ID_SECONDS
 from pacekeeper.db import session_factory
 from pacekeeper.errors import Unauthenticated
 from pacekeeper.ratelimit import MemoryRateLimiter
@@ -104,13 +105,20 @@ async def test_disable_elsewhere_refuses_cached_keys(harness: Harness, signals: 
         await a.authenticate(created.plaintext)
 
 
-async def test_unknown_ids_are_not_cached(harness: Harness, signals: Any) -> None:
+async def test_unknown_ids_are_remembered_briefly(harness: Harness, signals: Any) -> None:
+    """Issue 28: an unknown id is read once, then answered from memory for
+    `UNKNOWN_ID_SECONDS` (as a known id is; the bound: tests/security/
+    test_headers_and_key_timing.py), and read again after that."""
     service, store = _service(harness, signals())
     fake = "pk_live_0123456789abcdef_" + "A" * 43
     for _ in range(3):
         with pytest.raises(Unauthenticated):
             await service.authenticate(fake)
-    assert store.lookups == 3
+    assert store.lookups == 1
+    harness.clock.advance(seconds=UNKNOWN_ID_SECONDS + 1)
+    with pytest.raises(Unauthenticated):
+        await service.authenticate(fake)
+    assert store.lookups == 2
 
 
 async def test_file_signal_versions_never_repeat(tmp_path: Path) -> None:

@@ -6,7 +6,8 @@ to a double-submit cookie (there is no session yet); the consent form carries a 
 token the one CSRF service issued to this user (same 30-minute rule as the API).
 Allowing redirects to the client with `code`, `state` and `iss` (RFC 9207); denying
 with `error=access_denied`. Unknown clients and redirect URIs that are not an exact
-registered match get an error page and never a redirect. Other request errors go to
+registered match (a loopback URI's port aside, RFC 8252 7.3) get an error page and
+never a redirect. Other request errors go to
 the client only for a signed-in person who already allowed it (RFC 9700 4.11.2).
 """
 

@@ -9,8 +9,8 @@ PkView.start("pacekeeper-activity", (a) => {
   const facts = [
     ["Distance", a.distance_m === null ? null : fmt(a.distance_m / 1000, 2, "km")],
     ["Time", a.elapsed_time_s ? hms(a.moving_time_s || a.elapsed_time_s) : null],
-    ["Elevation gain", fmt(a.elevation_gain_m, 0, "m")], ["Avg heart rate", fmt(a.average_heartrate, 0, "bpm")],
-    ["Avg power", fmt(a.average_power, 0, "W")], ["Normalized power", fmt(m.normalized_power, 0, "W")],
+    ["Elevation gain", fmt(a.elevation_gain_m, 0, "m")], ["Avg heart rate", fmt(a.avg_hr_bpm, 0, "bpm")],
+    ["Avg power", fmt(a.avg_power_w, 0, "W")], ["Normalized power", fmt(m.normalized_power, 0, "W")],
     ["Training load", fmt(m.load, 0)], ["Intensity factor", fmt(m.intensity_factor, 2)],
   ].filter((f) => f[1] !== null);
   const parts = [el("h1", {text: a.name || a.sport}), el("p", {class: "summary", text: [a.sport, (a.start_time || "").slice(0, 16).replace("T", " "), a.device].filter(Boolean).join(" · ")}),

@@ -200,14 +200,21 @@ const Pk = (() => {
     num(v, digits, unit) { return v === null || v === undefined ? "–" : Number(v).toFixed(digits || 0) + (unit ? " " + unit : ""); },
   };
 
+  /* Where to go after signing in: `next` only when it resolves to this origin, as the
+     browser itself will resolve it (issue 28: "/\\evil.example" and "/\t/evil.example"
+     passed a check of the text and led off-site). The absolute URL is kept, so its path
+     cannot be read again as a scheme-relative "//host". */
+  function nextPath() {
+    const next = new URLSearchParams(location.search).get("next");
+    if (!next) { return null; }
+    let url;
+    try { url = new URL(next, location.origin); } catch (e) { return null; }
+    return url.origin === location.origin ? url.href : null;
+  }
+
   /* The sign-in and registration forms of the landing page (and of any page visited
      without a session). The password grant sets the cookies; its 401 is a wrong
      password here, not an ended session. */
-  function nextPath() {
-    const next = new URLSearchParams(location.search).get("next") || "";
-    return next.startsWith("/") && !next.startsWith("//") ? next : null;
-  }
-
   async function signIn(email, password) {
     const response = await fetch("/oauth/token", {
       method: "POST", credentials: "same-origin",
