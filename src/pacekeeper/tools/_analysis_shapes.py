@@ -64,20 +64,21 @@ class PacePoint(TypedDict):
     date: str
 
 
-# One shape per kind: a curve's points carry only their own figure; `sport` is the one the
-# period's curve covers ("all" for heart rate unless asked), or the activity's.
+# One shape per kind: a curve's points carry only their own figure. Curves, CP, FTP and
+# zone answers also carry `sport` (the one they cover: issue 27 item 10), undeclared here:
+# each declared field costs every conversation's tools/list its bytes ("allow" keeps
+# undeclared fields in structuredContent and adds nothing to the schema).
 PowerCurve = TypedDict("PowerCurve", {
-    "summary": str, "kind": str, "sport": str, "activity_id": NotRequired[str],
-    "from": NotRequired[str], "to": NotRequired[str], "activities": int,
-    "points": list[PowerPoint]})
+    "summary": str, "kind": str, "activity_id": NotRequired[str], "from": NotRequired[str],
+    "to": NotRequired[str], "activities": int, "points": list[PowerPoint]})
 HrCurve = TypedDict("HrCurve", {
-    "summary": str, "kind": str, "sport": str, "activity_id": NotRequired[str],
-    "from": NotRequired[str], "to": NotRequired[str], "activities": int,
-    "points": list[HrPoint]})
+    "summary": str, "kind": str, "activity_id": NotRequired[str], "from": NotRequired[str],
+    "to": NotRequired[str], "activities": int, "points": list[HrPoint]})
 PaceCurve = TypedDict("PaceCurve", {
-    "summary": str, "kind": str, "sport": str, "activity_id": NotRequired[str],
-    "from": NotRequired[str], "to": NotRequired[str], "activities": int,
-    "points": list[PacePoint]})
+    "summary": str, "kind": str, "activity_id": NotRequired[str], "from": NotRequired[str],
+    "to": NotRequired[str], "activities": int, "points": list[PacePoint]})
+for _curve in (PowerCurve, HrCurve, PaceCurve):  # what with_config does, for this form
+    _curve.__pydantic_config__ = ConfigDict(extra="allow")  # type: ignore[union-attr]
 
 
 class Prediction(TypedDict):
@@ -148,7 +149,6 @@ class BestEfforts(Result):
 
 
 class CriticalPowerResult(Result):
-    sport: str
     model: Literal["2p", "3p"]
     cp_watts: float | None
     w_prime_j: float | None
@@ -158,7 +158,6 @@ class CriticalPowerResult(Result):
 
 
 class FtpEstimate(Result):
-    sport: str
     estimate_watts: float | None
     source: str | None
     current_ftp_watts: float | None
@@ -178,7 +177,6 @@ class WPrimeBalance(Result):
 
 class ZoneDistribution(Result):
     kind: str
-    sport: str
     activities: int
     zones: list[dict[str, Any]]
     three_zone: dict[str, Any]

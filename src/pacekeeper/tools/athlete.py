@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Annotated, Any, Literal, cast
+from typing import Annotated, Any, cast
 
 from pydantic import Field
 
@@ -19,7 +19,7 @@ from pacekeeper.tools._base import (
     ToolGroup,
     service_errors,
 )
-from pacekeeper.tools._params import DayText
+from pacekeeper.tools._params import AnySport, DayText
 from pacekeeper.tools._shapes import AthleteResult, DailyDay, DailyResult
 
 
@@ -49,8 +49,8 @@ class AthleteTools(ToolGroup):
     @tool(
         name="get_athlete",
         description="The athlete's settings today (FTP W, LTHR and max/resting HR bpm, weight kg, "
-                    "threshold pace s/km, units), by_sport (each sport's thresholds; "
-                    "from_general: HR taken from the general value) and their history.",
+                    "threshold pace s/km, units), by_sport (thresholds per sport; from_general: "
+                    "HR from the general value) and their history.",
         annotations=READ_ONLY,
         scopes=(READ,),
     )
@@ -60,8 +60,8 @@ class AthleteTools(ToolGroup):
     @tool(
         name="update_athlete_settings",
         description="Set athlete settings from a day on (default today); activities from then on "
-                    "are recomputed with them. With sport, ftp_watts, lthr_bpm, max_hr_bpm and "
-                    "the paces are that sport's; without, ftp_watts is cycling's.",
+                    "are recomputed with them. With sport (ride, run, swim) the thresholds "
+                    "are that sport's; without, ftp_watts is cycling's.",
         annotations=IDEMPOTENT_WRITE,
         scopes=(WRITE,),
     )
@@ -87,9 +87,9 @@ class AthleteTools(ToolGroup):
                               Field(ge=1900, le=2100)] = None,
         units: Annotated[str | None, Param(description="metric or imperial (pace per km or mile)."),
                          Field(pattern="^(metric|imperial)$")] = None,
-        threshold_pace_s_per_100m: Annotated[float | None, Param(
-            description="Swim threshold pace (CSS), s/100 m."), Field(ge=40, le=300)] = None,
-        sport: Annotated[Literal["ride", "run", "swim"] | None, Param()] = None,
+        threshold_pace_s_per_100m: Annotated[float | None, Param(description="Swim CSS."),
+                                             Field(ge=40, le=300)] = None,
+        sport: AnySport = None,
         valid_from: Annotated[DayText, Param(
             description="Day the values apply from; default today.")] = None,
     ) -> AthleteResult:

@@ -10,7 +10,14 @@ from pacekeeper.fitness import Owner
 from pacekeeper.tools._analysis_base import AnalysisGroup
 from pacekeeper.tools._analysis_shapes import BestEfforts, HrCurve, PaceCurve, PowerCurve
 from pacekeeper.tools._base import READ, READ_ONLY
-from pacekeeper.tools._params import Durations, From, OptionalActivity, PowerSport, To
+from pacekeeper.tools._params import (
+    AnySport,
+    Durations,
+    From,
+    OptionalActivity,
+    PowerSport,
+    To,
+)
 from pacekeeper.tools._shapes import SportName
 from pacekeeper.tools.apps import CURVE, ui_meta
 
@@ -38,14 +45,14 @@ class CurveTools(AnalysisGroup):
         meta=ui_meta(CURVE),
         description="Highest mean heart rate (bpm) per duration, each with the activity and day "
                     "that set it: one activity (activity_id) or a period (from/to, default 365 "
-                    "days).",
+                    "days) of one sport (default all).",
         annotations=READ_ONLY,
         scopes=(READ,),
     )
     async def get_hr_curve(
         self, owner: Owner, activity_id: OptionalActivity = None, from_date: From = None,
         to_date: To = None, durations_s: Durations = None,
-        sport: Annotated[SportName | None, Param(description="Default all.")] = None,
+        sport: AnySport = None,
     ) -> HrCurve:
         return await self.shaped(HrCurve, self.analysis().curve(
             owner, "hr", activity_id=activity_id, start=from_date, end=to_date,

@@ -20,8 +20,7 @@ from pacekeeper.tools._analysis_shapes import (
     Zones,
 )
 from pacekeeper.tools._base import READ, READ_ONLY, service_errors
-from pacekeeper.tools._params import ActivityRef, From, PowerSport, To
-from pacekeeper.tools._shapes import SportName
+from pacekeeper.tools._params import ActivityRef, AnySport, From, PowerSport, To
 
 
 class PhysiologyTools(AnalysisGroup):
@@ -77,16 +76,16 @@ class PhysiologyTools(AnalysisGroup):
 
     @tool(
         name="get_zone_distribution",
-        description="Time in power, HR or pace zones over a period (default 28 days), with "
-                    "Seiler's 3-zone shares (polarized / pyramidal / threshold).",
+        description="Time in power, HR or pace zones over a period (default 28 days) of one "
+                    "sport (default ride for power, run for pace, all for HR), with Seiler's "
+                    "3-zone shares (polarized / pyramidal / threshold).",
         annotations=READ_ONLY,
         scopes=(READ,),
     )
     async def get_zone_distribution(
         self, owner: Owner, from_date: From = None, to_date: To = None,
         kind: Annotated[Literal["power", "hr", "pace"], Param()] = "power",
-        sport: Annotated[SportName | None, Param(
-            description="Default ride for power, run for pace, all for hr.")] = None,
+        sport: AnySport = None,
     ) -> ZoneDistribution:
         return await self.shaped(ZoneDistribution, self.analysis().zone_distribution(
             owner, from_date, to_date, kind, sport))
@@ -111,7 +110,7 @@ class PhysiologyTools(AnalysisGroup):
                                   Field(ge=25, le=120)] = None,
         threshold_pace_s_per_km: Annotated[float | None, Param(
             description="Run threshold pace."), Field(ge=120, le=900)] = None,
-        sport: Annotated[Literal["ride", "run", "swim"] | None, Param()] = None,
+        sport: AnySport = None,
     ) -> Zones:
         given = {k: v for k, v in {
             "ftp_watts": ftp_watts, "lthr_bpm": lthr_bpm, "max_hr_bpm": max_hr_bpm,

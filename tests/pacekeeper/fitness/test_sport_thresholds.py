@@ -180,7 +180,10 @@ async def test_running_power_never_feeds_cycling_figures(harness: Harness) -> No
     assert tool_zones["structuredContent"] == zones
 
     bad = await h.client.get("/api/curves/power", headers=auth, params={"sport": "bike"})
-    assert bad.status_code == 400 and "sport" in bad.json()["message"]
+    assert bad.status_code == 400 and "sport must be one of" in bad.json()["message"]
+    bad_tool = await mcp(h, auth, "estimate_ftp", {"sport": "bike"})
+    assert bad_tool["isError"] is True
+    assert "sport must be one of" in bad_tool["content"][0]["text"]
 
 
 async def patch(h: Harness, auth: dict[str, str], body: dict[str, Any]) -> dict[str, Any]:
