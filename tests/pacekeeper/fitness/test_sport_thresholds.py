@@ -103,7 +103,7 @@ def at(day: date, hour: int) -> datetime:
 
 
 async def test_running_power_never_feeds_cycling_figures(harness: Harness) -> None:
-    """A rider with two rides and one run at a high running power (230 W for 45 min):
+    """A rider with two rides and one run at a high running power (250 W for 45 min):
     the cycling curve, 20 min best, FTP estimate, CP / W', 5 min VO2max and power zone
     time are the rides' alone (plain numpy over the ride series); with sport=run they
     are the run's; every answer says which sport it used."""
@@ -114,7 +114,7 @@ async def test_running_power_never_feeds_cycling_figures(harness: Harness) -> No
     rides = [blocks(rng, (10, 140), (4, 245), (6, 150), (8, 205), (5, 140), (20, 172),
                     (7, 130)),
              blocks(rng, (10, 135), (1, 330), (2, 270), (10, 150), (12, 185), (15, 140))]
-    run = blocks(rng, (45, 230))
+    run = blocks(rng, (45, 250))
     # A running FTP too: the run has power zones of its own, which must not count.
     await h.services.fitness.update_athlete(
         owner, {"ftp_watts": 200, "weight_kg": 70.0, "run_ftp_watts": 240},
@@ -124,7 +124,8 @@ async def test_running_power_never_feeds_cycling_figures(harness: Harness) -> No
     run_id = await put(h, owner, tcx("Running", at(today - timedelta(days=3), 8), run))
     i20, i5 = an.STANDARD_DURATIONS.index(1200), an.STANDARD_DURATIONS.index(300)
     ride_curve, run_curve = mean_max(rides), mean_max([run])
-    assert run_curve[i20] > ride_curve[i20] + 30  # the run would win if it counted
+    # The run would win at 5 and 20 min if it counted.
+    assert run_curve[i20] > ride_curve[i20] + 30 and run_curve[i5] > ride_curve[i5] + 5
 
     curve = (await h.client.get("/api/curves/power", headers=auth,
                                 params={"durations_s": "300,1200"})).json()
@@ -167,6 +168,12 @@ async def test_running_power_never_feeds_cycling_figures(harness: Harness) -> No
     vo2 = (await mcp(h, auth, "estimate_vo2max", {}))["structuredContent"]
     assert vo2["cycling_vo2max"] == pytest.approx(16.6 + 8.87 * ride_curve[i5] / 70.0,
                                                   abs=0.05)
+
+    # The summaries' power bests are the rides' too.
+    summary = (await h.client.get("/api/training-summary", headers=auth)).json()
+    assert summary["recent_bests"]["power_1200s"] == round(ride_curve[i20])
+    period = (await h.client.get("/api/period-summary", headers=auth)).json()
+    assert period["power_20min"] == round(ride_curve[i20])
 
     # Power zones: the rides' seconds alone, in Coggan's levels of the cycling FTP.
     bounds = np.array([0, 0.55, 0.75, 0.90, 1.05, 1.20, 1.50]) * 200
