@@ -92,7 +92,9 @@ async def test_an_assistant_asks_for_the_analysis(server: str, person: dict[str,
     # last MAX_DAYS, and its CTL must still be the whole history's (seeded from the first).
     start = max(first, last - timedelta(days=MAX_DAYS - 1))
     shown = slice((start - first).days, days)
-    rides = [e for e in engine if e["metrics"].power_curve and e["day"] >= start]
+    # The power curve and CP are the rides' (a run's power is not a crank's: issue 27, 10).
+    rides = [e for e in engine if e["metrics"].power_curve and e["sport"] == Sport.RIDE
+             and e["day"] >= start]
     curves = []
     for e in rides:
         c = np.full(len(an.STANDARD_DURATIONS), np.nan)
