@@ -7,7 +7,8 @@ own person) importing real FIT rides one after another (``POST /api/activities/i
 after the first round the files are duplicates, which costs the same parse). Prints reads
 done and p50/p99/max per phase, and the ratios against the phase alone (targets: p99 at
 most 2x, reads done at least half). ``--workers`` sets ``PACEKEEPER_IMPORT_WORKERS``
-(unset: the service's default). Writes bench/results/imports_beside_reads-<time>.json.
+(unset: the service's default). First, in process: the event loop's lag while importing
+on a thread and in the pool (``_lag``). Writes bench/results/imports_beside_reads-<time>.json.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import httpx
 import numpy as np
 
 from bench.analytics._http import _seed, _service
+from bench.imports_beside_reads._lag import describe, lag_row
 
 ROOT = Path(__file__).resolve().parents[2]
 FIT = ROOT / "tests" / "data" / "activities" / "fit"
@@ -94,7 +96,14 @@ def main() -> None:
     parser.add_argument("--importers", type=int, default=2)
     parser.add_argument("--workers", type=int, default=None,
                         help="PACEKEEPER_IMPORT_WORKERS (0: parse on a thread, as before)")
+    parser.add_argument("--lag-only", action="store_true",
+                        help="only the loop-lag probe (in process, a few seconds)")
     args = parser.parse_args()
+    lag = [asyncio.run(lag_row(RIDES, workers)) for workers in (0, 1)]
+    for row in lag:
+        print(describe(row))
+    if args.lag_only:
+        return
     extra = {"PACEKEEPER_IMPORT_LIMIT_PER_MINUTE": str(10**6)}
     if args.workers is not None:
         extra["PACEKEEPER_IMPORT_WORKERS"] = str(args.workers)
@@ -121,7 +130,8 @@ def main() -> None:
     RESULTS.mkdir(parents=True, exist_ok=True)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     (RESULTS / f"imports_beside_reads-{stamp}.json").write_text(json.dumps(
-        {"args": vars(args), "alone": alone, "beside": beside, "ratios": ratios}, indent=2))
+        {"args": vars(args), "loop_lag": lag, "alone": alone, "beside": beside,
+         "ratios": ratios}, indent=2))
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@
 A thread does not help: decoding a FIT file is pure Python and holds the GIL, so the
 loop waits for it just the same (docs/performance.md has the figures). A process does.
 
-- ``workers`` processes at most, started on first use (``forkserver`` where the platform
+- ``workers`` processes at most, at a lower CPU priority (nice 10), started on first use (``forkserver`` where the platform
   has it, else ``spawn``: never ``fork`` from a process that runs an event loop and
   threads). ``workers=0`` runs the function on a thread of this process instead (tests,
   tiny deployments).
@@ -20,8 +20,10 @@ The function must be a top-level function whose arguments and result pickle.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import math
 import multiprocessing
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -48,6 +50,16 @@ class WorkerCrashed(ApiError):
     code = "worker_crashed"
 
 
+# Workers run at a lower CPU priority than the serving process: on a machine with few
+# cores, reads must not wait for a core behind an import (docs/performance.md).
+WORKER_NICENESS = 10
+
+
+def _lower_priority() -> None:
+    with contextlib.suppress(OSError, AttributeError):  # AttributeError: no os.nice
+        os.nice(WORKER_NICENESS)
+
+
 def _context() -> multiprocessing.context.BaseContext:
     methods = multiprocessing.get_all_start_methods()
     return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
@@ -69,7 +81,8 @@ class CpuPool:
 
     def _executor_now(self) -> ProcessPoolExecutor:
         if self._executor is None:
-            self._executor = ProcessPoolExecutor(self.workers, mp_context=_context())
+            self._executor = ProcessPoolExecutor(self.workers, mp_context=_context(),
+                                                 initializer=_lower_priority)
         return self._executor
 
     def _claim(self) -> None:

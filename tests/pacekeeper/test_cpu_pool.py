@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from pacekeeper.cpu import Busy, CpuPool, WorkerCrashed
+from pacekeeper.cpu import WORKER_NICENESS, Busy, CpuPool, WorkerCrashed
 from pacekeeper.fitness import _service
 from pacekeeper.fitness._records import SettingValue
 from pacekeeper.fitness._service import Prepared, prepare_file
@@ -124,3 +124,12 @@ async def test_a_crashed_worker_gives_a_clear_503_and_the_pool_recovers() -> Non
 async def test_workers_zero_runs_on_a_thread_of_this_process() -> None:
     pool = CpuPool(0, 1)
     assert await pool.run(os.getpid) == os.getpid()
+
+
+async def test_workers_run_at_a_lower_cpu_priority() -> None:
+    """Reads keep their core: a worker is niced below the serving process."""
+    pool = CpuPool(1, 0)
+    try:
+        assert await pool.run(os.nice, 0) == os.nice(0) + WORKER_NICENESS
+    finally:
+        pool.close()
