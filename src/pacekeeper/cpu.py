@@ -3,10 +3,10 @@
 A thread does not help: decoding a FIT file is pure Python and holds the GIL, so the
 loop waits for it just the same (docs/performance.md has the figures). A process does.
 
-- ``workers`` processes at most, at a lower CPU priority (nice 10), started on first use (``forkserver`` where the platform
-  has it, else ``spawn``: never ``fork`` from a process that runs an event loop and
-  threads). ``workers=0`` runs the function on a thread of this process instead (tests,
-  tiny deployments).
+- ``workers`` processes at most, at a lower CPU priority (nice 10), started on first
+  use (``forkserver`` where the platform has it, else ``spawn``: never ``fork`` from a
+  process that runs an event loop and threads). ``workers=0`` runs the function on a
+  thread of this process instead (tests, tiny deployments).
 - At most ``workers + queue`` calls are submitted at once; one more is refused at once
   with ``Busy`` (HTTP 429 with ``Retry-After``), so nothing waits in an unbounded queue.
   A call whose caller went away still counts until its process is done with it.
