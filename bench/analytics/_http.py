@@ -42,7 +42,8 @@ def _port() -> int:
 
 
 @contextlib.contextmanager
-def _service() -> Iterator[tuple[str, Path]]:
+def _service(extra: dict[str, str] | None = None) -> Iterator[tuple[str, Path]]:
+    """``pacekeeper serve`` on SQLite in a temporary folder; ``extra``: more settings."""
     with tempfile.TemporaryDirectory(prefix="pk-bench-analysis-") as tmp:
         port = _port()
         env = {k: v for k, v in os.environ.items() if not k.startswith("PACEKEEPER_")}
@@ -52,6 +53,7 @@ def _service() -> Iterator[tuple[str, Path]]:
             "PACEKEEPER_REGISTRATION": "open", "PACEKEEPER_REDIS_URL": "",
             "PACEKEEPER_TENANT_RATE_LIMIT_PER_MINUTE": str(10**9),
             "SERVICE_MASTER_ENCRYPTION_KEY": base64.b64encode(bytes(range(32))).decode(),
+            **(extra or {}),
         })
         proc = subprocess.Popen([EXE, "serve"], env=env, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL)

@@ -77,6 +77,12 @@ class Settings(BaseSettings):
     # wall-clock time one archive import may take before the rest is not imported.
     import_limit_per_minute: int = Field(default=30, ge=1)
     import_archive_seconds: float = Field(default=60.0, gt=0)
+    # Processes that parse and analyse imported files, off the event loop (issue 30;
+    # started on the first import). 0: on a thread of the serving process, which stalls
+    # every other request while it decodes. Imports past workers + queue are refused
+    # with 429 and Retry-After, never queued without bound.
+    import_workers: int = Field(default=1, ge=0, le=64)
+    import_queue: int = Field(default=4, ge=0, le=1000)
     # Athlete settings changes per minute per person (each may recompute every activity
     # from its day on; the recomputes are coalesced as well).
     settings_limit_per_minute: int = Field(default=20, ge=1)

@@ -55,6 +55,7 @@ from pacekeeper.connections import (
     ProviderSetup,
     build_connection_layer,
 )
+from pacekeeper.cpu import CpuPool
 from pacekeeper.crypto import retired_master_keys
 from pacekeeper.db import (
     SqlCsrfTokenRepository,
@@ -147,6 +148,7 @@ class Services:
         return None if layer is None else layer.garmin_webhook
 
     async def close(self) -> None:
+        self.fitness.pool.close()
         if self.background is not None:
             await self.background.close()
         if self.jobs is not None:
@@ -259,7 +261,9 @@ async def build_services(
                              max_import_bytes=settings.max_import_bytes, limiter=limiter,
                              import_limit_per_minute=settings.import_limit_per_minute,
                              archive_seconds=settings.import_archive_seconds,
-                             settings_limit_per_minute=settings.settings_limit_per_minute)
+                             settings_limit_per_minute=settings.settings_limit_per_minute,
+                             pool=CpuPool(settings.import_workers, settings.import_queue,
+                                          what="imports"))
     live = LiveFeed(broadcasters or live_broadcasters(settings))
     syncs = None if layer is None else SyncService(
         fitness, layer.service, history_days=settings.sync_history_days,

@@ -128,6 +128,9 @@ def make_settings(db_url: str, data_dir: Path, **overrides: Any) -> Settings:
         # Such a sync may still run when a test ends: the lifespan's shutdown would give
         # it the production grace (20 s) before requeueing it.
         "shutdown_grace_seconds": 1.0,
+        # Imports parse on a thread: a worker process per test's services would cost a
+        # second or two each (the pool itself: tests/pacekeeper/test_cpu_pool.py).
+        "import_workers": 0,
     }
     values.update(overrides)
     return Settings(**values)

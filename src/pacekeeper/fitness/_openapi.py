@@ -122,7 +122,8 @@ def _paths(provider: dict[str, Any]) -> dict[str, dict[str, Any]]:
                               _json("a duplicate, merged, or an archive's results",
                                     _IMPORT_RESULT),
                               **_activity_links("$response.body#/activity/id")),
-                          **_errors(400, 403, 413)},
+                          # 429 also `busy`: the import pool is full; 503: its worker died
+                          **_errors(400, 403, 413, 503)},
         }},
         "/api/activities": {"get": {
             "summary": "The caller's activities, newest first, with a cursor",

@@ -1,6 +1,7 @@
 """The fitness service: what HTTP handlers, MCP tools, the CLI and sync call.
 
-It parses files (in a worker thread: decoding is CPU-bound), de-duplicates across
+It parses files (in a worker process: decoding is CPU-bound and holds the GIL, so a
+thread would stall the event loop just the same; ``pacekeeper.cpu``), de-duplicates across
 sources, computes the per-activity metrics with the settings valid on the activity's day,
 and reads everything back for one owner at a time.
 
@@ -20,6 +21,7 @@ from dataclasses import asdict, dataclass, replace
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
+from pacekeeper.cpu import CpuPool
 from pacekeeper.errors import RateLimited
 from pacekeeper.fitness._analysis import AnalysisService
 from pacekeeper.fitness._errors import ActivityNotFound, FitnessInputError
@@ -29,6 +31,7 @@ from pacekeeper.fitness._records import (
     NewActivity,
     Owner,
     Page,
+    SettingValue,
     SourceRef,
     StoredActivity,
 )
@@ -44,6 +47,7 @@ from pacekeeper.fitness.analytics import AthleteSnapshot, analyze_activity, tss_
 from pacekeeper.fitness.importers import (
     ImportRejected,
     ParsedActivity,
+    Reason,
     is_archive,
     iter_archive,
     parse_activity,
@@ -172,8 +176,12 @@ def summary_of(parsed: ParsedActivity) -> NewActivity:
 class FitnessService:
     def __init__(self, store: SqlFitnessStore, clock: Clock, *, max_import_bytes: int,
                  limiter: RateLimiter | None = None, import_limit_per_minute: int = 30,
-                 archive_seconds: float = 60.0, settings_limit_per_minute: int = 20) -> None:
+                 archive_seconds: float = 60.0, settings_limit_per_minute: int = 20,
+                 pool: CpuPool | None = None) -> None:
         self.store = store
+        # Where a file is parsed and analysed (issue 30): a bounded pool of processes;
+        # by default none (a thread, as in tests and the CLI).
+        self.pool = pool or CpuPool(0, 4, what="imports")
         self.clock = clock
         self.max_import_bytes = max_import_bytes
         # What one person's imports may cost (issue 28): files per minute, an archive the
@@ -217,9 +225,14 @@ class FitnessService:
                                                             original=None))
                 member = None  # its samples go before the next member is parsed
             return outcomes
-        parsed = await asyncio.to_thread(parse_activity, data, filename,
-                                         max_bytes=self.max_import_bytes)
-        return [await self.store_parsed(owner, parsed, filename, original=data)]
+        settings = await self.store.settings(owner.user_id)
+        prepared = await self.pool.run(prepare_file, data, filename, self.max_import_bytes,
+                                       settings)
+        if prepared.rejected is not None:
+            raise ImportRejected(*prepared.rejected)
+        assert prepared.parsed is not None
+        return [await self.store_parsed(owner, prepared.parsed, filename, original=data,
+                                        computed=prepared.computed)]
 
     async def _meter_import(self, owner: Owner, archive: bool) -> None:
         """One import of the person's per-minute allowance; an archive takes all of it
@@ -233,31 +246,36 @@ class FitnessService:
             raise RateLimited("too many imports; retry in a minute", headers=decision.headers())
 
     async def store_parsed(self, owner: Owner, parsed: ParsedActivity, name: str | None, *,
-                           original: bytes | None) -> ImportOutcome:
+                           original: bytes | None,
+                           computed: Computed | None = None) -> ImportOutcome:
         name = name.replace("\x00", "") if name else name  # PostgreSQL refuses NUL in text
         ref = SourceRef("file", file_sha256=parsed.sha256, file_format=parsed.format,
                         file_name=(name or "")[-300:] or None,
                         channels=richness(parsed.streams)[0], warnings=parsed.warnings)
         outcome = await self.ingest(owner, summary_of(parsed), parsed.streams, ref,
-                                    original=original, name=name)
+                                    original=original, name=name, computed=computed)
         return replace(outcome, warnings=parsed.warnings)
 
     async def ingest(self, owner: Owner, new: NewActivity, streams: StreamSet | None,
                      ref: SourceRef, *, original: bytes | None = None,
-                     name: str | None = None) -> ImportOutcome:
+                     name: str | None = None,
+                     computed: Computed | None = None) -> ImportOutcome:
         """Store an activity from any source, or recognise it (same source: duplicate;
-        same activity from another source: merged, keeping the richest streams)."""
+        same activity from another source: merged, keeping the richest streams).
+        ``computed``: the streams' blob and metrics, already worked out (``prepare_file``)."""
         now = self.clock()
         existing_id = await self.store.source_owner(owner.user_id, ref)
         if existing_id is not None:
             return ImportOutcome(name, await self._get(owner.user_id, existing_id),
                                  duplicate=True)
         streams = streams if streams is not None and len(streams) else None
-        # Compressing a long ride's samples takes tens of ms: off the event loop.
-        blob = await asyncio.to_thread(streams.to_bytes) if streams is not None else None
+        if computed is None:
+            history = SettingsHistory(await self.store.settings(owner.user_id))
+            # Compressing a long ride's samples takes tens of ms: off the event loop.
+            computed = await asyncio.to_thread(compute, streams, new, history)
+        blob, metrics = computed.blob, computed.metrics
         channels = ",".join(k for k in streams.keys if streams.has(k)) if streams else ""
         samples = len(streams) if streams is not None else 0
-        metrics = await self._metrics(owner, new.sport, new.start_at, streams, new.distance_m)
         for candidate in await self.store.candidates(owner.user_id, new.start_at,
                                                      MATCH_START_S):
             if not _same_activity(candidate, new):
@@ -289,14 +307,6 @@ class FitnessService:
             return 0
         blob = await self.store.streams(owner.user_id, activity.id)
         return len(StreamSet.from_bytes(blob)) if blob else 0
-
-    async def _metrics(self, owner: Owner, sport: str, start: datetime,
-                       streams: StreamSet | None, distance_m: float | None) -> dict[str, Any]:
-        if streams is None:
-            return {}
-        history = SettingsHistory(await self.store.settings(owner.user_id))
-        athlete = snapshot(history.on(start.astimezone(UTC).date()), sport)
-        return await asyncio.to_thread(_analyze, streams, sport, athlete, distance_m)
 
     # -- reading it back ------------------------------------------------------------------
 
@@ -427,6 +437,45 @@ class FitnessService:
         return await self.store.delete_provider_data(owner.user_id, provider)
 
 
+@dataclass(frozen=True, slots=True)
+class Computed:
+    """What an activity's streams give before it is stored: the stored form of the
+    samples, and the metrics with the settings valid on its day."""
+
+    blob: bytes | None
+    metrics: dict[str, Any]
+
+
+def compute(streams: StreamSet | None, new: NewActivity, history: SettingsHistory) -> Computed:
+    if streams is None:
+        return Computed(None, {})
+    athlete = snapshot(history.on(new.start_at.astimezone(UTC).date()), new.sport)
+    return Computed(streams.to_bytes(),
+                    _analyze(streams, new.sport, athlete, new.distance_m))
+
+
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """``prepare_file``'s answer, which crosses a process boundary (so it pickles:
+    ``ImportRejected`` does not, hence its reason and message as a pair)."""
+
+    parsed: ParsedActivity | None = None
+    computed: Computed | None = None
+    rejected: tuple[Reason, str] | None = None
+
+
+def prepare_file(data: bytes, filename: str | None, max_bytes: int,
+                 settings: list[SettingValue]) -> Prepared:
+    """All the CPU work of importing one file (parse, assemble, compress, metrics): a
+    pure function, run in the import pool's worker process (issue 30)."""
+    try:
+        parsed = parse_activity(data, filename, max_bytes=max_bytes)
+    except ImportRejected as exc:
+        return Prepared(rejected=(exc.reason, exc.message))
+    streams = parsed.streams if len(parsed.streams) else None
+    return Prepared(parsed, compute(streams, summary_of(parsed), SettingsHistory(settings)))
+
+
 def _analyze(streams: StreamSet, sport: str, athlete: AthleteSnapshot,
              distance_m: float | None) -> dict[str, Any]:
     try:
@@ -446,4 +495,5 @@ def _analyze(streams: StreamSet, sport: str, athlete: AthleteSnapshot,
     return result
 
 
-__all__ = ["FitnessService", "ImportOutcome", "richness", "snapshot", "summary_of"]
+__all__ = ["FitnessService", "ImportOutcome", "prepare_file", "richness", "snapshot",
+           "summary_of"]

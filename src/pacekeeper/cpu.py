@@ -1,0 +1,139 @@
+"""CPU-bound work off the event loop, in a small pool of processes (issue 30, LOOP-1).
+
+A thread does not help: decoding a FIT file is pure Python and holds the GIL, so the
+loop waits for it just the same (docs/performance.md has the figures). A process does.
+
+- ``workers`` processes at most, at a lower CPU priority (nice 10), started on first
+  use (``forkserver`` where the platform has it, else ``spawn``: never ``fork`` from a
+  process that runs an event loop and threads). ``workers=0`` runs the function on a
+  thread of this process instead (tests, tiny deployments).
+- At most ``workers + queue`` calls are submitted at once; one more is refused at once
+  with ``Busy`` (HTTP 429 with ``Retry-After``), so nothing waits in an unbounded queue.
+  A call whose caller went away still counts until its process is done with it.
+- A worker that dies (killed, out of memory, a crash in a C extension) breaks the whole
+  executor: its calls fail with ``WorkerCrashed`` (503) and the next call starts a new
+  pool.
+
+The function must be a top-level function whose arguments and result pickle.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import math
+import multiprocessing
+import os
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any, TypeVar
+
+from pacekeeper.errors import ApiError
+
+T = TypeVar("T")
+
+
+class Busy(ApiError):
+    """The pool's queue is full: try again after ``Retry-After`` seconds."""
+
+    status = 429
+    code = "busy"
+
+
+class WorkerCrashed(ApiError):
+    """The worker process died during the call; the pool was restarted."""
+
+    status = 503
+    code = "worker_crashed"
+
+
+# Workers run at a lower CPU priority than the serving process: on a machine with few
+# cores, reads must not wait for a core behind an import (docs/performance.md).
+WORKER_NICENESS = 10
+
+
+def _lower_priority() -> None:
+    with contextlib.suppress(OSError, AttributeError):  # AttributeError: no os.nice
+        os.nice(WORKER_NICENESS)
+
+
+def _context() -> multiprocessing.context.BaseContext:
+    methods = multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+
+
+class CpuPool:
+    def __init__(self, workers: int, queue: int, *, what: str = "work") -> None:
+        self.workers = workers
+        self.limit = max(1, workers) + queue
+        self.what = what
+        self._executor: ProcessPoolExecutor | None = None
+        self._lock = threading.Lock()  # done-callbacks run on the executor's thread
+        self._in_flight = 0
+        self._seconds = 1.0  # moving mean of one call's time, for Retry-After
+
+    @property
+    def in_flight(self) -> int:
+        return self._in_flight
+
+    def _executor_now(self) -> ProcessPoolExecutor:
+        if self._executor is None:
+            self._executor = ProcessPoolExecutor(self.workers, mp_context=_context(),
+                                                 initializer=_lower_priority)
+        return self._executor
+
+    def _claim(self) -> None:
+        with self._lock:
+            if self._in_flight >= self.limit:
+                wait = math.ceil(self._seconds * self._in_flight / max(1, self.workers))
+                raise Busy(f"the server is busy with other {self.what}; "
+                           f"retry in {wait} s", headers={"Retry-After": str(wait)})
+            self._in_flight += 1
+
+    def _release(self, started: float) -> None:
+        with self._lock:
+            self._in_flight -= 1
+            self._seconds = 0.8 * self._seconds + 0.2 * (time.monotonic() - started)
+
+    async def run(self, fn: Callable[..., T], *args: Any) -> T:
+        self._claim()
+        started = time.monotonic()
+        if self.workers == 0:
+            try:
+                return await asyncio.to_thread(fn, *args)
+            finally:
+                self._release(started)
+        try:
+            executor = self._executor_now()
+            future: Future[T] = executor.submit(fn, *args)
+        except BaseException:
+            self._release(started)
+            if self._executor is not None and getattr(self._executor, "_broken", False):
+                self._discard(self._executor)
+            raise
+        # Released when the process is done, even if this caller is cancelled meanwhile:
+        # the bound counts the work that is really running or queued.
+        future.add_done_callback(lambda _: self._release(started))
+        try:
+            return await asyncio.wrap_future(future)
+        except BrokenProcessPool:
+            self._discard(executor)
+            raise WorkerCrashed("the worker process stopped before it finished; try again",
+                                headers={"Retry-After": "1"}) from None
+
+    def _discard(self, executor: ProcessPoolExecutor) -> None:
+        """Forget a broken executor (only that one: a new one may already be running)."""
+        if self._executor is executor:
+            self._executor = None
+            executor.shutdown(wait=False, cancel_futures=True)
+
+    def close(self) -> None:
+        if self._executor is not None:
+            self._executor.shutdown(wait=False, cancel_futures=True)
+            self._executor = None
+
+
+__all__ = ["Busy", "CpuPool", "WorkerCrashed"]

@@ -1,0 +1,135 @@
+"""Imports parse in a pool of processes, never on the event loop (issue 30, LOOP-1).
+
+The rest of the suite runs imports on a thread (``import_workers=0``, conftest): these
+tests run the real pool. They prove where the work runs (another process id), that a
+full pool refuses at once with 429 and ``Retry-After`` and queues nothing, and that a
+worker that dies gives a clear 503 and the next call gets a new pool.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pacekeeper.cpu import WORKER_NICENESS, Busy, CpuPool, WorkerCrashed
+from pacekeeper.fitness import _service
+from pacekeeper.fitness._records import SettingValue
+from pacekeeper.fitness._service import Prepared, prepare_file
+from tests.pacekeeper.fitness.test_activities_http import RIDE, _user, session_of
+
+_PIDS = Path(tempfile.gettempdir())
+
+
+def _pid_file(data: bytes) -> Path:
+    return _PIDS / f"pk-pool-test-{hashlib.sha256(data).hexdigest()[:16]}"
+
+
+def prepare_and_note_pid(data: bytes, filename: str | None, max_bytes: int,
+                         settings: list[SettingValue]) -> Prepared:
+    """``prepare_file`` that writes down which process ran it (top level: it pickles)."""
+    _pid_file(data).write_text(str(os.getpid()))
+    return prepare_file(data, filename, max_bytes, settings)
+
+
+async def test_an_http_import_is_parsed_in_another_process(
+        harness_factory: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_service, "prepare_file", prepare_and_note_pid)
+    data = RIDE.read_bytes()
+    _pid_file(data).unlink(missing_ok=True)
+    async with harness_factory(import_workers=1, import_queue=2) as h:
+        auth, _ = await _user(h, "pool@example.com")
+        response = await h.client.post("/api/activities/import", headers=auth,
+                                       files={"file": (RIDE.name, data)})
+        assert response.status_code == 201, response.text
+    worker_pid = int(_pid_file(data).read_text())
+    _pid_file(data).unlink()
+    assert worker_pid != os.getpid()
+    # What came back across the process boundary is the device's ride (its own session).
+    device = session_of(RIDE)
+    activity = response.json()["activity"]
+    assert abs(activity["distance_m"] - device["total_distance"]) <= 0.005 * device[
+        "total_distance"]
+    assert abs(activity["average_heartrate"] - device["avg_heart_rate"]) <= 1.0
+
+
+async def test_a_full_pool_answers_429_with_retry_after_and_queues_nothing(
+        harness_factory: Any) -> None:
+    async with harness_factory(import_workers=1, import_queue=0) as h:
+        auth, _ = await _user(h, "busy@example.com")
+        pool = h.services.fitness.pool
+        hold = asyncio.create_task(pool.run(time.sleep, 3.0))  # the one slot taken
+        await asyncio.sleep(0)
+        assert pool.in_flight == 1
+        started = time.monotonic()
+        response = await h.client.post("/api/activities/import", headers=auth,
+                                       files={"file": (RIDE.name, RIDE.read_bytes())})
+        assert time.monotonic() - started < 2.0  # refused at once, not after the wait
+        assert response.status_code == 429
+        assert response.json()["error"] == "busy"
+        assert "busy with other imports" in response.json()["message"]
+        assert int(response.headers["retry-after"]) >= 1
+        assert pool.in_flight == 1  # the refused import holds no place
+        listed = (await h.client.get("/api/activities", headers=auth)).json()
+        assert listed["activities"] == []
+        await hold
+        assert pool.in_flight == 0
+        again = await h.client.post("/api/activities/import", headers=auth,
+                                    files={"file": (RIDE.name, RIDE.read_bytes())})
+        assert again.status_code == 201, again.text
+
+
+async def test_the_bound_counts_work_whose_caller_went_away() -> None:
+    """A cancelled request's parse keeps its process busy: its place is kept until the
+    process is done, so cancelling requests cannot queue unbounded work."""
+    pool = CpuPool(1, 0)
+    try:
+        task = asyncio.create_task(pool.run(time.sleep, 1.5))
+        await asyncio.sleep(0.2)
+        task.cancel()
+        await asyncio.sleep(0)
+        with pytest.raises(Busy):
+            await pool.run(os.getpid)
+        deadline = time.monotonic() + 10
+        while pool.in_flight and time.monotonic() < deadline:  # noqa: ASYNC110 (polls a counter)
+            await asyncio.sleep(0.05)
+        assert await pool.run(os.getpid) != os.getpid()
+    finally:
+        pool.close()
+
+
+async def test_a_crashed_worker_gives_a_clear_503_and_the_pool_recovers() -> None:
+    pool = CpuPool(1, 2, what="imports")
+    try:
+        first = await pool.run(os.getpid)
+        assert first != os.getpid()
+        with pytest.raises(WorkerCrashed) as crashed:
+            await pool.run(os._exit, 1)  # the process dies as on a segfault or OOM kill
+        assert crashed.value.status == 503
+        assert crashed.value.message == "the worker process stopped before it finished; try again"
+        assert crashed.value.headers["Retry-After"] == "1"
+        assert pool.in_flight == 0
+        second = await pool.run(os.getpid)  # a new pool, a new process
+        assert second not in (first, os.getpid())
+    finally:
+        pool.close()
+
+
+async def test_workers_zero_runs_on_a_thread_of_this_process() -> None:
+    pool = CpuPool(0, 1)
+    assert await pool.run(os.getpid) == os.getpid()
+
+
+async def test_workers_run_at_a_lower_cpu_priority() -> None:
+    """Reads keep their core: a worker is niced below the serving process."""
+    pool = CpuPool(1, 0)
+    try:
+        assert await pool.run(os.nice, 0) == os.nice(0) + WORKER_NICENESS
+    finally:
+        pool.close()
