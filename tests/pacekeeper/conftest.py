@@ -161,6 +161,19 @@ class Harness:
             data={"grant_type": "password", "username": email, "password": password},
         )
 
+    async def mcp_session(self, auth: dict[str, str]) -> dict[str, str]:
+        """The headers of an initialized /mcp session (the handshake revision) for the
+        caller whose ``auth`` headers are given."""
+        headers = {"accept": "application/json, text/event-stream",
+                   "content-type": "application/json", **auth}
+        init = await self.client.post("/mcp", headers=headers, json={
+            "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                "protocolVersion": "2025-11-25", "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"}}})
+        assert init.status_code == 200, init.text
+        return {**headers, "mcp-session-id": init.headers["mcp-session-id"],
+                "mcp-protocol-version": "2025-11-25"}
+
 
 @contextlib.asynccontextmanager
 async def _harness(app: Starlette, wrap: Callable[[httpx.AsyncClient], Any]) -> AsyncIterator[Any]:

@@ -132,14 +132,7 @@ async def test_every_tool_answers_an_edge_date_with_invalid_params(
 ) -> None:
     h = harness
     auth, ids = await _person(h)
-    headers = {"accept": "application/json, text/event-stream",
-               "content-type": "application/json", **auth}
-    init = await h.client.post("/mcp", headers=headers, json={
-        "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {},
-            "clientInfo": {"name": "t", "version": "1"}}})
-    headers = {**headers, "mcp-session-id": init.headers["mcp-session-id"],
-               "mcp-protocol-version": "2025-11-25"}
+    headers = await h.mcp_session(auth)
     listed = await h.client.post("/mcp", headers=headers, json={
         "jsonrpc": "2.0", "id": 1, "method": "tools/list"})
     tools = listed.json()["result"]["tools"]

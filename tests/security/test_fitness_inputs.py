@@ -216,14 +216,7 @@ async def test_a_long_sparse_activity_streams_are_bounded_by_default(
     assert refused.json() == {"error": "validation_error", "message":
                               f"max_points must be between 2 and {MAX_STREAM_POINTS}"}
     # The MCP tool: bounded by default too (500 points), at most DEFAULT_STREAM_POINTS.
-    headers = {"accept": "application/json, text/event-stream",
-               "content-type": "application/json", **auth}
-    init = await harness.client.post("/mcp", headers=headers, json={
-        "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {},
-            "clientInfo": {"name": "t", "version": "1"}}})
-    headers |= {"mcp-session-id": init.headers["mcp-session-id"],
-                "mcp-protocol-version": "2025-11-25"}
+    headers = await harness.mcp_session(auth)
     activity_id = url.split("/")[3]
     for arguments, points in (({}, 500), ({"max_points": DEFAULT_STREAM_POINTS},
                                           DEFAULT_STREAM_POINTS)):

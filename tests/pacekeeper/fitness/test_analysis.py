@@ -63,15 +63,7 @@ def _today(h: Harness) -> date:
 
 
 async def _session(h: Harness, auth: dict[str, str]) -> dict[str, str]:
-    headers = {"accept": "application/json, text/event-stream",
-               "content-type": "application/json", **auth}
-    init = await h.client.post("/mcp", headers=headers, json={
-        "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {},
-            "clientInfo": {"name": "t", "version": "1"}}})
-    assert init.status_code == 200, init.text
-    return {**headers, "mcp-session-id": init.headers["mcp-session-id"],
-            "mcp-protocol-version": "2025-11-25"}
+    return await h.mcp_session(auth)
 
 
 async def _mcp(h: Harness, auth: dict[str, str], name: str, args: dict[str, Any]

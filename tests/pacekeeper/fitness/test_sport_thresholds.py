@@ -76,14 +76,7 @@ async def person(h: Harness, email: str) -> tuple[dict[str, str], Owner]:
 
 async def mcp(h: Harness, auth: dict[str, str], name: str, args: dict[str, Any]
               ) -> dict[str, Any]:
-    headers = {"accept": "application/json, text/event-stream",
-               "content-type": "application/json", **auth}
-    init = await h.client.post("/mcp", headers=headers, json={
-        "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {},
-            "clientInfo": {"name": "t", "version": "1"}}})
-    headers |= {"mcp-session-id": init.headers["mcp-session-id"],
-                "mcp-protocol-version": "2025-11-25"}
+    headers = await h.mcp_session(auth)
     response = await h.client.post("/mcp", headers=headers, json={
         "jsonrpc": "2.0", "id": 1, "method": "tools/call",
         "params": {"name": name, "arguments": args}})
