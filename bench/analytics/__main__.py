@@ -1,8 +1,10 @@
 """``python -m bench.analytics``: the analytics engine against plain references, same run.
 
-- CTL/ATL/TSB over ten years of daily load: ``ctl_atl_tsb`` (both filters in one
-  compiled day loop, numba) and a plain Python loop over the days, with the same floats
-  checked. Target: at least 30x faster.
+- CTL/ATL/TSB over ten years of daily load: ``ctl_atl_tsb`` (two ``scipy.signal.lfilter``
+  calls) and a plain Python loop over the days, equal to 1e-9 (checked). Target: at
+  least 2x faster (it replaced a numba loop at 50x; issue 30: docs/performance.md).
+- ``--memory``: resident memory of each entry point and of ``pacekeeper serve`` before
+  and after its first fitness chart (``_memory.py``).
 - Mean-max power at every whole second 1 s..n of a six-hour 1 Hz ride: ``mean_max`` and
   the plain numpy loop ``for d: (c[d:] - c[:-d]).max() / d``, with identical answers
   checked. Target: at most half the loop's time. Two rides: real power (the repository's
@@ -119,10 +121,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--http-only", action="store_true",
                         help="only the HTTP figures (fitness chart, power curve)")
     parser.add_argument("--no-http", action="store_true", help="skip the HTTP figures")
+    parser.add_argument("--pmc-only", action="store_true",
+                        help="only the CTL/ATL/TSB row (implies --no-http)")
+    parser.add_argument("--memory", action="store_true",
+                        help="only resident memory per entry point (issue 30)")
     args = parser.parse_args(argv)
+    if args.memory:
+        from ._memory import main as memory
+
+        return memory()
     rng = np.random.default_rng(2026)
     rows: list[dict[str, Any]] = []
-    if not args.no_http:
+    if not args.no_http and not args.pmc_only:
         from ._http import http_rows
 
         for r in http_rows():
@@ -142,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
     loop_s, ref = _median_time(lambda: _pmc_loop(load.tolist()), args.repeat)
     err = max(float(np.max(np.abs(got - np.array(want))))
               for got, want in zip((pmc.ctl, pmc.atl, pmc.tsb), ref, strict=True))
-    assert err == 0.0, f"ctl_atl_tsb differs from the loop by {err}"
+    assert err <= 1e-9, f"ctl_atl_tsb differs from the loop by {err}"
     rows.append(
         {
             "figure": "ctl_atl_tsb, 3650 days",
@@ -151,13 +161,13 @@ def main(argv: list[str] | None = None) -> int:
             "reference": "python loop",
             "reference_ms": loop_s * 1e3,
             "speedup": loop_s / ours_s,
-            "target": ">= 30x",
-            "met": loop_s / ours_s >= 30,
+            "target": ">= 2x",
+            "met": loop_s / ours_s >= 2,
         }
     )
 
-    real = _real_ride(rng)
-    rides = (("real", real), ("synthetic", _synthetic_ride(rng)),
+    real = _real_ride(rng) if not args.pmc_only else np.zeros(0)
+    rides = () if args.pmc_only else (("real", real), ("synthetic", _synthetic_ride(rng)),
              # Not whole watts (a smoothed or scaled stream): the float64 path.
              ("real x 1.0037 (fractional)", real * 1.0037))
     for label, ride in rides:
@@ -186,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
             }
         )
 
-    if not args.no_sweat:
+    if not args.no_sweat and not args.pmc_only:
         hour = _real_ride(rng)[:3600]
         sweat_s = _sweat_seconds(hour)
         ours_s, _ = _median_time(lambda: an.mean_max(hour), args.repeat)

@@ -65,10 +65,10 @@ def _worker(env: dict[str, str], log: Path) -> Iterator[subprocess.Popen[bytes]]
 
 
 def _expected(now: datetime) -> list[datetime]:
-    since = now - timedelta(days=DAYS)
-    acts = gen.activities_between(ATHLETE, since.date(), now.date())
-    return sorted(a.start for a in acts
-                  if a.start > since and a.start + timedelta(seconds=a.duration_s) < now)
+    # A first sync takes whole UTC days: every activity from the day DAYS days before
+    # today's (docs/fitness.md, "Sync").
+    acts = gen.activities_between(ATHLETE, (now - timedelta(days=DAYS)).date(), now.date())
+    return sorted(a.start for a in acts if a.start + timedelta(seconds=a.duration_s) < now)
 
 
 def _feed(server: str, user_id: str, token: str, into: list[dict[str, Any]],

@@ -6,6 +6,8 @@ every figure (pure functions); ``FitnessService`` stores and reads it all back, 
 owner at a time; ``routes`` serves it over HTTP.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from pacekeeper.fitness._errors import ActivityNotFound, FitnessInputError
 from pacekeeper.fitness._records import (
     ActivityFilter,
@@ -18,16 +20,6 @@ from pacekeeper.fitness._records import (
     StoredActivity,
     SyncState,
 )
-from pacekeeper.fitness._service import (
-    DEFAULT_STREAM_POINTS,
-    MAX_STREAM_POINTS,
-    FitnessService,
-    ImportOutcome,
-)
-from pacekeeper.fitness._settings import SETTINGS, SettingsHistory
-from pacekeeper.fitness._store import SqlFitnessStore
-from pacekeeper.fitness._tables import TABLES
-from pacekeeper.fitness._views import activity_event, activity_json, daily_json, outcome_json
 from pacekeeper.fitness.models import (
     Activity,
     Athlete,
@@ -43,7 +35,43 @@ from pacekeeper.fitness.models import (
     Totals,
     Zone,
 )
-from pacekeeper.fitness.streams import CHANNELS, StreamSet
+
+if TYPE_CHECKING:
+    from pacekeeper.fitness._service import (
+        DEFAULT_STREAM_POINTS,
+        MAX_STREAM_POINTS,
+        FitnessService,
+        ImportOutcome,
+    )
+    from pacekeeper.fitness._settings import SETTINGS, SettingsHistory
+    from pacekeeper.fitness._store import SqlFitnessStore
+    from pacekeeper.fitness._tables import TABLES
+    from pacekeeper.fitness._views import activity_event, activity_json, daily_json, outcome_json
+    from pacekeeper.fitness.streams import CHANNELS, StreamSet
+
+# The service, its storage (SQLAlchemy) and the streams (numpy) load on first use, so a
+# process that only needs the models (the standalone provider sandbox) does not pay for
+# them (issue 30: docs/performance.md, "Memory per process").
+_LAZY = {
+    "FitnessService": "_service", "ImportOutcome": "_service",
+    "DEFAULT_STREAM_POINTS": "_service", "MAX_STREAM_POINTS": "_service",
+    "SETTINGS": "_settings", "SettingsHistory": "_settings",
+    "SqlFitnessStore": "_store", "TABLES": "_tables",
+    "activity_event": "_views", "activity_json": "_views", "daily_json": "_views",
+    "outcome_json": "_views", "CHANNELS": "streams", "StreamSet": "streams",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "CHANNELS",

@@ -38,6 +38,8 @@ from pacekeeper.providers import (
     ProviderClient,
     ProviderSpec,
     TokenSet,
+    history_activities,
+    history_start,
 )
 
 log = logging.getLogger("pacekeeper.sync")
@@ -64,13 +66,15 @@ class SyncReport:
     retry_after: float | None = None
     # The last day whose health a finished fetch stored (ISO date), carried from run to run.
     health_through: str | None = None
+    # Where the first sync's history began (ISO instant, providers.history_start), carried.
+    history_from: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"provider": self.provider, "status": self.status, "imported": self.imported,
                 "merged": self.merged, "duplicates": self.duplicates,
                 "with_streams": self.with_streams, "days": self.days,
                 "message": self.message, "cursor": self.cursor,
-                "health_through": self.health_through}
+                "health_through": self.health_through, "history_from": self.history_from}
 
 
 def new_activity(a: Activity) -> NewActivity:
@@ -182,12 +186,13 @@ class SyncService:
             return report
         state = await store.sync_state(owner.user_id, provider)
         cursor = state.cursor_at if state and state.cursor_at else None
-        since = cursor or (now - timedelta(days=self.history_days))
         report.health_through = _health_through(state)
+        report.history_from = (_carried(state, "history_from") if cursor is not None
+                               else history_start(now, self.history_days).isoformat())
         await self._event(owner, {"type": "sync", "provider": provider, "status": "running",
                                   "message": f"{provider}: sync started"})
         try:
-            await self._activities(owner, provider, since, report, progress)
+            await self._activities(owner, provider, cursor, now, report, progress)
             # From the day the last finished health fetch reached (it may have been
             # partial then), else as far back as a first sync reaches.
             reach = now - timedelta(days=min(self.health_days, self.history_days))
@@ -242,12 +247,17 @@ class SyncService:
             return found
         return call
 
-    async def _activities(self, owner: Owner, provider: str, since: datetime,
-                          report: SyncReport, progress: Progress | None) -> None:
+    async def _activities(self, owner: Owner, provider: str, cursor: datetime | None,
+                          now: datetime, report: SyncReport, progress: Progress | None
+                          ) -> None:
         # The provider's spec reads it (with streams where it has them), in batches
-        # oldest first; the cursor moves after each batch is stored.
+        # oldest first; the cursor moves after each batch is stored. A first sync takes
+        # the history window every provider shares (providers.history_activities); later
+        # ones what the provider has after the cursor.
         spec = self._spec(provider)
-        batches = spec.sync.activities(self._caller(owner, provider), since, self.clock())
+        call = self._caller(owner, provider)
+        batches = (spec.sync.activities(call, cursor, now) if cursor is not None
+                   else history_activities(spec.sync, call, now, self.history_days))
         async for batch in batches:
             for activity, raw in batch.items:
                 streams = stream_set(raw) if raw is not None else None
@@ -294,6 +304,11 @@ class SyncService:
             if progress is not None:
                 await progress(1, 1, f"{provider}: {report.days} days of health data")
         report.health_through = last.isoformat()
+
+
+def _carried(state: SyncState | None, key: str) -> str | None:
+    value = state.detail.get(key) if state is not None else None
+    return value if isinstance(value, str) else None
 
 
 def _health_through(state: SyncState | None) -> str | None:

@@ -55,6 +55,7 @@ from ._spec import (
     ProviderSync,
 )
 from ._tokens import AuthorizationStart, TokenSet, code_challenge, new_code_verifier
+from ._window import history_activities, history_start, in_history
 from .fitbit import FitbitClient
 from .garmin import GarminClient
 from .garmin.webhook import GarminNotification, GarminWebhook, WebhookResult
@@ -109,6 +110,9 @@ __all__ = [
     "client_for",
     "code_challenge",
     "current_share_keys",
+    "history_activities",
+    "history_start",
+    "in_history",
     "new_code_verifier",
     "open_token_set",
     "parse_rate_limits",

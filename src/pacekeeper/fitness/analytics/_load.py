@@ -14,9 +14,8 @@ from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
-from scipy import stats  # type: ignore[import-untyped]
 
-from ._compiled import ewma_pair
+from ._ewma import ewma_pair
 from ._types import FloatArray, as_float
 
 
@@ -158,6 +157,8 @@ def trend(values: npt.ArrayLike, alpha: float = 0.05) -> Trend | None:
         return None
     if np.ptp(y[ok]) == 0:
         return Trend(0.0, float(y[ok][0]), 1.0, 0.0, "flat")
+    from scipy import stats  # type: ignore[import-untyped]  # on use: docs/performance.md
+
     r = stats.linregress(x[ok], y[ok])
     slope, p = float(r.slope), float(r.pvalue)
     direction: Literal["up", "down", "flat"] = (

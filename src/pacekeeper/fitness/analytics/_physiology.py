@@ -8,7 +8,6 @@ from typing import Final
 
 import numpy as np
 import numpy.typing as npt
-from scipy import optimize, signal, stats  # type: ignore[import-untyped]
 
 from ._types import FloatArray, as_float
 
@@ -41,6 +40,8 @@ def critical_power_2p(
     t, p = _points(durations, powers, min_s, max_s)
     if len(t) < 2 or np.ptp(t) == 0:
         return None
+    from scipy import stats  # type: ignore[import-untyped]  # on use: docs/performance.md
+
     r = stats.linregress(t, p * t)
     cp, w_prime = float(r.slope), float(r.intercept)
     if cp <= 0 or w_prime <= 0:
@@ -68,6 +69,8 @@ def critical_power_3p(
         return None
     start = critical_power_2p(t, p, max(min_s, 120.0), max_s)
     cp0, w0 = (start.cp, start.w_prime) if start else (float(p.min()), 20000.0)
+    from scipy import optimize
+
     try:
         params, _ = optimize.curve_fit(
             morton_power,
@@ -155,6 +158,8 @@ def w_prime_balance_skiba2012(
     expended = np.maximum(p - cp, 0.0)
     if len(p) == 0:
         return np.zeros(0)
+    from scipy import signal
+
     spent = signal.lfilter([1.0], [1.0, -math.exp(-1.0 / tau)], expended)
     return w_prime - np.asarray(spent, dtype=np.float64)
 

@@ -13,7 +13,6 @@ from typing import Final
 
 import numpy as np
 import numpy.typing as npt
-from scipy.optimize import brentq  # type: ignore[import-untyped]
 
 from ._types import FloatArray, as_float
 
@@ -56,6 +55,8 @@ def race_time_for_vdot(vdot: float, distance_m: float) -> float:
     """Race time (s) over ``distance_m`` for a VDOT: the t solving
     ``vdot_from_race(distance_m, t) == vdot`` (scipy.optimize.brentq; VDOT falls
     strictly as t grows over the bracket 1 s .. 2 days)."""
+    from scipy.optimize import brentq  # type: ignore[import-untyped]  # on use
+
     root: float = brentq(
         lambda t: vdot_from_race(distance_m, t) - vdot, 1.0, 172800.0, xtol=1e-9, rtol=1e-12
     )
