@@ -189,6 +189,8 @@ def import_files(
                                  "merged" if o.merged else "imported")
                         assert o.activity is not None
                         progress.console.print(f"{o.name}: {state} ({o.activity.id})")
+                        for warning in o.warnings:  # read in part (FIG-11)
+                            progress.console.print(f"{o.name}: warning: {warning}")
                         counts[state] += 1
                 progress.advance(task)
         return counts

@@ -596,3 +596,74 @@ def test_a_multisport_and_a_pool_swim_show_their_legs_and_lengths(server: str) -
             browser.close()
     assert checks.errors == []
     assert {k: v for k, v in checks.findings.items() if v} == {}, checks.findings
+
+
+def test_a_truncated_file_says_so_on_its_activity_page(server: str) -> None:
+    """FIG-11 (issue 27 item 9): the Strava app's file, 19 bytes short, is imported as far
+    as it reads; its page says it was truncated, in the import's own words."""
+    from playwright.sync_api import expect, sync_playwright
+
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    email = "truncated@example.com"
+    body = _registered_by_admin(server, email)
+    cut = RIDE.parents[1] / "corrupt" / "strava-android-app-201.10-b1218918.fit"
+    imported = httpx.post(f"{server}/api/activities/import",
+                          headers={"authorization": f"Bearer {body['token']}"},
+                          files={"file": (cut.name, cut.read_bytes())})
+    assert imported.status_code == 201, imported.text
+    warning = imported.json()["warnings"][0]
+    activity_id = imported.json()["activity"]["id"]
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.set_default_timeout(30_000)
+            page.goto(server + "/activities")
+            page.locator("form.signin").get_by_label("Email").fill(email)
+            page.locator("form.signin").get_by_label("Password").fill(PASSWORD)
+            page.get_by_role("button", name="Sign in").click()
+            page.wait_for_url(server + "/activities")
+            page.locator(f"[data-activities] a[href$='{activity_id}']").click()
+            page.wait_for_url(server + "/activities/*")
+            expect(page.locator("[data-warnings]")).to_have_text(warning)
+            page.screenshot(path=str(SHOTS / "web-activity-truncated.png"), full_page=True)
+        finally:
+            browser.close()
+
+
+def test_a_run_shows_its_pace_not_a_speed(server: str) -> None:
+    """Issue 27 item 14: a run's page gives its average pace in min/km (m:ss), where a
+    ride gives km/h, and its cadence in steps a minute. The pace is worked out here from the distance and moving time the
+    same page shows (the device's figures), not read back from the page's own code."""
+    from playwright.sync_api import expect, sync_playwright
+
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    email = "pace@example.com"
+    body = _registered_by_admin(server, email)
+    auth = {"authorization": f"Bearer {body['token']}"}
+    run = FIT / "activity-small-fenix2-run.fit"
+    imported = httpx.post(f"{server}/api/activities/import", headers=auth,
+                          files={"file": (run.name, run.read_bytes())})
+    assert imported.status_code == 201, imported.text
+    a = imported.json()["activity"]
+    assert a["sport"] == "run"
+    seconds_per_km = round(a["moving_time_s"] / (a["distance_m"] / 1000))
+    expected = f"{seconds_per_km // 60}:{seconds_per_km % 60:02d} /km"
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.set_default_timeout(30_000)
+            page.goto(server + "/activities/" + a["id"])
+            page.locator("form.signin").get_by_label("Email").fill(email)
+            page.locator("form.signin").get_by_label("Password").fill(PASSWORD)
+            page.get_by_role("button", name="Sign in").click()
+            metrics = page.locator("[data-metrics]")
+            expect(metrics).to_contain_text("Average pace")
+            expect(metrics).to_contain_text(expected)
+            expect(metrics).not_to_contain_text("km/h")
+            # Cadence in steps a minute: the stored strides (FIT's unit) doubled.
+            expect(metrics).to_contain_text(f"{round(a['average_cadence'] * 2)} spm")
+            page.screenshot(path=str(SHOTS / "web-activity-run-pace.png"), full_page=True)
+        finally:
+            browser.close()

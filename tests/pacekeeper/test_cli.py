@@ -79,21 +79,26 @@ def test_production_without_master_key_stops(
 
 def test_import_files_for_a_user(env: Path) -> None:
     """`pacekeeper import`: one line per file (imported, duplicate, rejected) and the
-    counts; exit 1 when every file was rejected, 2 for an unknown user."""
+    counts, and a truncated file's warning (FIG-11); exit 1 when every file was rejected,
+    2 for an unknown user."""
     data = Path(__file__).resolve().parents[1] / "data" / "activities"
     ride = data / "fit" / "4801048867.fit"
-    broken = data / "corrupt" / "activity-unexpected-eof.fit"
+    cut = data / "corrupt" / "activity-unexpected-eof.fit"  # 3 bytes short: read in part
+    broken = env / "cut-before-any-message.fit"  # nothing readable
+    broken.write_bytes(cut.read_bytes()[:40])
     runner = CliRunner()
     assert runner.invoke(cli, ["user", "create", "--email", "rider@example.com",
                                "--password", "pw-123456789"]).exit_code == 0
     result = runner.invoke(cli, ["import", "--email", "Rider@Example.com",
-                                 str(ride), str(ride), str(broken)])
+                                 str(ride), str(ride), str(broken), str(cut)])
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     assert any(line.startswith("4801048867.fit: imported (") for line in lines)
     assert any(line.startswith("4801048867.fit: duplicate (") for line in lines)
-    assert any(line.startswith("activity-unexpected-eof.fit: rejected: ") for line in lines)
-    assert "1 imported, 0 merged, 1 duplicate, 1 rejected" in result.output
+    assert any(line.startswith("cut-before-any-message.fit: rejected: ") for line in lines)
+    assert any(line.startswith("activity-unexpected-eof.fit: warning: the FIT file is "
+                               "truncated") for line in lines)
+    assert "2 imported, 0 merged, 1 duplicate, 1 rejected" in result.output
     only_bad = runner.invoke(cli, ["import", "--email", "rider@example.com", str(broken)])
     assert only_bad.exit_code == 1
     nobody = runner.invoke(cli, ["import", "--email", "nobody@example.com", str(ride)])

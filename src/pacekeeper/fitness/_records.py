@@ -46,11 +46,15 @@ class SourceRef:
     file_format: str | None = None
     file_name: str | None = None
     channels: int = 0
+    warnings: tuple[str, ...] = ()  # a file read in part says so (FIG-11)
 
     def to_json(self) -> dict[str, Any]:
         if self.kind == "file":
-            return {"kind": "file", "format": self.file_format, "sha256": self.file_sha256,
-                    "file_name": self.file_name}
+            out: dict[str, Any] = {"kind": "file", "format": self.file_format,
+                                   "sha256": self.file_sha256, "file_name": self.file_name}
+            if self.warnings:
+                out["warnings"] = list(self.warnings)
+            return out
         return {"kind": "provider", "provider": self.provider,
                 "provider_activity_id": self.provider_activity_id}
 

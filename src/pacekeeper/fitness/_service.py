@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
@@ -75,6 +75,7 @@ class ImportOutcome:
     duplicate: bool = False
     merged: bool = False  # a new source of an activity another source brought
     rejected: ImportRejected | None = None
+    warnings: tuple[str, ...] = ()  # the file was read in part (FIG-11)
 
 
 def richness(streams: StreamSet) -> tuple[int, int]:
@@ -227,9 +228,10 @@ class FitnessService:
         name = name.replace("\x00", "") if name else name  # PostgreSQL refuses NUL in text
         ref = SourceRef("file", file_sha256=parsed.sha256, file_format=parsed.format,
                         file_name=(name or "")[-300:] or None,
-                        channels=richness(parsed.streams)[0])
-        return await self.ingest(owner, summary_of(parsed), parsed.streams, ref,
-                                 original=original, name=name)
+                        channels=richness(parsed.streams)[0], warnings=parsed.warnings)
+        outcome = await self.ingest(owner, summary_of(parsed), parsed.streams, ref,
+                                    original=original, name=name)
+        return replace(outcome, warnings=parsed.warnings)
 
     async def ingest(self, owner: Owner, new: NewActivity, streams: StreamSet | None,
                      ref: SourceRef, *, original: bytes | None = None,

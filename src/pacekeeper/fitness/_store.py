@@ -94,7 +94,8 @@ def decode_cursor(cursor: str) -> tuple[datetime, uuid.UUID]:
 
 def _source(row: ActivitySourceRow) -> SourceRef:
     return SourceRef(row.kind, row.provider, row.provider_activity_id, row.file_sha256,
-                     row.file_format, row.file_name, row.channels)
+                     row.file_format, row.file_name, row.channels,
+                     tuple(str(w) for w in row.warnings or ()))
 
 
 def _activity(row: ActivityRow, sources: Sequence[SourceRef], channels: str | None,
@@ -232,7 +233,7 @@ class SqlFitnessStore:
             id=uuid.uuid4(), activity_id=activity_id, user_id=owner.user_id, kind=ref.kind,
             provider=ref.provider, provider_activity_id=ref.provider_activity_id,
             file_sha256=ref.file_sha256, file_format=ref.file_format, file_name=ref.file_name,
-            channels=ref.channels, created_at=now,
+            channels=ref.channels, warnings=list(ref.warnings) or None, created_at=now,
         )  # fmt: skip
 
     async def insert(self, owner: Owner, new: NewActivity, ref: SourceRef, *,

@@ -110,6 +110,8 @@ class ActivitySourceRow(Base):
     file_format: Mapped[str | None] = mapped_column(String(10), nullable=True)
     file_name: Mapped[str | None] = mapped_column(String(300), nullable=True)
     channels: Mapped[int] = mapped_column(Integer, default=0)  # streams it brought
+    # The import's warnings for a file read in part (a truncated FIT file), or None.
+    warnings: Mapped[list[str] | None] = mapped_column(JSON, nullable=True)
     created_at: Mapped[datetime] = mapped_column(UtcDateTime)
 
 

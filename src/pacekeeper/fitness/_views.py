@@ -114,8 +114,12 @@ def outcome_json(outcome: ImportOutcome) -> dict[str, Any]:
                 "message": outcome.rejected.message}
     assert outcome.activity is not None
     status = "duplicate" if outcome.duplicate else "merged" if outcome.merged else "imported"
-    return {"file": outcome.name, "status": status, "duplicate": outcome.duplicate,
-            "activity": activity_json(outcome.activity, detail=True)}
+    out: dict[str, Any] = {"file": outcome.name, "status": status,
+                           "duplicate": outcome.duplicate,
+                           "activity": activity_json(outcome.activity, detail=True)}
+    if outcome.warnings:  # read in part: the person must know (FIG-11)
+        out["warnings"] = list(outcome.warnings)
+    return out
 
 
 __all__ = ["HEADLINE_METRICS", "activity_event", "activity_json", "daily_json", "local_start",

@@ -214,12 +214,24 @@ def resample_1hz(
     channels: Mapping[str, npt.ArrayLike],
     *,
     max_gap_s: float = 5.0,
+    paused: npt.NDArray[np.bool_] | None = None,
+    bridged: frozenset[str] = frozenset(),
 ) -> StreamSet:
     """Samples at arbitrary times (seconds since start, increasing) onto the 1 Hz grid.
 
     Between two samples at most ``max_gap_s`` apart the value is interpolated linearly
     (smart recording writes every 1-5 s); a longer gap is a pause or dropout and its
     seconds are NaN. A channel's own NaN samples count as absent.
+
+    ``paused``: per grid second, True where the recording device's timer was stopped,
+    when the file says so. It then decides instead of ``max_gap_s``: a second between
+    two samples is NaN exactly when the timer was stopped, and a gap of any length
+    while the timer ran (smart recording) is interpolated, as the device's own
+    time-weighted averages count it. Only the ``bridged`` channels (those that change
+    smoothly: heart rate, distance, position, altitude) are interpolated across such a
+    gap when it is longer than ``max_gap_s``, and only where nothing was recorded (a
+    channel missing from samples that kept coming stays a gap); the others (power,
+    cadence, speed, which can drop to zero at any moment) stay NaN there.
     """
     t = np.asarray(seconds, dtype=np.float64)
     if t.size == 0:
@@ -227,6 +239,13 @@ def resample_1hz(
     order = np.argsort(t, kind="stable")
     t = t[order] - t[order][0]
     grid = np.arange(0, int(np.floor(t[-1])) + 1, dtype=np.int64)
+    timed = paused is not None and len(paused) == len(grid)
+    if timed:
+        # Seconds inside a long gap between samples of any channel (nothing recorded):
+        # only there is a bridged channel carried across; a long gap in one channel
+        # while samples kept coming (a strap that lost contact) stays a gap.
+        at = np.clip(np.searchsorted(t, grid, side="left"), 1, len(t) - 1)
+        unrecorded = (t[at] - t[at - 1]) > max_gap_s
     out: dict[str, FloatArray] = {}
     for name, raw in channels.items():
         v = np.asarray(raw, dtype=np.float64)[order]
@@ -245,6 +264,10 @@ def resample_1hz(
         gap = np.zeros(len(grid), dtype=bool)
         idx = np.clip(after, 1, len(tv) - 1)
         gap[inside] = (tv[idx] - tv[idx - 1])[inside] > max_gap_s
+        if timed:
+            assert paused is not None
+            held = gap & unrecorded if name in bridged else np.zeros(len(grid), dtype=bool)
+            gap = (gap & ~held) | (inside & paused)
         values[gap & ~exact] = np.nan
         out[name] = values
     return StreamSet(grid, out)

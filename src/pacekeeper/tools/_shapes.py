@@ -75,6 +75,7 @@ class ImportOutcome(TypedDict):  # a file of a bulk export: its activity, or why
     activity: NotRequired[ActivityItem]
     reason: NotRequired[str]
     message: NotRequired[str]
+    warnings: NotRequired[list[str]]  # read in part (a truncated FIT file)
 
 
 class ImportResult(TypedDict):
@@ -83,6 +84,7 @@ class ImportResult(TypedDict):
     duplicate: bool
     activity: NotRequired[ActivityItem]
     results: NotRequired[list[ImportOutcome]]
+    warnings: NotRequired[list[str]]  # the file was read in part (a truncated FIT file)
 
 
 class Deleted(TypedDict):

@@ -158,9 +158,13 @@ class ActivityTools(ToolGroup):
             status: Literal["imported", "duplicate", "merged"] = (
                 "duplicate" if o.duplicate else "merged" if o.merged else "imported")
             summary = activity_json(o.activity)
-            return ImportResult(summary=f"{status}: {one_line(summary)}", status=status,
-                                duplicate=o.duplicate,
-                                activity=cast(ActivityItem, activity_item(summary)))
+            result = ImportResult(summary=f"{status}: {one_line(summary)}", status=status,
+                                  duplicate=o.duplicate,
+                                  activity=cast(ActivityItem, activity_item(summary)))
+            if o.warnings:  # read in part: said first, where a reader looks (FIG-11)
+                result["warnings"] = list(o.warnings)
+                result["summary"] = f"{'; '.join(o.warnings)}. {result['summary']}"
+            return result
         results = [_outcome(outcome_json(o)) for o in outcomes]
         imported = sum(1 for r in results if r["status"] != "rejected")
         return ImportResult(summary=f"{imported} of {len(results)} files imported",

@@ -62,7 +62,8 @@ def _bulk_export() -> bytes:
         z.writestr("activities/123.fit.gz", gzip.compress(content("fit/garmin-fenix-5-bike.fit")))
         z.writestr("activities/456.gpx", content("gpx/track-with-empty-segment.gpx"))
         z.writestr("activities/789.tcx", content("tcx/stravalib-sample.tcx"))
-        z.writestr("activities/999.fit", content("corrupt/activity-unexpected-eof.fit"))
+        # Cut before its first complete message: nothing readable, so truncated.
+        z.writestr("activities/999.fit", content("corrupt/activity-unexpected-eof.fit")[:40])
         z.writestr("activities/notes.txt", "not an activity")
         z.writestr("media/photo.jpg", b"\xff\xd8\xff\xe0 not really")
         z.writestr("profile.csv", "name\nme\n")

@@ -120,8 +120,10 @@ def analyze_activity(streams: StreamSet, sport: Sport, athlete: AthleteSnapshot)
 
     distance = streams.get("distance")
     if distance is not None and streams.has("distance"):
-        ok = distance[~np.isnan(distance)]
-        m["distance_m"] = float(ok.max() - ok.min())
+        # The cumulative distance counts from 0 at the start, as the device's does (the
+        # first sample's value is ground already covered): its largest value, the same
+        # figure the import shows (max - min dropped the first sample's 6.6 m).
+        m["distance_m"] = float(np.nanmax(distance))
 
     power = streams.get("power") if streams.has("power") else None
     hr = streams.get("heartrate") if streams.has("heartrate") else None

@@ -79,6 +79,14 @@ class Decoded:
     lengths: Sequence[RawLength] = ()
     # Heart rate on its own clock (FIT ``hr`` messages): (POSIX seconds, bpm).
     heartrate_samples: tuple[FloatArray, FloatArray] | None = None
+    # POSIX [start, stop] spans while the device's timer ran (FIT timer events, TCX
+    # laps and tracks), or None when the file does not say: gaps are judged by length.
+    running: Sequence[tuple[float, float]] | None = None
+    # The session's end when the file records it past the last sample (the timer's
+    # final stop event): elapsed time runs to it.
+    end_s: float | None = None
+    # What a person should know about the import (a truncated file read in part).
+    warnings: tuple[str, ...] = ()
 
 
 def assemble(decoded: Decoded, sha256: str) -> ParsedActivity:
@@ -101,7 +109,8 @@ def assemble(decoded: Decoded, sha256: str) -> ParsedActivity:
         raise ImportRejected(
             "not_an_activity", "the samples' times are placeholders (before 1980), not real times"
         )
-    streams = build_streams(seconds - t0, channels)
+    paused = _paused(decoded.running, seconds, t0, t1)
+    streams = build_streams(seconds - t0, channels, paused)
     if decoded.heartrate_samples is not None:
         streams = _with_heart_rates(streams, t0, *decoded.heartrate_samples)
     bad = streams.unstorable()
@@ -110,24 +119,26 @@ def assemble(decoded: Decoded, sha256: str) -> ParsedActivity:
             "corrupt", f"the file's {bad} samples are far outside any possible range"
         )
     pool = _Pool(decoded, streams, t0) if decoded.pool_length_m and decoded.lengths else None
-    moved = moved_through(streams) if decoded.laps or decoded.legs else None  # once for all
+    moved = moved_through(streams)  # once, for the whole, every lap and leg
     laps = []
     for i, lap in enumerate(decoded.laps):
         lo, hi = _lap_window(decoded.laps, i, t0)
-        ours = figures(streams, lo, hi, moved)
+        ours = figures(streams, lo, hi, moved, paused)
         swim = None
         if pool is not None:
             ours, swim = pool.lap(ours, lap.start_s, lap.start_s + lap.elapsed_s, lo, hi)
         shown = prefer_device(ours, float(max(0, hi - lo)), lap.calories, lap.device)
         laps.append(_lap(lap, shown, swim))
-    legs = [_leg(decoded.legs, i, t0, streams, moved) for i in range(len(decoded.legs))]
-    ours = figures(streams)
+    legs = [_leg(decoded.legs, i, t0, streams, moved, paused)
+            for i in range(len(decoded.legs))]
+    ours = figures(streams, moved=moved, stopped=paused)
+    ours = replace(ours, moving_s=_within_timer(ours.moving_s, decoded.device_metrics))
     if pool is not None:
         ours = pool.whole(ours)
     device = decoded.device_totals
     if legs:  # the activity is the sum of its legs (each the device's, else ours)
         device = combine([_as_totals(leg) for leg in legs])
-    whole = prefer_device(ours, t1 - t0, decoded.calories, device)
+    whole = prefer_device(ours, _end(decoded.end_s, t1) - t0, decoded.calories, device)
     fig = whole.figures
     if legs:  # strokes, revolutions and strides a minute make no one cadence: each leg's
         fig = replace(fig, avg_cadence=None)
@@ -159,7 +170,51 @@ def assemble(decoded: Decoded, sha256: str) -> ParsedActivity:
         computed=whole.computed,
         legs=tuple(legs),
         swim=pool.summary() if pool is not None else None,
+        warnings=decoded.warnings,
     )
+
+
+def _within_timer(moving_s: float | None, device: Mapping[str, float] | None) -> float | None:
+    """Moving time is part of the timer's time by definition: never more than the
+    device's own ``total_timer_time`` (whole grid seconds against its fractions)."""
+    timer = (device or {}).get("total_timer_time")
+    if moving_s is None or not timer or timer <= 0:
+        return moving_s
+    return min(moving_s, timer)
+
+
+def _end(end_s: float | None, t1: float) -> float:
+    """The activity's end: its last sample, or the session's recorded end (a final
+    timer stop after the last record) when that is later, within the span limit."""
+    if end_s is None or not t1 < end_s <= t1 + MAX_SPAN_S:
+        return t1
+    return end_s
+
+
+def _paused(running: Sequence[tuple[float, float]] | None, seconds: FloatArray,
+            t0: float, t1: float) -> npt.NDArray[np.bool_] | None:
+    """Per grid second, True where the timer was not running; None when the file does
+    not say, or when its timer spans disagree with its samples (more than 1 % of them,
+    and more than two, lie outside every span): then gaps are judged by length.
+
+    Grid second ``k`` stands for the second that ends at ``k``: a span from ``a`` to
+    ``b`` runs through ``a < k <= b``, ``b - a`` seconds of timer time, so the seconds
+    counted as moving never add up to more than the device's timer (counting both ends
+    of each span adds a second per pause: 47 on the Edge 500's ride)."""
+    if not running:
+        return None
+    grid = np.arange(0, int(np.floor(t1 - t0)) + 1, dtype=np.float64)
+    paused = np.ones(len(grid), dtype=bool)
+    outside = np.ones(len(grid), dtype=bool)
+    for start, stop in running:
+        a, b = start - t0, stop - t0
+        paused[(grid > a + 1e-6) & (grid <= b + 1e-6)] = False
+        outside[(grid >= a - 1e-6) & (grid <= b + 1e-6)] = False
+    at = np.clip(np.round(seconds - t0).astype(np.int64), 0, len(grid) - 1)
+    stray = int(np.count_nonzero(outside[at]))
+    if stray > max(2, 0.01 * len(seconds)):
+        return None
+    return paused
 
 
 def _lap(lap: RawLap, shown: Shown, swim: Mapping[str, Any] | None) -> ParsedLap:
@@ -175,7 +230,8 @@ def _lap(lap: RawLap, shown: Shown, swim: Mapping[str, Any] | None) -> ParsedLap
 
 
 def _leg(raw: Sequence[RawLeg], i: int, t0: float, streams: StreamSet,
-         moved: npt.NDArray[np.bool_] | None) -> ParsedLeg:
+         moved: npt.NDArray[np.bool_] | None,
+         paused: npt.NDArray[np.bool_] | None = None) -> ParsedLeg:
     """Leg ``i`` over its grid seconds: from its start (the first leg: from the first
     sample, whatever its session says) to the next leg's start (the last: the end).
     Legs follow each other, so their distances add up to the activity's."""
@@ -188,7 +244,7 @@ def _leg(raw: Sequence[RawLeg], i: int, t0: float, streams: StreamSet,
     hi = start(i + 1) if i + 1 < len(raw) else n
     leg = raw[i]
     elapsed = float(max(0, (hi if i + 1 < len(raw) else n - 1) - lo))
-    shown = prefer_device(figures(streams, lo, hi, moved), elapsed, None, leg.device)
+    shown = prefer_device(figures(streams, lo, hi, moved, paused), elapsed, None, leg.device)
     fig = shown.figures
     return ParsedLeg(
         sport=leg.sport, file_sport=leg.file_sport, transition=leg.transition,

@@ -17,11 +17,12 @@ named "Power"/"RP_Power"/"Running Power"/"Stryd Power" with units of watts.
 
 Damaged files (what a user who wants their ride, but not garbage, expects):
 
-- ``truncated``: the file is shorter than its header's data size plus the CRC (the
-  upload or the copy was cut). Rejected, not salvaged: the complete file exists on the
-  device or the service, and storing a partial activity would leave a wrong record
-  behind that a later upload of the complete file does not replace (its SHA-256
-  differs).
+- truncated: the file is shorter than its header's data size plus the CRC (the upload
+  or the copy was cut). The complete messages before the cut are imported (FIG-11,
+  ``_fit_records.readable_prefix``) with a warning saying so; a file with no complete
+  message is ``truncated``. A file whose later part is merely garbled is still damaged.
+- compressed-timestamp records (Forerunner 70 era): the SDK refuses them, so they are
+  rewritten as normal records first (``_fit_records.expand_compressed_timestamps``).
 - bad file CRC, every message intact (``activity-filecrc.fit``): accepted. The SDK
   decodes every message against its definition up to the declared data size; only the
   final checksum disagrees, as it does after tools that edit a file without
@@ -47,7 +48,7 @@ from garmin_fit_sdk import FIT_EPOCH_S, Decoder, Stream, hr_mesg_utils
 from pacekeeper.fitness.models import Sport
 from pacekeeper.fitness.streams import FloatArray
 
-from . import _sport, _totals
+from . import _fit_records, _sport, _totals
 from ._assemble import Decoded, RawLap, RawLeg, RawLength
 from ._errors import ImportRejected
 
@@ -57,6 +58,7 @@ _RECORD_POWER_FIELD: Final = 7
 _POWER_NAMES: Final = frozenset({"power", "rp_power", "running power", "stryd power", "run power"})
 _WATTS: Final = frozenset({"w", "watt", "watts"})
 _MAX_UTC_OFFSET_S: Final = 14 * 3600
+_RELATIVE_TIME_LIMIT: Final = 0x10000000  # FIT date_time below it: since power-on
 # Session fields that are not figures (indexes, positions in semicircles, enums).
 _NOT_METRICS: Final = frozenset(
     {"message_index", "first_lap_index", "num_laps", "timestamp", "start_time", "event_group"}
@@ -82,21 +84,57 @@ def _is_crc_error(error: Exception) -> bool:
 
 def read_messages(data: bytes) -> Mapping[str, Any]:
     """Decoded messages of the first (or only) FIT file in ``data``, judged as above."""
+    return read_fit(data)[0]
+
+
+def read_fit(data: bytes) -> tuple[Mapping[str, Any], tuple[str, ...]]:
+    """``read_messages`` and the warnings a person should see (a truncated file)."""
     header_size = data[0]
     data_size = int.from_bytes(data[4:8], "little")
     first_end = header_size + data_size + 2
+    warnings: list[str] = []
     if len(data) < first_end:
-        raise ImportRejected(
-            "truncated",
-            f"the FIT file ends early: its header announces {first_end} bytes, {len(data)} arrived",
+        # Cut short: the complete messages before the cut are the ride so far (FIG-11).
+        salvaged = _fit_records.readable_prefix(data)
+        if salvaged is None:
+            raise ImportRejected(
+                "truncated",
+                f"the FIT file ends early: its header announces {first_end} bytes, "
+                f"{len(data)} arrived, and no complete message precedes the cut",
+            )
+        warnings.append(
+            f"the FIT file is truncated (its header announces {first_end} bytes, "
+            f"{len(data)} arrived) and readable up to byte {salvaged[2]}: the "
+            f"{salvaged[1]} messages before were imported"
         )
+        data = salvaged[0]
+        first_end = len(data)
     messages, errors = _decode(data)
     if errors and len(data) > first_end:
         # A later chained file is damaged: keep the first file alone.
-        messages, errors = _decode(data[:first_end])
+        data = data[:first_end]
+        messages, errors = _decode(data)
+    if errors and _fit_records.has_compressed_timestamps(data):
+        # Old devices' compressed-timestamp records: the SDK's limit, not the file's.
+        messages, errors = _decode(_fit_records.expand_compressed_timestamps(data))
     if errors and not (len(errors) == 1 and _is_crc_error(errors[0])):
         raise ImportRejected("corrupt", "the FIT file is damaged and cannot be decoded")
-    return messages
+    return messages, tuple(warnings)
+
+
+def _clock_shift(messages: Mapping[str, Any], first: int) -> int:
+    """Seconds to add to a file's times when its device kept no date: FIT times below
+    0x10000000 are relative (seconds since the device was switched on; Forerunner 70).
+    The ``activity`` message's ``local_timestamp`` is then the only date: the times
+    become the device's local time (taken as UTC: its offset is unknown)."""
+    if first >= _RELATIVE_TIME_LIMIT:
+        return 0
+    for activity in messages.get("activity_mesgs", []):
+        local = activity.get("local_timestamp")
+        stamp = activity.get("timestamp")
+        if isinstance(local, int) and isinstance(stamp, int) and local >= _RELATIVE_TIME_LIMIT:
+            return local - stamp
+    return 0
 
 
 def _column(records: Sequence[Mapping[Any, Any]], key: str) -> FloatArray | None:
@@ -263,6 +301,42 @@ def _sport_of(
     return _sport.from_fit(sport, sub_sport), _label(sport, sub_sport)
 
 
+def _timer_spans(messages: Mapping[str, Any], first: float, last: float,
+                 shift: int = 0) -> list[tuple[float, float]] | None:
+    """POSIX spans while the timer ran, from the ``event`` messages of the ``timer``
+    event (start; stop, stop_all, ...); None without any. A file whose first timer event
+    is a stop ran from its first record; one that ends running, to its last record."""
+    events = sorted(
+        (float(m["timestamp"]) + FIT_EPOCH_S + shift, str(m.get("event_type")))
+        for m in messages.get("event_mesgs", [])
+        if m.get("event") == "timer" and isinstance(m.get("timestamp"), int)
+    )
+    if not events:
+        return None
+    spans: list[tuple[float, float]] = []
+    begin: float | None = first if events[0][1].startswith("stop") else None
+    for at, kind in events:
+        if kind == "start" and begin is None:
+            begin = at
+        elif kind.startswith("stop") and begin is not None:
+            spans.append((begin, at))
+            begin = None
+    if begin is not None:
+        spans.append((begin, max(begin, last)))
+    return spans
+
+
+def _session_end(sessions: Sequence[Mapping[str, Any]], shift: int = 0) -> float | None:
+    """The latest session end (``start_time`` + ``total_elapsed_time``), POSIX seconds:
+    the device's elapsed time runs to its final stop, which may follow the last record."""
+    ends = [
+        float(s["start_time"]) + FIT_EPOCH_S + shift + float(s["total_elapsed_time"])
+        for s in sessions
+        if isinstance(s.get("start_time"), int) and _number(s.get("total_elapsed_time"))
+    ]
+    return max(ends) if ends else None
+
+
 def _start(mesg: Mapping[str, Any]) -> float | None:
     start = mesg.get("start_time")
     return float(start) + FIT_EPOCH_S if isinstance(start, int) else None
@@ -350,7 +424,7 @@ def _heart_rates(messages: Mapping[str, Any]) -> tuple[FloatArray, FloatArray] |
 
 
 def decode(data: bytes) -> Decoded:
-    messages = read_messages(data)
+    messages, warnings = read_fit(data)
     file_ids = messages.get("file_id_mesgs") or []
     file_type = file_ids[0].get("type") if file_ids else None
     if file_type is not None and file_type != "activity":
@@ -362,7 +436,9 @@ def decode(data: bytes) -> Decoded:
             raise ImportRejected("not_an_activity", "the FIT file holds no activity")
         raise ImportRejected("empty", "the FIT activity holds no timed records")
 
-    seconds = np.array([r["timestamp"] for r in records], dtype=np.float64) + FIT_EPOCH_S
+    shift = _clock_shift(messages, int(records[0]["timestamp"]))
+    epoch = FIT_EPOCH_S + shift
+    seconds = np.array([r["timestamp"] for r in records], dtype=np.float64) + epoch
     channels: dict[str, FloatArray] = {}
 
     def put(name: str, column: FloatArray | None) -> None:
@@ -395,10 +471,10 @@ def decode(data: bytes) -> Decoded:
         _continue_distance(seconds, channels["distance"], legs)
     laps = [
         RawLap(
-            start_s=float(lap["start_time"]) + FIT_EPOCH_S,
+            start_s=float(lap["start_time"]) + epoch,
             elapsed_s=float(lap.get("total_elapsed_time") or 0.0),
             calories=_number(lap.get("total_calories")),
-            device=_totals.from_fit(lap),
+            device=None if warnings else _totals.from_fit(lap),
         )
         for lap in _unique_by_start(messages.get("lap_mesgs", []))
         if isinstance(lap.get("start_time"), int)
@@ -418,9 +494,18 @@ def decode(data: bytes) -> Decoded:
         device_name=_device_name(messages),
         laps=laps,
         device_metrics=_device_metrics(sessions),
-        device_totals=_totals.from_fit(sessions[0]) if len(sessions) == 1 else None,
+        # A file read in part shows what was read: the session's totals are the whole
+        # activity's, and beside a partial moving time they made a 129 km/h run (they
+        # stay in device_metrics).
+        device_totals=(_totals.from_fit(sessions[0])
+                       if len(sessions) == 1 and not warnings else None),
         legs=legs,
         pool_length_m=pool if lengths else None,
         lengths=lengths,
         heartrate_samples=_heart_rates(messages),
+        running=_timer_spans(messages, float(seconds.min()), float(seconds.max()), shift),
+        # A file read in part: the figures describe the part read, so elapsed time does
+        # not run to the session's end.
+        end_s=None if warnings else _session_end(sessions, shift),
+        warnings=warnings,
     )

@@ -57,6 +57,10 @@ ELEVATION_SMOOTHING_S: Final = 9
 # jump (at most three seconds on the grid); smaller excesses than 2 m/s are left alone.
 SPIKE_WINDOW_S: Final = 7
 SPIKE_FLOOR_MPS: Final = 2.0
+# Channels that change smoothly, interpolated across a recording gap of any length
+# while the timer ran (the device's averages are time-weighted over its timer).
+BRIDGED: Final = frozenset({"heartrate", "distance", "altitude", "lat", "lng",
+                            "temperature", "grade"})
 _EARTH_RADIUS_M: Final = 6_371_008.8  # mean Earth radius (IUGG)
 
 
@@ -119,12 +123,30 @@ def max_gap(seconds: FloatArray) -> float:
     return max(GAP_S, 3.0 * float(np.median(steps)))
 
 
-def build_streams(seconds: FloatArray, channels: Mapping[str, FloatArray]) -> StreamSet:
-    """Samples (seconds since any origin, one array per channel) onto the 1 Hz grid."""
+def build_streams(seconds: FloatArray, channels: Mapping[str, FloatArray],
+                  paused: npt.NDArray[np.bool_] | None = None) -> StreamSet:
+    """Samples (seconds since any origin, one array per channel) onto the 1 Hz grid.
+
+    ``paused``: per grid second (from the first sample), True where the device's timer
+    was stopped (``resample_1hz``); None when the file does not say."""
     raw = {name: np.asarray(v, dtype=np.float64) for name, v in channels.items()}
     heart = raw.get("heartrate")
     if heart is not None:
         raw["heartrate"] = np.where(heart > 0, heart, np.nan)
+    power = raw.get("power")
+    if power is not None:
+        # A second the device recorded without power (a dropout of the meter) is 0 W, as
+        # GoldenCheetah counts it; interpolating would make power up. Only where no
+        # sample of that second has power: some apps (Strava's) write two records a
+        # second, one of them with distance alone.
+        missing = np.isnan(power)
+        dropout = missing & ~np.isin(seconds, seconds[~missing])
+        if paused is not None and len(paused):
+            # While the timer runs only: the record a device writes as its timer starts
+            # again (Edge 1000, 500) is not a second of timer time.
+            at = np.clip(np.round(seconds - seconds.min()).astype(np.int64), 0, len(paused) - 1)
+            dropout &= ~paused[at]
+        raw["power"] = np.where(dropout, 0.0, power)
     has_distance = "distance" in raw and bool(np.any(~np.isnan(raw["distance"])))
     resumed = raw.pop("resumed", None)  # not a channel: where recording resumed
     if not has_distance and "lat" in raw and "lng" in raw:
@@ -132,7 +154,8 @@ def build_streams(seconds: FloatArray, channels: Mapping[str, FloatArray]) -> St
         if np.any(~np.isnan(derived)):
             raw["distance"] = derived
             has_distance = True
-    streams = resample_1hz(seconds, raw, max_gap_s=max_gap(seconds))
+    streams = resample_1hz(seconds, raw, max_gap_s=max_gap(seconds), paused=paused,
+                           bridged=BRIDGED)
     speed = streams.get("speed")
     if (speed is None or not streams.has("speed")) and has_distance:
         distance = streams.get("distance")
@@ -205,20 +228,26 @@ def moved_through(streams: StreamSet) -> npt.NDArray[np.bool_] | None:
 
 
 def moving_seconds(streams: StreamSet, lo: int, hi: int,
-                   moved: npt.NDArray[np.bool_] | None = None) -> float | None:
+                   moved: npt.NDArray[np.bool_] | None = None,
+                   stopped: npt.NDArray[np.bool_] | None = None) -> float | None:
     """Moving seconds in ``[lo, hi)``; ``moved``: ``moved_through(streams)``, when the
-    caller asks for many windows of one activity (its laps)."""
+    caller asks for many windows of one activity (its laps). ``stopped``: per grid
+    second, True where the device's timer was not running (a record written during a
+    pause, a gap across one): never moving time, so moving time stays within the timer."""
     speed = _window(streams, "speed", lo, hi)
     whole_speed = streams.get("speed")
     # The seconds the window spans, counted from the sample before it (as its distance
     # is), or from its first sample at the start: the count is capped at that.
     span = float(max(0, hi - lo if lo > 0 else hi - lo - 1))
+    running = None if stopped is None else ~stopped[lo:hi]
     if speed is not None and whole_speed is not None and np.any(whole_speed > MOVING_SPEED_MPS):
-        moving = np.count_nonzero(speed > MOVING_SPEED_MPS)
+        counted = speed > MOVING_SPEED_MPS
         gaps = moved if moved is not None else moved_through(streams)
         if gaps is not None:
-            moving += np.count_nonzero(gaps[lo:hi])
-        return min(span, float(moving))
+            counted |= gaps[lo:hi]
+        if running is not None:
+            counted &= running
+        return min(span, float(np.count_nonzero(counted)))
     power = _window(streams, "power", lo, hi)
     cadence = _window(streams, "cadence", lo, hi)
     if power is None and cadence is None:
@@ -227,6 +256,8 @@ def moving_seconds(streams: StreamSet, lo: int, hi: int,
     for values in (power, cadence):
         if values is not None:
             active |= values > 0
+    if running is not None:
+        active &= running
     return min(span, float(np.count_nonzero(active)))
 
 
@@ -301,13 +332,14 @@ def elevation_gain(
 
 
 def figures(streams: StreamSet, lo: int = 0, hi: int | None = None,
-            moved: npt.NDArray[np.bool_] | None = None) -> Figures:
+            moved: npt.NDArray[np.bool_] | None = None,
+            stopped: npt.NDArray[np.bool_] | None = None) -> Figures:
     """The summary over grid seconds ``lo`` (inclusive) to ``hi`` (exclusive); distance and
     moving time count from the second before ``lo`` (a lap from where the previous one
-    ended). ``moved``: as for ``moving_seconds``."""
+    ended). ``moved``, ``stopped``: as for ``moving_seconds``."""
     hi = len(streams) if hi is None else min(hi, len(streams))
     lo = max(0, min(lo, hi))
-    moving = moving_seconds(streams, lo, hi, moved)
+    moving = moving_seconds(streams, lo, hi, moved, stopped)
     distance = _distance(streams, lo, hi)
     cadence = _window(streams, "cadence", lo, hi)
     nonzero_cadence = None if cadence is None else cadence[cadence > 0]

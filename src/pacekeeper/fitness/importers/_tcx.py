@@ -13,7 +13,9 @@ The first ``Activity`` is read (a TCX may hold several; uploads hold one). Every
 ``TotalTimeSeconds`` (with their ``Calories``). ``device_metrics`` holds the laps'
 own totals (``total_timer_time``, ``total_distance``, ``total_calories``,
 ``max_speed``, ``max_heart_rate``, ``avg_heart_rate`` weighted by lap time).
-A TCX with courses but no activity is ``not_an_activity``.
+A TCX with courses but no activity is ``not_an_activity``. When the timer ran comes
+from the laps and their tracks (``_timer_spans``): a track break is a pause, a recording
+gap inside a lap whose timer covers it is not.
 """
 
 from __future__ import annotations
@@ -89,6 +91,35 @@ def _child_value(element: Any, name: str) -> float | None:
                 return None
             return _float(child.text)
     return None
+
+
+def _track_span(track: Any) -> tuple[float, float] | None:
+    times = [t for t in (_time(e.text) for e in track.iter("{*}Time")) if t is not None]
+    return (min(times), max(times)) if times else None
+
+
+def _timer_spans(activity: Any) -> list[tuple[float, float]] | None:
+    """When the timer ran, from the laps: a lap whose points end within its timer time
+    (``TotalTimeSeconds``, to max(2 s, 1 %)) had no pause, so the timer ran from its start
+    through start + timer time, recording gaps and all; a lap with more time than its
+    timer holds its pauses between its ``Track`` elements (a track break is a stop and a
+    resume), so its tracks are the spans. None (gaps judged by length, as in GPX) when a
+    lap hides a pause inside a single track, or a lap has no start or timer time."""
+    spans: list[tuple[float, float]] = []
+    for lap in activity.iter("{*}Lap"):
+        start = _time(lap.get("StartTime"))
+        timer = _child_value(lap, "TotalTimeSeconds")
+        tracks = [t for t in (_track_span(tr) for tr in lap.iter("{*}Track")) if t is not None]
+        if start is None or not timer or not tracks:
+            return None
+        last = max(end for _, end in tracks)
+        if last - start <= timer + max(2.0, 0.01 * timer):
+            spans.append((min(start, tracks[0][0]), max(start + timer, last)))
+        elif len(tracks) > 1:
+            spans.extend(tracks)
+        else:
+            return None
+    return spans or None
 
 
 def decode(data: bytes) -> Decoded:
@@ -195,4 +226,5 @@ def decode(data: bytes) -> Decoded:
         laps=laps,
         device_metrics=metrics,
         device_totals=combine_totals([lap.device for lap in laps if lap.device]) if laps else None,
+        running=_timer_spans(activity),
     )

@@ -130,6 +130,8 @@ class ParsedActivity:
     computed: Computed = field(default_factory=dict)
     legs: tuple[ParsedLeg, ...] = ()
     swim: SwimSummary | None = None
+    # Sentences for the person: the file was read only in part (a truncated FIT file).
+    warnings: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

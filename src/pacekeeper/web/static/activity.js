@@ -29,6 +29,17 @@
     return Math.floor(r / 60) + ":" + String(r % 60).padStart(2, "0") + " /100 m";
   }
 
+  // A run's (walk's, hike's) pace per km and a row's per 500 m, as m:ss; other sports a
+  // speed. A runner reads pace, never km/h (issue 27 item 14).
+  const PACED = {run: [1000, "/km"], walk: [1000, "/km"], hike: [1000, "/km"], row: [500, "/500 m"]};
+  function paceOrSpeed(sport, mps) {
+    if (!mps) { return ["Average speed", "–"]; }
+    const paced = PACED[sport];
+    if (!paced) { return ["Average speed", fmt.num(mps * 3.6, 1, "km/h")]; }
+    const r = Math.round(paced[0] / mps);
+    return ["Average pace", Math.floor(r / 60) + ":" + String(r % 60).padStart(2, "0") + " " + paced[1]];
+  }
+
   function metres(m) { return m === null || m === undefined ? "–" : Math.round(m).toLocaleString() + " m"; }
 
   function table(caption, head, rows) {
@@ -92,6 +103,13 @@
     document.title = (a.name || a.sport) + " · Pacekeeper";
     root.querySelector("[data-name]").textContent = a.name || "Untitled " + a.sport;
     root.querySelector("[data-when]").textContent = fmt.localDateTime(a.start_time) + " · " + a.sport + (a.device ? " · " + a.device : "");
+    // A file read in part says so (FIG-11): its source's warnings, as the import answered.
+    const warnings = (a.sources || []).flatMap((s) => s.warnings || []);
+    if (warnings.length) {
+      const box = root.querySelector("[data-warnings]");
+      box.textContent = warnings.join(" ");
+      box.hidden = false;
+    }
     const m = a.metrics || {};
     const items = [
       metric("Distance", fmt.km(a.distance_m)),
@@ -99,12 +117,15 @@
       metric("Elapsed time", fmt.duration(a.elapsed_time_s)),
       metric("Elevation gain", fmt.num(a.elevation_gain_m, 0, "m")),
       a.swim ? metric("Pace", pace100(a.swim.pace_s_per_100m))
-        : metric("Average speed", a.average_speed_mps ? fmt.num(a.average_speed_mps * 3.6, 1, "km/h") : "–"),
+        : metric(...paceOrSpeed(a.sport, a.average_speed_mps)),
       metric("Average power", fmt.num(a.average_power, 0, "W")),
       metric("Normalized power", fmt.num(m.normalized_power, 0, "W")),
       metric("Average heart rate", fmt.num(a.average_heartrate, 0, "bpm")),
       metric("Max heart rate", fmt.num(a.max_heartrate, 0, "bpm")),
-      metric("Cadence", fmt.num(a.average_cadence, 0, "rpm")),
+      // Run cadence is stored in strides a minute (FIT's unit); runners read steps (spm).
+      PACED[a.sport] && a.sport !== "row"
+        ? metric("Cadence", fmt.num(a.average_cadence === null || a.average_cadence === undefined ? null : a.average_cadence * 2, 0, "spm"))
+        : metric("Cadence", fmt.num(a.average_cadence, 0, a.sport === "row" ? "spm" : "rpm")),
       metric("Training load", fmt.num(m.load, 0)),
       metric("Intensity factor", fmt.num(m.intensity_factor, 2)),
       metric("Calories", fmt.num(a.calories, 0, "kcal")),
