@@ -45,8 +45,9 @@ def _engine() -> list[dict[str, Any]]:
             parsed = parse_activity(path.read_bytes(), path.name)
         except ImportRejected:
             continue
-        metrics = an.analyze_activity(parsed.streams, parsed.sport,
-                                      an.AthleteSnapshot(ftp_watts=FTP))
+        # FTP 250 is the cycling FTP: other sports' power has no threshold (issue 27, 10).
+        metrics = an.analyze_activity(parsed.streams, parsed.sport, an.AthleteSnapshot(
+            ftp_watts=FTP if parsed.sport == Sport.RIDE else None))
         load = an.tss_for(metrics)
         day = (parsed.start.astimezone(UTC)
                + timedelta(seconds=parsed.utc_offset_s or 0)).date()
@@ -91,7 +92,9 @@ async def test_an_assistant_asks_for_the_analysis(server: str, person: dict[str,
     # last MAX_DAYS, and its CTL must still be the whole history's (seeded from the first).
     start = max(first, last - timedelta(days=MAX_DAYS - 1))
     shown = slice((start - first).days, days)
-    rides = [e for e in engine if e["metrics"].power_curve and e["day"] >= start]
+    # The power curve and CP are the rides' (a run's power is not a crank's: issue 27, 10).
+    rides = [e for e in engine if e["metrics"].power_curve and e["sport"] == Sport.RIDE
+             and e["day"] >= start]
     curves = []
     for e in rides:
         c = np.full(len(an.STANDARD_DURATIONS), np.nan)

@@ -35,10 +35,11 @@ from pacekeeper.fitness import analytics as an
 from pacekeeper.fitness._calculators import predict_race
 from pacekeeper.fitness._errors import ActivityNotFound, FitnessInputError
 from pacekeeper.fitness._records import DailyHealth, Goal, Owner, PeriodRow, StoredActivity
-from pacekeeper.fitness._settings import SettingsHistory
+from pacekeeper.fitness._settings import SettingsHistory, for_sport
 from pacekeeper.fitness._store import SqlFitnessStore
 from pacekeeper.fitness._views import daily_json
 from pacekeeper.fitness.analytics._types import FloatArray
+from pacekeeper.fitness.models import Sport
 from pacekeeper.fitness.streams import StreamSet
 
 Clock = Callable[[], datetime]
@@ -53,6 +54,19 @@ DEFAULT_CURVE_DURATIONS: Final = (1, 5, 10, 30, 60, 120, 300, 600, 1200, 1800, 3
 _INDEX: Final = {d: i for i, d in enumerate(an.STANDARD_DURATIONS)}
 _CURVE_KEY: Final = {"power": "power_curve", "hr": "hr_curve", "pace": "speed_curve"}
 RUN_SPORTS: Final = ("run", "walk", "hike")
+# Power figures are one sport's: a run's power (a footpod's or a watch's model of running
+# power) is another quantity than a crank's, so it never feeds cycling curves or estimates.
+POWER_SPORT: Final = "ride"
+_SPORTS: Final = tuple(str(s) for s in Sport)
+
+
+def sport_name(text: str | None, default: str | None) -> str | None:
+    """The sport asked for (a stored sport name), else ``default``; 400 for another word."""
+    if text is None or text == "":
+        return default
+    if text not in _SPORTS:
+        raise FitnessInputError(f"sport must be one of {', '.join(_SPORTS)}")
+    return text
 GOAL_KINDS: Final = ("race", "ftp", "weight", "volume")
 MAX_GOALS: Final = 50
 
@@ -487,7 +501,7 @@ class AnalysisService:
 
     async def recent_bests(self, owner: Owner, day: date) -> dict[str, Any]:
         first = day - timedelta(days=89)
-        power = await self.period_curve(owner, "power", first, day)
+        power = await self.period_curve(owner, "power", first, day, POWER_SPORT)
         out: dict[str, Any] = {}
         for d in (5, 60, 300, 1200):
             v = power[_INDEX[d]]
@@ -553,14 +567,14 @@ class AnalysisService:
                 raise ActivityNotFound("no such activity")
             best = aligned(found.metrics.get(key), found.metrics.get("curve_durations"))
             where = f"activity {found.name or found.id}"
+            sport = found.sport
             scope: dict[str, Any] = {"activity_id": str(found.id)}
             rows_n = 1
             day = local_day(found.start_at, found.utc_offset_s).isoformat()
             sources = [(str(found.id), day)] * len(an.STANDARD_DURATIONS)
         else:
             first, last = await self.period(owner, start, end, 365)
-            if kind == "pace" and sport is None:
-                sport = "run"
+            sport = sport_name(sport, {"power": POWER_SPORT, "pace": "run", "hr": None}[kind])
             best, rows, curves = await self._period_curves(owner, kind, first, last, sport)
             where = f"{first} to {last}"
             scope = {"from": first.isoformat(), "to": last.isoformat()}
@@ -586,10 +600,10 @@ class AnalysisService:
         value_key = {"power": "watts", "hr": "bpm", "pace": "speed_mps"}[kind]
         head = ", ".join(f"{_hms(p['duration_s'])} {p[value_key]}"
                          for p in points if p["duration_s"] in (5, 60, 300, 1200, 3600))
-        summary = (f"{kind} curve, {where} ({rows_n} activities): "
+        summary = (f"{kind} curve ({sport or 'all sports'}), {where} ({rows_n} activities): "
                    f"{head or 'no data'}" + (f" {unit}" if head else ""))
-        return {"summary": summary, "kind": kind, **scope, "activities": rows_n,
-                "points": points}
+        return {"summary": summary, "kind": kind, "sport": sport or "all", **scope,
+                "activities": rows_n, "points": points}
 
     @staticmethod
     def _argbest(rows: Sequence[PeriodRow], curves: FloatArray) -> list[tuple[str, str]]:
@@ -676,9 +690,11 @@ class AnalysisService:
     # -- physiology -------------------------------------------------------------------------
 
     async def critical_power(self, owner: Owner, start: str | None, end: str | None,
-                             model: Literal["2p", "3p"]) -> dict[str, Any]:
+                             model: Literal["2p", "3p"], sport: str | None = None
+                             ) -> dict[str, Any]:
+        sport = sport_name(sport, POWER_SPORT)
         first, last = await self.period(owner, start, end, 90)
-        best = await self.period_curve(owner, "power", first, last)
+        best = await self.period_curve(owner, "power", first, last, sport)
         ds = np.array(an.STANDARD_DURATIONS, dtype=float)
         fit = (an.critical_power_2p(ds, best) if model == "2p"
                else an.critical_power_3p(ds, best))
@@ -687,23 +703,24 @@ class AnalysisService:
                           & (np.nan_to_num(best) > 0)))
         if fit is None:
             raise FitnessInputError(
-                f"not enough power data from {first} to {last} for the {model} model "
+                f"not enough {sport} power data from {first} to {last} for the {model} model "
                 f"(mean-maximal power between {window[0]} s and {window[1]} s is needed)")
-        summary = (f"CP {fit.cp:.0f} W, W' {fit.w_prime / 1000:.1f} kJ (R^2 "
+        summary = (f"{sport} CP {fit.cp:.0f} W, W' {fit.w_prime / 1000:.1f} kJ (R^2 "
                    f"{fit.r_squared:.3f}, {model}, {first} to {last})")
-        return {"summary": summary, "model": model, "from": first.isoformat(),
+        return {"summary": summary, "sport": sport, "model": model, "from": first.isoformat(),
                 "to": last.isoformat(), "cp_watts": _r(fit.cp, 1),
                 "w_prime_j": _r(fit.w_prime, 0), "r_squared": _r(fit.r_squared, 4),
                 "p_max_watts": _r(fit.p_max, 0), "points": used,
                 "window_s": list(window)}
 
-    async def ftp_estimate(self, owner: Owner, start: str | None, end: str | None
-                           ) -> dict[str, Any]:
+    async def ftp_estimate(self, owner: Owner, start: str | None, end: str | None,
+                           sport: str | None = None) -> dict[str, Any]:
+        sport = sport_name(sport, POWER_SPORT)
         first, last = await self.period(owner, start, end, 90)
-        best = await self.period_curve(owner, "power", first, last)
+        best = await self.period_curve(owner, "power", first, last, sport)
         ds = np.array(an.STANDARD_DURATIONS, dtype=float)
         settings = SettingsHistory(await self.store.settings(owner.user_id)).on(last)
-        current = settings.get("ftp_watts")
+        current = for_sport(settings, sport)[0].get("ftp_watts")  # the sport's own FTP
         estimates: list[dict[str, Any]] = []
         p20, p1 = float(best[_INDEX[1200]]), float(best[_INDEX[60]])
         if math.isfinite(p20):
@@ -720,14 +737,15 @@ class AnalysisService:
                                        "if that minute ended a ramp test"})
         detection = an.detect_new_ftp(ds, best, current)
         if not estimates:
-            raise FitnessInputError(f"no power data from {first} to {last}")
+            raise FitnessInputError(f"no {sport} power data from {first} to {last}")
         if detection is not None:
-            summary = (f"FTP estimate {detection.estimate:.0f} W ({detection.source}); "
+            summary = (f"{sport} FTP estimate {detection.estimate:.0f} W ({detection.source}); "
                        f"current {current or 'not set'}"
                        + ("; higher: consider updating" if detection.improved else ""))
         else:
             summary = f"no 20 min best or good CP fit; current FTP {current or 'not set'}"
-        return {"summary": summary, "from": first.isoformat(), "to": last.isoformat(),
+        return {"summary": summary, "sport": sport, "from": first.isoformat(),
+                "to": last.isoformat(),
                 "estimate_watts": _r(detection.estimate, 1) if detection else None,
                 "source": detection.source if detection else None,
                 "current_ftp_watts": current,
@@ -749,10 +767,10 @@ class AnalysisService:
         if cp is None or w_prime is None:
             day = local_day(found.start_at, found.utc_offset_s)
             fit = await self.critical_power(owner, (day - timedelta(days=89)).isoformat(),
-                                            day.isoformat(), "2p")
+                                            day.isoformat(), "2p", found.sport)
             cp = cp if cp is not None else fit["cp_watts"]
             w_prime = w_prime if w_prime is not None else fit["w_prime_j"]
-            basis = f"2-parameter fit over the 90 days to {day}"
+            basis = f"2-parameter fit over the {found.sport}s of the 90 days to {day}"
         assert cp is not None
         assert w_prime is not None
         cp_f, w_f = float(cp), float(w_prime)
@@ -789,12 +807,16 @@ class AnalysisService:
         return {"summary": summary, **out}
 
     async def zone_distribution(self, owner: Owner, start: str | None, end: str | None,
-                                kind: Literal["power", "hr", "pace"]) -> dict[str, Any]:
+                                kind: Literal["power", "hr", "pace"], sport: str | None = None
+                                ) -> dict[str, Any]:
+        # Power and pace zones are one sport's thresholds; heart-rate zones add up across
+        # sports unless one is asked for.
+        sport = sport_name(sport, {"power": POWER_SPORT, "pace": "run", "hr": None}[kind])
         first, last = await self.period(owner, start, end, 28)
         key = {"power": "time_in_power_zones", "hr": "time_in_hr_zones",
                "pace": "time_in_pace_zones"}[kind]
         extra = ("hr_zone_model",) if kind == "hr" else ()
-        rows = await self._rows(owner, first, last, (key, *extra))
+        rows = await self._rows(owner, first, last, (key, *extra), sport=sport)
         rows = [r for r in rows if r.metrics.get(key)]
         model = None
         if kind == "hr" and rows:  # zone models differ in count: the latest one's
@@ -821,13 +843,14 @@ class AnalysisService:
             shape = "threshold"
         else:
             shape = "mixed"
-        return {"summary": f"{kind} zones {first} to {last} ({len(rows)} activities, "
+        return {"summary": f"{kind} zones ({sport or 'all sports'}) {first} to {last} "
+                           f"({len(rows)} activities, "
                            f"{all_s / 3600:.1f} h): low {dist.zone1:.0%}, mid {dist.zone2:.0%}, "
                            f"high {dist.zone3:.0%} ({shape})",
-                "kind": kind, "from": first.isoformat(), "to": last.isoformat(),
-                "activities": len(rows), "zone_model": model or {"power": "coggan",
-                                                                  "pace": "friel_pace",
-                                                                  "hr": "none"}[kind],
+                "kind": kind, "sport": sport or "all", "from": first.isoformat(),
+                "to": last.isoformat(), "activities": len(rows),
+                "zone_model": model or {"power": "coggan", "pace": "friel_pace",
+                                        "hr": "none"}[kind],
                 "zones": zones,
                 "three_zone": {"low": _r(dist.zone1, 3), "moderate": _r(dist.zone2, 3),
                                "high": _r(dist.zone3, 3),
@@ -853,7 +876,7 @@ class AnalysisService:
     async def vo2max(self, owner: Owner) -> dict[str, Any]:
         day = await self.today(owner)
         first = day - timedelta(days=89)
-        best = await self.period_curve(owner, "power", first, day)
+        best = await self.period_curve(owner, "power", first, day, POWER_SPORT)
         weight = SettingsHistory(await self.store.settings(owner.user_id)).on(day).get(
             "weight_kg")
         out: dict[str, Any] = {"from": first.isoformat(), "to": day.isoformat()}
@@ -862,7 +885,7 @@ class AnalysisService:
         if math.isfinite(p5) and weight:
             v = an.vo2max_from_power(p5, weight)
             out["cycling_vo2max"] = _r(v, 1)
-            out["cycling_basis"] = (f"best 5 min {p5:.0f} W at {weight} kg (Sitko et al. "
+            out["cycling_basis"] = (f"best 5 min ride {p5:.0f} W at {weight} kg (Sitko et al. "
                                     "2021: 16.6 + 8.87 W/kg)")
             parts.append(f"cycling {v:.1f}")
         vdot = self._vdot(await self._efforts(owner, first, day))
@@ -946,7 +969,7 @@ class AnalysisService:
     async def period_stats(self, owner: Owner, first: date, last: date) -> dict[str, Any]:
         rows = await self._rows(owner, first, last)
         loads, p = await self.pmc(owner, first, last)
-        best = await self.period_curve(owner, "power", first, last)
+        best = await self.period_curve(owner, "power", first, last, POWER_SPORT)
         totals = self.totals(rows)
         return {
             "from": first.isoformat(), "to": last.isoformat(), "activities": len(rows),
@@ -1141,7 +1164,7 @@ class AnalysisService:
             current_f = settings.get("ftp_watts")
             if current_f is None:
                 try:
-                    est = await self.ftp_estimate(owner, None, None)
+                    est = await self.ftp_estimate(owner, None, None, POWER_SPORT)
                     current_f = est["estimate_watts"]
                 except FitnessInputError:
                     current_f = None
@@ -1361,7 +1384,7 @@ def _target(kind: str, sport: str, settings: dict[str, Any]) -> str:
     lo, hi, label = bands[kind]
     ftp = settings.get("ftp_watts")
     pace = settings.get("threshold_pace_s_per_km")
-    lthr = settings.get("lthr_bpm")
+    lthr = for_sport(settings, sport)[0].get("lthr_bpm")  # the sport's, else the general
     if sport == "ride" and ftp:
         return f"{label}: {lo * ftp:.0f}-{hi * ftp:.0f} W"
     if sport == "run" and pace:

@@ -32,7 +32,13 @@ from pacekeeper.fitness._records import (
     SourceRef,
     StoredActivity,
 )
-from pacekeeper.fitness._settings import SettingsHistory, check_settings
+from pacekeeper.fitness._settings import (
+    THRESHOLD_SPORTS,
+    SettingsHistory,
+    check_settings,
+    for_sport,
+    sport_values,
+)
 from pacekeeper.fitness._store import BadCursor, DuplicateSource, SqlFitnessStore
 from pacekeeper.fitness.analytics import AthleteSnapshot, analyze_activity, tss_for
 from pacekeeper.fitness.importers import (
@@ -82,7 +88,10 @@ def richness(streams: StreamSet) -> tuple[int, int]:
     return sum(1 for k in streams.keys if streams.has(k)), len(streams)
 
 
-def snapshot(values: Mapping[str, Any]) -> AthleteSnapshot:
+def snapshot(values: Mapping[str, Any], sport: str | None) -> AthleteSnapshot:
+    """The settings an activity of ``sport`` is analysed with: its sport's thresholds (a
+    run never gets the cycling FTP), heart rate falling back to the general value."""
+    values, _ = for_sport(values, sport)
     return AthleteSnapshot(
         ftp_watts=values.get("ftp_watts"),
         lthr_bpm=values.get("lthr_bpm"),
@@ -286,7 +295,7 @@ class FitnessService:
         if streams is None:
             return {}
         history = SettingsHistory(await self.store.settings(owner.user_id))
-        athlete = snapshot(history.on(start.astimezone(UTC).date()))
+        athlete = snapshot(history.on(start.astimezone(UTC).date()), sport)
         return await asyncio.to_thread(_analyze, streams, sport, athlete, distance_m)
 
     # -- reading it back ------------------------------------------------------------------
@@ -338,11 +347,33 @@ class FitnessService:
     async def athlete(self, owner: Owner, *, on: date | None = None) -> dict[str, Any]:
         history = SettingsHistory(await self.store.settings(owner.user_id))
         day = on or self.clock().date()
-        return {"settings": history.on(day), "as_of": day.isoformat(),
+        values = history.on(day)
+        by_sport: dict[str, Any] = {}
+        for sport in THRESHOLD_SPORTS:
+            used, general = for_sport(values, sport)
+            own = {k: v for k, v in used.items()
+                   if k in ("ftp_watts", "lthr_bpm", "max_hr_bpm", "threshold_pace_s_per_km",
+                            "threshold_pace_s_per_100m")}
+            if general:
+                own["from_general"] = general  # the sport has none of its own
+            by_sport[sport] = own
+        return {"settings": values, "by_sport": by_sport, "as_of": day.isoformat(),
                 "history": history.history()}
 
+    async def thresholds(self, owner: Owner, sport: str | None) -> dict[str, Any]:
+        """Today's settings as an activity of ``sport`` uses them (``for_sport``); every
+        setting under its own name without a sport."""
+        values = SettingsHistory(await self.store.settings(owner.user_id)).on(
+            self.clock().date())
+        if sport is None:
+            return values
+        if sport not in THRESHOLD_SPORTS:
+            raise FitnessInputError(f"sport must be one of {', '.join(THRESHOLD_SPORTS)}")
+        return for_sport(values, sport)[0]
+
     async def update_athlete(self, owner: Owner, values: Mapping[str, Any],
-                             valid_from: date | None = None) -> dict[str, Any]:
+                             valid_from: date | None = None, sport: str | None = None
+                             ) -> dict[str, Any]:
         """Store settings valid from ``valid_from`` (today by default) and recompute the
         metrics of the activities on or after that day: in a background job when the
         service has a queue (the answer says ``"recomputing": true`` and from which day),
@@ -354,7 +385,7 @@ class FitnessService:
                 raise RateLimited("too many settings changes; retry in a minute",
                                   headers=decision.headers())
         try:
-            checked = check_settings(values)
+            checked = check_settings(sport_values(values, sport))
         except ValueError as exc:
             raise FitnessInputError(str(exc)) from None
         day = valid_from or self.clock().date()
@@ -375,7 +406,8 @@ class FitnessService:
             blob = await self.store.streams(owner.user_id, activity_id)
             if activity is None or blob is None:
                 continue
-            athlete = snapshot(history.on(activity.start_at.astimezone(UTC).date()))
+            athlete = snapshot(history.on(activity.start_at.astimezone(UTC).date()),
+                               activity.sport)
             metrics = await asyncio.to_thread(_analyze, StreamSet.from_bytes(blob),
                                               activity.sport, athlete, activity.distance_m)
             await self.store.set_metrics(owner.user_id, activity_id, metrics, self.clock())

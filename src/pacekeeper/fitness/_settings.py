@@ -41,17 +41,97 @@ class SettingSpec:
 SETTINGS: dict[str, SettingSpec] = {
     s.name: s
     for s in (
-        SettingSpec("ftp_watts", "functional threshold power (W)", int, 30, 2000),
-        SettingSpec("lthr_bpm", "lactate threshold heart rate (bpm)", int, 80, 230),
-        SettingSpec("max_hr_bpm", "maximum heart rate (bpm)", int, 100, 250),
+        SettingSpec("ftp_watts", "cycling functional threshold power (W)", int, 30, 2000),
+        SettingSpec("lthr_bpm", "lactate threshold heart rate (bpm), every sport's unless "
+                    "the sport has its own", int, 80, 230),
+        SettingSpec("max_hr_bpm", "maximum heart rate (bpm), every sport's unless the "
+                    "sport has its own", int, 100, 250),
         SettingSpec("resting_hr_bpm", "resting heart rate (bpm)", int, 25, 120),
         SettingSpec("weight_kg", "body weight (kg)", float, 25, 300),
         SettingSpec("threshold_pace_s_per_km", "running threshold pace (s/km)", float, 120, 900),
         SettingSpec("sex", "sex, for the TRIMP coefficient (M or F)", str, choices=("M", "F")),
         SettingSpec("birth_year", "year of birth", int, 1900, 2100),
         SettingSpec("units", "preferred units", str, choices=("metric", "imperial")),
+        # Per sport (issue 27 item 10): a run's power, a swim's pace and the heart rate
+        # each sport reaches are the sport's own.
+        SettingSpec("run_ftp_watts", "running functional threshold power or CP (W)", int,
+                    30, 2000),
+        SettingSpec("swim_threshold_pace_s_per_100m", "swim threshold pace, CSS (s/100 m)",
+                    float, 40, 300),
+        *(SettingSpec(f"{sport}_{name}", f"{what} in {word} (bpm)", int, low, high)
+          for sport, word in (("ride", "cycling"), ("run", "running"), ("swim", "swimming"))
+          for name, what, low, high in (
+              ("lthr_bpm", "lactate threshold heart rate", 80, 230),
+              ("max_hr_bpm", "maximum heart rate", 100, 250))),
     )
 }
+
+# The sports that have thresholds of their own, and the stored sports each covers (walks
+# and hikes take the running thresholds, as their rTSS always has).
+THRESHOLD_SPORTS: dict[str, tuple[str, ...]] = {
+    "ride": ("ride",), "run": ("run", "walk", "hike"), "swim": ("swim",)}
+# Per threshold sport: the generic name a threshold goes by -> its stored setting.
+_OWN: dict[str, dict[str, str]] = {
+    "ride": {"ftp_watts": "ftp_watts", "lthr_bpm": "ride_lthr_bpm",
+             "max_hr_bpm": "ride_max_hr_bpm"},
+    "run": {"ftp_watts": "run_ftp_watts", "lthr_bpm": "run_lthr_bpm",
+            "max_hr_bpm": "run_max_hr_bpm",
+            "threshold_pace_s_per_km": "threshold_pace_s_per_km"},
+    "swim": {"lthr_bpm": "swim_lthr_bpm", "max_hr_bpm": "swim_max_hr_bpm",
+             "threshold_pace_s_per_100m": "swim_threshold_pace_s_per_100m"},
+}
+# Heart rate has a general value a sport without its own falls back to; power and pace
+# never do (a cycling FTP says nothing about a run).
+_GENERAL: tuple[str, ...] = ("lthr_bpm", "max_hr_bpm")
+
+
+def threshold_sport(sport: str | None) -> str | None:
+    """``ride``, ``run`` or ``swim`` for a stored sport with thresholds of its own."""
+    return next((k for k, v in THRESHOLD_SPORTS.items() if sport in v), None)
+
+
+def for_sport(values: Mapping[str, Any], sport: str | None
+              ) -> tuple[dict[str, Any], list[str]]:
+    """The settings an activity of ``sport`` uses, under their generic names
+    (``ftp_watts``, ``lthr_bpm``, ``max_hr_bpm``, ``threshold_pace_s_per_km``,
+    ``threshold_pace_s_per_100m``, and the ones not per sport), and which of them came
+    from the general value because the sport has none of its own."""
+    out = {k: v for k, v in values.items() if k in _NOT_PER_SPORT}
+    general: list[str] = []
+    own = _OWN.get(threshold_sport(sport) or "", {})
+    for name, key in own.items():
+        if values.get(key) is not None:
+            out[name] = values[key]
+    for name in _GENERAL:
+        if name not in out and values.get(name) is not None:
+            out[name] = values[name]
+            if own:
+                general.append(name)
+    return out, general
+
+
+def sport_values(values: Mapping[str, Any], sport: str | None) -> dict[str, Any]:
+    """Values given under generic names for one sport (``{"ftp_watts": 280}`` for runs)
+    as the settings they are stored under; without a sport, as given. ValueError for a
+    threshold the sport has none of, or a setting that is not per sport."""
+    if sport is None:
+        # The swim threshold pace has one name only a swim has.
+        return {("swim_threshold_pace_s_per_100m" if k == "threshold_pace_s_per_100m"
+                 else k): v for k, v in values.items()}
+    own = _OWN.get(sport)
+    if own is None:
+        raise ValueError(f"sport must be one of {', '.join(_OWN)}")
+    out: dict[str, Any] = {}
+    for name, value in values.items():
+        if name not in own:
+            raise ValueError(f"{name} is not a {sport} threshold; {sport} has "
+                             f"{', '.join(own)}")
+        out[own[name]] = value
+    return out
+
+
+_NOT_PER_SPORT: frozenset[str] = frozenset(
+    ("resting_hr_bpm", "weight_kg", "sex", "birth_year", "units"))
 
 
 class SettingsHistory:
@@ -94,4 +174,5 @@ def check_settings(values: Mapping[str, Any]) -> dict[str, Any]:
     return checked
 
 
-__all__ = ["SETTINGS", "SettingSpec", "SettingsHistory", "check_settings"]
+__all__ = ["SETTINGS", "THRESHOLD_SPORTS", "SettingSpec", "SettingsHistory", "check_settings",
+           "for_sport", "sport_values", "threshold_sport"]

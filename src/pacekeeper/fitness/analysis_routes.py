@@ -111,23 +111,25 @@ async def _efforts(r: Request, a: AnalysisService, o: Owner) -> dict[str, Any]:
 
 async def _cp(r: Request, a: AnalysisService, o: Owner) -> dict[str, Any]:
     model = _choice(r, "model", ("2p", "3p"), "2p")
-    return await a.critical_power(o, _q(r, "from"), _q(r, "to"), model)  # type: ignore[arg-type]
+    return await a.critical_power(o, _q(r, "from"), _q(r, "to"), model,  # type: ignore[arg-type]
+                                  _q(r, "sport"))
 
 
 async def _ftp(r: Request, a: AnalysisService, o: Owner) -> dict[str, Any]:
-    return await a.ftp_estimate(o, _q(r, "from"), _q(r, "to"))
+    return await a.ftp_estimate(o, _q(r, "from"), _q(r, "to"), _q(r, "sport"))
 
 
 async def _zone_dist(r: Request, a: AnalysisService, o: Owner) -> dict[str, Any]:
     kind = _choice(r, "kind", ("power", "hr", "pace"), "power")
-    return await a.zone_distribution(o, _q(r, "from"), _q(r, "to"), kind)  # type: ignore[arg-type]
+    return await a.zone_distribution(o, _q(r, "from"), _q(r, "to"),
+                                     kind, _q(r, "sport"))  # type: ignore[arg-type]
 
 
 async def _zones(r: Request, a: AnalysisService, o: Owner) -> dict[str, Any]:
     given = {k: v for k in ("ftp_watts", "lthr_bpm", "max_hr_bpm", "resting_hr_bpm",
                             "threshold_pace_s_per_km") if (v := _float(r, k)) is not None}
     if not given:
-        given = (await services(r).fitness.athlete(o))["settings"]
+        given = await services(r).fitness.thresholds(o, _q(r, "sport"))
     return zones(given)
 
 

@@ -144,15 +144,19 @@ async def activity_streams(request: Request) -> Response:
 
 
 async def athlete(request: Request) -> Response:
-    """GET /api/athlete, PATCH /api/athlete {"ftp_watts": 250, "valid_from": "2026-01-01"}."""
+    """GET /api/athlete, PATCH /api/athlete {"ftp_watts": 250, "valid_from": "2026-01-01"}
+    (with ``"sport": "run"`` the thresholds given are the run's)."""
     principal, owner = await _caller(request)
     if request.method == "PATCH":
         data = await read_json_object(request)
         valid_from = data.pop("valid_from", None)
         if valid_from is not None and (not isinstance(valid_from, str) or not valid_from):
             raise ValidationFailed("valid_from must be a date (YYYY-MM-DD)")
+        sport = data.pop("sport", None)
+        if sport is not None and not isinstance(sport, str):
+            raise ValidationFailed("sport must be ride, run or swim")
         day = inputs.day(valid_from, "valid_from")
-        body = await fitness(request).update_athlete(owner, data, day)
+        body = await fitness(request).update_athlete(owner, data, day, sport)
         return JSONResponse(body, headers=_rate(principal))
     return JSONResponse(await fitness(request).athlete(owner), headers=_rate(principal))
 

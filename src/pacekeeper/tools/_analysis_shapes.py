@@ -64,7 +64,10 @@ class PacePoint(TypedDict):
     date: str
 
 
-# One shape per kind: a curve's points carry only their own figure.
+# One shape per kind: a curve's points carry only their own figure. Curves, CP, FTP and
+# zone answers also carry `sport` (the one they cover: issue 27 item 10), undeclared here:
+# each declared field costs every conversation's tools/list its bytes ("allow" keeps
+# undeclared fields in structuredContent and adds nothing to the schema).
 PowerCurve = TypedDict("PowerCurve", {
     "summary": str, "kind": str, "activity_id": NotRequired[str], "from": NotRequired[str],
     "to": NotRequired[str], "activities": int, "points": list[PowerPoint]})
@@ -74,6 +77,8 @@ HrCurve = TypedDict("HrCurve", {
 PaceCurve = TypedDict("PaceCurve", {
     "summary": str, "kind": str, "activity_id": NotRequired[str], "from": NotRequired[str],
     "to": NotRequired[str], "activities": int, "points": list[PacePoint]})
+for _curve in (PowerCurve, HrCurve, PaceCurve):  # what with_config does, for this form
+    _curve.__pydantic_config__ = ConfigDict(extra="allow")  # type: ignore[union-attr]
 
 
 class Prediction(TypedDict):

@@ -40,6 +40,24 @@ OptionalActivity = Annotated[str | None, Param(
 Durations = Annotated[list[Annotated[int, Field(ge=1, le=86400)]] | None, Param(
     description="Stored ones: 1, 5, 60, 300, 1200, 3600 ... 86400; default 14, 1 s to 3 h."),
     Field(max_length=80)]
+# Power figures are one sport's (a run's power is not a crank's): rides unless asked. A
+# plain string: the service checks it against the sports and its message lists them (an
+# enum here would cost every tools/list 100 bytes per tool that takes a sport).
+PowerSport = Annotated[str, Param()]
+AnySport = Annotated[str | None, Param()]
 
-__all__ = ["DATE", "DAY_SCHEMA", "ActivityRef", "Day", "DayText", "Durations", "From",
-           "OptionalActivity", "OptionalDay", "RequiredDay", "To"]
+__all__ = [
+    "DATE",
+    "DAY_SCHEMA",
+    "ActivityRef",
+    "AnySport",
+    "Day",
+    "DayText",
+    "Durations",
+    "From",
+    "OptionalActivity",
+    "OptionalDay",
+    "PowerSport",
+    "RequiredDay",
+    "To",
+]

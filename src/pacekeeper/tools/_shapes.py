@@ -96,6 +96,7 @@ class AthleteResult(TypedDict):
     summary: str
     as_of: str
     settings: dict[str, Any]
+    by_sport: dict[str, Any]  # per sport: its thresholds (typed loosely: a smaller schema)
     history: dict[str, list[dict[str, Any]]]
     recomputed_activities: NotRequired[int]
     recomputing: NotRequired[bool]

@@ -59,8 +59,8 @@ class ActivityTools(ToolGroup):
     @tool(
         name="list_activities",
         description="Find activities, newest first (filter by sport, dates, name); their ids "
-                    "serve the other tools. Runs give pace in min/km (min/mi in imperial units), "
-                    "swims min/100m, rides km/h. Pass next_cursor as cursor for more.",
+                    "serve the other tools. Pace min/km (min/mi if imperial) for runs, min/100m "
+                    "for swims; rides km/h. Pass next_cursor as cursor for more.",
         annotations=READ_ONLY,
         scopes=(READ,),
     )
@@ -93,9 +93,9 @@ class ActivityTools(ToolGroup):
     @tool(
         name="get_activity",
         meta=ui_meta(ACTIVITY),
-        description="One activity in full: its figures (units in the names), laps, computed "
-                    "metrics (NP, TSS, IF, zones, curves), the device's own totals (shown; ours "
-                    "in computed), a multisport file's legs, a pool swim's lengths and SWOLF.",
+        description="One activity in full (units in the names): laps, metrics (NP, TSS, IF, "
+                    "zones, curves), the device's totals (ours in computed), a multisport "
+                    "file's legs, a pool swim's lengths and SWOLF.",
         annotations=READ_ONLY,
         scopes=(READ,),
     )

@@ -19,20 +19,24 @@ from pacekeeper.tools._base import (
     ToolGroup,
     service_errors,
 )
-from pacekeeper.tools._params import DayText
+from pacekeeper.tools._params import AnySport, DayText
 from pacekeeper.tools._shapes import AthleteResult, DailyDay, DailyResult
 
 
-def _settings_line(settings: dict[str, Any]) -> str:
+def _settings_line(settings: dict[str, Any], by_sport: dict[str, dict[str, Any]]) -> str:
     if not settings:
         return "no settings yet: set ftp_watts, lthr_bpm, max_hr_bpm, ... for metrics"
-    return ", ".join(f"{k}={v}" for k, v in settings.items())
+    general = [f"{s} {'/'.join(v['from_general'])} from the general value"
+               for s, v in by_sport.items() if v.get("from_general")]
+    return ", ".join(f"{k}={v}" for k, v in settings.items()) + (
+        f" ({'; '.join(general)})" if general else "")
 
 
 def _result(found: dict[str, Any], summary: str | None = None) -> AthleteResult:
-    result = AthleteResult(summary=summary or _settings_line(found["settings"]),
-                           as_of=found["as_of"], settings=found["settings"],
-                           history=found["history"])
+    result = AthleteResult(
+        summary=summary or _settings_line(found["settings"], found["by_sport"]),
+        as_of=found["as_of"], settings=found["settings"], by_sport=found["by_sport"],
+        history=found["history"])
     if "recomputed_activities" in found:
         result["recomputed_activities"] = found["recomputed_activities"]
     if found.get("recomputing"):
@@ -45,7 +49,8 @@ class AthleteTools(ToolGroup):
     @tool(
         name="get_athlete",
         description="The athlete's settings today (FTP W, LTHR and max/resting HR bpm, weight kg, "
-                    "threshold pace s/km, units) and their history.",
+                    "threshold pace s/km, units), by_sport (thresholds per sport; from_general: "
+                    "HR from the general value) and their history.",
         annotations=READ_ONLY,
         scopes=(READ,),
     )
@@ -55,7 +60,8 @@ class AthleteTools(ToolGroup):
     @tool(
         name="update_athlete_settings",
         description="Set athlete settings from a day on (default today); activities from then on "
-                    "are recomputed with them.",
+                    "are recomputed with them. With sport (ride, run, swim) the thresholds "
+                    "are that sport's; without, ftp_watts is cycling's.",
         annotations=IDEMPOTENT_WRITE,
         scopes=(WRITE,),
     )
@@ -64,7 +70,7 @@ class AthleteTools(ToolGroup):
         owner: Owner,
         ftp_watts: Annotated[int | None, Param(),
                              Field(ge=30, le=2000)] = None,
-        lthr_bpm: Annotated[int | None, Param(description="Lactate threshold HR."),
+        lthr_bpm: Annotated[int | None, Param(),
                             Field(ge=80, le=230)] = None,
         max_hr_bpm: Annotated[int | None, Param(),
                               Field(ge=100, le=250)] = None,
@@ -79,19 +85,23 @@ class AthleteTools(ToolGroup):
                        Field(pattern="^[MF]$")] = None,
         birth_year: Annotated[int | None, Param(),
                               Field(ge=1900, le=2100)] = None,
-        units: Annotated[str | None, Param(description="metric or imperial (pace per km or mile)."),
+        units: Annotated[str | None, Param(description="metric or imperial."),
                          Field(pattern="^(metric|imperial)$")] = None,
+        threshold_pace_s_per_100m: Annotated[float | None, Param(description="Swim CSS."),
+                                             Field(ge=40, le=300)] = None,
+        sport: AnySport = None,
         valid_from: Annotated[DayText, Param(
             description="Day the values apply from; default today.")] = None,
     ) -> AthleteResult:
         values = {k: v for k, v in {
             "ftp_watts": ftp_watts, "lthr_bpm": lthr_bpm, "max_hr_bpm": max_hr_bpm,
             "resting_hr_bpm": resting_hr_bpm, "weight_kg": weight_kg,
-            "threshold_pace_s_per_km": threshold_pace_s_per_km, "sex": sex,
+            "threshold_pace_s_per_km": threshold_pace_s_per_km,
+            "threshold_pace_s_per_100m": threshold_pace_s_per_100m, "sex": sex,
             "birth_year": birth_year, "units": units}.items() if v is not None}
         async with service_errors():
             found = await self.fitness().update_athlete(
-                owner, values, inputs.day(valid_from, "valid_from"))
+                owner, values, inputs.day(valid_from, "valid_from"), sport)
         if found.get("recomputing"):
             return _result(found, "saved; the metrics of activities from "
                            f"{found['recompute_from']} on are being recomputed")

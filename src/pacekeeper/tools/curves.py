@@ -10,7 +10,14 @@ from pacekeeper.fitness import Owner
 from pacekeeper.tools._analysis_base import AnalysisGroup
 from pacekeeper.tools._analysis_shapes import BestEfforts, HrCurve, PaceCurve, PowerCurve
 from pacekeeper.tools._base import READ, READ_ONLY
-from pacekeeper.tools._params import Durations, From, OptionalActivity, To
+from pacekeeper.tools._params import (
+    AnySport,
+    Durations,
+    From,
+    OptionalActivity,
+    PowerSport,
+    To,
+)
 from pacekeeper.tools._shapes import SportName
 from pacekeeper.tools.apps import CURVE, ui_meta
 
@@ -20,32 +27,36 @@ class CurveTools(AnalysisGroup):
         name="get_power_curve",
         meta=ui_meta(CURVE),
         description="Best mean power (W) per duration, each with the activity and day that set "
-                    "it: one activity (activity_id) or a period (from/to, default 365 days).",
+                    "it: one activity (activity_id) or a period (from/to, default 365 days) "
+                    "of one sport's activities (default ride).",
         annotations=READ_ONLY,
         scopes=(READ,),
     )
     async def get_power_curve(self, owner: Owner, activity_id: OptionalActivity = None,
                               from_date: From = None, to_date: To = None,
-                              durations_s: Durations = None) -> PowerCurve:
+                              durations_s: Durations = None,
+                              sport: PowerSport = "ride") -> PowerCurve:
         return await self.shaped(PowerCurve, self.analysis().curve(
             owner, "power", activity_id=activity_id, start=from_date, end=to_date,
-            durations=durations_s))
+            durations=durations_s, sport=sport))
 
     @tool(
         name="get_hr_curve",
         meta=ui_meta(CURVE),
         description="Highest mean heart rate (bpm) per duration, each with the activity and day "
                     "that set it: one activity (activity_id) or a period (from/to, default 365 "
-                    "days).",
+                    "days) of one sport (default all).",
         annotations=READ_ONLY,
         scopes=(READ,),
     )
-    async def get_hr_curve(self, owner: Owner, activity_id: OptionalActivity = None,
-                           from_date: From = None, to_date: To = None,
-                           durations_s: Durations = None) -> HrCurve:
+    async def get_hr_curve(
+        self, owner: Owner, activity_id: OptionalActivity = None, from_date: From = None,
+        to_date: To = None, durations_s: Durations = None,
+        sport: AnySport = None,
+    ) -> HrCurve:
         return await self.shaped(HrCurve, self.analysis().curve(
             owner, "hr", activity_id=activity_id, start=from_date, end=to_date,
-            durations=durations_s))
+            durations=durations_s, sport=sport))
 
     @tool(
         name="get_pace_curve",

@@ -20,14 +20,14 @@ from pacekeeper.tools._analysis_shapes import (
     Zones,
 )
 from pacekeeper.tools._base import READ, READ_ONLY, service_errors
-from pacekeeper.tools._params import ActivityRef, From, To
+from pacekeeper.tools._params import ActivityRef, AnySport, From, PowerSport, To
 
 
 class PhysiologyTools(AnalysisGroup):
     @tool(
         name="estimate_critical_power",
-        description="Critical power (W) and W' (J) from the period's best efforts (default 90 "
-                    "days): 2-parameter fit of 2-20 min bests, or Morton's 3-parameter (adds "
+        description="Critical power (W) and W' (J) from one sport's best efforts (default ride, "
+                    "90 days): 2-parameter fit of 2-20 min bests, or Morton's 3-parameter (adds "
                     "Pmax).",
         annotations=READ_ONLY,
         scopes=(READ,),
@@ -35,21 +35,23 @@ class PhysiologyTools(AnalysisGroup):
     async def estimate_critical_power(
         self, owner: Owner, from_date: From = None, to_date: To = None,
         model: Annotated[Literal["2p", "3p"], Param()] = "2p",
+        sport: PowerSport = "ride",
     ) -> CriticalPowerResult:
         return await self.shaped(CriticalPowerResult, self.analysis().critical_power(
-            owner, from_date, to_date, model))
+            owner, from_date, to_date, model, sport))
 
     @tool(
         name="estimate_ftp",
-        description="FTP estimates (W) from the period's bests (default 90 days): 95 % of 20 min, "
-                    "CP, 75 % of the best minute (ramp tests), and whether one beats the FTP set.",
+        description="FTP estimates (W) from one sport's bests (default ride, 90 days): 95 % of "
+                    "20 min, CP, 75 % of the best minute (ramp tests), and whether one beats "
+                    "the sport's FTP set.",
         annotations=READ_ONLY,
         scopes=(READ,),
     )
     async def estimate_ftp(self, owner: Owner, from_date: From = None,
-                           to_date: To = None) -> FtpEstimate:
-        return await self.shaped(FtpEstimate,
-                                 self.analysis().ftp_estimate(owner, from_date, to_date))
+                           to_date: To = None, sport: PowerSport = "ride") -> FtpEstimate:
+        return await self.shaped(FtpEstimate, self.analysis().ftp_estimate(
+            owner, from_date, to_date, sport))
 
     @tool(
         name="get_wbal",
@@ -74,22 +76,25 @@ class PhysiologyTools(AnalysisGroup):
 
     @tool(
         name="get_zone_distribution",
-        description="Time in power, HR or pace zones over a period (default 28 days), with "
-                    "Seiler's 3-zone shares (polarized / pyramidal / threshold).",
+        description="Time in power, HR or pace zones over a period (default 28 days) of one "
+                    "sport (default ride for power, run for pace, all for HR), with Seiler's "
+                    "3-zone shares (polarized / pyramidal / threshold).",
         annotations=READ_ONLY,
         scopes=(READ,),
     )
     async def get_zone_distribution(
         self, owner: Owner, from_date: From = None, to_date: To = None,
         kind: Annotated[Literal["power", "hr", "pace"], Param()] = "power",
+        sport: AnySport = None,
     ) -> ZoneDistribution:
         return await self.shaped(ZoneDistribution, self.analysis().zone_distribution(
-            owner, from_date, to_date, kind))
+            owner, from_date, to_date, kind, sport))
 
     @tool(
         name="calculate_zones",
-        description="Training zones from the values given, else the athlete's settings: power (% "
-                    "FTP), heart rate (% LTHR, Karvonen or % max), run pace (% threshold).",
+        description="Training zones from the values given, else the athlete's settings (sport: "
+                    "that sport's): power (% FTP), heart rate (% LTHR, Karvonen or % max), "
+                    "run pace (% threshold).",
         annotations=READ_ONLY,
         scopes=(READ,),
     )
@@ -105,20 +110,21 @@ class PhysiologyTools(AnalysisGroup):
                                   Field(ge=25, le=120)] = None,
         threshold_pace_s_per_km: Annotated[float | None, Param(
             description="Run threshold pace."), Field(ge=120, le=900)] = None,
+        sport: AnySport = None,
     ) -> Zones:
         given = {k: v for k, v in {
             "ftp_watts": ftp_watts, "lthr_bpm": lthr_bpm, "max_hr_bpm": max_hr_bpm,
             "resting_hr_bpm": resting_hr_bpm,
             "threshold_pace_s_per_km": threshold_pace_s_per_km}.items() if v is not None}
-        if not given:
-            given = (await self.fitness().athlete(owner))["settings"]
         async with service_errors():
+            if not given:
+                given = await self.fitness().thresholds(owner, sport)
             return cast(Zones, zones(given))
 
     @tool(
         name="estimate_vo2max",
-        description="VO2max (ml/kg/min) from the last 90 days: cycling from the best 5 min power "
-                    "and weight, running as Daniels VDOT.",
+        description="VO2max (ml/kg/min) from the last 90 days: cycling from the rides' best 5 min "
+                    "power and weight, running as Daniels VDOT.",
         annotations=READ_ONLY,
         scopes=(READ,),
     )

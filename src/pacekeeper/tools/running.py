@@ -23,9 +23,9 @@ RaceTime = Annotated[float, Param(description="That race's time, s."),
 class RunningTools(AnalysisGroup):
     @tool(
         name="predict_race_time",
-        description="Predict race times (Daniels VDOT; Riegel's formula beside it) from a "
-        "recent race, or without one from the athlete's best effort of the last 90 days, "
-        "for target_distance_m (default 5 km, 10 km, half and full marathon).",
+        description="Race times by Daniels VDOT (Riegel beside it) from a recent race, else "
+        "from the best effort of the last 90 days, for target_distance_m (default 5 km, "
+        "10 km, half, marathon).",
         annotations=READ_ONLY,
         scopes=(READ,),
     )
