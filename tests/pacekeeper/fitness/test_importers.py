@@ -86,7 +86,8 @@ FIT_WITH_SESSION = [
 
 
 def test_every_copied_file_has_an_expected_outcome() -> None:
-    assert all_files() == sorted(EXPECTED)
+    # The proof corpus of issue 27 has its own outcomes and figures: test_corpus.py.
+    assert [f for f in all_files() if not f.startswith("corpus/")] == sorted(EXPECTED)
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
