@@ -255,6 +255,39 @@ def test_a_power_dropout_is_zero_watts_not_interpolated() -> None:
     assert m.normalized_power == pytest.approx(expected_np, rel=1e-9)
 
 
+def test_no_power_meter_is_no_power_not_zero_watts() -> None:
+    """Issue 27 item 3, corpus finding: a dropout is 0 W only where a meter was
+    recording. Here power starts at second 30 (a triathlon's run with a foot pod after
+    legs without one): the first 30 s have no power, and the 3 s dropout inside the
+    meter's span (seconds 40-42) is 0 W. Average power 300 x 27 / 30 = 270 W exactly
+    (zero-filling the seconds before the meter made it 135 W)."""
+    records: list[dict[str, object]] = [
+        {"t": t, "heart_rate": 140,
+         **({"power": 300} if t >= 30 and not 40 <= t <= 42 else {})}
+        for t in range(60)]
+    a = parse_activity(_fit(records, [(0, "start"), (59, "stop_all")]), "run.fit")
+    assert a.avg_watts == pytest.approx(300 * 27 / 30)
+    power = a.streams.get("power")
+    assert power is not None
+    assert np.all(np.isnan(power[:30]))
+    assert np.all(power[40:43] == 0.0)
+
+
+def test_the_fit_no_fix_altitude_is_no_altitude() -> None:
+    """Corpus finding: the TomTom Runner 3 writes a stored 0 (FIT's offset: -500 m) in
+    its first record before its GPS has a fix, then 225 m: that jump was a 722 m climb.
+    -500 m is no altitude (no land is that low); the rest of the record stays."""
+    name = "corpus/tomtom-runner3-ride.fit"
+    altitudes = [r.get("enhanced_altitude", r.get("altitude"))
+                 for r in _fit_messages(name)["record_mesgs"]]
+    assert altitudes[0] == -500.0  # the file as the SDK reads it
+    a = activity(name)
+    altitude = a.streams.get("altitude")
+    assert altitude is not None
+    assert float(np.nanmin(altitude)) == min(v for v in altitudes if v is not None and v > -500)
+    assert a.computed["elevation_gain_m"] < 400  # 722 m with the no-fix sample
+
+
 def test_elemnt_power_and_elapsed_against_the_device() -> None:
     """Issue 27 item 3 on the Wahoo ELEMNT BOLT file (python-fitparse): 17 records
     without power, and a final timer stop 8 s after the last record. The device: NP 243,

@@ -53,6 +53,7 @@ from ._assemble import Decoded, RawLap, RawLeg, RawLength
 from ._errors import ImportRejected
 
 _SEMICIRCLE_DEG: Final = 180.0 / 2**31
+NO_FIX_ALTITUDE_M: Final = -500.0  # FIT's altitude offset: the value of a stored 0
 _RECORD_MESG: Final = 20
 _RECORD_POWER_FIELD: Final = 7
 _POWER_NAMES: Final = frozenset({"power", "rp_power", "running power", "stryd power", "run power"})
@@ -455,7 +456,12 @@ def decode(data: bytes) -> Decoded:
     put("cadence", _column(records, "cadence"))
     put("speed", _first(records, "enhanced_speed", "speed"))
     put("distance", _column(records, "distance"))
-    put("altitude", _first(records, "enhanced_altitude", "altitude"))
+    altitude = _first(records, "enhanced_altitude", "altitude")
+    if altitude is not None:
+        # -500 m is FIT's altitude offset: a stored 0, which devices without a fix write
+        # (TomTom Runner 3). No land is that low (the Dead Sea's shore is at -430 m).
+        altitude = np.where(altitude <= NO_FIX_ALTITUDE_M, np.nan, altitude)
+    put("altitude", altitude)
     lat = _column(records, "position_lat")
     lng = _column(records, "position_long")
     if lat is not None and lng is not None:

@@ -141,6 +141,13 @@ def build_streams(seconds: FloatArray, channels: Mapping[str, FloatArray],
         # second, one of them with distance alone.
         missing = np.isnan(power)
         dropout = missing & ~np.isin(seconds, seconds[~missing])
+        # Only where a meter was recording: from its first power sample to its last. A
+        # leg or stretch with no meter at all (a triathlon's swim and bike before a run
+        # with a foot pod) has no power, not 0 W (corpus finding: 157 W shown for a run
+        # at 403 W, the only leg with power).
+        recorded = seconds[~missing]
+        dropout &= (seconds >= recorded.min()) & (seconds <= recorded.max()) if (
+            recorded.size) else np.zeros(len(seconds), dtype=bool)
         if paused is not None and len(paused):
             # While the timer runs only: the record a device writes as its timer starts
             # again (Edge 1000, 500) is not a second of timer time.
