@@ -752,6 +752,21 @@ def test_a_runs_charts_read_pace_in_minutes_per_km_or_mile(server: str) -> None:
             assert min(marks) <= slowest and max(marks) >= fastest, (marks, fastest, slowest)
             assert all(fastest - 60 <= m <= slowest + 60 for m in marks), (marks, fastest, slowest)
             assert hovered(chart) in stream_paces
+            # Faster is up: the line's row (in the chart's own teal) in the 4.0 m/s minutes
+            # lies above the one in the 3.0 m/s minutes.
+            rows = chart.evaluate("""f => {
+              const c = f.querySelector("canvas"), d = c.getContext("2d");
+              const row = (fx) => { const px = d.getImageData(Math.round(c.width * fx), 0, 1, c.height).data;
+                for (let y = 0; y < c.height; y++) { const [r, g, b, a] = px.slice(y * 4, y * 4 + 4);
+                  if (a > 150 && Math.abs(r - 15) < 40 && Math.abs(g - 118) < 40 && Math.abs(b - 110) < 40) { return y; } }
+                return null; };
+              return [row(0.15), row(0.85)]; }""")  # fmt: skip
+            assert None not in rows and rows[0] < rows[1], rows
+            # The standing minutes (5:00 to 7:00) are a gap, not a pace.
+            over = chart.locator(".u-over").bounding_box()
+            chart.locator(".u-over").hover(position={
+                "x": over["width"] * 360 / streams["time"][-1], "y": over["height"] / 2})
+            expect(chart.locator(".u-legend .u-series").nth(1).locator(".u-value")).to_have_text("–")
             checks.page_done("activity-run-pace-chart")
 
             page.goto(server + "/fitness")

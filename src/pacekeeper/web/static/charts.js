@@ -54,9 +54,22 @@ const Charts = (() => {
     return sized(area, (width) => new uPlot({
       width: width, height: opts.height || 200, series: series, axes: axes,
       // A pace axis is inverted, faster (fewer seconds) up, as Strava and Garmin draw it.
-      scales: {x: opts.log ? {time: false, distr: 3} : {time: opts.xKind === "date"}, ...(opts.pace ? {y: {dir: -1}} : {})},
+      scales: {x: opts.log ? {time: false, distr: 3} : {time: opts.xKind === "date"}, ...(opts.pace ? {y: {dir: -1, range: paceRange(opts.series)}} : {})},
       cursor: {drag: {x: false, y: false}},
     }, data, area));
+  }
+
+  /* A pace axis spans the 1st to 99th percentile of its samples: a GPS jump or the slow
+     seconds of stopping (a 17:00 /km sample among 5:00s) would squash the run into a
+     line at the top. Those few samples run off the plot. */
+  function paceRange(series) {
+    const all = series.flatMap((s) => s.values).filter((v) => v !== null && v !== undefined).sort((a, b) => a - b);
+    return (u, min, max) => {
+      if (!all.length) { return [min, max]; }
+      const lo = all[Math.floor((all.length - 1) * 0.01)], hi = all[Math.ceil((all.length - 1) * 0.99)];
+      const pad = Math.max(5, (hi - lo) * 0.08);
+      return [Math.max(0, lo - pad), hi + pad];
+    };
   }
 
   function durationLabel(s) {
