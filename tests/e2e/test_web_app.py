@@ -677,10 +677,10 @@ def _mss(seconds: float) -> str:
 
 
 def _run_gpx(start: datetime) -> bytes:
-    """A run written here: 5 min at 4.0 m/s, 2 min standing, 10 min at 3.0 m/s, a
+    """A run written here: 5 min at 4.0 m/s, 2 min standing, 10 min at 3.1 m/s (322.6 s/km: m:ss rounds up), a
     point a second due north (the pace chart must leave the standing minutes a gap)."""
     points, lat, t = [], 45.0, start
-    for seconds, mps in ((300, 4.0), (120, 0.0), (600, 3.0)):
+    for seconds, mps in ((300, 4.0), (120, 0.0), (600, 3.1)):
         for _ in range(seconds):
             points.append(f'<trkpt lat="{lat:.7f}" lon="6.0000000"><ele>400</ele>'
                           f"<time>{t.strftime('%Y-%m-%dT%H:%M:%SZ')}</time></trkpt>")
@@ -752,8 +752,16 @@ def test_a_runs_charts_read_pace_in_minutes_per_km_or_mile(server: str) -> None:
             assert min(marks) <= slowest and max(marks) >= fastest, (marks, fastest, slowest)
             assert all(fastest - 60 <= m <= slowest + 60 for m in marks), (marks, fastest, slowest)
             assert hovered(chart) in stream_paces
+            # Sample by sample: the legend's pace is the API's speed at the time it names.
+            over = chart.locator(".u-over").bounding_box()
+            legend = chart.locator(".u-legend .u-series")
+            by_time = {_mss(t): v for t, v in zip(streams["time"], streams["speed"], strict=True)}
+            for fx in (0.5, 0.6, 0.7, 0.8, 0.9):
+                chart.locator(".u-over").hover(position={"x": over["width"] * fx, "y": 10})
+                speed = by_time[legend.nth(0).locator(".u-value").inner_text()]
+                assert legend.nth(1).locator(".u-value").inner_text() == _mss(1000 / speed) + " /km"
             # Faster is up: the line's row (in the chart's own teal) in the 4.0 m/s minutes
-            # lies above the one in the 3.0 m/s minutes.
+            # lies above the one in the 3.1 m/s minutes.
             rows = chart.evaluate("""f => {
               const c = f.querySelector("canvas"), d = c.getContext("2d");
               const row = (fx) => { const px = d.getImageData(Math.round(c.width * fx), 0, 1, c.height).data;
@@ -763,7 +771,6 @@ def test_a_runs_charts_read_pace_in_minutes_per_km_or_mile(server: str) -> None:
               return [row(0.15), row(0.85)]; }""")  # fmt: skip
             assert None not in rows and rows[0] < rows[1], rows
             # The standing minutes (5:00 to 7:00) are a gap, not a pace.
-            over = chart.locator(".u-over").bounding_box()
             chart.locator(".u-over").hover(position={
                 "x": over["width"] * 360 / streams["time"][-1], "y": over["height"] / 2})
             expect(chart.locator(".u-legend .u-series").nth(1).locator(".u-value")).to_have_text("–")
