@@ -23,6 +23,7 @@ import subprocess
 import tempfile
 import zipfile
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -667,3 +668,134 @@ def test_a_run_shows_its_pace_not_a_speed(server: str) -> None:
             page.screenshot(path=str(SHOTS / "web-activity-run-pace.png"), full_page=True)
         finally:
             browser.close()
+
+
+def _mss(seconds: float) -> str:
+    """Seconds as m:ss, rounded half up (as a runner's watch and JavaScript round)."""
+    whole = int(seconds + 0.5)
+    return f"{whole // 60}:{whole % 60:02d}"
+
+
+def _run_gpx(start: datetime) -> bytes:
+    """A run written here: 5 min at 4.0 m/s, 2 min standing, 10 min at 3.1 m/s (322.6 s/km: m:ss rounds up), a
+    point a second due north (the pace chart must leave the standing minutes a gap)."""
+    points, lat, t = [], 45.0, start
+    for seconds, mps in ((300, 4.0), (120, 0.0), (600, 3.1)):
+        for _ in range(seconds):
+            points.append(f'<trkpt lat="{lat:.7f}" lon="6.0000000"><ele>400</ele>'
+                          f"<time>{t.strftime('%Y-%m-%dT%H:%M:%SZ')}</time></trkpt>")
+            lat += mps / 111_195.0
+            t += timedelta(seconds=1)
+    return ('<?xml version="1.0" encoding="UTF-8"?><gpx version="1.1" creator="test" '
+            'xmlns="http://www.topografix.com/GPX/1/1"><trk><name>Pace run</name>'
+            "<type>running</type><trkseg>" + "".join(points)
+            + "</trkseg></trk></gpx>").encode()  # fmt: skip
+
+
+def test_a_runs_charts_read_pace_in_minutes_per_km_or_mile(server: str) -> None:
+    """Issue 27 item 14: a run's speed chart is a pace chart (min/km, m:ss ticks and
+    legend, standing left a gap) and the Fitness page's pace curve is in min/km, min/mi
+    once the person's units are imperial. The expected labels are worked out here from
+    the API's own speeds (the stream and the curve), not from the page's code."""
+    from playwright.sync_api import expect, sync_playwright
+
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    axe = axe_script()
+    email = "runner-pace@example.com"
+    body = _registered_by_admin(server, email)
+    auth = {"authorization": f"Bearer {body['token']}"}
+    start = (datetime.now(UTC) - timedelta(days=1)).replace(microsecond=0)
+    imported = httpx.post(f"{server}/api/activities/import", headers=auth,
+                          files={"file": ("pace-run.gpx", _run_gpx(start))})
+    assert imported.status_code == 201, imported.text
+    a = imported.json()["activity"]
+    assert a["sport"] == "run"
+    streams = httpx.get(f"{server}/api/activities/{a['id']}/streams?keys=speed&max_points=800",
+                        headers=auth).json()["streams"]  # fmt: skip
+    moving = [v for v in streams["speed"] if v is not None and v >= 0.5]
+    stream_paces = {_mss(1000 / v) + " /km" for v in moving}
+    fastest, slowest = 1000 / max(moving), 1000 / min(moving)
+    day = start.date().isoformat()
+    curve = httpx.get(f"{server}/api/curves/pace?from={start.year}-01-01&to="
+                      f"{(start + timedelta(days=2)).date().isoformat()}", headers=auth).json()
+    speeds = [p["speed_mps"] for p in curve["points"] if p.get("speed_mps")]
+    assert speeds, (day, curve)
+
+    def ticks(figure: Any) -> list[int]:
+        expect(figure).to_have_attribute("data-y-ticks", re.compile(r"\d"))
+        labels = (figure.get_attribute("data-y-ticks") or "").split()
+        assert len(labels) >= 2 and all(re.fullmatch(r"\d+:[0-5]\d", x) for x in labels), labels
+        return [int(x.split(":")[0]) * 60 + int(x.split(":")[1]) for x in labels]
+
+    def hovered(figure: Any) -> str:
+        figure.locator(".u-over").hover()
+        return str(figure.locator(".u-legend .u-series").nth(1).locator(".u-value").inner_text())
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
+            context.add_init_script(CSP_LISTENER)
+            context.add_init_script(axe)
+            page = context.new_page()
+            page.set_default_timeout(30_000)
+            checks = Checks(page, axe)
+            page.goto(server + "/activities/" + a["id"])
+            page.locator("form.signin").get_by_label("Email").fill(email)
+            page.locator("form.signin").get_by_label("Password").fill(PASSWORD)
+            page.get_by_role("button", name="Sign in").click()
+            chart = page.locator("figure[data-chart='pace']")
+            expect(chart.locator("h3")).to_have_text("Pace (min/km)")
+            expect(page.locator("[data-streams]")).not_to_contain_text("km/h")
+            marks = ticks(chart)
+            # The ticks span the run's paces (the scale pads a step either side).
+            assert min(marks) <= slowest and max(marks) >= fastest, (marks, fastest, slowest)
+            assert all(fastest - 60 <= m <= slowest + 60 for m in marks), (marks, fastest, slowest)
+            assert hovered(chart) in stream_paces
+            # Sample by sample: the legend's pace is the API's speed at the time it names.
+            over = chart.locator(".u-over").bounding_box()
+            legend = chart.locator(".u-legend .u-series")
+            by_time = {_mss(t): v for t, v in zip(streams["time"], streams["speed"], strict=True)}
+            for fx in (0.5, 0.6, 0.7, 0.8, 0.9):
+                chart.locator(".u-over").hover(position={"x": over["width"] * fx, "y": 10})
+                speed = by_time[legend.nth(0).locator(".u-value").inner_text()]
+                assert legend.nth(1).locator(".u-value").inner_text() == _mss(1000 / speed) + " /km"
+            # Faster is up: the line's row (in the chart's own teal) in the 4.0 m/s minutes
+            # lies above the one in the 3.1 m/s minutes.
+            rows = chart.evaluate("""f => {
+              const c = f.querySelector("canvas"), d = c.getContext("2d");
+              const row = (fx) => { const px = d.getImageData(Math.round(c.width * fx), 0, 1, c.height).data;
+                for (let y = 0; y < c.height; y++) { const [r, g, b, a] = px.slice(y * 4, y * 4 + 4);
+                  if (a > 150 && Math.abs(r - 15) < 40 && Math.abs(g - 118) < 40 && Math.abs(b - 110) < 40) { return y; } }
+                return null; };
+              return [row(0.15), row(0.85)]; }""")  # fmt: skip
+            assert None not in rows and rows[0] < rows[1], rows
+            # The standing minutes (5:00 to 7:00) are a gap, not a pace.
+            chart.locator(".u-over").hover(position={
+                "x": over["width"] * 360 / streams["time"][-1], "y": over["height"] / 2})
+            expect(chart.locator(".u-legend .u-series").nth(1).locator(".u-value")).to_have_text("–")
+            checks.page_done("activity-run-pace-chart")
+
+            page.goto(server + "/fitness")
+            page.locator("[data-curve-kind]").select_option("pace")
+            curve_chart = page.locator("figure[data-chart='curve-pace']")
+            expect(curve_chart.locator("h3")).to_have_text("Pace curve (min/km)")
+            ticks(curve_chart)
+            assert hovered(curve_chart) in {_mss(1000 / v) + " /km" for v in speeds}
+            checks.page_done("fitness-pace-curve")
+
+            # Imperial units: the same curve per mile.
+            changed = httpx.patch(f"{server}/api/athlete", headers=auth, json={"units": "imperial"})
+            assert changed.status_code == 200, changed.text
+            page.reload()
+            page.locator("[data-curve-kind]").select_option("pace")
+            expect(curve_chart.locator("h3")).to_have_text("Pace curve (min/mi)")
+            ticks(curve_chart)
+            assert hovered(curve_chart) in {_mss(1609.344 / v) + " /mi" for v in speeds}
+            page.goto(server + "/activities/" + a["id"])
+            expect(chart.locator("h3")).to_have_text("Pace (min/mi)")
+            expect(page.locator("[data-metrics]")).to_contain_text("/mi")
+        finally:
+            browser.close()
+    assert checks.errors == []
+    assert {k: v for k, v in checks.findings.items() if v} == {}, checks.findings

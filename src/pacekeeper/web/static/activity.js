@@ -23,22 +23,19 @@
   }
 
   // Pace per 100 m (swims) as m:ss.
-  function pace100(s) {
-    if (s === null || s === undefined) { return "–"; }
-    const r = Math.round(s);
-    return Math.floor(r / 60) + ":" + String(r % 60).padStart(2, "0") + " /100 m";
+  function pace100(s) { return fmt.pace(s, "/100 m"); }
+
+  // A run's (walk's, hike's) pace per km or mile (the person's units), a row's per 500 m,
+  // as m:ss; other sports a speed. A runner reads pace, never km/h (issue 27 item 14).
+  function paceOrSpeed(sport, mps, units) {
+    const basis = fmt.paceBasis(sport, units);
+    if (!mps) { return [basis ? "Average pace" : "Average speed", "–"]; }
+    if (!basis) { return ["Average speed", fmt.num(mps * 3.6, 1, "km/h")]; }
+    return ["Average pace", fmt.pace(fmt.secondsPer(mps, basis.per), basis.unit)];
   }
 
-  // A run's (walk's, hike's) pace per km and a row's per 500 m, as m:ss; other sports a
-  // speed. A runner reads pace, never km/h (issue 27 item 14).
-  const PACED = {run: [1000, "/km"], walk: [1000, "/km"], hike: [1000, "/km"], row: [500, "/500 m"]};
-  function paceOrSpeed(sport, mps) {
-    if (!mps) { return ["Average speed", "–"]; }
-    const paced = PACED[sport];
-    if (!paced) { return ["Average speed", fmt.num(mps * 3.6, 1, "km/h")]; }
-    const r = Math.round(paced[0] / mps);
-    return ["Average pace", Math.floor(r / 60) + ":" + String(r % 60).padStart(2, "0") + " " + paced[1]];
-  }
+  // Slower than this (m/s) is standing, not a pace: a gap in the chart, not a 40-minute km.
+  const STOPPED_MPS = 0.5;
 
   function metres(m) { return m === null || m === undefined ? "–" : Math.round(m).toLocaleString() + " m"; }
 
@@ -94,6 +91,8 @@
   }
 
   async function main() {
+    // The person's units (km or mile), fetched once beside the activity; metric without.
+    const athlete = Pk.api("/api/athlete").catch(() => null);
     let a;
     try { a = await Pk.api("/api/activities/" + encodeURIComponent(id)); } catch (error) {
       root.querySelector("[data-name]").textContent = error.status === 404 ? "Activity not found" : "Could not load the activity";
@@ -110,6 +109,8 @@
       box.textContent = warnings.join(" ");
       box.hidden = false;
     }
+    const units = ((await athlete) || {settings: {}}).settings.units;
+    const basis = fmt.paceBasis(a.sport, units);
     const m = a.metrics || {};
     const items = [
       metric("Distance", fmt.km(a.distance_m)),
@@ -117,13 +118,13 @@
       metric("Elapsed time", fmt.duration(a.elapsed_time_s)),
       metric("Elevation gain", fmt.num(a.elevation_gain_m, 0, "m")),
       a.swim ? metric("Pace", pace100(a.swim.pace_s_per_100m))
-        : metric(...paceOrSpeed(a.sport, a.average_speed_mps)),
+        : metric(...paceOrSpeed(a.sport, a.average_speed_mps, units)),
       metric("Average power", fmt.num(a.average_power, 0, "W")),
       metric("Normalized power", fmt.num(m.normalized_power, 0, "W")),
       metric("Average heart rate", fmt.num(a.average_heartrate, 0, "bpm")),
       metric("Max heart rate", fmt.num(a.max_heartrate, 0, "bpm")),
       // Run cadence is stored in strides a minute (FIT's unit); runners read steps (spm).
-      PACED[a.sport] && a.sport !== "row"
+      basis && a.sport !== "row" && a.sport !== "swim"
         ? metric("Cadence", fmt.num(a.average_cadence === null || a.average_cadence === undefined ? null : a.average_cadence * 2, 0, "spm"))
         : metric("Cadence", fmt.num(a.average_cadence, 0, a.sport === "row" ? "spm" : "rpm")),
       metric("Training load", fmt.num(m.load, 0)),
@@ -143,7 +144,19 @@
       const data = await Pk.api("/api/activities/" + encodeURIComponent(id) + "/streams?keys=" + keys + "&max_points=800");
       box.replaceChildren();
       for (const s of wanted) {
-        const values = (data.streams[s.key] || []).map((v) => (v === null ? null : v * (s.scale || 1)));
+        const raw = data.streams[s.key] || [];
+        if (s.key === "speed" && basis) {
+          // Pace, not speed, for the sports read in pace; standing samples are gaps.
+          const values = raw.map((v) => (v === null || v < STOPPED_MPS ? null : fmt.secondsPer(v, basis.per)));
+          const present = values.filter((v) => v !== null);
+          Charts.line(box, {id: "pace", title: "Pace (" + basis.axis + ")", x: data.streams.time, xLabel: "Elapsed", xKind: "elapsed", pace: true,
+            series: [{label: "Pace", values: values, color: Charts.COLORS.speed, unit: basis.unit}],
+            summary: "Pace over the activity: " + (present.length
+              ? "average " + fmt.pace(fmt.secondsPer(a.average_speed_mps, basis.per), basis.unit) + ", fastest " + fmt.pace(Math.min(...present), basis.unit)
+              : "no samples")});
+          continue;
+        }
+        const values = raw.map((v) => (v === null ? null : v * (s.scale || 1)));
         Charts.line(box, {id: s.key, title: s.label + " (" + s.unit + ")", x: data.streams.time, xLabel: "Elapsed", xKind: "elapsed",
           series: [{label: s.label, values: values, color: Charts.COLORS[s.key], unit: s.unit, digits: s.digits}],
           summary: s.label + " over the activity: " + summary(values) + " " + s.unit});

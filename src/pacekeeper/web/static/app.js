@@ -198,6 +198,24 @@ const Pk = (() => {
     },
     km(m) { return m === null || m === undefined ? "–" : (m / 1000).toFixed(m >= 100000 ? 0 : 1) + " km"; },
     num(v, digits, unit) { return v === null || v === undefined ? "–" : Number(v).toFixed(digits || 0) + (unit ? " " + unit : ""); },
+    // Seconds as m:ss: the one pace formatter of every page and chart (issue 27 item 14).
+    mss(s) {
+      if (s === null || s === undefined || !Number.isFinite(s)) { return "–"; }
+      const r = Math.round(s);
+      return Math.floor(r / 60) + ":" + String(r % 60).padStart(2, "0");
+    },
+    pace(s, unit) { return s === null || s === undefined || !Number.isFinite(s) ? "–" : fmt.mss(s) + (unit ? " " + unit : ""); },
+    /* The distance a sport's pace is read over: a runner's (walker's, hiker's) km or mile
+       per the person's units, a swimmer's 100 m, a rower's 500 m; null where a speed is
+       read (rides). {per: metres, unit: "/km", axis: "min/km"} */
+    paceBasis(sport, units) {
+      if (sport === "swim") { return {per: 100, unit: "/100 m", axis: "min/100 m"}; }
+      if (sport === "row") { return {per: 500, unit: "/500 m", axis: "min/500 m"}; }
+      if (!["run", "walk", "hike"].includes(sport)) { return null; }
+      return units === "imperial" ? {per: 1609.344, unit: "/mi", axis: "min/mi"} : {per: 1000, unit: "/km", axis: "min/km"};
+    },
+    // Seconds over `per` metres at `mps`; null when standing (a pace has no value at 0).
+    secondsPer(mps, per) { return mps === null || mps === undefined || !(mps > 0) ? null : per / mps; },
   };
 
   /* Where to go after signing in: `next` only when it resolves to this origin, as the

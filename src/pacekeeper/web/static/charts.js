@@ -14,8 +14,12 @@ const Charts = (() => {
     return plot;
   }
 
+  // Tick steps for a pace axis in seconds: whole 5/10/15/30 s and minutes read as m:ss.
+  const PACE_STEPS = [1, 2, 5, 10, 15, 20, 30, 60, 120, 300, 600, 900, 1800, 3600];
+
   /* opts: {title, summary, x: [...], xLabel, xKind: "elapsed"|"date"|"duration", log,
-            series: [{label, values, color, unit, dash}], height} */
+            series: [{label, values, color, unit, dash}], height,
+            pace: true for a y axis in seconds (m:ss ticks and legend, faster up)} */
   function line(container, opts) {
     const figure = Pk.el("figure", {class: "chart", "data-chart": opts.id || opts.title, role: "group", "aria-label": opts.title});
     figure.append(Pk.el("h3", {text: opts.title}));
@@ -30,17 +34,42 @@ const Charts = (() => {
         values: xFmt ? (u, vals) => vals.map((v) => (v === null ? "" : xFmt(v))) : undefined},
       {stroke: "#475569", grid: {stroke: "#e2e8f0"}, size: 56},
     ];
+    if (opts.pace) {
+      // The labels the canvas draws are kept on the figure too (data-y-ticks): a canvas
+      // has no text to read back.
+      axes[1].incrs = PACE_STEPS;
+      axes[1].values = (u, vals) => {
+        const labels = vals.map((v) => (v === null ? "" : Pk.fmt.mss(v)));
+        figure.dataset.yTicks = labels.filter(Boolean).join(" ");
+        return labels;
+      };
+    }
     const series = [{label: opts.xLabel || "Time", value: xFmt ? (u, v) => (v === null ? "–" : xFmt(v)) : undefined}];
     opts.series.forEach((s) => series.push({
       label: s.label, stroke: s.color || "#0f766e", width: 1.5, dash: s.dash, spanGaps: false,
-      value: (u, v) => (v === null || v === undefined ? "–" : Number(v).toFixed(s.digits || 0) + (s.unit ? " " + s.unit : "")),
+      value: (u, v) => (v === null || v === undefined ? "–"
+        : (opts.pace ? Pk.fmt.mss(v) : Number(v).toFixed(s.digits || 0)) + (s.unit ? " " + s.unit : "")),
     }));
     const data = [opts.x, ...opts.series.map((s) => s.values)];
     return sized(area, (width) => new uPlot({
       width: width, height: opts.height || 200, series: series, axes: axes,
-      scales: {x: opts.log ? {time: false, distr: 3} : {time: opts.xKind === "date"}},
+      // A pace axis is inverted, faster (fewer seconds) up, as Strava and Garmin draw it.
+      scales: {x: opts.log ? {time: false, distr: 3} : {time: opts.xKind === "date"}, ...(opts.pace ? {y: {dir: -1, range: paceRange(opts.series)}} : {})},
       cursor: {drag: {x: false, y: false}},
     }, data, area));
+  }
+
+  /* A pace axis spans the 1st to 99th percentile of its samples: a GPS jump or the slow
+     seconds of stopping (a 17:00 /km sample among 5:00s) would squash the run into a
+     line at the top. Those few samples run off the plot. */
+  function paceRange(series) {
+    const all = series.flatMap((s) => s.values).filter((v) => v !== null && v !== undefined).sort((a, b) => a - b);
+    return (u, min, max) => {
+      if (!all.length) { return [min, max]; }
+      const lo = all[Math.floor((all.length - 1) * 0.01)], hi = all[Math.ceil((all.length - 1) * 0.99)];
+      const pad = Math.max(5, (hi - lo) * 0.08);
+      return [Math.max(0, lo - pad), hi + pad];
+    };
   }
 
   function durationLabel(s) {

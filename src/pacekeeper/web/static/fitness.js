@@ -42,7 +42,10 @@
   const curveBox = document.querySelector("[data-curves]");
   const kind = document.querySelector("[data-curve-kind]");
   const period = document.querySelector("[data-curve-days]");
-  const VALUE = {power: ["watts", "W", 0], hr: ["bpm", "bpm", 0], pace: ["speed_mps", "km/h", 1]};
+  const VALUE = {power: ["watts", "W", 0], hr: ["bpm", "bpm", 0], pace: ["speed_mps", null, 0]};
+  // The person's units (the pace curve per km or per mile), fetched once for the page.
+  let athlete = null;
+  const units = () => (athlete = athlete || Pk.api("/api/athlete").then((a) => a.settings.units, () => "metric"));
   async function curves() {
     const k = kind.value;
     const from = iso(new Date(today.getTime() - Number(period.value) * DAY));
@@ -52,13 +55,16 @@
         Pk.api("/api/curves/" + k + "?from=" + from + "&to=" + iso(today)),
         Pk.api("/api/curves/" + k + "?from=" + season + "&to=" + iso(today)),
       ]);
-      const [key, unit, digits] = VALUE[k];
-      const scale = k === "pace" ? 3.6 : 1;
+      const [key, given, digits] = VALUE[k];
+      // The pace curve is a run's (the API's default sport): seconds per km or mile.
+      const basis = k === "pace" ? Pk.fmt.paceBasis("run", await units()) : null;
+      const unit = basis ? basis.unit : given;
+      const value = (v) => (v === null || v === undefined ? null : basis ? Pk.fmt.secondsPer(v, basis.per) : v);
       const durations = Array.from(new Set([...(best.points || []), ...(recent.points || [])].map((p) => p.duration_s))).sort((a, b) => a - b);
       if (!durations.length) { noData(curveBox, "No " + kind.options[kind.selectedIndex].text.toLowerCase() + " data in this season yet."); return; }
-      const lookup = (points) => { const m = new Map(points.map((p) => [p.duration_s, p[key] === null ? null : p[key] * scale])); return durations.map((d) => (m.has(d) ? m.get(d) : null)); };
+      const lookup = (points) => { const m = new Map(points.map((p) => [p.duration_s, value(p[key])])); return durations.map((d) => (m.has(d) ? m.get(d) : null)); };
       curveBox.replaceChildren();
-      Charts.line(curveBox, {id: "curve-" + k, title: kind.options[kind.selectedIndex].text + " curve (" + unit + ")", x: durations, xKind: "duration", xLabel: "Duration", log: true,
+      Charts.line(curveBox, {id: "curve-" + k, title: kind.options[kind.selectedIndex].text + " curve (" + (basis ? basis.axis : unit) + ")", x: durations, xKind: "duration", xLabel: "Duration", log: true, pace: Boolean(basis),
         series: [
           {label: period.options[period.selectedIndex].text, values: lookup(recent.points || []), color: Charts.COLORS.curve, unit: unit, digits: digits},
           {label: "Season best", values: lookup(best.points || []), color: Charts.COLORS.best, unit: unit, digits: digits, dash: [6, 4]},
