@@ -14,11 +14,13 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, cast
 
+from procrastinate import utils
+
 from pacekeeper.fitness import Owner
 from pacekeeper.jobs import QUEUE, JobQueue, stop_worker
 from pacekeeper.jobs._durable import DurableMemoryConnector
 from pacekeeper.services import Services
-from procrastinate import utils
+from tests._migrations import down_and_up
 from tests._wait import async_wait_for
 from tests.pacekeeper.conftest import _migrate, make_settings
 
@@ -136,3 +138,10 @@ async def test_a_job_running_when_the_process_died_runs_again_and_ends(
         await first.close()
         if second is not None:
             await second.close()
+
+
+async def test_the_queued_jobs_table_round_trips(migrated_db: str) -> None:
+    """Migration 0017 on SQLite and PostgreSQL: the table matches its model, goes away on
+    a downgrade to 0015 and comes back."""
+    down, up = await down_and_up(migrated_db, {"queued_jobs"}, "0015_source_warnings")
+    assert "queued_jobs" not in down and "queued_jobs" in up

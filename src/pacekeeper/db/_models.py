@@ -140,4 +140,6 @@ class QueuedJobRow(Base):
     scheduled_at: Mapped[datetime | None] = mapped_column(UtcDateTime, nullable=True)
     attempts: Mapped[int] = mapped_column(Integer)
 
-__all__ = ["Base", "CsrfTokenRow", "QueuedJobRow", "SigningKeyRow", "TenantRow", "UserRow", "UtcDateTime"]
+
+__all__ = ["Base", "CsrfTokenRow", "QueuedJobRow", "SigningKeyRow", "TenantRow", "UserRow",
+           "UtcDateTime"]
