@@ -20,6 +20,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -87,6 +88,7 @@ def _run(env: dict[str, str], data: Path) -> None:
                  "a sync in flight", 0.05)
         first.send_signal(signal.SIGKILL)
         first.wait(timeout=10)
+        killed = time.monotonic()
     finally:
         if first.poll() is None:
             first.kill()
@@ -110,6 +112,7 @@ def _run(env: dict[str, str], data: Path) -> None:
                  0.2)
         wait_for(lambda: _query(database, "SELECT count(*) FROM queued_jobs WHERE "
                                 "task_name = 'sync_provider'") == 0, 10, "no sync job left")
+        recovered_s = time.monotonic() - killed
         finished = state()
         listed = httpx.get(f"{server}/api/activities", params={"limit": "200"},
                            headers=auth).json()["activities"]
@@ -127,3 +130,5 @@ def _run(env: dict[str, str], data: Path) -> None:
     assert report["duplicates"] <= 1, report
     for name in PORTABLE:
         assert _query(database, CONSISTENCY[name]) == 0, name
+    print(f"finished {recovered_s:.1f} s after the kill (restart included); "
+          f"{stored_at_kill} of {len(expected)} stored before it")
