@@ -6,6 +6,7 @@ from pacekeeper.db._migrate import alembic_config, applied_revisions, head_revis
 from pacekeeper.db._models import (
     Base,
     CsrfTokenRow,
+    QueuedJobRow,
     RevokedTokenRow,
     SigningKeyRow,
     TenantRow,
@@ -36,6 +37,7 @@ __all__ = [
     "CsrfTokenRow",
     "DatabaseUnavailable",
     "DuplicateEmailError",
+    "QueuedJobRow",
     "RevokedTokenRow",
     "Role",
     "SigningKey",

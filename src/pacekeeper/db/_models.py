@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import (
+    JSON,
     DateTime,
     ForeignKey,
     Index,
@@ -119,4 +120,26 @@ class RevokedTokenRow(Base):
 
 Index("ix_revoked_tokens_expires_at", RevokedTokenRow.expires_at)
 
-__all__ = ["Base", "CsrfTokenRow", "SigningKeyRow", "TenantRow", "UserRow", "UtcDateTime"]
+
+class QueuedJobRow(Base):
+    """A background job of the embedded (SQLite) queue, kept so that it outlives the
+    process (pacekeeper.jobs._durable). Unused on PostgreSQL: procrastinate's own tables
+    hold the queue there."""
+
+    __tablename__ = "queued_jobs"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    queue_name: Mapped[str] = mapped_column(String(128))
+    task_name: Mapped[str] = mapped_column(String(128))
+    priority: Mapped[int] = mapped_column(Integer)
+    lock: Mapped[str | None] = mapped_column(Text, nullable=True)
+    queueing_lock: Mapped[str | None] = mapped_column(Text, nullable=True)
+    args: Mapped[dict[str, Any]] = mapped_column(JSON)
+    # todo, doing (running when last written), failed, cancelled; a success is deleted.
+    status: Mapped[str] = mapped_column(String(16))
+    scheduled_at: Mapped[datetime | None] = mapped_column(UtcDateTime, nullable=True)
+    attempts: Mapped[int] = mapped_column(Integer)
+
+
+__all__ = ["Base", "CsrfTokenRow", "QueuedJobRow", "SigningKeyRow", "TenantRow", "UserRow",
+           "UtcDateTime"]

@@ -4,7 +4,9 @@ One queue, two stores: on PostgreSQL the jobs live in the service's own database
 (procrastinate's tables, created by migration 0011), so every process enqueues into and
 works from the same queue, and a job survives a crash of the process that ran it; with
 SQLite (the embedded setup) the same tasks run on procrastinate's in-memory connector
-inside `pacekeeper serve`. Jobs:
+inside `pacekeeper serve`, with every job also kept in the SQLite file, so the jobs
+queued or running when the process dies run after it starts again (jobs/_durable.py).
+Jobs:
 
 - ``sync_provider(user, tenant, provider)``: one provider sync (SyncService: its cursor
   makes it resumable, its database lease keeps it to one per person and provider across
@@ -40,6 +42,7 @@ from sqlalchemy.engine import make_url
 
 from pacekeeper.backing import is_unavailable, service_of
 from pacekeeper.fitness._records import Owner
+from pacekeeper.jobs._durable import DurableMemoryConnector
 from pacekeeper.jobs._resilience import quiet_filters, sweep_stalled
 from pacekeeper.metrics import SYNC_JOBS
 
@@ -148,7 +151,7 @@ class JobQueue:
         shared = url.startswith("postgresql")
         connector: Any = (procrastinate.PsycopgConnector(conninfo=_conninfo(url),
                                                          min_size=1, max_size=4)
-                          if shared else InMemoryConnector())
+                          if shared else DurableMemoryConnector(url))
         app = procrastinate.App(connector=connector)
         return cls(app, settings, shared, _register(app))
 
