@@ -472,12 +472,14 @@ class FitnessService:
         parses keeps its figures and is stamped with the reason (``rederive_error``):
         not retried until the engine changes again."""
         report = RederiveReport()
+        seen: set[uuid.UUID] = set()
         while limit is None or report.total < limit:
             size = REDERIVE_BATCH if limit is None else min(REDERIVE_BATCH,
                                                             limit - report.total)
             ids = await self.store.stale_ids(owner.user_id, ENGINE_VERSION, size)
-            if not ids:
+            if not ids or seen.intersection(ids):  # one came back unstamped: never spin
                 break
+            seen.update(ids)
             settings = await self.store.settings(owner.user_id)
             for activity_id in ids:
                 report += await self._rederive_one(owner, activity_id, settings)
