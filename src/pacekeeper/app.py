@@ -211,6 +211,13 @@ def create_app(
         # processes; with SQLite (in-memory queue) they then wait unrun (tests only).
         worker = (jobs.start_worker(services)
                   if jobs is not None and settings.worker == "embedded" else None)
+        if jobs is not None:
+            # Activities an older engine computed are re-derived in the background
+            # (fitness/_engine.py); a database that cannot be reached now is not fatal.
+            try:
+                await jobs.enqueue_rederive()
+            except Exception as exc:
+                log.warning("could not queue the re-derivation: %s", type(exc).__name__)
         try:
             yield
         finally:

@@ -294,6 +294,32 @@ def db_upgrade() -> None:
     typer.echo("database is up to date")
 
 
+@db_cli.command("rederive")
+def db_rederive(
+    email: Annotated[str | None, typer.Option(
+        "--email", help="Only this user's activities (default: everyone's).")] = None,
+) -> None:
+    """Re-derive, now, every activity an older engine computed (fitness/_engine.py):
+    its kept file parsed again, or its metrics recomputed from its streams. What the
+    service otherwise does in the background after an upgrade; a second run finds
+    nothing to do."""
+    from pacekeeper.fitness import Owner
+
+    async def action(services: Services) -> str:
+        if email is None:
+            report = await services.fitness.rederive_all()
+        else:
+            user = await services.users.get_by_email(email.strip().lower())
+            if user is None:
+                raise ApiError("no such user")
+            report = await services.fitness.rederive(Owner(user.id, user.tenant_id))
+        return (f"re-derived {report.total} activities: {report.reparsed} files parsed "
+                f"again, {report.recomputed} recomputed from streams, {report.failed} "
+                f"files unreadable (kept as they were)")
+
+    typer.echo(_with_services(action))
+
+
 def main() -> None:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     cli()

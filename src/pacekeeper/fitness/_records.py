@@ -120,6 +120,10 @@ class StoredActivity:
     stream_channels: tuple[str, ...]
     created_at: datetime
     updated_at: datetime
+    # The engine that computed its figures (fitness/_engine.py; None: before the stamp),
+    # and why its file could not be read again at the last re-derivation.
+    engine_version: int | None = None
+    rederive_error: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

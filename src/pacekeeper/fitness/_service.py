@@ -15,15 +15,17 @@ then most samples) and remembers every source.
 from __future__ import annotations
 
 import asyncio
+import logging
 import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import asdict, dataclass, replace
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from pacekeeper.cpu import CpuPool
+from pacekeeper.cpu import Busy, CpuPool
 from pacekeeper.errors import RateLimited
 from pacekeeper.fitness._analysis import AnalysisService
+from pacekeeper.fitness._engine import ENGINE_VERSION
 from pacekeeper.fitness._errors import ActivityNotFound, FitnessInputError
 from pacekeeper.fitness._records import (
     ActivityFilter,
@@ -57,6 +59,11 @@ from pacekeeper.fitness.streams import CHANNELS, StreamSet
 from pacekeeper.ratelimit import RateLimiter
 
 Clock = Callable[[], datetime]
+log = logging.getLogger("pacekeeper.fitness")
+# Activities re-derived per batch (FitnessService.rederive): each batch is one query, and
+# each activity its own transaction, so a crash loses at most the one being written.
+REDERIVE_BATCH = 50
+REDERIVE_BUSY_WAIT_S = 1.0
 MATCH_START_S = 120.0
 MAX_PAGE = 200
 
@@ -74,6 +81,24 @@ def _shaped_streams(blob: bytes | None, keys: list[str] | None,
     if keys is not None:
         streams = streams.select(keys)
     return streams if max_points is None else streams.downsample(max_points)
+
+
+@dataclass(frozen=True, slots=True)
+class RederiveReport:
+    """What a re-derivation did: files parsed again, metrics recomputed from streams
+    (no file kept), files that no longer parse (kept as they were, stamped, flagged)."""
+
+    reparsed: int = 0
+    recomputed: int = 0
+    failed: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.reparsed + self.recomputed + self.failed
+
+    def __add__(self, other: RederiveReport) -> RederiveReport:
+        return RederiveReport(self.reparsed + other.reparsed,
+                              self.recomputed + other.recomputed, self.failed + other.failed)
 
 
 @dataclass(frozen=True, slots=True)
@@ -412,17 +437,108 @@ class FitnessService:
         history = SettingsHistory(await self.store.settings(owner.user_id))
         count = 0
         for activity_id in await self.store.activity_ids_since(owner.user_id, since):
-            activity = await self.store.get(owner.user_id, activity_id)
-            blob = await self.store.streams(owner.user_id, activity_id)
-            if activity is None or blob is None:
+            metrics = await self._metrics_again(owner, activity_id, history)
+            if metrics is None:
                 continue
-            athlete = snapshot(history.on(activity.start_at.astimezone(UTC).date()),
-                               activity.sport)
-            metrics = await asyncio.to_thread(_analyze, StreamSet.from_bytes(blob),
-                                              activity.sport, athlete, activity.distance_m)
             await self.store.set_metrics(owner.user_id, activity_id, metrics, self.clock())
             count += 1
         return count
+
+    async def _metrics_again(self, owner: Owner, activity_id: uuid.UUID,
+                             history: SettingsHistory) -> dict[str, Any] | None:
+        """The activity's metrics computed again from its stored streams (None: it has
+        none, or is gone)."""
+        activity = await self.store.get(owner.user_id, activity_id)
+        blob = await self.store.streams(owner.user_id, activity_id)
+        if activity is None or blob is None:
+            return None
+        athlete = snapshot(history.on(activity.start_at.astimezone(UTC).date()),
+                           activity.sport)
+        return await asyncio.to_thread(_analyze, StreamSet.from_bytes(blob),
+                                       activity.sport, athlete, activity.distance_m)
+
+    # -- re-deriving after an upgrade (pacekeeper.fitness._engine) --------------------------
+
+    async def rederive(self, owner: Owner, *, limit: int | None = None) -> RederiveReport:
+        """Bring the person's activities computed by an older engine up to
+        ``ENGINE_VERSION`` (docs/import.md, "Re-deriving after an upgrade"), at most
+        ``limit`` of them (None: all), in batches of ``REDERIVE_BATCH``.
+
+        An activity whose richest source is a kept original file is parsed again (in the
+        import pool) and its summary, laps, structure, streams and metrics replaced; its
+        id, name, sources and files stay. Otherwise (a provider's activity) its metrics
+        are recomputed from its streams. Each is then stamped, so a second run finds
+        nothing and a run cut short resumes where it stopped. A file that no longer
+        parses keeps its figures and is stamped with the reason (``rederive_error``):
+        not retried until the engine changes again."""
+        report = RederiveReport()
+        seen: set[uuid.UUID] = set()
+        while limit is None or report.total < limit:
+            size = REDERIVE_BATCH if limit is None else min(REDERIVE_BATCH,
+                                                            limit - report.total)
+            ids = await self.store.stale_ids(owner.user_id, ENGINE_VERSION, size)
+            if not ids or seen.intersection(ids):  # one came back unstamped: never spin
+                break
+            seen.update(ids)
+            settings = await self.store.settings(owner.user_id)
+            for activity_id in ids:
+                report += await self._rederive_one(owner, activity_id, settings)
+        return report
+
+    async def _rederive_one(self, owner: Owner, activity_id: uuid.UUID,
+                            settings: list[SettingValue]) -> RederiveReport:
+        user_id, now = owner.user_id, self.clock()
+        activity = await self.store.get(user_id, activity_id)
+        if activity is None:  # deleted meanwhile
+            return RederiveReport()
+        original = await self.store.original_of(user_id, activity_id)
+        richest = max((ref.channels for ref in activity.sources), default=0)
+        if original is None or original[2] < richest:
+            # No file, or a provider brought the streams it keeps: its figures are the
+            # provider's; the metrics are ours, computed again from the kept streams.
+            metrics = await self._metrics_again(owner, activity_id, SettingsHistory(settings))
+            await self.store.rederived(user_id, activity_id, version=ENGINE_VERSION, now=now,
+                                       metrics=metrics)
+            return RederiveReport(recomputed=1)
+        file_name, data, _ = original
+        while True:
+            try:
+                prepared = await self.pool.run(prepare_file, data, file_name,
+                                               max(self.max_import_bytes, len(data)),
+                                               settings)
+            except Busy:  # people's imports come first: wait for a free worker
+                await asyncio.sleep(REDERIVE_BUSY_WAIT_S)
+                continue
+            except Exception as exc:  # an importer bug (or a file that kills the worker)
+                # must not stop the others, nor be retried at every start
+                prepared = Prepared(rejected=("corrupt", f"the importer failed on it "
+                                                         f"({type(exc).__name__})"))
+            break
+        if prepared.rejected is not None or prepared.parsed is None:
+            reason, message = prepared.rejected or ("corrupt", "no activity in it")
+            log.warning("activity %s: its file no longer parses (%s); kept as it was",
+                        activity_id, reason)
+            await self.store.rederived(user_id, activity_id, version=ENGINE_VERSION, now=now,
+                                       error=f"{reason}: {message}"[:300])
+            return RederiveReport(failed=1)
+        parsed, computed = prepared.parsed, prepared.computed
+        assert computed is not None
+        streams = parsed.streams if len(parsed.streams) else None
+        await self.store.rederived(
+            user_id, activity_id, version=ENGINE_VERSION, now=now, new=summary_of(parsed),
+            metrics=computed.metrics, streams=computed.blob,
+            stream_channels=",".join(k for k in streams.keys if streams.has(k))
+            if streams else "",
+            samples=len(streams) if streams is not None else 0)
+        return RederiveReport(reparsed=1)
+
+    async def rederive_all(self, *, per_owner: int | None = None) -> RederiveReport:
+        """``rederive`` for every person with activities of an older engine, one person
+        at a time (``per_owner``: at most that many of each, for a bounded job)."""
+        report = RederiveReport()
+        for owner in await self.store.stale_owners(ENGINE_VERSION):
+            report += await self.rederive(owner, limit=per_owner)
+        return report
 
     # -- daily health -----------------------------------------------------------------------
 
@@ -495,5 +611,5 @@ def _analyze(streams: StreamSet, sport: str, athlete: AthleteSnapshot,
     return result
 
 
-__all__ = ["FitnessService", "ImportOutcome", "prepare_file", "richness", "snapshot",
-           "summary_of"]
+__all__ = ["FitnessService", "ImportOutcome", "RederiveReport", "prepare_file", "richness",
+           "snapshot", "summary_of"]

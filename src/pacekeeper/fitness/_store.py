@@ -22,6 +22,7 @@ from sqlalchemy.orm import defer
 
 from pacekeeper.db import epoch_seconds, upsert_insert
 from pacekeeper.errors import PacekeeperError
+from pacekeeper.fitness._engine import ENGINE_VERSION
 from pacekeeper.fitness._records import (
     HEADLINE_METRICS,
     HEALTH_FIELDS,
@@ -117,6 +118,7 @@ def _activity(row: ActivityRow, sources: Sequence[SourceRef], channels: str | No
         sources=tuple(sources),
         stream_channels=tuple(channels.split(",")) if channels else (),
         created_at=row.created_at, updated_at=row.updated_at,
+        engine_version=row.engine_version, rederive_error=row.rederive_error,
     )  # fmt: skip
 
 
@@ -249,6 +251,7 @@ class SqlFitnessStore:
                     session.add(ActivityRow(id=activity_id, user_id=owner.user_id,
                                             tenant_id=owner.tenant_id, metrics=metrics,
                                             load=load_of(metrics),
+                                            engine_version=ENGINE_VERSION,
                                             created_at=now, updated_at=now, **values))
                     await session.flush()
                     source = self._source_row(owner, activity_id, ref, now)
@@ -299,7 +302,8 @@ class SqlFitnessStore:
                             .where(ActivityRow.user_id == owner.user_id,
                                    ActivityRow.id == activity_id)
                             .values(**values, metrics=metrics or {},
-                                    load=load_of(metrics or {}), updated_at=now))
+                                    load=load_of(metrics or {}),
+                                    engine_version=ENGINE_VERSION, updated_at=now))
                     elif ref_offset is not None:
                         # Not richer, but it knows where the activity was: the offset
                         # fills in one the activity lacked (a file without one).
@@ -404,6 +408,77 @@ class SqlFitnessStore:
             stmt = stmt.where(ActivityRow.start_at >= datetime.combine(since, time.min, UTC))
         async with self._sessions() as session:
             return list((await session.execute(stmt)).scalars())
+
+    # -- re-deriving after an upgrade (FitnessService.rederive) -----------------------
+
+    @staticmethod
+    def _older(version: int) -> Any:
+        return or_(ActivityRow.engine_version.is_(None), ActivityRow.engine_version < version)
+
+    async def stale_owners(self, version: int) -> list[Owner]:
+        """Whose activities were computed by an engine older than ``version``: the
+        owners only (each is then re-derived on its own, every query by owner)."""
+        async with self._sessions() as session:
+            rows = await session.execute(
+                select(ActivityRow.user_id, ActivityRow.tenant_id)
+                .where(self._older(version)).distinct())
+            return [Owner(user_id, tenant_id) for user_id, tenant_id in rows.all()]
+
+    async def stale_ids(self, user_id: uuid.UUID, version: int, limit: int
+                        ) -> list[uuid.UUID]:
+        """Up to ``limit`` of the person's activities of an older engine, oldest first."""
+        async with self._sessions() as session:
+            return list((await session.execute(
+                select(ActivityRow.id)
+                .where(ActivityRow.user_id == user_id, self._older(version))
+                .order_by(ActivityRow.start_at, ActivityRow.id).limit(limit)
+            )).scalars())  # fmt: skip
+
+    async def original_of(self, user_id: uuid.UUID, activity_id: uuid.UUID
+                          ) -> tuple[str | None, bytes, int] | None:
+        """The stored original file of the activity's richest file source: (file name,
+        bytes, the channels it brought); None when no file of it was kept."""
+        async with self._sessions() as session:
+            row = (await session.execute(
+                select(ActivitySourceRow.file_name, ActivityFileRow.data,
+                       ActivitySourceRow.channels)
+                .join(ActivityFileRow, ActivityFileRow.source_id == ActivitySourceRow.id)
+                .where(ActivitySourceRow.user_id == user_id,
+                       ActivityFileRow.user_id == user_id,
+                       ActivitySourceRow.activity_id == activity_id)
+                .order_by(ActivitySourceRow.channels.desc(), ActivitySourceRow.created_at)
+                .limit(1))).first()  # fmt: skip
+            return None if row is None else (row[0], bytes(row[1]), int(row[2]))
+
+    async def rederived(self, user_id: uuid.UUID, activity_id: uuid.UUID, *,
+                        version: int, now: datetime, new: NewActivity | None = None,
+                        metrics: dict[str, Any] | None = None, streams: bytes | None = None,
+                        stream_channels: str = "", samples: int = 0,
+                        error: str | None = None) -> None:
+        """Stamp the activity with ``version``, replacing what was computed again in one
+        transaction: with ``new`` its summary (never its name: the person's or the
+        provider's stays, and so do its id, sources and files) and its streams; with
+        ``metrics`` its metrics. ``error``: why its file could not be read again."""
+        values: dict[str, Any] = {"engine_version": version, "rederive_error": error,
+                                  "updated_at": now}
+        if new is not None:
+            values.update({name: getattr(new, name) for name in _NEW_FIELDS
+                           if name != "name"})
+        if metrics is not None:
+            values.update(metrics=metrics, load=load_of(metrics))
+        async with self._sessions() as session, session.begin():
+            await session.execute(
+                update(ActivityRow)
+                .where(ActivityRow.user_id == user_id, ActivityRow.id == activity_id)
+                .values(**values))
+            if new is not None:  # the file's streams, as a fresh import would keep them
+                await session.execute(delete(ActivityStreamRow).where(
+                    ActivityStreamRow.user_id == user_id,
+                    ActivityStreamRow.activity_id == activity_id))
+            if new is not None and streams is not None:
+                session.add(ActivityStreamRow(
+                    activity_id=activity_id, user_id=user_id, samples=samples,
+                    channels=stream_channels, data=streams))
 
     async def originals(self, user_id: uuid.UUID) -> list[tuple[str, str | None, bytes]]:
         """Every imported file of the person: (sha256, file name, bytes)."""

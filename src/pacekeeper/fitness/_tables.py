@@ -76,6 +76,10 @@ class ActivityRow(Base):
     # metrics["load"] as a plain column (migration 0010), written with the metrics: period
     # questions (the fitness chart over years) read it without parsing each metrics JSON.
     load: Mapped[float | None] = mapped_column(Float, nullable=True)
+    # The ENGINE_VERSION that computed the figures (migration 0016; NULL: before the
+    # stamp), and why the last re-derivation could not read the original file again.
+    engine_version: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    rederive_error: Mapped[str | None] = mapped_column(String(300), nullable=True)
 
 
 # Newest first, per person: the list's order and its cursor.
@@ -86,6 +90,8 @@ Index("ix_activities_user_start_load", ActivityRow.user_id, ActivityRow.start_at
       ActivityRow.utc_offset_s, ActivityRow.load)
 # The stale count (metrics older than a newer setting) visits only those activities.
 Index("ix_activities_user_updated", ActivityRow.user_id, ActivityRow.updated_at)
+# The re-derivation after an upgrade finds the rows of an older engine (migration 0016).
+Index("ix_activities_user_engine", ActivityRow.user_id, ActivityRow.engine_version)
 
 
 class ActivitySourceRow(Base):

@@ -16,6 +16,11 @@ Jobs:
 - ``recompute_metrics(user, since)``: the metrics of a person's activities from a day on,
   after a settings change; coalesced, so at most one waits per person, from the earliest
   changed day.
+- ``rederive_activities()``: after an upgrade that changed the engine (fitness/_engine.py),
+  one batch per person of the activities an older engine computed, parsed again from
+  their file or recomputed from their streams (``FitnessService.rederive``); queued at
+  start, it queues itself again while any remain. One at a time (a queueing lock and a
+  lock); the per-activity stamp is its progress, so a crash loses nothing.
 - ``schedule_syncs`` (periodic, every 5 minutes; deferred once per tick across all
   workers): queues a sync for every connected person whose last sync of that provider
   finished more than ``PACEKEEPER_SYNC_INTERVAL_MINUTES`` ago.
@@ -53,6 +58,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("pacekeeper.jobs")
 QUEUE = "pacekeeper"
 SCHEDULE_CRON = "*/5 * * * *"
+REDERIVE_LOCK = "rederive"
 # A worker stopped by a lost connection starts again after 1 s, doubling to 30 s.
 RESTART_FIRST_S, RESTART_MAX_S = 1.0, 30.0
 # A job cut short by a shutdown (its grace ran out) goes back to the queue and runs again
@@ -116,6 +122,21 @@ def _register(app: procrastinate.App) -> dict[str, Any]:
         log.info("recomputed the metrics of %d activities", count)
 
 
+    @app.task(name="rederive_activities", queue=QUEUE, pass_context=True,
+              retry=SHUTDOWN_RETRY)
+    async def rederive_activities(context: procrastinate.JobContext) -> None:
+        from pacekeeper.fitness._service import REDERIVE_BATCH  # the service's, lazily
+
+        services = _services(context)
+        report = await services.fitness.rederive_all(per_owner=REDERIVE_BATCH)
+        if report.total:
+            log.info("re-derived %d activities (%d files parsed again, %d recomputed, "
+                     "%d unreadable)", report.total, report.reparsed, report.recomputed,
+                     report.failed)
+            if services.jobs is not None:  # a batch each: the next one after the others
+                await services.jobs.enqueue_rederive()
+
+
     @app.periodic(cron=SCHEDULE_CRON)
     @app.task(name="schedule_syncs", queue=QUEUE, pass_context=True)
     async def schedule_syncs(context: procrastinate.JobContext, timestamp: int) -> None:
@@ -127,7 +148,7 @@ def _register(app: procrastinate.App) -> dict[str, Any]:
 
 
     return {"sync_provider": sync_provider, "recompute_metrics": recompute_metrics,
-            "schedule_syncs": schedule_syncs}
+            "rederive_activities": rederive_activities, "schedule_syncs": schedule_syncs}
 
 
 def _conninfo(database_url: str) -> str:
@@ -204,6 +225,15 @@ class JobQueue:
                     return job.id
                 await manager.cancel_job_by_id_async(job.id, delete_job=True)
         return None
+
+    async def enqueue_rederive(self) -> bool:
+        """Queue a re-derivation batch (fitness/_engine.py); False when one is waiting."""
+        try:
+            await self.tasks["rederive_activities"].configure(
+                queueing_lock=REDERIVE_LOCK, lock=REDERIVE_LOCK).defer_async()
+        except pq_errors.AlreadyEnqueued:
+            return False
+        return True
 
     async def enqueue_due_syncs(self) -> int:
         """A sync for every connected person and provider whose last one is older than
