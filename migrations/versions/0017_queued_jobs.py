@@ -6,7 +6,7 @@ the process dies run after it starts again (pacekeeper.jobs._durable). Created o
 PostgreSQL too, where it stays empty, so that the models match one schema.
 
 Revision ID: 0017_queued_jobs
-Revises: 0015_source_warnings
+Revises: 0016_engine_version
 Create Date: 2026-11-28
 """
 
@@ -16,7 +16,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0017_queued_jobs"
-down_revision = "0015_source_warnings"
+down_revision = "0016_engine_version"
 branch_labels = None
 depends_on = None
 

@@ -143,5 +143,5 @@ async def test_a_job_running_when_the_process_died_runs_again_and_ends(
 async def test_the_queued_jobs_table_round_trips(migrated_db: str) -> None:
     """Migration 0017 on SQLite and PostgreSQL: the table matches its model, goes away on
     a downgrade to 0015 and comes back."""
-    down, up = await down_and_up(migrated_db, {"queued_jobs"}, "0015_source_warnings")
+    down, up = await down_and_up(migrated_db, {"queued_jobs"}, "0016_engine_version")
     assert "queued_jobs" not in down and "queued_jobs" in up
