@@ -21,6 +21,8 @@ PacekeeperError
  |    +-- ToolNotFound            404, /a2a/execute [a2a._routes]
  |    +-- ActivityNotFound        404 [fitness._errors]
  |    +-- GoalNotFound            404 [fitness._analysis]
+ |    +-- Busy                    429 busy, the import pool's queue is full [cpu]
+ |    +-- WorkerCrashed           503 worker_crashed, an import worker died [cpu]
  +-- OAuth2Error                  RFC 6749 bodies {"error", "error_description"} [oauth2.errors]
  |    +-- InvalidRequest, InvalidClient, InvalidGrant, UnauthorizedClient,
  |    |   UnsupportedGrantType, UnsupportedResponseType, InvalidScope, InvalidTarget,
@@ -46,6 +48,8 @@ PacekeeperError
  |    +-- UnknownProvider, ProviderNotConfigured, NotConnected, NeedsReconnect,
  |        TokensUnreadable, ProviderTrouble, StateRejected
  +-- ImportRejected               a file not imported, with a reason [fitness.importers]
+ +-- _Cut                         internal: where a FIT file's records end or lose their
+ |                                framing [fitness.importers._fit_records]
  +-- StreamError (ValueError)     a stream set that cannot be built [fitness.streams]
  +-- BadCursor (ValueError)       a malformed page cursor [fitness._store]
  +-- DuplicateSource              the source is already stored [fitness._store]

@@ -24,6 +24,8 @@ from typing import Final, Literal
 
 from garmin_fit_sdk.crc_calculator import CrcCalculator
 
+from pacekeeper.errors import PacekeeperError
+
 _COMPRESSED: Final = 0x80
 _DEFINITION: Final = 0x40
 _DEVELOPER: Final = 0x20
@@ -49,7 +51,7 @@ class _Record:
     compressed_offset: int | None  # set on a compressed-timestamp data message
 
 
-class _Cut(Exception):
+class _Cut(PacekeeperError):
     """The records end inside a message (``overrun``) or reach a data message with no
     definition (the framing is lost: bytes went missing before this point)."""
 
