@@ -13,21 +13,17 @@ docs/import.md carries; ``tests/pacekeeper/fitness/test_corpus.py`` asserts ever
 
 from __future__ import annotations
 
-import gzip
 import math
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from functools import cache
-from pathlib import Path
 from typing import Any
 
 import gpxpy
 from garmin_fit_sdk import Decoder, Stream
 
-from pacekeeper.fitness.importers import ImportRejected, ParsedActivity, parse_activity
-
-DATA = Path(__file__).resolve().parents[2] / "data" / "activities"
+from pacekeeper.fitness.importers import ImportRejected, ParsedActivity
+from tests.pacekeeper.fitness._activity_files import content, parsed
 
 DEVICE_REL = 0.005  # device totals (distance, times, calories): 0.5 %
 DERIVED_REL = 0.01  # figures derived from samples (HR, power, ascent): 1 %
@@ -297,23 +293,6 @@ EXCEPTIONS: dict[tuple[str, str, str], str] = {
     ("fit/compressed-speed-distance.fit", "lap avg_heartrate, worst of 11 (ours)", "ours"): (
         "FINDING: the same Forerunner 70 file, a lap's heart rate 1.5 % over the device's"),
 }
-
-
-def raw(path: str) -> bytes:
-    return (DATA / path).read_bytes()
-
-
-def content(path: str) -> bytes:
-    data = raw(path)
-    return gzip.decompress(data) if path.endswith(".gz") else data
-
-
-@cache
-def parsed(path: str) -> ParsedActivity | ImportRejected:
-    try:
-        return parse_activity(raw(path), Path(path).name)
-    except ImportRejected as rejected:
-        return rejected
 
 
 # ---------------------------------------------------------------- independent values

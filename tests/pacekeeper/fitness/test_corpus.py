@@ -17,7 +17,8 @@ import pytest
 
 from pacekeeper.fitness.importers import ImportRejected, ParsedActivity
 
-from .corpus_table import CORPUS, DATA, EXCEPTIONS, Entry, failures, parsed, rows, stale
+from ._activity_files import DATA, parsed
+from .corpus_table import CORPUS, EXCEPTIONS, Entry, failures, rows, stale
 
 pytestmark = pytest.mark.slow  # about a minute: ~60 files, each decoded twice
 
