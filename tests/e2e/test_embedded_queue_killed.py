@@ -33,7 +33,13 @@ from tests._services import free_port
 from tests._wait import wait_for
 from tests.e2e._connect import connect_without_browser
 from tests.e2e._service_process import EXE, serve, service_env, wait_healthy
-from tests.e2e.test_worker_killed_mid_sync import ATHLETE, DAYS, LEASE_S, _expected
+from tests.e2e.test_worker_killed_mid_sync import (
+    ATHLETE,
+    DAYS,
+    LEASE_S,
+    _expected,
+    assert_resumed_once,
+)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.timeout(150)]
 # The checks of tests/_consistency.py that are plain SQL (the others use PostgreSQL's).
@@ -117,17 +123,7 @@ def _run(env: dict[str, str], data: Path) -> None:
         listed = httpx.get(f"{server}/api/activities", params={"limit": "200"},
                            headers=auth).json()["activities"]
 
-    # Each activity of the window once, with one Strava source; the cursor at the newest.
-    starts = sorted(datetime.fromisoformat(a["start_time"]) for a in listed)
-    assert starts == expected
-    assert all(a["sources"] == ["strava"] for a in listed), listed
-    assert datetime.fromisoformat(finished["cursor"]) == expected[-1]
-    report = finished["report"]
-    assert report["status"] == "done"
-    # Resumed from the cursor: it stored only what the dead run had not (the activity
-    # being stored when the kill came may be re-delivered, and is recognised).
-    assert report["imported"] == len(expected) - stored_at_kill, (report, stored_at_kill)
-    assert report["duplicates"] <= 1, report
+    assert_resumed_once(listed, expected, finished, stored_at_kill)
     for name in PORTABLE:
         assert _query(database, CONSISTENCY[name]) == 0, name
     print(f"finished {recovered_s:.1f} s after the kill (restart included); "

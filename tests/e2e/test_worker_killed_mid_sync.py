@@ -96,6 +96,21 @@ def _query(database: str, sql: str) -> Any:
     return None if row is None else row[0]
 
 
+
+def assert_resumed_once(listed: list[dict[str, Any]], expected: list[datetime],
+                        finished: dict[str, Any], stored_at_kill: int) -> None:
+    """A sync killed mid-way and run again: each activity of the window once, with one
+    Strava source, the cursor at the newest, and only what the dead run had not stored
+    imported (the activity being stored at the kill may come again, recognised)."""
+    starts = sorted(datetime.fromisoformat(a["start_time"]) for a in listed)
+    assert starts == expected
+    assert all(a["sources"] == ["strava"] for a in listed), listed
+    assert datetime.fromisoformat(finished["cursor"]) == expected[-1]
+    report = finished["report"]
+    assert report["status"] == "done"
+    assert report["imported"] == len(expected) - stored_at_kill, (report, stored_at_kill)
+    assert report["duplicates"] <= 1, report
+
 def test_a_worker_killed_mid_sync_the_sync_finishes_exactly_once(
         tmp_path: Path, postgres_url: str, redis_url: str) -> None:
     port, sandbox_port = free_port(), free_port()
@@ -173,19 +188,9 @@ def _run(env: dict[str, str], server: str, database: str, logs: Path) -> None:
     finished = state()
     worker_log = (logs / "worker-2.log").read_text(errors="replace")
 
-    # Each activity of the window once, with one Strava source; the cursor at the newest.
     listed = httpx.get(f"{server}/api/activities", params={"limit": "200"},
                        headers=auth).json()["activities"]
-    starts = sorted(datetime.fromisoformat(a["start_time"]) for a in listed)
-    assert starts == expected
-    assert all(a["sources"] == ["strava"] for a in listed), listed
-    assert datetime.fromisoformat(finished["cursor"]) == expected[-1]
-    report = finished["report"]
-    assert report["status"] == "done"
-    # Resumed from the cursor: it stored only what the dead run had not (the activity
-    # being stored when the kill came may be re-delivered, and is recognised).
-    assert report["imported"] == len(expected) - stored_at_kill, (report, stored_at_kill)
-    assert report["duplicates"] <= 1, report
+    assert_resumed_once(listed, expected, finished, stored_at_kill)
     for name, sql in CONSISTENCY.items():
         assert _query(database, sql) == 0, name
     # The person was told once that it finished, and never that it failed.
