@@ -116,7 +116,7 @@ CORPUS: tuple[Entry, ...] = (
     Entry("corpus/sports-lib/fr945-pool-6860712481.fit", "Garmin", "Forerunner 945",
           "pool swim"),
     Entry("corpus/sports-lib/fr910xt-pool-7617306288.fit", "Garmin", "Forerunner 910XT",
-          "pool swim", "empty"),
+          "pool swim"),
     Entry("corpus/sports-lib/magellan-27-days-activity.fit", "Magellan", "Cyclo 505", "ride",
           "corrupt"),
     Entry("corpus/sports-lib/amazfit.gpx", "Huami", "Amazfit", "run"),

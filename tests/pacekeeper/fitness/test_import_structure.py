@@ -29,7 +29,10 @@ from ._activity_files import DATA, activity
 
 MULTISPORT = ["fit/activity-large-fenxi2-multisport.fit", "fit/triathlon_summary_first.fit",
               "fit/6471559601_ACTIVITY.fit"]
-POOL = ["fit/activity_poolswim_with_hr.fit", "fit/coros-pace3-pool-swim.fit"]
+# The Forerunner 910XT's records carry distance but no time: its lengths carry the time
+# (refused as ``empty`` before).
+POOL = ["fit/activity_poolswim_with_hr.fit", "fit/coros-pace3-pool-swim.fit",
+        "corpus/sports-lib/fr910xt-pool-7617306288.fit"]
 DEVICE_REL = 0.005  # device totals: 0.5 %
 DERIVED_REL = 0.01  # figures derived from samples: 1 %
 MESG = Profile["mesg_num"]
@@ -187,6 +190,9 @@ def test_pool_swim_figures_come_from_its_lengths(name: str) -> None:
     assert a.timer_s == session["total_timer_time"]
     assert a.moving_s == pytest.approx(swum)
     assert a.avg_speed_mps == pytest.approx(session["total_distance"] / swum)
+    distance = a.streams.channels.get("distance")
+    if distance is not None:  # the chart's distance ends where the device's does
+        assert np.nanmax(distance) == pytest.approx(session["total_distance"], rel=DEVICE_REL)
     s = a.swim
     assert s is not None
     assert s.pool_length_m == session["pool_length"]

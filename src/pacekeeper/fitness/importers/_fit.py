@@ -34,7 +34,8 @@ Damaged files (what a user who wants their ride, but not garbage, expects):
   imported and the damaged rest ignored.
 - anything else the decoder cannot read is ``corrupt``.
 - a FIT file whose ``file_id.type`` is not ``activity`` (settings, monitoring,
-  courses, ...) is ``not_an_activity``; an activity with no timed records is ``empty``.
+  courses, ...) is ``not_an_activity``; an activity with no timed records is ``empty``
+  (unless it is a pool swim whose lengths are timed: they stand in for the records).
 """
 
 from __future__ import annotations
@@ -402,6 +403,34 @@ def _lengths(messages: Mapping[str, Any]) -> list[RawLength]:
     return sorted(out, key=lambda length: length.start_s)
 
 
+def _records_from_lengths(messages: Mapping[str, Any]) -> list[dict[str, float]]:
+    """A pool swim whose records carry no time (the Forerunner 910XT writes distance only)
+    as records made from its ``length`` messages, which do: the distance swum so far at
+    each length's start and end, in the raw FIT seconds the records would have had.
+    Anything else without timed records stays ``empty``."""
+    sessions = messages.get("session_mesgs") or []
+    if len(sessions) != 1 or not _number(sessions[0].get("pool_length")):
+        return []
+    pool = float(sessions[0]["pool_length"])
+    spans = []
+    for length in messages.get("length_mesgs", []):
+        start, timer = length.get("start_time"), _number(length.get("total_elapsed_time"))
+        if isinstance(start, int) and timer is not None:
+            spans.append((start, timer, length.get("length_type") == "active"))
+    records: dict[float, float] = {}
+    done = 0.0
+    spans.sort(key=lambda span: span[0])
+    for i, (start, elapsed, active) in enumerate(spans):
+        records.setdefault(float(start), done)
+        # The next length's whole-second start may fall before this one's exact end.
+        end = start + elapsed
+        if i + 1 < len(spans):
+            end = min(end, float(spans[i + 1][0]))
+        done += pool if active else 0.0
+        records[end] = max(records.get(end, 0.0), done)
+    return [{"timestamp": t, "distance": d} for t, d in sorted(records.items())]
+
+
 def _heart_rates(messages: Mapping[str, Any]) -> tuple[FloatArray, FloatArray] | None:
     """Heart rate from ``hr`` messages (a swim strap stores beats underwater and hands
     them over afterwards; an HRM-Pro while out of reach): the SDK's own expansion of
@@ -432,6 +461,8 @@ def decode(data: bytes) -> Decoded:
         kind = file_type if isinstance(file_type, str) else f"type {file_type}"
         raise ImportRejected("not_an_activity", f"the FIT file is a {kind} file, not an activity")
     records = [r for r in messages.get("record_mesgs", []) if isinstance(r.get("timestamp"), int)]
+    if not records:
+        records = _records_from_lengths(messages)
     if not records:
         if file_type is None and not messages.get("session_mesgs"):
             raise ImportRejected("not_an_activity", "the FIT file holds no activity")
