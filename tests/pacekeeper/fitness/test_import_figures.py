@@ -430,6 +430,12 @@ def test_a_truncated_fit_file_imports_what_is_readable_and_says_so() -> None:
     assert a.device_metrics["total_distance"] == pytest.approx(
         float(messages["session_mesgs"][0]["total_distance"]))
     assert len(a.warnings) == 1 and "truncated" in a.warnings[0]
+    # ... and says how much of the whole that is, by the session's own totals
+    session = messages["session_mesgs"][0]
+    whole = f"{session['total_elapsed_time'] / 60:.0f} min and "
+    whole += f"{session['total_distance'] / 1000:.2f} km in all"
+    read = (records[-1]["timestamp"] - records[0]["timestamp"]) / 60
+    assert whole in a.warnings[0] and f"the {read:.0f} min that could be read" in a.warnings[0]
 
 
 def test_a_fit_file_cut_before_any_message_is_refused_as_truncated() -> None:

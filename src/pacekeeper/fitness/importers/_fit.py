@@ -544,5 +544,22 @@ def decode(data: bytes) -> Decoded:
         # A file read in part: the figures describe the part read, so elapsed time does
         # not run to the session's end.
         end_s=None if warnings else _session_end(sessions, shift),
-        warnings=warnings,
+        warnings=_with_session_totals(warnings, sessions, float(seconds.max() - seconds.min())),
     )
+
+
+def _with_session_totals(warnings: tuple[str, ...], sessions: Sequence[Mapping[str, Any]],
+                         read_s: float) -> tuple[str, ...]:
+    """A file read in part shows the part read (figures that agree with each other), and
+    says what its own summary, written before the damage, records for the whole: the
+    person then knows how much is missing (the Strava app's file: 5 of 59 minutes)."""
+    if not warnings or len(sessions) != 1:
+        return warnings
+    elapsed = _number(sessions[0].get("total_elapsed_time"))
+    distance = _number(sessions[0].get("total_distance"))
+    if elapsed is None or elapsed <= read_s + 60:
+        return warnings
+    whole = f"{elapsed / 60:.0f} min" + (f" and {distance / 1000:.2f} km" if distance else "")
+    note = (f"the file's own summary records {whole} in all; the figures shown are of the "
+            f"{read_s / 60:.0f} min that could be read")
+    return (f"{warnings[0].rstrip('.')}; {note}", *warnings[1:])
