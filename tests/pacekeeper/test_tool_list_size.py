@@ -45,7 +45,7 @@ async def tools_list_bodies(client: httpx.AsyncClient) -> dict[str, bytes]:
 
 # Issue 27 item 14 measured (JSON bytes of every tools/list page, as received): 51,319 /
 # 51,463 bytes before (2025-11-25 / 2026-07-28), 35,784 / 35,928 after the first round,
-# 23,868 / 24,012 after the second (outputSchemas as field lists,
+# 23,861 / 24,005 after the second (outputSchemas as field lists,
 # descriptions and argument texts said once; docs/performance.md). The guard is the goal.
 MAX_BYTES = 25_000
 # A tool's description: what it answers, with units and defaults, in a sentence or two.

@@ -70,7 +70,7 @@ class PacekeeperTools(PacekeeperToolsBase, ActivityTools, AthleteTools, SyncTool
                       PlanningTools, AppViews):
     # Every tool declares the OAuth scopes it needs (docs/oauth.md); reading needs
     # fitness:read, anything that changes the user's data or connections fitness:write.
-    @tool(name="whoami", description="Who the signed-in user is: id, email, tenant and role.",
+    @tool(name="whoami", description="The signed-in user: id, email, tenant and role.",
           scopes=(READ,))
     async def whoami(self, caller: Principal) -> WhoAmI:
         return WhoAmI(
