@@ -14,11 +14,13 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
 from ._errors import RegistrationError
+from ._outline import field_list, outline
 from ._schema import Signature, analyse
 from ._uritemplate import UriTemplate, is_template
 from .tasks._record import TaskSupport
 
 TaskStart = Literal["call", "tool"]
+Schemas = Literal["full", "compact", "minimal"]
 _TASK_SUPPORT = ("forbidden", "optional", "required")
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -34,6 +36,7 @@ class ServerDecl:
     version: str = "0.1.0"
     instructions: str | None = None
     title: str | None = None
+    schemas: Schemas = "full"
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,13 +77,27 @@ class CompletionDecl:
 
 
 def mcp_server(name: str, path: str = "/mcp", version: str = "0.1.0", *,
-               instructions: str | None = None, title: str | None = None) -> Callable[[C], C]:
-    """Mark a class as an MCP server published at ``path``."""
+               instructions: str | None = None, title: str | None = None,
+               schemas: Schemas = "full") -> Callable[[C], C]:
+    """Mark a class as an MCP server published at ``path``.
+
+    ``schemas`` other than ``"full"``, for servers whose tools/list must stay small (it
+    rides along in every conversation of a model): an inputSchema that has arguments does
+    not say ``"additionalProperties": false`` (an unknown argument is still refused,
+    -32602; a tool without arguments keeps it, as MCP recommends; a hand-written
+    ``input_schema`` is published as written), and each outputSchema
+    is published as an outline (``"compact"``: every field of the result and its type,
+    nested shapes as ``object``/``array``) or as the list of its fields' names
+    (``"minimal"``); see ``mcpcast._outline``. Results are the same and validate.
+    """
     if not path.startswith("/"):
         raise RegistrationError(f"mcp_server path must start with '/': {path!r}")
+    if schemas not in ("full", "compact", "minimal"):
+        raise RegistrationError(f"schemas must be 'full', 'compact' or 'minimal': {schemas!r}")
 
     def mark(cls: C) -> C:
-        setattr(cls, MARK, ServerDecl(name, path.rstrip("/") or "/", version, instructions, title))
+        setattr(cls, MARK, ServerDecl(name, path.rstrip("/") or "/", version, instructions, title,
+                                      schemas))
         return cls
     return mark
 
@@ -246,15 +263,19 @@ class Registry:
         schema = decl.input_schema if decl.input_schema is not None else sig.input_schema
         if schema.get("type") != "object":
             raise RegistrationError(f"tool {name!r}: an input schema must have type 'object'")
+        if self.server.schemas != "full" and decl.input_schema is None \
+                and schema.get("properties") and schema.get("additionalProperties") is False:
+            schema = {k: v for k, v in schema.items() if k != "additionalProperties"}
         listing: dict[str, Any] = {"name": name, "inputSchema": schema}
         if decl.title:
             listing["title"] = decl.title
         if description:
             listing["description"] = description
         if sig.output_schema is not None:
-            listing["outputSchema"] = sig.output_schema
-        if decl.annotations:
-            listing["annotations"] = _meaningful_hints(decl.annotations)
+            listing["outputSchema"] = _OUTPUT_SCHEMAS[self.server.schemas](sig.output_schema)
+        hints = _meaningful_hints(decl.annotations or {})
+        if hints:
+            listing["annotations"] = hints
         if decl.meta:
             listing["_meta"] = decl.meta
         if decl.task != "forbidden":
@@ -372,16 +393,23 @@ def _doc(func: Callable[..., Any]) -> str | None:
     return doc.strip() if doc else None
 
 
+_OUTPUT_SCHEMAS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
+    "full": lambda schema: schema, "compact": outline, "minimal": field_list}
+
 # Hints the MCP spec (ToolAnnotations) calls meaningful only when readOnlyHint is false.
 _WRITE_HINTS = ("destructiveHint", "idempotentHint")
+# The value a client assumes for a hint left out (ToolAnnotations' defaults).
+_HINT_DEFAULTS = {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False,
+                  "openWorldHint": True}
 
 
 def _meaningful_hints(annotations: dict[str, Any]) -> dict[str, Any]:
-    """A read-only tool's annotations without the hints that only describe writes: they
-    would say nothing to a client, and every tools/list carries them."""
-    if annotations.get("readOnlyHint") is not True:
-        return annotations
-    return {k: v for k, v in annotations.items() if k not in _WRITE_HINTS}
+    """The annotations a client needs to be told: none that only describe writes on a
+    read-only tool, none at the value a client assumes when it is left out (a client
+    reads the same hints either way, and every tools/list carries them)."""
+    read_only = annotations.get("readOnlyHint") is True
+    return {k: v for k, v in annotations.items()
+            if not (read_only and k in _WRITE_HINTS) and _HINT_DEFAULTS.get(k, ...) != v}
 
 
 def _unique(key: str, table: dict[str, Any], what: str) -> None:

@@ -920,10 +920,11 @@ def test_no_type_arrays_and_no_untyped_schemas() -> None:
         walk(sig.output_schema, "output")
 
 
-def test_read_only_tools_list_no_write_hints() -> None:
+def test_tools_list_only_the_hints_a_client_must_be_told() -> None:
     """MCP ToolAnnotations: destructiveHint and idempotentHint are meaningful only when
-    readOnlyHint is false, so a read-only tool's listing leaves them out; a writing tool
-    keeps every hint it declared."""
+    readOnlyHint is false, so a read-only tool's listing leaves them out; a hint at the
+    value a client assumes when it is missing (readOnlyHint false, destructiveHint true,
+    idempotentHint false, openWorldHint true) is left out too: the client reads the same."""
     from mcpcast import mcp_server, tool
     from mcpcast._registry import collect
 
@@ -939,12 +940,22 @@ def test_read_only_tools_list_no_write_hints() -> None:
         def wipe(self) -> str:
             return ""
 
+        @tool(annotations={"readOnlyHint": False, "idempotentHint": False,
+                           "destructiveHint": False, "openWorldHint": True, "title": "Add"})
+        def add(self) -> str:
+            return ""
+
+        @tool(annotations={"readOnlyHint": False, "openWorldHint": True})
+        def fetch(self) -> str:
+            return ""
+
     tools = collect(Hints(), ()).tools
     assert tools["look"].listing["annotations"] == {"readOnlyHint": True,
                                                     "openWorldHint": False}
-    assert tools["wipe"].listing["annotations"] == {
-        "readOnlyHint": False, "idempotentHint": True, "destructiveHint": True,
-        "openWorldHint": False}
+    assert tools["wipe"].listing["annotations"] == {"idempotentHint": True,
+                                                    "openWorldHint": False}
+    assert tools["add"].listing["annotations"] == {"destructiveHint": False, "title": "Add"}
+    assert "annotations" not in tools["fetch"].listing  # nothing a client does not assume
 
 
 class _Item(TypedDict):

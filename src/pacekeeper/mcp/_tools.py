@@ -60,6 +60,10 @@ class PacekeeperToolsBase:
     "analysis of it all (fitness chart, curves, critical power, race predictions, goals, "
     "a suggested week). Start with get_training_summary; call whoami to see who the user "
     "is.",
+    # Each outputSchema as the list of its fields, no additionalProperties: false said of
+    # arguments (still enforced): the tools/list rides along in every conversation
+    # (issue 27 item 14; docs/performance.md has what each level costs).
+    schemas="minimal",
 )
 class PacekeeperTools(PacekeeperToolsBase, ActivityTools, AthleteTools, SyncTools, LoadTools,
                       CurveTools, PhysiologyTools, RunningTools, CompareTools, GoalTools,
@@ -84,8 +88,8 @@ class PacekeeperTools(PacekeeperToolsBase, ActivityTools, AthleteTools, SyncTool
 
     @tool(
         name="get_connection_status",
-        description="Which providers (strava, fitbit, garmin) are connected, and which need "
-                    "reconnecting.",
+        description="Which providers (strava, fitbit, garmin) are connected or need reconnecting; "
+                    "check before a sync.",
         scopes=(READ,),
     )
     async def get_connection_status(self, caller: Principal) -> dict[str, Any]:

@@ -30,13 +30,13 @@ def _in_range(text: str | None) -> str | None:
 DayText = Annotated[str | None, AfterValidator(_in_range), DAY_SCHEMA]
 OptionalDay = Annotated[str | None, Field(pattern=DATE), AfterValidator(_in_range), DAY_SCHEMA]
 RequiredDay = Annotated[str, Field(pattern=DATE), AfterValidator(_in_range), DAY_SCHEMA]
-From = Annotated[OptionalDay, Param(name="from", description="First day.")]
-To = Annotated[OptionalDay, Param(name="to", description="Last day; default today.")]
+From = Annotated[OptionalDay, Param(name="from")]
+To = Annotated[OptionalDay, Param(name="to", description="Default today.")]
 Day = Annotated[OptionalDay, Param(description="Default today.")]
 ActivityRef = Annotated[str, Param(description="From list_activities."),
                         Field(min_length=1, max_length=64)]
-OptionalActivity = Annotated[str | None, Param(
-    description="One activity's curve; leave out for a period."), Field(max_length=64)]
+OptionalActivity = Annotated[str | None, Param(description="Leave out for a period."),
+                             Field(max_length=64)]
 Durations = Annotated[list[Annotated[int, Field(ge=1, le=86400)]] | None, Param(
     description="Stored ones: 1, 5, 60, 300, 1200, 3600 ... 86400; default 14, 1 s to 3 h."),
     Field(max_length=80)]

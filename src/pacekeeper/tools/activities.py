@@ -58,9 +58,9 @@ def _outcome(found: dict[str, Any]) -> ImportOutcome:
 class ActivityTools(ToolGroup):
     @tool(
         name="list_activities",
-        description="Find activities, newest first (filter by sport, dates, name); their ids "
-                    "serve the other tools. Pace min/km (min/mi if imperial) for runs, min/100m "
-                    "for swims; rides km/h. Pass next_cursor as cursor for more.",
+        description="Find activities and their ids (newest first) by sport, dates or a word of the "
+                    "name. Pace in min/km (min/mi if imperial), swims min/100m. More: "
+                    "cursor=next_cursor.",
         annotations=READ_ONLY,
         scopes=(READ,),
     )
@@ -94,8 +94,8 @@ class ActivityTools(ToolGroup):
         name="get_activity",
         meta=ui_meta(ACTIVITY),
         description="One activity in full (units in the names): laps, metrics (NP, TSS, IF, "
-                    "zones, curves), the device's totals (ours in computed), a multisport "
-                    "file's legs, a pool swim's lengths and SWOLF.",
+                    "zones), the device's totals (ours in computed), multisport legs, pool lengths "
+                    "and SWOLF.",
         annotations=READ_ONLY,
         scopes=(READ,),
     )
@@ -106,8 +106,9 @@ class ActivityTools(ToolGroup):
 
     @tool(
         name="get_activity_streams",
-        description="An activity's samples (power W, heartrate bpm, speed m/s, cadence, altitude "
-                    "m, ...) as at most max_points bucket means; time is s from the start.",
+        description="An activity's samples for a chart or interval question: power W, heartrate "
+                    "bpm, speed m/s, cadence, altitude m...; max_points bucket means, time s from "
+                    "the start.",
         annotations=READ_ONLY,
         scopes=(READ,),
     )
@@ -116,7 +117,7 @@ class ActivityTools(ToolGroup):
         owner: Owner,
         activity_id: ActivityId,
         keys: Annotated[list[StreamName] | None, Param(
-            description="Default all the activity has.")] = None,
+            description="Default all.")] = None,
         # An assistant's default is smaller than a chart's; its ceiling is the HTTP default.
         max_points: Annotated[int, Param(),
                               Field(ge=2, le=DEFAULT_STREAM_POINTS)] = 500,
@@ -130,15 +131,15 @@ class ActivityTools(ToolGroup):
 
     @tool(
         name="import_activity",
-        description="Import a FIT, GPX or TCX file (gzipped too) or a Strava export zip, base64. "
-                    "A file seen before is a duplicate; a provider's copy is merged.",
+        description="Import a FIT, GPX or TCX file (gzipped too) or a Strava export zip, as "
+                    "base64. A file seen before is a duplicate; a provider's copy is merged.",
         annotations=WRITES,
         scopes=(WRITE,),
     )
     async def import_activity(
         self,
         owner: Owner,
-        content_base64: Annotated[str, Param(description="The file's bytes, base64.")],
+        content_base64: Annotated[str, Param()],
         filename: Annotated[str | None, Param(
             description="A hint for its format.")] = None,
     ) -> ImportResult:
@@ -173,7 +174,7 @@ class ActivityTools(ToolGroup):
 
     @tool(
         name="delete_activity",
-        description="Delete an activity with its streams and files. Cannot be undone.",
+        description="Delete an activity with its streams and files; cannot be undone.",
         annotations=DESTRUCTIVE,
         scopes=(WRITE,),
     )

@@ -3,13 +3,14 @@ chart, a mean-maximal curve and one activity, drawn by a host that supports MCP 
 the very result the tool returned; hosts that do not keep using the structured result.
 
 Each view is a `ui://pacekeeper/...` resource of type `text/html;profile=mcp-app`, named
-by its tools in `_meta.ui.resourceUri` (and the older flat `ui/resourceUri` key, which
-hosts of the first drafts read). A view is one self-contained HTML document: its script
-and stylesheet inline (hosts load views into a sandboxed iframe with no origin of ours),
-allowed by their SHA-256 in the view's own Content-Security-Policy: nothing else runs,
-and the view fetches nothing (`default-src 'none'`): it draws what the host hands it
-(`ui/notifications/tool-result`). The views hold no data of anyone's, so reading one
-needs only what every `resources/read` needs.
+by its tools in `_meta.ui.resourceUri` only: ext-apps deprecates the older flat
+`ui/resourceUri` for servers and has hosts read both, and every tools/list carried it. A
+view is one self-contained HTML document: its script and stylesheet inline (hosts load
+views into a sandboxed iframe with no origin of ours), allowed by their SHA-256 in the
+view's own Content-Security-Policy: nothing else runs, and the view fetches nothing
+(`default-src 'none'`): it draws what the host hands it (`ui/notifications/tool-result`).
+The views hold no data of anyone's, so reading one needs only what every
+`resources/read` needs.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ _VIEWS = {FITNESS_CHART: ("Fitness chart", "fitness-chart.js"),
 
 def ui_meta(uri: str) -> dict[str, Any]:
     """A tool's `_meta` naming its view."""
-    return {"ui": {"resourceUri": uri}, "ui/resourceUri": uri}
+    return {"ui": {"resourceUri": uri}}
 
 
 def _asset(name: str) -> str:

@@ -48,9 +48,9 @@ def _result(found: dict[str, Any], summary: str | None = None) -> AthleteResult:
 class AthleteTools(ToolGroup):
     @tool(
         name="get_athlete",
-        description="The athlete's settings today (FTP W, LTHR and max/resting HR bpm, weight kg, "
-                    "threshold pace s/km, units), by_sport (thresholds per sport; from_general: "
-                    "HR from the general value) and their history.",
+        description="The athlete's settings (FTP W, LTHR, max/resting HR bpm, weight kg, threshold "
+                    "pace s/km, units), by_sport (per sport; from_general: HR from the general "
+                    "value), history.",
         annotations=READ_ONLY,
         scopes=(READ,),
     )
@@ -59,9 +59,9 @@ class AthleteTools(ToolGroup):
 
     @tool(
         name="update_athlete_settings",
-        description="Set athlete settings from a day on (default today); activities from then on "
-                    "are recomputed with them. With sport (ride, run, swim) the thresholds "
-                    "are that sport's; without, ftp_watts is cycling's.",
+        description="Set thresholds or profile from valid_from (default today) on; activities from "
+                    "then are recomputed. With sport (ride, run, swim) that sport's; else "
+                    "ftp_watts is cycling's.",
         annotations=IDEMPOTENT_WRITE,
         scopes=(WRITE,),
     )
@@ -91,7 +91,7 @@ class AthleteTools(ToolGroup):
                                              Field(ge=40, le=300)] = None,
         sport: AnySport = None,
         valid_from: Annotated[DayText, Param(
-            description="Day the values apply from; default today.")] = None,
+            description="Default today.")] = None,
     ) -> AthleteResult:
         values = {k: v for k, v in {
             "ftp_watts": ftp_watts, "lthr_bpm": lthr_bpm, "max_hr_bpm": max_hr_bpm,
@@ -109,8 +109,8 @@ class AthleteTools(ToolGroup):
 
     @tool(
         name="get_daily_summaries",
-        description="Daily health per day, merged across providers: resting HR (bpm), HRV rMSSD "
-                    "(ms), sleep (time, stages, score), steps, weight (kg).",
+        description="Daily health merged across providers: resting HR bpm, HRV rMSSD ms, sleep "
+                    "(time, stages, score), steps, weight kg.",
         annotations=READ_ONLY,
         scopes=(READ,),
     )
@@ -118,9 +118,9 @@ class AthleteTools(ToolGroup):
         self,
         owner: Owner,
         from_date: Annotated[DayText, Param(
-            name="from", description="First day; default 14 days ago.")] = None,
+            name="from", description="Default 14 days ago.")] = None,
         to_date: Annotated[DayText, Param(
-            name="to", description="Last day; default today.")] = None,
+            name="to", description="Default today.")] = None,
     ) -> DailyResult:
         service = self.fitness()
         async with service_errors():

@@ -19,17 +19,17 @@ from pacekeeper.tools._analysis_shapes import (
 from pacekeeper.tools._base import READ, READ_ONLY, service_errors
 from pacekeeper.tools._params import ActivityRef, From, RequiredDay, To
 
-AFrom = Annotated[RequiredDay, Param(description="Period A's first day.")]
-ATo = Annotated[RequiredDay, Param(description="Period A's last day.")]
-BFrom = Annotated[RequiredDay, Param(description="Period B's first day.")]
-BTo = Annotated[RequiredDay, Param(description="Period B's last day.")]
+AFrom = Annotated[RequiredDay, Param()]
+ATo = Annotated[RequiredDay, Param()]
+BFrom = Annotated[RequiredDay, Param()]
+BTo = Annotated[RequiredDay, Param()]
 
 
 class CompareTools(AnalysisGroup):
     @tool(
         name="analyze_activity",
-        description="One activity analysed: load and its method, NP / IF / VI / EF, decoupling, "
-                    "time in zones, peaks, best efforts, the FTP used.",
+        description="One activity analysed: load and its method, NP/IF/VI/EF, decoupling, time in "
+                    "zones, peaks, best efforts, the FTP used.",
         annotations=READ_ONLY,
         scopes=(READ,),
     )
@@ -53,8 +53,8 @@ class CompareTools(AnalysisGroup):
 
     @tool(
         name="get_period_summary",
-        description="Totals of a period (default 28 days): activities, hours, km, load per week, "
-                    "CTL, 5 and 20 min power, by sport.",
+        description="A period's totals (default 28 days) by sport: activities, hours, km, weekly "
+                    "load, CTL, 5 and 20 min power.",
         annotations=READ_ONLY,
         scopes=(READ,),
     )
@@ -65,8 +65,8 @@ class CompareTools(AnalysisGroup):
 
     @tool(
         name="compare_periods",
-        description="Two periods side by side (e.g. this block and the last): totals, weekly "
-                    "load, CTL, power bests, and the change from A to B.",
+        description="Two periods side by side (e.g. this block and the last): totals, weekly load, "
+                    "CTL, power bests, the change A to B.",
         annotations=READ_ONLY,
         scopes=(READ,),
     )
@@ -79,7 +79,7 @@ class CompareTools(AnalysisGroup):
 
     @tool(
         name="detect_patterns",
-        description="Trends over recent weeks: load and hours (with significance), long-run and "
+        description="Trends of recent weeks: load and hours (with significance), long-run and "
                     "long-ride progression, intensity mix, consistency, usual day.",
         annotations=READ_ONLY,
         scopes=(READ,),

@@ -26,9 +26,8 @@ class CurveTools(AnalysisGroup):
     @tool(
         name="get_power_curve",
         meta=ui_meta(CURVE),
-        description="Best mean power (W) per duration, each with the activity and day that set "
-                    "it: one activity (activity_id) or a period (from/to, default 365 days) "
-                    "of one sport's activities (default ride).",
+        description="Best mean power W per duration, each with its activity and day: one activity, "
+                    "or a period (default 365 days) of one sport (default ride).",
         annotations=READ_ONLY,
         scopes=(READ,),
     )
@@ -43,9 +42,8 @@ class CurveTools(AnalysisGroup):
     @tool(
         name="get_hr_curve",
         meta=ui_meta(CURVE),
-        description="Highest mean heart rate (bpm) per duration, each with the activity and day "
-                    "that set it: one activity (activity_id) or a period (from/to, default 365 "
-                    "days) of one sport (default all).",
+        description="Highest mean heart rate bpm per duration, each with its activity and day: one "
+                    "activity, or a period (default 365 days) of one sport (default all).",
         annotations=READ_ONLY,
         scopes=(READ,),
     )
@@ -61,9 +59,8 @@ class CurveTools(AnalysisGroup):
     @tool(
         name="get_pace_curve",
         meta=ui_meta(CURVE),
-        description="Best mean speed (m/s) and pace (s/km) per duration, runs unless sport says "
-                    "otherwise, each with its activity and day: one activity (activity_id) or a "
-                    "period (from/to, default 365 days).",
+        description="Best mean speed m/s and pace s/km per duration, each with its activity and "
+                    "day: one activity, or a period (default 365 days) of one sport (default run).",
         annotations=READ_ONLY,
         scopes=(READ,),
     )
@@ -79,7 +76,7 @@ class CurveTools(AnalysisGroup):
 
     @tool(
         name="get_best_efforts",
-        description="Fastest run times over 400 m to the marathon in a period (default 365 days), "
+        description="Fastest run times from 400 m to the marathon in a period (default 365 days), "
                     "with pace and, from a mile up, Daniels VDOT.",
         annotations=READ_ONLY,
         scopes=(READ,),

@@ -14,7 +14,7 @@ from pacekeeper.tools._base import DESTRUCTIVE, READ, READ_ONLY, WRITE, WRITES
 from pacekeeper.tools._params import OptionalDay
 from pacekeeper.tools._shapes import SportName
 
-GoalId = Annotated[str, Param(description="The goal's id (from get_goals)."),
+GoalId = Annotated[str, Param(description="From get_goals."),
                    Field(min_length=1, max_length=64)]
 
 
@@ -44,20 +44,20 @@ class GoalTools(AnalysisGroup):
             owner, kind=kind, target_date=date, name=name, sport=sport,
             distance_m=distance_m, time_s=time_s, value=value))
 
-    @tool(name="get_goals", description="The athlete's goals, oldest first.",
+    @tool(name="get_goals", description="The athlete's goals and their ids, oldest first.",
           annotations=READ_ONLY, scopes=(READ,))
     async def get_goals(self, owner: Owner) -> GoalList:
         return await self.shaped(GoalList, self.analysis().goals(owner))
 
-    @tool(name="delete_goal", description="Delete one goal.", annotations=DESTRUCTIVE,
-          scopes=(WRITE,))
+    @tool(name="delete_goal", description="Delete a goal for good (its id from get_goals).",
+          annotations=DESTRUCTIVE, scopes=(WRITE,))
     async def delete_goal(self, owner: Owner, goal_id: GoalId) -> GoalDeleted:
         return await self.shaped(GoalDeleted, self.analysis().delete_goal(owner, goal_id))
 
     @tool(
         name="goal_feasibility",
-        description="How feasible a goal is by its date from current form (a race: the VDOT it "
-                    "needs against recent bests; FTP, weight, volume: weekly rates).",
+        description="How feasible a goal is by its date from current form: a race's needed VDOT "
+                    "against recent bests; FTP, weight, volume as weekly rates.",
         annotations=READ_ONLY,
         scopes=(READ,),
     )

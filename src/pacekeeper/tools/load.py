@@ -27,7 +27,7 @@ class LoadTools(AnalysisGroup):
     @tool(
         name="get_training_summary",
         description="Start here: today's fitness (CTL), fatigue (ATL) and form (TSB), the last 4 "
-                    "weeks by sport, recent bests and readiness.",
+                    "weeks by sport, recent bests, readiness.",
         annotations=READ_ONLY,
         scopes=(READ,),
     )
@@ -37,26 +37,25 @@ class LoadTools(AnalysisGroup):
     @tool(
         name="get_fitness_chart",
         meta=ui_meta(FITNESS_CHART),
-        description="Performance management chart per day: CTL (42-day fitness), ATL (7-day "
-                    "fatigue), TSB (form going into the day = yesterday's CTL - ATL) and load. "
-                    "Default the last 90 days; up to 11 years.",
+        description="Fitness per day for trends: CTL (42-day fitness), ATL (7-day fatigue), TSB "
+                    "(form = yesterday's CTL - ATL), load. Default 90 days, up to 11 years.",
         annotations=READ_ONLY,
         scopes=(READ,),
     )
     async def get_fitness_chart(
         self, owner: Owner, from_date: From = None, to_date: To = None,
         ctl_days: Annotated[int | None, Param(
-            description="CTL time constant; default 42."), Field(ge=1, le=365)] = None,
+            description="Default 42."), Field(ge=1, le=365)] = None,
         atl_days: Annotated[int | None, Param(
-            description="ATL time constant; default 7."), Field(ge=1, le=365)] = None,
+            description="Default 7."), Field(ge=1, le=365)] = None,
     ) -> FitnessChart:
         return await self.shaped(FitnessChart, self.analysis().fitness_chart(
             owner, from_date, to_date, ctl_days, atl_days))
 
     @tool(
         name="get_load_risk",
-        description="Injury-risk markers on a day: acute:chronic workload ratio (7/28-day rolling "
-                    "and EWMA), monotony, strain, CTL ramp rate, with flags.",
+        description="Injury risk on a day: acute:chronic ratio (7/28-day rolling and EWMA), "
+                    "monotony, strain, CTL ramp, flags.",
         annotations=READ_ONLY,
         scopes=(READ,),
     )
@@ -66,7 +65,7 @@ class LoadTools(AnalysisGroup):
     @tool(
         name="get_readiness",
         description="Readiness 0-100 on a day: HRV and resting HR against 60-day baselines, sleep "
-                    "and form (TSB), with each input's share.",
+                    "and form, with each input's share.",
         annotations=READ_ONLY,
         scopes=(READ,),
     )
@@ -75,8 +74,8 @@ class LoadTools(AnalysisGroup):
 
     @tool(
         name="get_recovery_status",
-        description="How recovered the athlete is today: form, readiness, days since the last "
-                    "hard session, and what training suits.",
+        description="Whether to train hard today: form, readiness, days since the last hard "
+                    "session, what training suits.",
         annotations=READ_ONLY,
         scopes=(READ,),
     )

@@ -26,9 +26,8 @@ from pacekeeper.tools._params import ActivityRef, AnySport, From, PowerSport, To
 class PhysiologyTools(AnalysisGroup):
     @tool(
         name="estimate_critical_power",
-        description="Critical power (W) and W' (J) from one sport's best efforts (default ride, "
-                    "90 days): 2-parameter fit of 2-20 min bests, or Morton's 3-parameter (adds "
-                    "Pmax).",
+        description="Critical power W and W' J from one sport's bests (default ride, 90 days): "
+                    "2-parameter fit of 2-20 min bests, or Morton's 3-parameter (adds Pmax).",
         annotations=READ_ONLY,
         scopes=(READ,),
     )
@@ -42,9 +41,8 @@ class PhysiologyTools(AnalysisGroup):
 
     @tool(
         name="estimate_ftp",
-        description="FTP estimates (W) from one sport's bests (default ride, 90 days): 95 % of "
-                    "20 min, CP, 75 % of the best minute (ramp tests), and whether one beats "
-                    "the sport's FTP set.",
+        description="FTP estimates W from one sport's bests (default ride, 90 days): 95 % of 20 "
+                    "min, CP, 75 % of the best minute; and whether one beats the FTP set.",
         annotations=READ_ONLY,
         scopes=(READ,),
     )
@@ -55,9 +53,8 @@ class PhysiologyTools(AnalysisGroup):
 
     @tool(
         name="get_wbal",
-        description="W' balance (J) through a ride (Skiba 2012 or 2015 model): its lowest point "
-                    "and when, time below 25 %, and a series. CP and W' default to the 90-day "
-                    "fit.",
+        description="W' balance J through a ride (Skiba 2012 or 2015): its low point and when, "
+                    "time below 25 %, a series. CP and W' default to the 90-day fit.",
         annotations=READ_ONLY,
         scopes=(READ,),
     )
@@ -76,9 +73,9 @@ class PhysiologyTools(AnalysisGroup):
 
     @tool(
         name="get_zone_distribution",
-        description="Time in power, HR or pace zones over a period (default 28 days) of one "
-                    "sport (default ride for power, run for pace, all for HR), with Seiler's "
-                    "3-zone shares (polarized / pyramidal / threshold).",
+        description="Time in power, HR or pace zones over a period (default 28 days) with Seiler's "
+                    "3-zone shares (polarized/pyramidal/threshold); sport default ride (power), "
+                    "run (pace), all (HR).",
         annotations=READ_ONLY,
         scopes=(READ,),
     )
@@ -92,9 +89,8 @@ class PhysiologyTools(AnalysisGroup):
 
     @tool(
         name="calculate_zones",
-        description="Training zones from the values given, else the athlete's settings (sport: "
-                    "that sport's): power (% FTP), heart rate (% LTHR, Karvonen or % max), "
-                    "run pace (% threshold).",
+        description="Zones from the values given, else the settings (of sport): power % FTP, heart "
+                    "rate (% LTHR, Karvonen or % max), run pace % threshold.",
         annotations=READ_ONLY,
         scopes=(READ,),
     )
@@ -123,8 +119,8 @@ class PhysiologyTools(AnalysisGroup):
 
     @tool(
         name="estimate_vo2max",
-        description="VO2max (ml/kg/min) from the last 90 days: cycling from the rides' best 5 min "
-                    "power and weight, running as Daniels VDOT.",
+        description="VO2max ml/kg/min from the last 90 days: rides from best 5 min power and "
+                    "weight, runs as Daniels VDOT.",
         annotations=READ_ONLY,
         scopes=(READ,),
     )

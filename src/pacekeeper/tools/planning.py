@@ -18,9 +18,8 @@ from pacekeeper.tools._shapes import SportName
 class PlanningTools(AnalysisGroup):
     @tool(
         name="suggest_training_week",
-        description="A week of sessions from next Monday by load, form, readiness and goal: "
-                    "build, hold, recovery or taper, ~80 % easy, each with duration, load and "
-                    "zone. A race within 7 days gets a race week.",
+        description="Plan next week (from Monday) by load, form, readiness and goal: build, hold, "
+                    "recovery or taper, ~80 % easy, each session's duration, load, zone.",
         annotations=READ_ONLY,
         scopes=(READ,),
     )

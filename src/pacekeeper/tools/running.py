@@ -23,9 +23,8 @@ RaceTime = Annotated[float, Param(description="That race's time, s."),
 class RunningTools(AnalysisGroup):
     @tool(
         name="predict_race_time",
-        description="Race times by Daniels VDOT (Riegel beside it) from a recent race, else "
-        "from the best effort of the last 90 days, for target_distance_m (default 5 km, "
-        "10 km, half, marathon).",
+        description="Race times by Daniels VDOT (Riegel beside it) from a recent race, else the "
+                    "90-day best effort; default 5 km, 10 km, half, marathon.",
         annotations=READ_ONLY,
         scopes=(READ,),
     )

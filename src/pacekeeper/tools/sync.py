@@ -26,9 +26,9 @@ class SyncResult(TypedDict):
 class SyncTools(ToolGroup):
     @tool(
         name="sync_activities",
-        description="Sync a connected provider now: new activities with streams and daily health "
-                    "since the last sync (a year the first time). Safe to repeat. Takes minutes: "
-                    "a client with the tasks extension gets a task to poll.",
+        description="Pull new activities (with streams) and daily health from a connected provider "
+                    "since the last sync (a year at first). Safe to repeat; takes minutes (a task "
+                    "if the client has tasks).",
         annotations=WRITES,
         scopes=(WRITE,),
         # A first sync pulls a year of history: let clients that can poll do so. The

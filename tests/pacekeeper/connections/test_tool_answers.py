@@ -1,8 +1,8 @@
 """Every tool's real answer, for a person synced from a sandbox athlete (Strava: rides and
 runs with streams; Fitbit and Garmin: daily health) plus an imported FIT ride: each answer validates
-against the tool's advertised outputSchema (jsonschema, draft 2020-12), and the activity
-tools' figures follow issue 27 item 14 (each names its unit, no more decimals than the
-measurement supports, a run's pace in min/km, never km/h)."""
+against the tool's advertised outputSchema and its full generated one (jsonschema, draft
+2020-12), and the activity tools' figures follow issue 27 item 14 (each names its unit, no
+more decimals than the measurement supports, a run's pace in min/km, never km/h)."""
 
 from __future__ import annotations
 
@@ -16,8 +16,11 @@ from typing import Any
 
 import jsonschema  # type: ignore[import-untyped]
 
+from mcpcast import Context, Server
 from pacekeeper.fitness import Owner
 from pacekeeper.fitness._figures import decimals_for
+from pacekeeper.mcp._caller import caller_injectors
+from pacekeeper.mcp._tools import PacekeeperTools
 from tests.pacekeeper.connections.conftest import ConnHarness
 
 ACCEPT = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
@@ -32,6 +35,17 @@ UNITLESS = {"points", "load", "intensity_factor", "efficiency_factor", "variabil
 # named by the engine and the device (docs/fitness.md); only their rounding is checked.
 UNIT_CHECKED = {"list_activities", "get_activity", "import_activity", "get_daily_summaries"}
 RECORDS = {"metrics", "device_metrics", "laps", "sources"}
+
+
+def full_output_schemas() -> dict[str, dict[str, Any]]:
+    """Each tool's outputSchema as mcpcast generates it from the result's type, every
+    nested field typed: tools/list publishes less (the list of a result's fields,
+    `schemas="minimal"`), which every answer meets trivially; this is the check that
+    the answers are the shapes their types declare."""
+    injectors = {**caller_injectors(lambda: None), Context: lambda ex, args: None}
+    server = Server(PacekeeperTools(lambda: None), injectors=injectors)
+    return {name: entry.signature.output_schema for name, entry in server.registry.tools.items()
+            if entry.signature.output_schema is not None}
 
 
 async def _connect(h: ConnHarness, user_id: str, headers: dict[str, str], provider: str,
@@ -171,10 +185,11 @@ async def test_every_tool_answer_matches_its_schema_and_names_its_units(
         await call("delete_activity", activity_id=imported["activity"]["id"])
 
         assert set(answers) == set(tools), set(tools) - set(answers)
+        full = full_output_schemas()
         for name, answer in answers.items():
-            schema = tools[name]["outputSchema"]
-            jsonschema.Draft202012Validator.check_schema(schema)
-            jsonschema.validate(answer, schema, cls=jsonschema.Draft202012Validator)
+            for schema in (tools[name]["outputSchema"], full[name]):
+                jsonschema.Draft202012Validator.check_schema(schema)
+                jsonschema.validate(answer, schema, cls=jsonschema.Draft202012Validator)
 
         problems = [p for name in sorted(UNIT_CHECKED)
                     for p in _unit_problems(name, answers[name])
