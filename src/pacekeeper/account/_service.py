@@ -15,8 +15,9 @@ import orjson
 
 from pacekeeper.account._store import SqlAccountStore
 from pacekeeper.db import User
-from pacekeeper.fitness._records import ActivityFilter, Owner
+from pacekeeper.fitness._records import ActivityFilter
 from pacekeeper.fitness._views import activity_json, daily_json
+from pacekeeper.owner import Owner
 
 if TYPE_CHECKING:
     from pacekeeper.services import Services

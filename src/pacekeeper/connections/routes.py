@@ -26,7 +26,7 @@ from pacekeeper.errors import (
     Unauthenticated,
     ValidationFailed,
 )
-from pacekeeper.fitness._records import Owner
+from pacekeeper.owner import Owner
 from pacekeeper.providers import ProviderError, WebhookRejected
 from pacekeeper.providers.garmin.webhook import MAX_BODY_BYTES
 

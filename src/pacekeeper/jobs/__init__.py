@@ -46,10 +46,10 @@ from procrastinate.testing import InMemoryConnector
 from sqlalchemy.engine import make_url
 
 from pacekeeper.backing import is_unavailable, service_of
-from pacekeeper.fitness._records import Owner
 from pacekeeper.jobs._durable import DurableMemoryConnector
 from pacekeeper.jobs._resilience import quiet_filters, sweep_stalled
 from pacekeeper.metrics import SYNC_JOBS
+from pacekeeper.owner import Owner
 
 if TYPE_CHECKING:
     from pacekeeper.config import Settings
