@@ -19,8 +19,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from pacekeeper.api._common import JSONResponse, services
 from pacekeeper.errors import ApiError, ValidationFailed
+from pacekeeper.http._common import JSONResponse, services
 from pacekeeper.owner import Owner
 
 log = logging.getLogger("pacekeeper.webhooks")

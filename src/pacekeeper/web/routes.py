@@ -19,10 +19,10 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from pacekeeper.api._common import registration_mode, services
 from pacekeeper.auth import Principal
 from pacekeeper.config import RegistrationMode
 from pacekeeper.errors import ApiError
+from pacekeeper.http._common import registration_mode, services
 from pacekeeper.web._pages import STATIC_PREFIX, render_page
 
 CHARTS = ("vendor/uplot/uPlot.iife.min.js", "charts.js")
@@ -41,7 +41,7 @@ class Page:
 PAGES = (
     Page("activities", "/activities", "Activities", ("activities.js",)),
     Page("fitness", "/fitness", "Fitness", (*CHARTS, "fitness.js")),
-    # Served by pacekeeper.connections.dashboard (the provider list is rendered there).
+    # Served by pacekeeper.web.connections (the provider list is rendered there).
     # The Live panel: mcpcast's browser client, served with /mcp (pacekeeper.live).
     Page("connections", "/connections", "Connections",
          ("/mcp/mcpcast.js", "live.js", "connections.js"), own_route=True),
