@@ -14,7 +14,7 @@ from redis.asyncio import Redis
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from mcpcast import BroadcasterFactory
-from pacekeeper.account import AccountService, SqlAccountStore
+from pacekeeper.account import AccountParts, AccountService, SqlAccountStore
 from pacekeeper.admin import AdminService, SqlAdminStore
 from pacekeeper.apikeys import (
     ApiKeyService,
@@ -277,7 +277,10 @@ async def build_services(
         syncs=syncs, background=None if syncs is None else BackgroundSyncs(syncs),
         attempts=attempt_limiter(settings, limiter), jobs=jobs, live=live,
     )
-    services.account = AccountService(services, SqlAccountStore(engine), revocations.bump)
+    services.account = AccountService(
+        AccountParts(accounts, users, fitness, api_keys, clock,
+                     connections=services.connections, grants=oauth.server),
+        SqlAccountStore(engine), revocations.bump)
     services.admin = AdminService(users, SqlAdminStore(sessions), revocations,
                                   settings.registration, clock)
     return services
