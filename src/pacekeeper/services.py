@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 import httpx
 from redis.asyncio import Redis
 from sqlalchemy.ext.asyncio import AsyncEngine
+from starlette.requests import Request
 
 from mcpcast import BroadcasterFactory
 from pacekeeper.account import AccountParts, AccountService, SqlAccountStore
@@ -48,7 +49,7 @@ from pacekeeper.auth import (
     generate_rsa_key,
 )
 from pacekeeper.backing import redis_client
-from pacekeeper.config import Settings
+from pacekeeper.config import RegistrationMode, Settings
 from pacekeeper.connections import (
     ConnectionLayer,
     ConnectionService,
@@ -286,6 +287,20 @@ async def build_services(
     return services
 
 
+def request_services(request: Request) -> Services:
+    """The services of a request: the app's lifespan puts them on its state (every HTTP
+    handler and page reads them through this)."""
+    found: Services = request.app.state.services
+    return found
+
+
+async def registration_mode(svc: Services) -> RegistrationMode:
+    """Who may register now: the admin's stored choice, else the environment's."""
+    if svc.admin is None:
+        return svc.settings.registration
+    return (await svc.admin.registration()).mode
+
+
 def attempt_limiter(settings: Settings, limiter: RateLimiter) -> AttemptLimiter:
     proxies = parse_proxies(settings.trusted_proxies.split(","))
     limits = {
@@ -297,5 +312,6 @@ def attempt_limiter(settings: Settings, limiter: RateLimiter) -> AttemptLimiter:
 
 
 __all__ = [
-    "Clock", "Services", "attempt_limiter", "build_services", "resource_metadata_url", "utc_now",
+    "Clock", "Services", "attempt_limiter", "build_services", "registration_mode",
+    "request_services", "resource_metadata_url", "utc_now",
 ]

@@ -8,10 +8,10 @@ from __future__ import annotations
 from typing import Any
 
 from pacekeeper import __version__
+from pacekeeper._openapi_parts import ISO_TIME as _ISO
+from pacekeeper._openapi_parts import error_response as _err
+from pacekeeper._openapi_parts import json_response as _ok
 from pacekeeper.auth import EMAIL_PATTERN
-from pacekeeper.http._openapi_parts import ISO_TIME as _ISO
-from pacekeeper.http._openapi_parts import error_response as _err
-from pacekeeper.http._openapi_parts import json_response as _ok
 
 _SCHEMAS: dict[str, Any] = {
     "Error": {

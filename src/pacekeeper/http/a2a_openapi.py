@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pacekeeper.http._openapi_parts import error_response as _err
-from pacekeeper.http._openapi_parts import json_response as _json
+from pacekeeper._openapi_parts import error_response as _err
+from pacekeeper._openapi_parts import json_response as _json
 
 _KEY: list[dict[str, list[str]]] = [{"apiKey": []}]
 

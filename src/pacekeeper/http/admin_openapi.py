@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from pacekeeper._openapi_parts import ISO_TIME as _ISO
+from pacekeeper._openapi_parts import SESSION_AUTH as _AUTH
+from pacekeeper._openapi_parts import error_response as _err
+from pacekeeper._openapi_parts import json_response as _json
 from pacekeeper.admin._service import MAX_RATE_LIMIT
 from pacekeeper.apikeys import PLAN_TIERS
 from pacekeeper.config import RegistrationMode
-from pacekeeper.http._openapi_parts import ISO_TIME as _ISO
-from pacekeeper.http._openapi_parts import SESSION_AUTH as _AUTH
-from pacekeeper.http._openapi_parts import error_response as _err
-from pacekeeper.http._openapi_parts import json_response as _json
 
 _NULLABLE_STR = {"type": ["string", "null"]}
 _RATE = {"type": ["integer", "null"], "minimum": 1, "maximum": MAX_RATE_LIMIT}

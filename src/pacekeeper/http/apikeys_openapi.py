@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from pacekeeper.http._openapi_parts import ISO_TIME as _ISO
-from pacekeeper.http._openapi_parts import SESSION_AUTH as _BEARER
-from pacekeeper.http._openapi_parts import error_response as _err
-from pacekeeper.http._openapi_parts import json_response as _json
-from pacekeeper.http._openapi_parts import link, with_links
+from pacekeeper._openapi_parts import ISO_TIME as _ISO
+from pacekeeper._openapi_parts import SESSION_AUTH as _BEARER
+from pacekeeper._openapi_parts import error_response as _err
+from pacekeeper._openapi_parts import json_response as _json
+from pacekeeper._openapi_parts import link, with_links
 
 _TIER = {"type": "string", "enum": ["trial", "starter", "professional", "enterprise"]}
 _KEY: dict[str, Any] = {

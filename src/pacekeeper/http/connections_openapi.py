@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from pacekeeper.http._openapi_parts import HTML as _HTML
-from pacekeeper.http._openapi_parts import SESSION_AUTH as _AUTH
-from pacekeeper.http._openapi_parts import error_response as _err
-from pacekeeper.http._openapi_parts import json_response as _json
+from pacekeeper._openapi_parts import HTML as _HTML
+from pacekeeper._openapi_parts import SESSION_AUTH as _AUTH
+from pacekeeper._openapi_parts import error_response as _err
+from pacekeeper._openapi_parts import json_response as _json
 from pacekeeper.providers import PROVIDER_IDS
 
 _STATUS = {

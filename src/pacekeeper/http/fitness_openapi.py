@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from pacekeeper._openapi_parts import ERROR as _ERROR
+from pacekeeper._openapi_parts import SESSION_AUTH as _AUTH
+from pacekeeper._openapi_parts import blank_or, link, with_links
+from pacekeeper._openapi_parts import json_response as _json
 from pacekeeper.fitness._service import DEFAULT_STREAM_POINTS, MAX_STREAM_POINTS
 from pacekeeper.fitness._settings import SETTINGS
 from pacekeeper.fitness.models import Sport
 from pacekeeper.fitness.streams import CHANNELS
-from pacekeeper.http._openapi_parts import ERROR as _ERROR
-from pacekeeper.http._openapi_parts import SESSION_AUTH as _AUTH
-from pacekeeper.http._openapi_parts import blank_or, link, with_links
-from pacekeeper.http._openapi_parts import json_response as _json
 from pacekeeper.providers import PROVIDER_IDS
 
 _NUM = {"type": ["number", "null"]}

@@ -18,7 +18,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from pacekeeper.connections._config import PROVIDERS
-from pacekeeper.http._common import services
+from pacekeeper.services import request_services as services
 from pacekeeper.web.connection_pages import provider_label
 from pacekeeper.web.routes import app_page, session_principal, sign_in_page
 

@@ -22,8 +22,9 @@ from starlette.staticfiles import StaticFiles
 from pacekeeper.auth import Principal
 from pacekeeper.config import RegistrationMode
 from pacekeeper.errors import ApiError
-from pacekeeper.http._common import registration_mode, services
-from pacekeeper.web._pages import STATIC_PREFIX, render_page
+from pacekeeper.pages import STATIC_PREFIX, render_page
+from pacekeeper.services import registration_mode
+from pacekeeper.services import request_services as services
 
 CHARTS = ("vendor/uplot/uPlot.iife.min.js", "charts.js")
 
