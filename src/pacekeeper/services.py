@@ -69,7 +69,6 @@ from pacekeeper.db import (
     wait_for_database,
 )
 from pacekeeper.fitness import FitnessService, SqlFitnessStore
-from pacekeeper.fitness.sync import BackgroundSyncs, SyncService
 from pacekeeper.jobs import JobQueue
 from pacekeeper.live import LiveFeed, live_broadcasters
 from pacekeeper.masterkey import resolve_master_key
@@ -77,6 +76,7 @@ from pacekeeper.oauth2 import OAuth2Components, SqlOAuthStore, build_oauth2
 from pacekeeper.oauth2._ratelimit import client_ip, parse_proxies
 from pacekeeper.providers import GarminWebhook
 from pacekeeper.ratelimit import MemoryRateLimiter, RateLimiter, RedisRateLimiter
+from pacekeeper.sync import BackgroundSyncs, SyncService
 
 log = logging.getLogger("pacekeeper")
 Clock = Callable[[], datetime]

@@ -59,7 +59,7 @@ if TYPE_CHECKING:
     from pacekeeper.connections import ConnectionLayer
     from pacekeeper.db import UserRepository
     from pacekeeper.fitness import FitnessService
-    from pacekeeper.fitness.sync import SyncService
+    from pacekeeper.sync import SyncService
 
 log = logging.getLogger("pacekeeper.jobs")
 QUEUE = "pacekeeper"
