@@ -1,5 +1,5 @@
 """The pieces every module's OpenAPI path items share (no imports of the service: any
-module may use them). The document itself is assembled in ``api._openapi``."""
+module may use them). The document itself is assembled in ``http._openapi``."""
 
 from __future__ import annotations
 

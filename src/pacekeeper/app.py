@@ -23,33 +23,33 @@ from starlette.middleware.errors import ServerErrorMiddleware
 from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from pacekeeper import api, logredact, metrics, ops
-from pacekeeper.a2a import a2a_routes
-from pacekeeper.admin.routes import admin_routes
-from pacekeeper.api import BodyLimitMiddleware, SecurityHeadersMiddleware
-from pacekeeper.api._account_routes import (
+from pacekeeper import http, logredact, metrics, ops
+from pacekeeper.auth import KeyGenerator, generate_rsa_key
+from pacekeeper.config import Settings
+from pacekeeper.connections import SANDBOX_PATH, provider_setup
+from pacekeeper.errors import ApiError
+from pacekeeper.http import BodyLimitMiddleware, SecurityHeadersMiddleware
+from pacekeeper.http.a2a import a2a_routes
+from pacekeeper.http.account import (
     change_password,
     delete_account,
     export_account,
     list_assistants,
     revoke_assistant,
 )
-from pacekeeper.apikeys.routes import delete_key, keys_collection
-from pacekeeper.auth import KeyGenerator, generate_rsa_key
-from pacekeeper.config import Settings
-from pacekeeper.connections import SANDBOX_PATH, provider_setup
-from pacekeeper.connections.dashboard import dashboard_routes
-from pacekeeper.connections.routes import WEBHOOK_PREFIX, connection_routes
-from pacekeeper.connections.webhooks import webhook_routes
-from pacekeeper.errors import ApiError
-from pacekeeper.fitness.analysis_routes import analysis_routes
-from pacekeeper.fitness.routes import IMPORT_PATH, fitness_routes
+from pacekeeper.http.admin import admin_routes
+from pacekeeper.http.analysis import analysis_routes
+from pacekeeper.http.apikeys import delete_key, keys_collection
+from pacekeeper.http.connections import WEBHOOK_PREFIX, connection_routes
+from pacekeeper.http.fitness import IMPORT_PATH, fitness_routes
+from pacekeeper.http.webhooks import webhook_routes
 from pacekeeper.jobs import stop_worker
 from pacekeeper.live import live_broadcasters
 from pacekeeper.mcp import McpEdge, McpGate, build_mcp
 from pacekeeper.oauth2 import oauth2_routes
 from pacekeeper.ratelimit import RateLimiter
 from pacekeeper.services import Clock, Services, build_services, utc_now
+from pacekeeper.web.connections import dashboard_routes
 from pacekeeper.web.routes import web_routes
 
 log = logging.getLogger("pacekeeper")
@@ -137,7 +137,7 @@ class _Service(Starlette):
             return full
         handler = self.exception_handlers.get(Exception) or self.exception_handlers.get(500)
         observed = ops.ObserveMiddleware(
-            ServerErrorMiddleware(api.UnavailableMiddleware(self._mcp), handler=handler,
+            ServerErrorMiddleware(http.UnavailableMiddleware(self._mcp), handler=handler,
                                   debug=self.debug),
             route="/mcp")
         headers = SecurityHeadersMiddleware(observed, production=self._production)
@@ -146,7 +146,7 @@ class _Service(Starlette):
             # A POST in one layer that does what the five above do (pacekeeper.mcp._edge).
             self._mcp_entry = self.mcp_edge = McpEdge(
                 self._mcp, headers, always=headers.always, metrics=observed.children,
-                unavailable=api.unavailable_handler, internal=handler)
+                unavailable=http.unavailable_handler, internal=handler)
         return full
 
 
@@ -187,7 +187,7 @@ def create_app(
     async def gauges() -> None:
         rounds = max(1, round(_GAUGE_SECONDS / _TALLY_SECONDS))
         while True:
-            ops.update_gauges(mcp_server, getattr(transport, "open_streams", 0))
+            http.update_gauges(mcp_server, getattr(transport, "open_streams", 0))
             for _ in range(rounds):
                 await asyncio.sleep(_TALLY_SECONDS)
                 metrics.TALLY.flush()
@@ -248,16 +248,16 @@ def create_app(
         Route("/mcp/topics/{topic}", mcp_app, methods=["GET", "OPTIONS"]),
         WebSocketRoute("/mcp/topics/{topic}", mcp_app),
         Route("/mcp/mcpcast.js", mcp_app, methods=["GET"]),
-        Route("/health", api.health, methods=["GET"]),
-        Route("/ready", ops.ready, methods=["GET"]),
-        Route("/metrics", ops.metrics_endpoint, methods=["GET"]),
-        Route("/openapi.json", api.openapi, methods=["GET"]),
-        Route("/api/auth/register", api.register, methods=["POST"]),
-        Route("/oauth/token", api.password_grant, methods=["POST"]),
-        Route("/api/auth/refresh", api.refresh, methods=["POST"]),
-        Route("/api/auth/logout", api.logout, methods=["POST"]),
-        Route("/oauth2/jwks", api.jwks, methods=["GET"]),
-        Route("/admin/jwks", api.jwks, methods=["GET"]),
+        Route("/health", http.health, methods=["GET"]),
+        Route("/ready", http.ready, methods=["GET"]),
+        Route("/metrics", http.metrics_endpoint, methods=["GET"]),
+        Route("/openapi.json", http.openapi, methods=["GET"]),
+        Route("/api/auth/register", http.register, methods=["POST"]),
+        Route("/oauth/token", http.password_grant, methods=["POST"]),
+        Route("/api/auth/refresh", http.refresh, methods=["POST"]),
+        Route("/api/auth/logout", http.logout, methods=["POST"]),
+        Route("/oauth2/jwks", http.jwks, methods=["GET"]),
+        Route("/admin/jwks", http.jwks, methods=["GET"]),
         Route("/api/account", delete_account, methods=["DELETE"]),
         Route("/api/account/password", change_password, methods=["POST"]),
         Route("/api/account/export", export_account, methods=["GET"]),
@@ -309,10 +309,10 @@ def create_app(
         ],
         lifespan=lifespan,
         exception_handlers={
-            ApiError: api.api_error_handler,
-            HTTPException: api.http_error_handler,
-            **dict.fromkeys(api.UNAVAILABLE, api.unavailable_handler),
-            Exception: api.internal_error_handler,
+            ApiError: http.api_error_handler,
+            HTTPException: http.http_error_handler,
+            **dict.fromkeys(http.UNAVAILABLE, http.unavailable_handler),
+            Exception: http.internal_error_handler,
         },
     )
 

@@ -1,5 +1,5 @@
 """Is an error a backing service (PostgreSQL, Redis, the task queue's connection) out of
-reach, or a bug? One answer for the HTTP layer (503 with Retry-After, pacekeeper.api) and
+reach, or a bug? One answer for the HTTP layer (503 with Retry-After, pacekeeper.http) and
 the queue worker (a warning and a retry, pacekeeper.jobs): neither logs a traceback for a
 restart of PostgreSQL or Redis (found by bench/faults)."""
 

@@ -161,8 +161,8 @@ def import_files(
     """Import activity files for a user, with a progress bar and one line per file."""
     from rich.progress import Progress
 
-    from pacekeeper.fitness import Owner
     from pacekeeper.fitness.importers import ImportRejected
+    from pacekeeper.owner import Owner
 
     async def action(services: Services) -> dict[str, int]:
         user = await services.users.get_by_email(email.strip().lower())
@@ -206,7 +206,7 @@ def user_recompute(email: Annotated[str, typer.Argument(help="The user's email."
     """Recompute the stored metrics of every activity of a user from its streams: after
     an upgrade that changes a formula (TSS over the whole power series, best efforts
     measured from the first sample), what was stored before is computed again."""
-    from pacekeeper.fitness import Owner
+    from pacekeeper.owner import Owner
 
     async def action(services: Services) -> int:
         user = await services.users.get_by_email(email.strip().lower())
@@ -303,7 +303,7 @@ def db_rederive(
     its kept file parsed again, or its metrics recomputed from its streams. What the
     service otherwise does in the background after an upgrade; a second run finds
     nothing to do."""
-    from pacekeeper.fitness import Owner
+    from pacekeeper.owner import Owner
 
     async def action(services: Services) -> str:
         if email is None:

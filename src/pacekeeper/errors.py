@@ -15,10 +15,10 @@ PacekeeperError
  |    +-- CsrfFailed              403 csrf_failed
  |    +-- Conflict                409
  |    +-- RateLimited             429
- |    +-- NotFound                404, an API key [apikeys.routes]
+ |    +-- NotFound                404, an API key [http.apikeys]
  |    +-- KeyLimitReached         too many API keys [apikeys._service]
  |    +-- QuotaExceeded           429, the key's monthly quota [apikeys._service]
- |    +-- ToolNotFound            404, /a2a/execute [a2a._routes]
+ |    +-- ToolNotFound            404, /a2a/execute [http.a2a]
  |    +-- ActivityNotFound        404 [fitness._errors]
  |    +-- GoalNotFound            404 [fitness._analysis]
  |    +-- Busy                    429 busy, the import pool's queue is full [cpu]
@@ -53,7 +53,7 @@ PacekeeperError
  +-- StreamError (ValueError)     a stream set that cannot be built [fitness.streams]
  +-- BadCursor (ValueError)       a malformed page cursor [fitness._store]
  +-- DuplicateSource              the source is already stored [fitness._store]
- +-- _TooLarge                    internal: a body over the limit [api._body_limit]
+ +-- _TooLarge                    internal: a body over the limit [http._body_limit]
  +-- DatabaseUnavailable          start-up waited for the database in vain [db._wait]
  +-- NotARecording (ValueError)   no FIT ride to replay [providers.sandbox._recorded]
 

@@ -12,9 +12,10 @@ from datetime import UTC, datetime
 import httpx
 from redis.asyncio import Redis
 from sqlalchemy.ext.asyncio import AsyncEngine
+from starlette.requests import Request
 
 from mcpcast import BroadcasterFactory
-from pacekeeper.account import AccountService, SqlAccountStore
+from pacekeeper.account import AccountParts, AccountService, SqlAccountStore
 from pacekeeper.admin import AdminService, SqlAdminStore
 from pacekeeper.apikeys import (
     ApiKeyService,
@@ -48,7 +49,7 @@ from pacekeeper.auth import (
     generate_rsa_key,
 )
 from pacekeeper.backing import redis_client
-from pacekeeper.config import Settings
+from pacekeeper.config import RegistrationMode, Settings
 from pacekeeper.connections import (
     ConnectionLayer,
     ConnectionService,
@@ -68,7 +69,6 @@ from pacekeeper.db import (
     wait_for_database,
 )
 from pacekeeper.fitness import FitnessService, SqlFitnessStore
-from pacekeeper.fitness.sync import BackgroundSyncs, SyncService
 from pacekeeper.jobs import JobQueue
 from pacekeeper.live import LiveFeed, live_broadcasters
 from pacekeeper.masterkey import resolve_master_key
@@ -76,6 +76,7 @@ from pacekeeper.oauth2 import OAuth2Components, SqlOAuthStore, build_oauth2
 from pacekeeper.oauth2._ratelimit import client_ip, parse_proxies
 from pacekeeper.providers import GarminWebhook
 from pacekeeper.ratelimit import MemoryRateLimiter, RateLimiter, RedisRateLimiter
+from pacekeeper.sync import BackgroundSyncs, SyncService
 
 log = logging.getLogger("pacekeeper")
 Clock = Callable[[], datetime]
@@ -277,10 +278,27 @@ async def build_services(
         syncs=syncs, background=None if syncs is None else BackgroundSyncs(syncs),
         attempts=attempt_limiter(settings, limiter), jobs=jobs, live=live,
     )
-    services.account = AccountService(services, SqlAccountStore(engine), revocations.bump)
+    services.account = AccountService(
+        AccountParts(accounts, users, fitness, api_keys, clock,
+                     connections=services.connections, grants=oauth.server),
+        SqlAccountStore(engine), revocations.bump)
     services.admin = AdminService(users, SqlAdminStore(sessions), revocations,
                                   settings.registration, clock)
     return services
+
+
+def request_services(request: Request) -> Services:
+    """The services of a request: the app's lifespan puts them on its state (every HTTP
+    handler and page reads them through this)."""
+    found: Services = request.app.state.services
+    return found
+
+
+async def registration_mode(svc: Services) -> RegistrationMode:
+    """Who may register now: the admin's stored choice, else the environment's."""
+    if svc.admin is None:
+        return svc.settings.registration
+    return (await svc.admin.registration()).mode
 
 
 def attempt_limiter(settings: Settings, limiter: RateLimiter) -> AttemptLimiter:
@@ -294,5 +312,6 @@ def attempt_limiter(settings: Settings, limiter: RateLimiter) -> AttemptLimiter:
 
 
 __all__ = [
-    "Clock", "Services", "attempt_limiter", "build_services", "resource_metadata_url", "utc_now",
+    "Clock", "Services", "attempt_limiter", "build_services", "registration_mode",
+    "request_services", "resource_metadata_url", "utc_now",
 ]

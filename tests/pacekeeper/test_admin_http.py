@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from mcpcast.transports.subscribe import SubscriberInfo
-from pacekeeper.admin.routes import admin_routes
+from pacekeeper.http.admin import admin_routes
 from pacekeeper.live import live_topic
 from pacekeeper.mcp._activity import ToolActivity
 from pacekeeper.mcp._mount import _topic_owner_only

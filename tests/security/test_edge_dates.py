@@ -23,8 +23,8 @@ import pytest
 from starlette.routing import Route
 
 from pacekeeper.fitness._inputs import FIRST_DAY, LAST_DAY
-from pacekeeper.fitness.analysis_routes import analysis_routes
-from pacekeeper.fitness.routes import fitness_routes
+from pacekeeper.http.analysis import analysis_routes
+from pacekeeper.http.fitness import fitness_routes
 from pacekeeper.tools._params import DATE
 from tests.pacekeeper.conftest import Harness
 

@@ -15,11 +15,17 @@ import orjson
 
 from pacekeeper.account._store import SqlAccountStore
 from pacekeeper.db import User
-from pacekeeper.fitness._records import ActivityFilter, Owner
+from pacekeeper.fitness._records import ActivityFilter
 from pacekeeper.fitness._views import activity_json, daily_json
+from pacekeeper.owner import Owner
 
 if TYPE_CHECKING:
-    from pacekeeper.services import Services
+    from pacekeeper.apikeys import ApiKeyService
+    from pacekeeper.auth import Accounts
+    from pacekeeper.connections import ConnectionService
+    from pacekeeper.db import UserRepository
+    from pacekeeper.fitness import FitnessService
+    from pacekeeper.oauth2 import AuthorizationServer
 
 
 def _iso(moment: datetime) -> str:
@@ -42,13 +48,29 @@ class Assistant:
                 "scopes": self.scopes, "authorized_at": _iso(self.authorized_at)}
 
 
-class AccountService:
-    """Built on the other services (``Services``), each used through its own API; only
-    the account-wide statements are its own (``SqlAccountStore``)."""
+@dataclass(frozen=True, slots=True)
+class AccountParts:
+    """The services an account's rights are carried out through, each by its own API,
+    handed in by the wiring (services.py): what the account service uses, not the whole
+    container (which would make this package and the container import each other)."""
 
-    def __init__(self, services: Services, store: SqlAccountStore,
+    accounts: Accounts
+    users: UserRepository
+    fitness: FitnessService
+    api_keys: ApiKeyService
+    clock: Callable[[], datetime]
+    # None when provider connections or the OAuth 2.0 server are not configured.
+    connections: ConnectionService | None = None
+    grants: AuthorizationServer | None = None
+
+
+class AccountService:
+    """Built on the other services (``AccountParts``), each used through its own API;
+    only the account-wide statements are its own (``SqlAccountStore``)."""
+
+    def __init__(self, parts: AccountParts, store: SqlAccountStore,
                  signal: Callable[[], Awaitable[None]]) -> None:
-        self._svc = services
+        self._svc = parts
         self._store = store
         # Moves the cross-process revocation signal after a commit: every process then
         # re-reads the person's state (token version, existence) and drops cached keys.
@@ -152,11 +174,11 @@ class AccountService:
         now = self._svc.clock()
         families = {g.family_id for g in await self._store.live_grants(user.id, now)
                     if g.client_id == client_id}
-        oauth = self._svc.oauth
-        if oauth is not None:
+        grants = self._svc.grants
+        if grants is not None:
             for family in families:
-                await oauth.server.revoke_family(uuid.UUID(str(family)), now)
+                await grants.revoke_family(uuid.UUID(str(family)), now)
         return len(families)
 
 
-__all__ = ["AccountService", "Assistant"]
+__all__ = ["AccountParts", "AccountService", "Assistant"]

@@ -1,11 +1,10 @@
 """API keys: tiers, key material, storage, usage counting, the service.
 
-The HTTP handlers live in `pacekeeper.apikeys.routes`, imported by the app only: they
+The HTTP handlers live in `pacekeeper.http.apikeys`, imported by the app only: they
 need `pacekeeper.services`, which itself builds the `ApiKeyService` from this package.
 """
 
 from pacekeeper.apikeys._meter import Metered, RedisKeyMeter
-from pacekeeper.apikeys._openapi import KEY_PATHS
 from pacekeeper.apikeys._revocation import (
     FileRevocationSignal,
     RedisRevocationSignal,
@@ -42,7 +41,6 @@ __all__ = [
     "API_KEY_HEADER",
     "BURST_PER_MINUTE",
     "CHALLENGE",
-    "KEY_PATHS",
     "KEY_PREFIX",
     "PLAN_TIERS",
     "QUOTAS",

@@ -21,7 +21,6 @@ from pacekeeper.connections._errors import (
 )
 from pacekeeper.connections._keeper import TokenKeeper
 from pacekeeper.connections._models import OAuthStateRow, ProviderConnectionRow, WebhookKeyRow
-from pacekeeper.connections._openapi import connection_paths
 from pacekeeper.connections._protocols import (
     ConnectionRepository,
     LockedConnection,
@@ -75,7 +74,6 @@ __all__ = [
     "WebhookKeyRow",
     "build_connection_layer",
     "callback_url",
-    "connection_paths",
     "explain_provider_error",
     "keyring_for",
     "provider_setup",

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
 
+from pacekeeper.owner import Owner  # re-exported: its home is the leaf pacekeeper.owner
+
 SUMMARY_FIELDS = (
     "elapsed_s",
     "moving_s",
@@ -27,14 +29,6 @@ SUMMARY_FIELDS = (
 # curves and zones stay in the detail view).
 HEADLINE_METRICS = ("normalized_power", "intensity_factor", "tss", "load", "load_method",
                     "hr_tss", "trimp", "efficiency_factor", "variability_index")
-
-
-@dataclass(frozen=True, slots=True)
-class Owner:
-    """Whose data: every store call names the user (and the tenant, for new rows)."""
-
-    user_id: uuid.UUID
-    tenant_id: uuid.UUID
 
 
 @dataclass(frozen=True, slots=True)

@@ -38,7 +38,7 @@ import time
 import uuid
 from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import procrastinate
 from procrastinate import exceptions as pq_errors
@@ -46,14 +46,20 @@ from procrastinate.testing import InMemoryConnector
 from sqlalchemy.engine import make_url
 
 from pacekeeper.backing import is_unavailable, service_of
-from pacekeeper.fitness._records import Owner
 from pacekeeper.jobs._durable import DurableMemoryConnector
 from pacekeeper.jobs._resilience import quiet_filters, sweep_stalled
 from pacekeeper.metrics import SYNC_JOBS
+from pacekeeper.owner import Owner
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from datetime import datetime
+
     from pacekeeper.config import Settings
-    from pacekeeper.services import Services
+    from pacekeeper.connections import ConnectionLayer
+    from pacekeeper.db import UserRepository
+    from pacekeeper.fitness import FitnessService
+    from pacekeeper.sync import SyncService
 
 log = logging.getLogger("pacekeeper.jobs")
 QUEUE = "pacekeeper"
@@ -68,8 +74,27 @@ SHUTDOWN_RETRY = procrastinate.RetryStrategy(
     retry_exceptions=cast(Any, {asyncio.CancelledError, pq_errors.JobAborted}))
 
 
-def _services(context: procrastinate.JobContext) -> Services:
-    found: Services = context.additional_context["services"]
+class JobServices(Protocol):
+    """What the tasks and the schedule read from the services a worker is handed: named
+    here, so that the queue need not import the container that builds it (the
+    container, `pacekeeper.services.Services`, has these and more)."""
+
+    @property
+    def fitness(self) -> FitnessService: ...
+    @property
+    def users(self) -> UserRepository: ...
+    @property
+    def clock(self) -> Callable[[], datetime]: ...
+    @property
+    def syncs(self) -> SyncService | None: ...
+    @property
+    def jobs(self) -> JobQueue | None: ...
+    @property
+    def connection_layer(self) -> ConnectionLayer | None: ...
+
+
+def _services(context: procrastinate.JobContext) -> JobServices:
+    found: JobServices = context.additional_context["services"]
     return found
 
 
@@ -255,9 +280,9 @@ class JobQueue:
 
     # -- the worker ---------------------------------------------------------------
 
-    services: Services | None = None
+    services: JobServices | None = None
 
-    async def work(self, services: Services, *, name: str = "pacekeeper") -> None:
+    async def work(self, services: JobServices, *, name: str = "pacekeeper") -> None:
         """Run a worker until cancelled. On PostgreSQL it sweeps dead workers' jobs back
         into the queue, and a lost database connection stops procrastinate's worker:
         this logs one warning and starts it again, with backoff."""
@@ -325,7 +350,7 @@ class JobQueue:
                 log.warning("%d job(s) of a worker silent for %.0f s back in the queue: %s",
                             len(handed_back), stalled, handed_back)
 
-    def start_worker(self, services: Services) -> asyncio.Task[None]:
+    def start_worker(self, services: JobServices) -> asyncio.Task[None]:
         self.services = services
         return asyncio.create_task(self.work(services, name="serve"))
 
@@ -363,4 +388,4 @@ async def stop_worker(task: asyncio.Task[None]) -> None:
         await task
 
 
-__all__ = ["QUEUE", "JobQueue", "stop_worker"]
+__all__ = ["QUEUE", "JobQueue", "JobServices", "stop_worker"]

@@ -21,8 +21,8 @@ from mcpcast import FromPrincipal, ToolError
 from mcpcast.protocol.dispatch import Injector
 from pacekeeper.auth import Principal
 from pacekeeper.errors import AUTHENTICATION_REQUIRED, INVALID_TOKEN, Unauthenticated
-from pacekeeper.fitness import Owner
 from pacekeeper.metrics import RATE_LIMITED
+from pacekeeper.owner import Owner
 from pacekeeper.services import Services
 
 MCP_ROUTE = "/mcp"  # the route label of /mcp's requests (app.py's ObserveMiddleware)

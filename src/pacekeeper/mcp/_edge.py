@@ -2,7 +2,7 @@
 
 Every other request crosses the service's stack one layer per concern: the security
 headers, the request id and HTTP metrics (`ops.ObserveMiddleware`), Starlette's 500, the
-503 of an unreachable backing service (`api.UnavailableMiddleware`) and the MCP gate
+503 of an unreachable backing service (`http.UnavailableMiddleware`) and the MCP gate
 (`McpGate`), each with its own coroutine and its own wrapper around `send`. On a POST to
 `/mcp` those five wrappers were a third of the service's own work per tool call. This
 layer does the same things in one coroutine with one `send` wrapper, taking each piece

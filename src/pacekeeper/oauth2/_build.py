@@ -22,8 +22,8 @@ from pacekeeper.oauth2.rfc7591 import register_endpoint
 from pacekeeper.oauth2.rfc8414 import authorization_server_metadata
 from pacekeeper.oauth2.rfc8707 import Resources
 from pacekeeper.oauth2.rfc9728 import mcp_resource_metadata, root_resource_metadata
+from pacekeeper.pages import stylesheet
 from pacekeeper.ratelimit import RateLimiter
-from pacekeeper.web import stylesheet
 
 
 def build_oauth2(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from starlette.requests import Request
 
@@ -11,7 +11,14 @@ from pacekeeper.oauth2._ratelimit import EndpointLimiter
 from pacekeeper.oauth2._server import AuthorizationServer
 
 if TYPE_CHECKING:
-    from pacekeeper.services import Services
+    from pacekeeper.auth import (
+        Accounts,
+        AttemptLimiter,
+        CsrfService,
+        PrincipalResolver,
+        TokenService,
+    )
+    from pacekeeper.config import Settings
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,8 +28,29 @@ class OAuth2Components:
     base_url: str
 
 
-def request_services(request: Request) -> Services:
-    found: Services = request.app.state.services
+class RequestServices(Protocol):
+    """What the endpoints read from the app's services (`request.app.state.services`,
+    the container of `pacekeeper.services`, which builds this package's server): named
+    here so that the two do not import each other."""
+
+    @property
+    def oauth(self) -> OAuth2Components | None: ...
+    @property
+    def settings(self) -> Settings: ...
+    @property
+    def resolver(self) -> PrincipalResolver: ...
+    @property
+    def csrf(self) -> CsrfService: ...
+    @property
+    def accounts(self) -> Accounts: ...
+    @property
+    def tokens(self) -> TokenService: ...
+    @property
+    def attempts(self) -> AttemptLimiter | None: ...
+
+
+def request_services(request: Request) -> RequestServices:
+    found: RequestServices = request.app.state.services
     return found
 
 
@@ -33,4 +61,4 @@ def components(request: Request) -> OAuth2Components:
     return found
 
 
-__all__ = ["OAuth2Components", "components", "request_services"]
+__all__ = ["OAuth2Components", "RequestServices", "components", "request_services"]

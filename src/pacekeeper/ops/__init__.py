@@ -1,8 +1,7 @@
 """Running the service: readiness, metrics, logs, traces, graceful shutdown, workers
-(docs/deploy.md)."""
+(docs/deploy.md). The /ready and /metrics routes are the HTTP layer's (`pacekeeper.http.ops`)."""
 
 from pacekeeper.ops._context import choose_request_id, request_id
-from pacekeeper.ops._endpoints import metrics_allowed, metrics_endpoint, ready, update_gauges
 from pacekeeper.ops._logging import JsonFormatter, configure_logging, log_config
 from pacekeeper.ops._observe import HttpMetrics, ObserveMiddleware, route_template
 from pacekeeper.ops._ready import Readiness
@@ -19,14 +18,10 @@ __all__ = [
     "configure_tracing",
     "drain_on_signal",
     "log_config",
-    "metrics_allowed",
-    "metrics_endpoint",
     "quiet_lifespan_failures",
-    "ready",
     "request_id",
     "route_template",
     "serve",
     "shutdown_tracing",
     "tracing_wanted",
-    "update_gauges",
 ]

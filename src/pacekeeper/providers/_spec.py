@@ -56,7 +56,7 @@ class HealthDays:
 
 
 class ProviderSync(Protocol):
-    """How a sync reads one provider (``fitness.sync.SyncService`` does the storing)."""
+    """How a sync reads one provider (``sync.SyncService`` does the storing)."""
 
     def activities(self, call: ProviderCall, since: datetime, now: datetime
                    ) -> AsyncIterator[ActivityBatch]:

@@ -9,11 +9,12 @@ from typing import Annotated, Any, Literal, cast
 from pydantic import Field
 
 from mcpcast import Param, ToolError, resource, tool
-from pacekeeper.fitness import DEFAULT_STREAM_POINTS, ActivityFilter, Owner, activity_json
+from pacekeeper.fitness import DEFAULT_STREAM_POINTS, ActivityFilter, activity_json
 from pacekeeper.fitness import _inputs as inputs
 from pacekeeper.fitness._figures import activity_detail, activity_item
 from pacekeeper.fitness._views import outcome_json
 from pacekeeper.fitness.importers import ImportRejected
+from pacekeeper.owner import Owner
 from pacekeeper.tools._base import (
     DESTRUCTIVE,
     READ,

@@ -8,9 +8,10 @@ from typing import Annotated, Any, cast
 from pydantic import Field
 
 from mcpcast import Param, resource, tool
-from pacekeeper.fitness import Owner, daily_json
 from pacekeeper.fitness import _inputs as inputs
+from pacekeeper.fitness import daily_json
 from pacekeeper.fitness._figures import daily_day
+from pacekeeper.owner import Owner
 from pacekeeper.tools._base import (
     IDEMPOTENT_WRITE,
     READ,

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from mcpcast import Param, resource, tool
-from pacekeeper.fitness import Owner
+from pacekeeper.owner import Owner
 from pacekeeper.tools._analysis_base import AnalysisGroup
 from pacekeeper.tools._analysis_shapes import (
     ActivityAnalysis,

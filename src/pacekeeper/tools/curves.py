@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from mcpcast import Param, tool
-from pacekeeper.fitness import Owner
+from pacekeeper.owner import Owner
 from pacekeeper.tools._analysis_base import AnalysisGroup
 from pacekeeper.tools._analysis_shapes import BestEfforts, HrCurve, PaceCurve, PowerCurve
 from pacekeeper.tools._base import READ, READ_ONLY

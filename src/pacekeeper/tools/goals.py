@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from mcpcast import Param, tool
-from pacekeeper.fitness import Owner
+from pacekeeper.owner import Owner
 from pacekeeper.tools._analysis_base import AnalysisGroup
 from pacekeeper.tools._analysis_shapes import Feasibility, GoalDeleted, GoalList, GoalResult
 from pacekeeper.tools._base import DESTRUCTIVE, READ, READ_ONLY, WRITE, WRITES

@@ -8,7 +8,7 @@ from typing import Annotated
 from pydantic import Field
 
 from mcpcast import Param, tool
-from pacekeeper.fitness import Owner
+from pacekeeper.owner import Owner
 from pacekeeper.tools._analysis_base import AnalysisGroup
 from pacekeeper.tools._analysis_shapes import (
     FitnessChart,

@@ -8,8 +8,8 @@ from typing import Annotated, Any, Literal, cast
 from pydantic import Field
 
 from mcpcast import Param, resource, tool
-from pacekeeper.fitness import Owner
 from pacekeeper.fitness._calculators import zones
+from pacekeeper.owner import Owner
 from pacekeeper.tools._analysis_base import AnalysisGroup
 from pacekeeper.tools._analysis_shapes import (
     CriticalPowerResult,

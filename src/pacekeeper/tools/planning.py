@@ -8,7 +8,7 @@ from typing import Annotated
 from pydantic import Field
 
 from mcpcast import Message, Param, prompt, tool
-from pacekeeper.fitness import Owner
+from pacekeeper.owner import Owner
 from pacekeeper.tools._analysis_base import AnalysisGroup
 from pacekeeper.tools._analysis_shapes import TrainingWeek
 from pacekeeper.tools._base import READ, READ_ONLY

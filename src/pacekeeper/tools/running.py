@@ -8,8 +8,8 @@ from typing import Annotated, cast
 from pydantic import Field
 
 from mcpcast import Param, tool
-from pacekeeper.fitness import Owner
 from pacekeeper.fitness._calculators import training_paces
+from pacekeeper.owner import Owner
 from pacekeeper.tools._analysis_base import AnalysisGroup
 from pacekeeper.tools._analysis_shapes import RacePrediction, TrainingPaces
 from pacekeeper.tools._base import READ, READ_ONLY, service_errors

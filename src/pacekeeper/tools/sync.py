@@ -7,7 +7,7 @@ from typing import Annotated
 from typing_extensions import TypedDict
 
 from mcpcast import Context, Param, ToolError, tool
-from pacekeeper.fitness import Owner
+from pacekeeper.owner import Owner
 from pacekeeper.providers.registry import ProviderName
 from pacekeeper.tools._base import WRITE, WRITES, ToolGroup
 

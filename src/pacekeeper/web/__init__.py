@@ -1,5 +1,3 @@
-"""Server-rendered pages (Jinja2 templates shipped as package data) and their assets."""
-
-from pacekeeper.web._pages import BRAND_MARK, STYLESHEET_PATH, PageSecurity, render_page, stylesheet
-
-__all__ = ["BRAND_MARK", "STYLESHEET_PATH", "PageSecurity", "render_page", "stylesheet"]
+"""The pages' routes (`routes.py`: the web app, `connections.py`: the Connections page,
+`connection_pages.py`: a provider's connect and result pages), their templates and
+assets (shipped as package data; `pacekeeper.pages` renders them)."""

@@ -19,11 +19,12 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from pacekeeper.api._common import registration_mode, services
 from pacekeeper.auth import Principal
 from pacekeeper.config import RegistrationMode
 from pacekeeper.errors import ApiError
-from pacekeeper.web._pages import STATIC_PREFIX, render_page
+from pacekeeper.pages import STATIC_PREFIX, render_page
+from pacekeeper.services import registration_mode
+from pacekeeper.services import request_services as services
 
 CHARTS = ("vendor/uplot/uPlot.iife.min.js", "charts.js")
 
@@ -41,7 +42,7 @@ class Page:
 PAGES = (
     Page("activities", "/activities", "Activities", ("activities.js",)),
     Page("fitness", "/fitness", "Fitness", (*CHARTS, "fitness.js")),
-    # Served by pacekeeper.connections.dashboard (the provider list is rendered there).
+    # Served by pacekeeper.web.connections (the provider list is rendered there).
     # The Live panel: mcpcast's browser client, served with /mcp (pacekeeper.live).
     Page("connections", "/connections", "Connections",
          ("/mcp/mcpcast.js", "live.js", "connections.js"), own_route=True),

@@ -8,10 +8,10 @@ import httpx
 from starlette.applications import Starlette
 
 from mcpcast import Context, Param, Server, mcp_server, tool
-from pacekeeper.a2a import a2a_routes
-from pacekeeper.api import api_error_handler
 from pacekeeper.auth import Principal
 from pacekeeper.errors import ApiError
+from pacekeeper.http import api_error_handler
+from pacekeeper.http.a2a import a2a_routes
 from tests.pacekeeper.apikeys._helpers import create_key, user_token
 from tests.pacekeeper.conftest import Harness
 from tests.pacekeeper.test_mcp_endpoint import _session

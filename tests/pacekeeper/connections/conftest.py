@@ -16,8 +16,8 @@ from starlette.types import Receive, Scope, Send
 
 from pacekeeper.app import create_app
 from pacekeeper.db import Role
+from pacekeeper.pages import STYLESHEET_PATH
 from pacekeeper.ratelimit import MemoryRateLimiter
-from pacekeeper.web import STYLESHEET_PATH
 from tests.pacekeeper.conftest import PASSWORD, FakeClock, Harness, _harness, make_settings
 
 PROVIDERS = ("strava", "fitbit", "garmin")

@@ -3,7 +3,7 @@ session, the providers with one; under the web app's one layout, policy and styl
 
 from __future__ import annotations
 
-from pacekeeper.web import STYLESHEET_PATH, PageSecurity
+from pacekeeper.pages import STYLESHEET_PATH, PageSecurity
 from tests.pacekeeper.connections.conftest import (
     ConnHarness,
     assert_styled_by_the_shared_stylesheet,

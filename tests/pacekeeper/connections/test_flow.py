@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pacekeeper.web import PageSecurity
+from pacekeeper.pages import PageSecurity
 from tests.pacekeeper.connections.conftest import (
     PROVIDERS,
     ConnHarness,

@@ -244,7 +244,7 @@ async def test_every_answer_gives_one_value_per_quantity(harness: Harness) -> No
     43:20, a month's hours moving in one answer and elapsed in another."""
     from pacekeeper.fitness._records import DailyHealth
     from pacekeeper.fitness._tables import ActivityRow
-    from pacekeeper.fitness.analysis_routes import ROUTES
+    from pacekeeper.http.analysis import ROUTES
     from tests._pmc import plain_pmc
 
     h = harness

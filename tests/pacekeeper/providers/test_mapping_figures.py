@@ -13,12 +13,12 @@ import pytest
 
 from pacekeeper.fitness import Sport
 from pacekeeper.fitness.models import ProviderId, SleepSession, SleepStages
-from pacekeeper.fitness.sync import _health
 from pacekeeper.providers.fitbit._map import map_activity as fitbit_activity
 from pacekeeper.providers.fitbit._map import map_sleep as fitbit_sleep
 from pacekeeper.providers.garmin._map import garmin_sport, map_activity_details
 from pacekeeper.providers.garmin._map import map_activity as garmin_activity
 from pacekeeper.providers.strava._map import map_activity as strava_activity
+from pacekeeper.sync import _health
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "strava"
 T0 = 1_715_590_800  # 2024-05-13 09:00 UTC

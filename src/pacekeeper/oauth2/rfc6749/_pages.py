@@ -10,7 +10,7 @@ from starlette.responses import HTMLResponse
 from pacekeeper.oauth2 import _scopes
 from pacekeeper.oauth2._authrequest import AuthorizationRequest, ErrorPage
 from pacekeeper.oauth2._clients import is_loopback_redirect
-from pacekeeper.web import PageSecurity, render_page
+from pacekeeper.pages import PageSecurity, render_page
 
 LOGIN_CSRF_COOKIE = "pk_oauth_login"
 _SCOPE_TEXT = {

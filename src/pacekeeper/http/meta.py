@@ -6,14 +6,15 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from pacekeeper import __version__
-from pacekeeper.a2a import A2A_PATHS, API_KEY_SCHEME
-from pacekeeper.admin._openapi import admin_paths
-from pacekeeper.api._common import JSONResponse, services
-from pacekeeper.api._openapi import add_path, openapi_document
-from pacekeeper.apikeys import KEY_PATHS
-from pacekeeper.connections import connection_paths
-from pacekeeper.fitness.analysis_routes import analysis_paths
-from pacekeeper.fitness.routes import fitness_paths
+from pacekeeper.http._common import JSONResponse, services
+from pacekeeper.http._openapi import add_path, openapi_document
+from pacekeeper.http.a2a_openapi import A2A_PATHS, API_KEY_SCHEME
+from pacekeeper.http.account_openapi import account_paths
+from pacekeeper.http.admin_openapi import admin_paths
+from pacekeeper.http.analysis import analysis_paths
+from pacekeeper.http.apikeys_openapi import KEY_PATHS
+from pacekeeper.http.connections_openapi import connection_paths
+from pacekeeper.http.fitness import fitness_paths
 from pacekeeper.oauth2 import openapi_paths
 from pacekeeper.web._openapi import web_paths
 
@@ -35,7 +36,8 @@ async def openapi(request: Request) -> Response:
     for path, item in openapi_paths().items():
         add_path(document, path, item)
     for path, item in {**connection_paths(), **KEY_PATHS, **A2A_PATHS, **fitness_paths(),
-                       **analysis_paths(), **web_paths(), **admin_paths()}.items():
+                       **analysis_paths(), **web_paths(), **account_paths(),
+                       **admin_paths()}.items():
         add_path(document, path, item)
     document["components"]["securitySchemes"]["apiKey"] = API_KEY_SCHEME
     return JSONResponse(document)

@@ -27,7 +27,7 @@ from starlette.responses import Response
 
 from mcpcast import Server
 from pacekeeper import metrics
-from pacekeeper.api import JSONResponse, error_response
+from pacekeeper.http._common import JSONResponse, error_response
 from pacekeeper.ops._ready import Readiness
 from pacekeeper.services import Services
 

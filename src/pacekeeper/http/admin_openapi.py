@@ -1,4 +1,4 @@
-"""OpenAPI path items of the admin endpoints (`pacekeeper.admin.routes`)."""
+"""OpenAPI path items of the admin endpoints (`pacekeeper.http.admin`)."""
 
 from __future__ import annotations
 

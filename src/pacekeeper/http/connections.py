@@ -13,11 +13,8 @@ from starlette.requests import Request, cookie_parser
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
-from pacekeeper.api import BodyLimitMiddleware
-from pacekeeper.api._common import JSONResponse, services
 from pacekeeper.connections._config import PROVIDERS
 from pacekeeper.connections._errors import ConnectionProblem, StateRejected
-from pacekeeper.connections._pages import connect_page, result_page
 from pacekeeper.connections._service import ConnectionService
 from pacekeeper.errors import (
     ApiError,
@@ -26,9 +23,12 @@ from pacekeeper.errors import (
     Unauthenticated,
     ValidationFailed,
 )
-from pacekeeper.fitness._records import Owner
+from pacekeeper.http import BodyLimitMiddleware
+from pacekeeper.http._common import JSONResponse, services
+from pacekeeper.owner import Owner
 from pacekeeper.providers import ProviderError, WebhookRejected
 from pacekeeper.providers.garmin.webhook import MAX_BODY_BYTES
+from pacekeeper.web.connection_pages import connect_page, result_page
 
 log = logging.getLogger("pacekeeper.connections")
 WEBHOOK_PREFIX = "/api/webhooks/garmin"

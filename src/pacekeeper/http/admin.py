@@ -26,7 +26,10 @@ from starlette.routing import Route
 
 from pacekeeper.admin._service import AdminService, RegistrationSetting, not_found
 from pacekeeper.admin._store import TenantListing, UserListing
-from pacekeeper.api._common import (
+from pacekeeper.auth import Principal
+from pacekeeper.config import RegistrationMode
+from pacekeeper.errors import Forbidden, ValidationFailed
+from pacekeeper.http._common import (
     JSONResponse,
     iso_utc,
     read_json_object,
@@ -34,9 +37,6 @@ from pacekeeper.api._common import (
     services,
     string_field,
 )
-from pacekeeper.auth import Principal
-from pacekeeper.config import RegistrationMode
-from pacekeeper.errors import Forbidden, ValidationFailed
 
 _NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
 MAX_PAGE = 200

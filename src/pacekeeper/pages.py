@@ -1,27 +1,33 @@
 """Rendering every page of ours: one Jinja environment, one layout, one policy.
 
 Every HTML page of the service (the web app, the OAuth login, consent and error pages,
-the provider connect and result pages) is rendered here from `templates/`, extends
+the provider connect and result pages) is rendered here from `web/templates/`, extends
 `base.html` and carries the same headers. The Content-Security-Policy allows only our own
 scripts and stylesheet (`script-src 'self'; style-src 'self'`: no inline script, no
 inline style), fetches to ourselves, forms posting to ourselves (plus, on the consent
 page, the client's origin the browser is redirected to after the POST: Chromium applies
 `form-action` to that redirect), and no framing at all (`frame-ancestors 'none'` and
 `X-Frame-Options: DENY` against clickjacking a consent or a Continue button).
+
+A leaf unit (it imports nothing of pacekeeper), so the OAuth 2.0 server and the HTTP
+layer render pages without importing `pacekeeper.web`, whose page routes sit above the
+services. The templates and the stylesheet are web/'s files, found by path: importing
+the web package to find them would make this module import it after all.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from importlib import resources
+from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, PackageLoader, select_autoescape
+from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
+_WEB = Path(__file__).parent / "web"
 _ENV = Environment(
-    loader=PackageLoader("pacekeeper.web", "templates"),
+    loader=FileSystemLoader(_WEB / "templates"),
     autoescape=select_autoescape(["html"]),
     trim_blocks=True,
     lstrip_blocks=True,
@@ -29,7 +35,7 @@ _ENV = Environment(
 STATIC_PREFIX = "/static"
 STYLESHEET_PATH = f"{STATIC_PREFIX}/pacekeeper.css"
 # The logo and wordmark every page of ours shows (templates include the file).
-BRAND_MARK = resources.files("pacekeeper.web").joinpath("templates/_brand.html").read_text()
+BRAND_MARK = (_WEB / "templates" / "_brand.html").read_text()
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +73,7 @@ def render_page(
     return HTMLResponse(html, status_code=status, headers=merged)
 
 
-_CSS = resources.files("pacekeeper.web").joinpath("static/pacekeeper.css")
+_CSS = _WEB / "static" / "pacekeeper.css"
 
 
 async def stylesheet(_request: Request) -> Response:

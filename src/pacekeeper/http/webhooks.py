@@ -19,9 +19,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from pacekeeper.api._common import JSONResponse, services
 from pacekeeper.errors import ApiError, ValidationFailed
-from pacekeeper.fitness._records import Owner
+from pacekeeper.http._common import JSONResponse, services
+from pacekeeper.owner import Owner
 
 log = logging.getLogger("pacekeeper.webhooks")
 STRAVA_WEBHOOK = "/api/webhooks/strava"

@@ -17,16 +17,16 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from pacekeeper.api._common import JSONResponse, read_json_object, services
 from pacekeeper.auth import Principal
 from pacekeeper.connections import PROVIDERS
 from pacekeeper.errors import ApiError, ValidationFailed
 from pacekeeper.fitness import _inputs as inputs
-from pacekeeper.fitness._openapi import fitness_paths
 from pacekeeper.fitness._records import ActivityFilter, Owner
 from pacekeeper.fitness._service import DEFAULT_STREAM_POINTS, FitnessService
 from pacekeeper.fitness._views import activity_event, activity_json, daily_json, outcome_json
 from pacekeeper.fitness.importers import ImportRejected
+from pacekeeper.http._common import JSONResponse, read_json_object, services
+from pacekeeper.http.fitness_openapi import fitness_paths
 
 IMPORT_PATH = "/api/activities/import"
 

@@ -8,17 +8,6 @@ from starlette.datastructures import FormData
 from starlette.requests import Request
 from starlette.responses import Response
 
-from pacekeeper.api._common import (
-    JSONResponse,
-    attempts,
-    iso_utc,
-    read_json_object,
-    refuse_cross_site,
-    registration_mode,
-    required_string,
-    services,
-    string_field,
-)
 from pacekeeper.auth import (
     CSRF_COOKIE,
     LOGIN,
@@ -30,6 +19,17 @@ from pacekeeper.auth import (
 from pacekeeper.config import RegistrationMode
 from pacekeeper.db import User
 from pacekeeper.errors import Forbidden, ValidationFailed
+from pacekeeper.http._common import (
+    JSONResponse,
+    attempts,
+    iso_utc,
+    read_json_object,
+    refuse_cross_site,
+    registration_mode,
+    required_string,
+    services,
+    string_field,
+)
 from pacekeeper.ratelimit import RateDecision
 from pacekeeper.services import Services
 

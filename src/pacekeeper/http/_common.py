@@ -13,9 +13,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from pacekeeper.auth import AttemptLimiter, require_same_origin
-from pacekeeper.config import RegistrationMode
 from pacekeeper.errors import ApiError, ValidationFailed
-from pacekeeper.services import Services, attempt_limiter
+from pacekeeper.services import Services, attempt_limiter, registration_mode
+from pacekeeper.services import request_services as services
 
 log = logging.getLogger("pacekeeper.http")
 
@@ -36,23 +36,11 @@ class JSONResponse(Response):
         return orjson.dumps(content)
 
 
-def services(request: Request) -> Services:
-    found: Services = request.app.state.services
-    return found
-
-
 def attempts(svc: Services) -> AttemptLimiter:
     """The login/registration limiter (always built by `build_services`)."""
     if svc.attempts is None:
         svc.attempts = attempt_limiter(svc.settings, svc.limiter)
     return svc.attempts
-
-
-async def registration_mode(svc: Services) -> RegistrationMode:
-    """Who may register now: the admin's stored choice, else the environment's."""
-    if svc.admin is None:
-        return svc.settings.registration
-    return (await svc.admin.registration()).mode
 
 
 def refuse_cross_site(request: Request) -> None:

@@ -14,7 +14,12 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
-from pacekeeper.api._common import (
+from pacekeeper.apikeys._secret import display_prefix
+from pacekeeper.apikeys._store import ApiKey
+from pacekeeper.apikeys._tiers import QUOTAS, Tier, parse_tier, tiers_for_plan
+from pacekeeper.auth import Principal
+from pacekeeper.errors import ApiError, Forbidden, ValidationFailed
+from pacekeeper.http._common import (
     JSONResponse,
     iso_utc,
     read_json_object,
@@ -22,11 +27,6 @@ from pacekeeper.api._common import (
     services,
     string_field,
 )
-from pacekeeper.apikeys._secret import display_prefix
-from pacekeeper.apikeys._store import ApiKey
-from pacekeeper.apikeys._tiers import QUOTAS, Tier, parse_tier, tiers_for_plan
-from pacekeeper.auth import Principal
-from pacekeeper.errors import ApiError, Forbidden, ValidationFailed
 
 _NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
 MAX_NAME_CHARS = 100

@@ -29,16 +29,16 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from pacekeeper.account import AccountService
-from pacekeeper.api._common import (
+from pacekeeper.auth import LOGIN, Principal, clear_session_cookies, set_session_cookies
+from pacekeeper.db import User
+from pacekeeper.errors import Forbidden
+from pacekeeper.http._common import (
     JSONResponse,
     attempts,
     read_json_object,
     required_string,
     services,
 )
-from pacekeeper.auth import LOGIN, Principal, clear_session_cookies, set_session_cookies
-from pacekeeper.db import User
-from pacekeeper.errors import Forbidden
 from pacekeeper.services import Services
 
 _NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}

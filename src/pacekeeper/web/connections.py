@@ -17,9 +17,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from pacekeeper.api._common import services
 from pacekeeper.connections._config import PROVIDERS
-from pacekeeper.connections._pages import provider_label
+from pacekeeper.services import request_services as services
+from pacekeeper.web.connection_pages import provider_label
 from pacekeeper.web.routes import app_page, session_principal, sign_in_page
 
 

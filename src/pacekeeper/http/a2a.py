@@ -21,10 +21,10 @@ from mcpcast import ProtocolError, Server
 from mcpcast.protocol.exchange import Exchange
 from mcpcast.protocol.session import Session
 from mcpcast.protocol.versions import LATEST_LEGACY
-from pacekeeper.a2a._card import agent_card
-from pacekeeper.api._common import JSONResponse, read_json_object, services
 from pacekeeper.apikeys import API_KEY_HEADER, KeyCaller
 from pacekeeper.errors import ApiError, ValidationFailed
+from pacekeeper.http._common import JSONResponse, read_json_object, services
+from pacekeeper.http.a2a_card import agent_card
 
 
 class ToolNotFound(ApiError):

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from starlette.responses import HTMLResponse
 
+from pacekeeper.pages import PageSecurity, render_page
 from pacekeeper.providers import PROVIDERS
-from pacekeeper.web import PageSecurity, render_page
 
 
 def provider_label(provider: str) -> str:

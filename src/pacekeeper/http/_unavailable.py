@@ -11,8 +11,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from pacekeeper.api._common import error_response
 from pacekeeper.backing import UNAVAILABLE, is_unavailable, is_unstorable_text, service_of
+from pacekeeper.http._common import error_response
 
 log = logging.getLogger("pacekeeper.http")
 
