@@ -17,9 +17,9 @@ from pacekeeper._openapi_parts import ERROR as _ERROR
 from pacekeeper._openapi_parts import SESSION_AUTH as _AUTH
 from pacekeeper.api._common import JSONResponse, read_json_object, services
 from pacekeeper.errors import ValidationFailed
-from pacekeeper.fitness._analysis import AnalysisService
 from pacekeeper.fitness._calculators import training_paces, zones
 from pacekeeper.fitness._records import Owner
+from pacekeeper.fitness.analysis import AnalysisService
 
 Handler = Callable[[Request, AnalysisService, Owner], Awaitable[dict[str, Any]]]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable
 from typing import Any, TypeVar, cast
 
-from pacekeeper.fitness._analysis import AnalysisService
+from pacekeeper.fitness.analysis import AnalysisService
 from pacekeeper.tools._base import ToolGroup, service_errors
 
 T = TypeVar("T")
