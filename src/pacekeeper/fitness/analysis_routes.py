@@ -6,7 +6,7 @@ Query parameters mirror the tools' arguments; a bad one is 400 ``validation_erro
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeVar
 
 from starlette.requests import Request
@@ -21,7 +21,7 @@ from pacekeeper.fitness._calculators import training_paces, zones
 from pacekeeper.fitness._records import Owner
 from pacekeeper.fitness.analysis import AnalysisService
 
-Handler = Callable[[Request, AnalysisService, Owner], Awaitable[dict[str, Any]]]
+Handler = Callable[[Request, AnalysisService, Owner], Awaitable[Mapping[str, Any]]]
 
 
 T = TypeVar("T", int, None)
@@ -88,44 +88,46 @@ def _q(request: Request, name: str) -> str | None:
     return request.query_params.get(name) or None
 
 
-async def _summary(r: Request, a: AnalysisService, o: Owner) -> dict[str, Any]:
+async def _summary(r: Request, a: AnalysisService, o: Owner) -> Mapping[str, Any]:
     return await a.training_summary(o)
 
 
-async def _chart(r: Request, a: AnalysisService, o: Owner) -> dict[str, Any]:
+async def _chart(r: Request, a: AnalysisService, o: Owner) -> Mapping[str, Any]:
     return await a.fitness_chart(o, _q(r, "from"), _q(r, "to"),
                                  _int(r, "ctl_days", None), _int(r, "atl_days", None))
 
 
-async def _curve(r: Request, a: AnalysisService, o: Owner) -> dict[str, Any]:
+async def _curve(r: Request, a: AnalysisService, o: Owner) -> Mapping[str, Any]:
     kind = r.path_params["kind"]
     if kind not in ("power", "hr", "pace"):
         raise ValidationFailed("the curve is power, hr or pace")
-    return await a.curve(o, kind, activity_id=_q(r, "activity_id"), start=_q(r, "from"),
-                         end=_q(r, "to"), durations=_durations(r), sport=_q(r, "sport"))
+    found: Mapping[str, Any] = await a.curve(
+        o, kind, activity_id=_q(r, "activity_id"), start=_q(r, "from"), end=_q(r, "to"),
+        durations=_durations(r), sport=_q(r, "sport"))
+    return found
 
 
-async def _efforts(r: Request, a: AnalysisService, o: Owner) -> dict[str, Any]:
+async def _efforts(r: Request, a: AnalysisService, o: Owner) -> Mapping[str, Any]:
     return await a.best_efforts(o, _q(r, "from"), _q(r, "to"))
 
 
-async def _cp(r: Request, a: AnalysisService, o: Owner) -> dict[str, Any]:
+async def _cp(r: Request, a: AnalysisService, o: Owner) -> Mapping[str, Any]:
     model = _choice(r, "model", ("2p", "3p"), "2p")
     return await a.critical_power(o, _q(r, "from"), _q(r, "to"), model,  # type: ignore[arg-type]
                                   _q(r, "sport"))
 
 
-async def _ftp(r: Request, a: AnalysisService, o: Owner) -> dict[str, Any]:
+async def _ftp(r: Request, a: AnalysisService, o: Owner) -> Mapping[str, Any]:
     return await a.ftp_estimate(o, _q(r, "from"), _q(r, "to"), _q(r, "sport"))
 
 
-async def _zone_dist(r: Request, a: AnalysisService, o: Owner) -> dict[str, Any]:
+async def _zone_dist(r: Request, a: AnalysisService, o: Owner) -> Mapping[str, Any]:
     kind = _choice(r, "kind", ("power", "hr", "pace"), "power")
     return await a.zone_distribution(o, _q(r, "from"), _q(r, "to"),
                                      kind, _q(r, "sport"))  # type: ignore[arg-type]
 
 
-async def _zones(r: Request, a: AnalysisService, o: Owner) -> dict[str, Any]:
+async def _zones(r: Request, a: AnalysisService, o: Owner) -> Mapping[str, Any]:
     given = {k: v for k in ("ftp_watts", "lthr_bpm", "max_hr_bpm", "resting_hr_bpm",
                             "threshold_pace_s_per_km") if (v := _float(r, k)) is not None}
     if not given:
@@ -133,31 +135,31 @@ async def _zones(r: Request, a: AnalysisService, o: Owner) -> dict[str, Any]:
     return zones(given)
 
 
-async def _risk(r: Request, a: AnalysisService, o: Owner) -> dict[str, Any]:
+async def _risk(r: Request, a: AnalysisService, o: Owner) -> Mapping[str, Any]:
     return await a.load_risk(o, _q(r, "date"))
 
 
-async def _readiness(r: Request, a: AnalysisService, o: Owner) -> dict[str, Any]:
+async def _readiness(r: Request, a: AnalysisService, o: Owner) -> Mapping[str, Any]:
     return await a.readiness(o, _q(r, "date"))
 
 
-async def _recovery(r: Request, a: AnalysisService, o: Owner) -> dict[str, Any]:
+async def _recovery(r: Request, a: AnalysisService, o: Owner) -> Mapping[str, Any]:
     return await a.recovery_status(o)
 
 
-async def _weekly(r: Request, a: AnalysisService, o: Owner) -> dict[str, Any]:
+async def _weekly(r: Request, a: AnalysisService, o: Owner) -> Mapping[str, Any]:
     return await a.weekly_load(o, _int(r, "weeks", 8))
 
 
-async def _patterns(r: Request, a: AnalysisService, o: Owner) -> dict[str, Any]:
+async def _patterns(r: Request, a: AnalysisService, o: Owner) -> Mapping[str, Any]:
     return await a.patterns(o, _int(r, "weeks", 12))
 
 
-async def _analysis(r: Request, a: AnalysisService, o: Owner) -> dict[str, Any]:
+async def _analysis(r: Request, a: AnalysisService, o: Owner) -> Mapping[str, Any]:
     return await a.analyze(o, r.path_params["activity_id"])
 
 
-async def _wbal(r: Request, a: AnalysisService, o: Owner) -> dict[str, Any]:
+async def _wbal(r: Request, a: AnalysisService, o: Owner) -> Mapping[str, Any]:
     model = _choice(r, "model", ("skiba2012", "skiba2015"), "skiba2015")
     points = _int(r, "max_points", 200)
     if not 10 <= points <= 1000:
@@ -167,25 +169,25 @@ async def _wbal(r: Request, a: AnalysisService, o: Owner) -> dict[str, Any]:
                                    points)
 
 
-async def _period(r: Request, a: AnalysisService, o: Owner) -> dict[str, Any]:
+async def _period(r: Request, a: AnalysisService, o: Owner) -> Mapping[str, Any]:
     return await a.period_summary(o, _q(r, "from"), _q(r, "to"))
 
 
-async def _week(r: Request, a: AnalysisService, o: Owner) -> dict[str, Any]:
+async def _week(r: Request, a: AnalysisService, o: Owner) -> Mapping[str, Any]:
     return await a.suggest_week(o, _q(r, "goal_id"), _q(r, "sport"))
 
 
-async def _race(r: Request, a: AnalysisService, o: Owner) -> dict[str, Any]:
+async def _race(r: Request, a: AnalysisService, o: Owner) -> Mapping[str, Any]:
     target = _float(r, "target_distance_m")
     return await a.race_prediction(o, _float(r, "distance_m"), _float(r, "time_s"),
                                    [target] if target else [])
 
 
-async def _paces(r: Request, a: AnalysisService, o: Owner) -> dict[str, Any]:
+async def _paces(r: Request, a: AnalysisService, o: Owner) -> Mapping[str, Any]:
     return training_paces(_float(r, "vdot"), _float(r, "distance_m"), _float(r, "time_s"))
 
 
-async def _goals(r: Request, a: AnalysisService, o: Owner) -> dict[str, Any]:
+async def _goals(r: Request, a: AnalysisService, o: Owner) -> Mapping[str, Any]:
     if r.method == "POST":
         data = await read_json_object(r)
         allowed = {"kind", "date", "name", "sport", "distance_m", "time_s", "value"}
@@ -207,11 +209,11 @@ async def _goals(r: Request, a: AnalysisService, o: Owner) -> dict[str, Any]:
     return await a.goals(o)
 
 
-async def _goal(r: Request, a: AnalysisService, o: Owner) -> dict[str, Any]:
+async def _goal(r: Request, a: AnalysisService, o: Owner) -> Mapping[str, Any]:
     return await a.delete_goal(o, r.path_params["goal_id"])
 
 
-async def _feasibility(r: Request, a: AnalysisService, o: Owner) -> dict[str, Any]:
+async def _feasibility(r: Request, a: AnalysisService, o: Owner) -> Mapping[str, Any]:
     return await a.goal_feasibility(o, r.path_params["goal_id"])
 
 
@@ -248,7 +250,7 @@ def analysis_routes() -> list[BaseRoute]:
 
 
 
-def analysis_paths() -> dict[str, Any]:
+def analysis_paths() -> Mapping[str, Any]:
     """OpenAPI path items: each names the MCP tool whose result it returns."""
     out: dict[str, Any] = {}
     for path, (_, methods, tool) in ROUTES.items():

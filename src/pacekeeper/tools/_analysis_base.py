@@ -1,9 +1,9 @@
-"""What the analysis tool groups share: the analysis service, results as their shapes."""
+"""What the analysis tool groups share: the analysis service, its refusals as tool errors."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable
-from typing import Any, TypeVar, cast
+from typing import TypeVar
 
 from pacekeeper.fitness.analysis import AnalysisService
 from pacekeeper.tools._base import ToolGroup, service_errors
@@ -16,11 +16,11 @@ class AnalysisGroup(ToolGroup):
         return self.fitness().analysis
 
     @staticmethod
-    async def shaped(shape: type[T], result: Awaitable[dict[str, Any]]) -> T:
-        """The service's result (a plain dict, the HTTP twin's body too) as the tool's
-        shape; a service refusal becomes the tool's error."""
+    async def answer(result: Awaitable[T]) -> T:
+        """The service's typed result (the tool's output schema) as it is; a service
+        refusal becomes the tool's error."""
         async with service_errors():
-            return cast(T, await result)
+            return await result
 
 
 __all__ = ["AnalysisGroup"]

@@ -41,6 +41,45 @@ from pacekeeper.fitness.analysis._goals import GoalAnalysis
 from pacekeeper.fitness.analysis._load import LoadAnalysis
 from pacekeeper.fitness.analysis._physiology import PhysiologyAnalysis
 from pacekeeper.fitness.analysis._planning import PlanningAnalysis
+from pacekeeper.fitness.analysis._results import (
+    ActivityAnalysis,
+    ActivityComparison,
+    BestEfforts,
+    ChartDay,
+    CriticalPowerResult,
+    CurveHead,
+    Feasibility,
+    FitnessChart,
+    FtpEstimate,
+    GoalDeleted,
+    GoalList,
+    GoalResult,
+    HrCurve,
+    HrPoint,
+    LoadRisk,
+    PaceCurve,
+    PacePoint,
+    Patterns,
+    PeriodComparison,
+    PeriodFigures,
+    PeriodStats,
+    PowerCurve,
+    PowerPoint,
+    Prediction,
+    RacePrediction,
+    ReadinessResult,
+    RecoveryStatus,
+    Result,
+    Span,
+    TrainingPaces,
+    TrainingSummary,
+    TrainingWeek,
+    Vo2max,
+    WeeklyLoad,
+    WPrimeBalance,
+    ZoneDistribution,
+    Zones,
+)
 from pacekeeper.fitness.analysis._running import RunningAnalysis
 
 # The parts by purpose, in the order of the tool groups (``pacekeeper.tools``). A test
@@ -54,7 +93,14 @@ class AnalysisService(PlanningAnalysis, CompareAnalysis, CurveAnalysis, RunningA
     the parts joined; planning brings load, goals and physiology with it."""
 
 
-__all__ = ["DEFAULT_CURVE_DURATIONS", "MAX_DAYS", "PARTS", "AnalysisBase", "AnalysisService",
-           "CompareAnalysis", "CurveAnalysis", "GoalAnalysis", "GoalNotFound", "LoadAnalysis",
-           "PhysiologyAnalysis", "PlanningAnalysis", "RunningAnalysis", "aligned",
-           "coggan_3zone", "goal_json", "local_day", "possible_efforts"]
+__all__ = ["DEFAULT_CURVE_DURATIONS", "MAX_DAYS", "PARTS", "ActivityAnalysis",
+           "ActivityComparison", "AnalysisBase", "AnalysisService", "BestEfforts", "ChartDay",
+           "CompareAnalysis", "CriticalPowerResult", "CurveAnalysis", "CurveHead", "Feasibility",
+           "FitnessChart", "FtpEstimate", "GoalAnalysis", "GoalDeleted", "GoalList",
+           "GoalNotFound", "GoalResult", "HrCurve", "HrPoint", "LoadAnalysis", "LoadRisk",
+           "PaceCurve", "PacePoint", "Patterns", "PeriodComparison", "PeriodFigures",
+           "PeriodStats", "PhysiologyAnalysis", "PlanningAnalysis", "PowerCurve", "PowerPoint",
+           "Prediction", "RacePrediction", "ReadinessResult", "RecoveryStatus", "Result",
+           "RunningAnalysis", "Span", "TrainingPaces", "TrainingSummary", "TrainingWeek", "Vo2max",
+           "WPrimeBalance", "WeeklyLoad", "ZoneDistribution", "Zones", "aligned", "coggan_3zone",
+           "goal_json", "local_day", "possible_efforts"]

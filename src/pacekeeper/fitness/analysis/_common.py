@@ -7,7 +7,7 @@ import math
 import uuid
 from collections.abc import Callable, Sequence
 from datetime import UTC, date, datetime, time, timedelta
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, overload
 
 import numpy as np
 
@@ -36,6 +36,10 @@ POWER_SPORT: Final = "ride"
 _SPORTS: Final = tuple(str(s) for s in Sport)
 
 
+@overload
+def sport_name(text: str | None, default: str) -> str: ...
+@overload
+def sport_name(text: str | None, default: str | None) -> str | None: ...
 def sport_name(text: str | None, default: str | None) -> str | None:
     """The sport asked for (a stored sport name), else ``default``; 400 for another word."""
     if text is None or text == "":

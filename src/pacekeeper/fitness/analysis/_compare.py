@@ -27,6 +27,14 @@ from pacekeeper.fitness.analysis._common import (
     possible_efforts,
 )
 from pacekeeper.fitness.analysis._physiology import PhysiologyAnalysis
+from pacekeeper.fitness.analysis._results import (
+    ActivityAnalysis,
+    ActivityComparison,
+    Patterns,
+    PeriodComparison,
+    PeriodFigures,
+    PeriodStats,
+)
 
 
 class CompareAnalysis(PhysiologyAnalysis):
@@ -35,7 +43,7 @@ class CompareAnalysis(PhysiologyAnalysis):
                     "avg_power", "avg_hr", "max_hr", "work_kj", "trimp", "hr_tss", "rtss",
                     "normalized_graded_speed")
 
-    async def analyze(self, owner: Owner, activity_id: str) -> dict[str, Any]:
+    async def analyze(self, owner: Owner, activity_id: str) -> ActivityAnalysis:
         found = await self.store.get(owner.user_id, _activity_uuid(activity_id))
         if found is None:
             raise ActivityNotFound("no such activity")
@@ -77,7 +85,8 @@ class CompareAnalysis(PhysiologyAnalysis):
                     k: _r(v, 1) for k, v in possible_efforts(m.get("best_efforts")).items()},
                 "recomputing": stale}
 
-    async def compare_activities(self, owner: Owner, ids: Sequence[str]) -> dict[str, Any]:
+    async def compare_activities(self, owner: Owner, ids: Sequence[str]
+                                 ) -> ActivityComparison:
         if not 2 <= len(ids) <= 5:
             raise FitnessInputError("compare 2 to 5 activities")
         items = [await self.analyze(owner, i) for i in ids]
@@ -90,13 +99,13 @@ class CompareAnalysis(PhysiologyAnalysis):
                             f"{'?' if ld is None else round(ld)}" for it, ld in zip(items, loads,
                                                                                     strict=True))
         return {"summary": summary,
-                "activities": [{k: it[k] for k in ("activity_id", "name", "sport", "date",
-                                                   "elapsed_s", "moving_s",
-                                                   "distance_m")}
-                               for it in items],
+                "activities": [{"activity_id": it["activity_id"], "name": it["name"],
+                                "sport": it["sport"], "date": it["date"],
+                                "elapsed_s": it["elapsed_s"], "moving_s": it["moving_s"],
+                                "distance_m": it["distance_m"]} for it in items],
                 "metrics": table, "peaks": peaks}
 
-    async def period_stats(self, owner: Owner, first: date, last: date) -> dict[str, Any]:
+    async def period_stats(self, owner: Owner, first: date, last: date) -> PeriodFigures:
         rows = await self._rows(owner, first, last)
         loads, p = await self.pmc(owner, first, last)
         best = await self.period_curve(owner, "power", first, last, POWER_SPORT)
@@ -115,7 +124,7 @@ class CompareAnalysis(PhysiologyAnalysis):
         }
 
     async def period_summary(self, owner: Owner, start: str | None, end: str | None
-                             ) -> dict[str, Any]:
+                             ) -> PeriodStats:
         first, last = await self.period(owner, start, end, 28)
         stats = await self.period_stats(owner, first, last)
         return {"summary": f"{first} to {last}: {stats['activities']} activities, "
@@ -124,10 +133,12 @@ class CompareAnalysis(PhysiologyAnalysis):
                 **stats}
 
     async def compare_periods(self, owner: Owner, a: tuple[str | None, str | None],
-                              b: tuple[str | None, str | None]) -> dict[str, Any]:
+                              b: tuple[str | None, str | None]) -> PeriodComparison:
         a1, a2 = await self.period(owner, a[0], a[1], 28)
         b1, b2 = await self.period(owner, b[0], b[1], 28)
-        pa, pb = await self.period_stats(owner, a1, a2), await self.period_stats(owner, b1, b2)
+        # Plain dicts: the answer's "a" and "b" are open objects, read here by name.
+        pa: dict[str, Any] = {**await self.period_stats(owner, a1, a2)}
+        pb: dict[str, Any] = {**await self.period_stats(owner, b1, b2)}
         change: dict[str, float | None] = {}
         for k in ("activities", "moving_hours", "km", "load", "load_per_week", "mean_ctl",
                   "power_5min", "power_20min"):
@@ -138,7 +149,7 @@ class CompareAnalysis(PhysiologyAnalysis):
                            f"mean CTL {pb['mean_ctl']} vs {pa['mean_ctl']}",
                 "a": pa, "b": pb, "change": change}
 
-    async def patterns(self, owner: Owner, weeks: int) -> dict[str, Any]:
+    async def patterns(self, owner: Owner, weeks: int) -> Patterns:
         if not 4 <= weeks <= 104:
             raise FitnessInputError("weeks must be between 4 and 104")
         today = await self.today(owner)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
 
@@ -26,6 +26,13 @@ from pacekeeper.fitness.analysis._common import (
     local_day,
     sport_name,
 )
+from pacekeeper.fitness.analysis._results import (
+    BestEfforts,
+    CurveHead,
+    HrCurve,
+    PaceCurve,
+    PowerCurve,
+)
 from pacekeeper.fitness.analytics._types import FloatArray
 
 
@@ -41,12 +48,26 @@ class CurveAnalysis(AnalysisBase):
                 f"{', '.join(str(d) for d in an.STANDARD_DURATIONS)}")
         return sorted(set(asked))
 
+    @overload
+    async def curve(self, owner: Owner, kind: Literal["power"], *, activity_id: str | None,
+                    start: str | None, end: str | None, durations: Sequence[int] | None,
+                    sport: str | None = None) -> PowerCurve: ...
+    @overload
+    async def curve(self, owner: Owner, kind: Literal["hr"], *, activity_id: str | None,
+                    start: str | None, end: str | None, durations: Sequence[int] | None,
+                    sport: str | None = None) -> HrCurve: ...
+    @overload
+    async def curve(self, owner: Owner, kind: Literal["pace"], *, activity_id: str | None,
+                    start: str | None, end: str | None, durations: Sequence[int] | None,
+                    sport: str | None = None) -> PaceCurve: ...
     async def curve(self, owner: Owner, kind: CurveKind, *, activity_id: str | None,
                     start: str | None, end: str | None, durations: Sequence[int] | None,
-                    sport: str | None = None) -> dict[str, Any]:
+                    sport: str | None = None) -> PowerCurve | HrCurve | PaceCurve:
         ds = self.durations(durations)
         key = _CURVE_KEY[kind]
         sources: list[tuple[str, str]] = []
+        one: str | None = None  # the activity asked for, else the period's days
+        span = ("", "")
         if activity_id:
             if start or end:
                 raise FitnessInputError("give activity_id, or from/to, not both")
@@ -56,7 +77,7 @@ class CurveAnalysis(AnalysisBase):
             best = aligned(found.metrics.get(key), found.metrics.get("curve_durations"))
             where = f"activity {found.name or found.id}"
             sport = found.sport
-            scope: dict[str, Any] = {"activity_id": str(found.id)}
+            one = str(found.id)
             rows_n = 1
             day = local_day(found.start_at, found.utc_offset_s).isoformat()
             sources = [(str(found.id), day)] * len(an.STANDARD_DURATIONS)
@@ -65,33 +86,44 @@ class CurveAnalysis(AnalysisBase):
             sport = sport_name(sport, {"power": POWER_SPORT, "pace": "run", "hr": None}[kind])
             best, rows, curves = await self._period_curves(owner, kind, first, last, sport)
             where = f"{first} to {last}"
-            scope = {"from": first.isoformat(), "to": last.isoformat()}
+            span = (first.isoformat(), last.isoformat())
             rows_n = len(rows)
             sources = self._argbest(rows, curves)
-        points: list[dict[str, Any]] = []
+        # (duration, value, activity, day) per duration with a value.
+        found_at: list[tuple[int, float, str, str]] = []
         for d in ds:
             v = float(best[_INDEX[d]])
-            if not math.isfinite(v):
-                continue
-            aid, day = sources[_INDEX[d]]
-            point: dict[str, Any] = {"duration_s": d}
-            if kind == "power":
-                point["watts"] = _r(v, 1)
-            elif kind == "hr":
-                point["bpm"] = _r(v, 1)
-            else:
-                point["speed_mps"] = _r(v, 3)
-                point["pace_s_per_km"] = _r(1000.0 / v, 1) if v > 0 else None
-            point.update(activity_id=aid, date=day)
-            points.append(point)
+            if math.isfinite(v):
+                found_at.append((d, v, *sources[_INDEX[d]]))
         unit = {"power": "W", "hr": "bpm", "pace": "m/s"}[kind]
-        value_key = {"power": "watts", "hr": "bpm", "pace": "speed_mps"}[kind]
-        head = ", ".join(f"{_hms(p['duration_s'])} {p[value_key]}"
-                         for p in points if p["duration_s"] in (5, 60, 300, 1200, 3600))
+        digits = 3 if kind == "pace" else 1  # the point's value field's rounding
+        text = ", ".join(f"{_hms(d)} {_r(v, digits)}"
+                         for d, v, _, _ in found_at if d in (5, 60, 300, 1200, 3600))
         summary = (f"{kind} curve ({sport or 'all sports'}), {where} ({rows_n} activities): "
-                   f"{head or 'no data'}" + (f" {unit}" if head else ""))
-        return {"summary": summary, "kind": kind, "sport": sport or "all", **scope,
-                "activities": rows_n, "points": points}
+                   f"{text or 'no data'}" + (f" {unit}" if text else ""))
+        head: CurveHead
+        if one is not None:
+            head = {"summary": summary, "kind": kind, "sport": sport or "all",
+                    "activity_id": one, "activities": rows_n}
+        else:
+            head = {"summary": summary, "kind": kind, "sport": sport or "all",
+                    "from": span[0], "to": span[1], "activities": rows_n}
+        if kind == "power":
+            power: PowerCurve = {**head, "points": [
+                {"duration_s": d, "watts": _r(v, 1), "activity_id": a, "date": day}
+                for d, v, a, day in found_at]}
+            return power
+        if kind == "hr":
+            hr: HrCurve = {**head, "points": [
+                {"duration_s": d, "bpm": _r(v, 1), "activity_id": a, "date": day}
+                for d, v, a, day in found_at]}
+            return hr
+        pace: PaceCurve = {**head, "points": [
+            {"duration_s": d, "speed_mps": _r(v, 3),
+             "pace_s_per_km": _r(1000.0 / v, 1) if v > 0 else None,
+             "activity_id": a, "date": day}
+            for d, v, a, day in found_at]}
+        return pace
 
     @staticmethod
     def _argbest(rows: Sequence[PeriodRow], curves: FloatArray) -> list[tuple[str, str]]:
@@ -106,10 +138,10 @@ class CurveAnalysis(AnalysisBase):
         return [names[i] for i in winners]
 
     async def best_efforts(self, owner: Owner, start: str | None, end: str | None
-                           ) -> dict[str, Any]:
+                           ) -> BestEfforts:
         first, last = await self.period(owner, start, end, 365)
         efforts = await self._efforts(owner, first, last)
-        out = []
+        out: list[dict[str, Any]] = []
         for name, meters in an.BEST_EFFORT_DISTANCES.items():
             if name not in efforts:
                 continue

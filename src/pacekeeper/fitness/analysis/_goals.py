@@ -6,7 +6,9 @@ from __future__ import annotations
 import math
 import uuid
 from datetime import timedelta
-from typing import Any
+from typing import Any, Final, Literal, NotRequired
+
+from typing_extensions import TypedDict
 
 from pacekeeper.fitness import _inputs
 from pacekeeper.fitness import analytics as an
@@ -26,12 +28,33 @@ from pacekeeper.fitness.analysis._common import (
     moving_seconds,
 )
 from pacekeeper.fitness.analysis._physiology import PhysiologyAnalysis
+from pacekeeper.fitness.analysis._results import Feasibility, GoalDeleted, GoalList, GoalResult
+
+Verdict = Literal["achieved", "likely", "possible", "unlikely", "unknown"]
+FEASIBILITY_MODELS: Final = {
+    "race": "VDOT needed vs best recent VDOT; +1 VDOT per 4 weeks possible, per 6 weeks "
+            "likely (after Daniels)",
+    "ftp": "FTP gain per week: up to 0.5 % likely, 1 % possible (assumption)",
+    "weight": "weight change of 0.5-1 % of body weight per week (ACSM)",
+    "volume": "weekly moving hours up by at most 10 % per week (rule of thumb)",
+}
+
+
+class FeasibilityHead(TypedDict):
+    """What a feasibility answer says before its verdict (each kind adds its figures)."""
+
+    goal: dict[str, Any]
+    weeks_left: float | None
+    model: str
+    required: NotRequired[Any]  # the goal's own figure, as stored
+    predicted_time_s: NotRequired[float | None]
+    current: NotRequired[Any]  # a setting's figure as stored, or a rounded estimate
 
 
 class GoalAnalysis(PhysiologyAnalysis):
     async def set_goal(self, owner: Owner, *, kind: str, target_date: str | None,
                        name: str | None, sport: str | None, distance_m: float | None,
-                       time_s: float | None, value: float | None) -> dict[str, Any]:
+                       time_s: float | None, value: float | None) -> GoalResult:
         if kind not in GOAL_KINDS:
             raise FitnessInputError(f"kind must be one of {', '.join(GOAL_KINDS)}")
         day = _inputs.day(target_date, "date")
@@ -49,13 +72,13 @@ class GoalAnalysis(PhysiologyAnalysis):
         await self.store.add_goal(owner, goal)
         return {"summary": f"goal set: {goal_line(goal)}", "goal": goal_json(goal)}
 
-    async def goals(self, owner: Owner) -> dict[str, Any]:
+    async def goals(self, owner: Owner) -> GoalList:
         goals = await self.store.goals(owner.user_id)
         return {"summary": f"{len(goals)} goals" + (": " + "; ".join(
             goal_line(g) for g in goals[:5]) if goals else ""),
                 "goals": [goal_json(g) for g in goals]}
 
-    async def delete_goal(self, owner: Owner, goal_id: str) -> dict[str, Any]:
+    async def delete_goal(self, owner: Owner, goal_id: str) -> GoalDeleted:
         if not await self.store.delete_goal(owner.user_id, _goal_uuid(goal_id)):
             raise GoalNotFound("no such goal")
         return {"summary": "goal deleted", "deleted": True, "goal_id": goal_id}
@@ -67,7 +90,7 @@ class GoalAnalysis(PhysiologyAnalysis):
                 return g
         raise GoalNotFound("no such goal")
 
-    async def goal_feasibility(self, owner: Owner, goal_id: str) -> dict[str, Any]:
+    async def goal_feasibility(self, owner: Owner, goal_id: str) -> Feasibility:
         """Feasibility models (stated in each answer's ``model``):
 
         - race: the VDOT the goal time needs (Daniels-Gilbert) against the best VDOT of the
@@ -84,14 +107,16 @@ class GoalAnalysis(PhysiologyAnalysis):
         today = await self.today(owner)
         weeks = ((goal.target_date - today).days / 7.0) if goal.target_date else 12.0
         weeks = max(weeks, 0.0)
-        out: dict[str, Any] = {"goal": goal_json(goal), "weeks_left": _r(weeks, 1)}
+        # Every answer names its model first: its kind's (volume's for any other kind).
+        model = FEASIBILITY_MODELS.get(goal.kind, FEASIBILITY_MODELS["volume"])
+        out: FeasibilityHead = {"goal": goal_json(goal), "weeks_left": _r(weeks, 1),
+                                "model": model}
+        verdict: Verdict
         if goal.kind == "race":
             assert goal.distance_m is not None
             assert goal.time_s is not None
             need = an.vdot_from_race(goal.distance_m, goal.time_s)
             vdot = self._vdot(await self._efforts(owner, today - timedelta(days=89), today))
-            out["model"] = ("VDOT needed vs best recent VDOT; +1 VDOT per 4 weeks possible, "
-                            "per 6 weeks likely (after Daniels)")
             out["required"] = _r(need, 1)
             if vdot is None:
                 verdict, current = "unknown", None
@@ -117,7 +142,6 @@ class GoalAnalysis(PhysiologyAnalysis):
                     current_f = est["estimate_watts"]
                 except FitnessInputError:
                     current_f = None
-            out["model"] = "FTP gain per week: up to 0.5 % likely, 1 % possible (assumption)"
             out["required"] = goal.value
             out["current"] = current_f
             if current_f is None:
@@ -134,7 +158,6 @@ class GoalAnalysis(PhysiologyAnalysis):
             weights = [h["weight_kg"] for _, h in sorted(health.items()) if "weight_kg" in h]
             current_w = weights[-1] if weights else SettingsHistory(
                 await self.store.settings(owner.user_id)).on(today).get("weight_kg")
-            out["model"] = "weight change of 0.5-1 % of body weight per week (ACSM)"
             out["required"], out["current"] = goal.value, current_w
             if current_w is None:
                 verdict, detail = "unknown", "no weight recorded"
@@ -148,8 +171,6 @@ class GoalAnalysis(PhysiologyAnalysis):
             assert goal.value is not None
             rows = await self._rows(owner, today - timedelta(days=27), today)
             current_h = sum(moving_seconds(r) for r in rows) / 3600.0 / 4.0
-            out["model"] = ("weekly moving hours up by at most 10 % per week (rule of "
-                            "thumb)")
             out["required"], out["current"] = goal.value, _r(current_h, 2)
             if current_h <= 0:
                 verdict, detail = "unknown", "no training in the last 4 weeks"
@@ -160,10 +181,8 @@ class GoalAnalysis(PhysiologyAnalysis):
                            else "possible" if need_w <= weeks else "unlikely")
                 detail = (f"{current_h:.1f} -> {goal.value:.1f} h/week moving needs "
                           f"{need_w:.0f} weeks at +10 %/week; {weeks:.0f} left")
-        out["verdict"] = verdict
-        out["detail"] = detail
-        out["summary"] = f"{goal_line(goal)}: {verdict}; {detail}"
-        return out
+        return {**out, "verdict": verdict, "detail": detail,
+                "summary": f"{goal_line(goal)}: {verdict}; {detail}"}
 
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from datetime import date, timedelta
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -30,7 +30,18 @@ from pacekeeper.fitness.analysis._common import (
     local_day,
     moving_seconds,
 )
+from pacekeeper.fitness.analysis._results import (
+    ChartDay,
+    FitnessChart,
+    LoadRisk,
+    ReadinessResult,
+    RecoveryStatus,
+    TrainingSummary,
+    WeeklyLoad,
+)
 from pacekeeper.fitness.analytics._types import FloatArray
+
+Risk = Literal["low", "moderate", "high"]
 
 
 class LoadAnalysis(AnalysisBase):
@@ -47,7 +58,7 @@ class LoadAnalysis(AnalysisBase):
 
     async def fitness_chart(self, owner: Owner, start: str | None, end: str | None,
                             ctl_days: int | None = None, atl_days: int | None = None
-                            ) -> dict[str, Any]:
+                            ) -> FitnessChart:
         first, last = await self.period(owner, start, end, 90)
         tc = self.time_constant(ctl_days, "ctl_days", CTL_DAYS)
         ta = self.time_constant(atl_days, "atl_days", ATL_DAYS)
@@ -59,7 +70,7 @@ class LoadAnalysis(AnalysisBase):
         # The dates as text in one numpy call (ISO 8601, what date.isoformat gives).
         dates = np.arange(np.datetime64(first, "D"), np.datetime64(last, "D") + 1
                           ).astype(str).tolist()
-        days = [{"date": d, "ctl": c, "atl": a, "tsb": t, "load": x}
+        days: list[ChartDay] = [{"date": d, "ctl": c, "atl": a, "tsb": t, "load": x}
                 for d, c, a, t, x in zip(dates, ctl, atl, tsb, load, strict=True)]
         summary = (f"{first} to {last}: CTL {ctl[-1]}, ATL {atl[-1]}, TSB "
                    f"{_signed(p.tsb[-1])} on the "
@@ -71,7 +82,7 @@ class LoadAnalysis(AnalysisBase):
         return {"summary": summary, "from": first.isoformat(), "to": last.isoformat(),
                 "ctl_days": tc, "atl_days": ta, "recomputing": stale, "days": days}
 
-    async def load_risk(self, owner: Owner, on: str | None) -> dict[str, Any]:
+    async def load_risk(self, owner: Owner, on: str | None) -> LoadRisk:
         day = _inputs.day(on, "date") or await self.today(owner)
         loads, p = await self.pmc(owner, day - timedelta(days=119), day)
         acwr = an.acwr_rolling(loads)[-1]
@@ -88,7 +99,7 @@ class LoadAnalysis(AnalysisBase):
             flags.append(f"monotony {mono:.2f} above 2.0: too little variation (Foster 1998)")
         if math.isfinite(ramp) and ramp > 8:
             flags.append(f"CTL ramp {ramp:.1f}/week above 8: steep build")
-        risk = "high" if len(flags) >= 2 or (math.isfinite(acwr) and acwr > 1.5) else (
+        risk: Risk = "high" if len(flags) >= 2 or (math.isfinite(acwr) and acwr > 1.5) else (
             "moderate" if flags else "low")
         return {
             "summary": f"{day}: load risk {risk}; ACWR {_r(acwr, 2)}, monotony {_r(mono, 2)}, "
@@ -103,7 +114,7 @@ class LoadAnalysis(AnalysisBase):
             "flags": flags,
         }
 
-    async def readiness(self, owner: Owner, on: str | None) -> dict[str, Any]:
+    async def readiness(self, owner: Owner, on: str | None) -> ReadinessResult:
         """Readiness on a day (``an.readiness``). Each input's ``value`` is the day's own
         figure (the daily summary's HRV and resting HR, last night's sleep, the day's TSB);
         HRV and resting HR score their 7-day mean (``mean_7d``) against the 60-day
@@ -150,13 +161,13 @@ class LoadAnalysis(AnalysisBase):
         summary = f"{day}: readiness {score}/100 ({level}) from {used}"
         if missing:
             summary += f"; without {', '.join(missing)}"
-        out = {"summary": summary, "date": day.isoformat(), "score": score,
+        out: ReadinessResult = {"summary": summary, "date": day.isoformat(), "score": score,
                "level": level, "tsb": _r(tsb), "inputs": inputs}
         if missing:
             out["missing"] = missing
         return out
 
-    async def recovery_status(self, owner: Owner) -> dict[str, Any]:
+    async def recovery_status(self, owner: Owner) -> RecoveryStatus:
         day = await self.today(owner)
         loads, p = await self.pmc(owner, day - timedelta(days=27), day)
         ready = await self.readiness(owner, day.isoformat())
@@ -184,7 +195,7 @@ class LoadAnalysis(AnalysisBase):
             "load_last_7_days": _r(float(loads[-7:].sum())),
         }
 
-    async def weekly_load(self, owner: Owner, weeks: int) -> dict[str, Any]:
+    async def weekly_load(self, owner: Owner, weeks: int) -> WeeklyLoad:
         if not 1 <= weeks <= 104:
             raise FitnessInputError("weeks must be between 1 and 104")
         today = await self.today(owner)
@@ -218,7 +229,7 @@ class LoadAnalysis(AnalysisBase):
                            f"{sum(loads) / weeks:.0f} per week, last week {loads[-1]:.0f}",
                 "weeks": out}
 
-    async def training_summary(self, owner: Owner) -> dict[str, Any]:
+    async def training_summary(self, owner: Owner) -> TrainingSummary:
         """The first call: today's CTL / ATL / TSB, the last four weeks by sport, recent
         bests (90 days) and readiness, in well under 2 KB."""
         day = await self.today(owner)

@@ -6,9 +6,10 @@ from __future__ import annotations
 import asyncio
 import math
 from datetime import date, timedelta
-from typing import Any, Literal
+from typing import Any, Literal, NotRequired
 
 import numpy as np
+from typing_extensions import TypedDict
 
 from pacekeeper.fitness import analytics as an
 from pacekeeper.fitness._errors import ActivityNotFound, FitnessInputError
@@ -28,13 +29,26 @@ from pacekeeper.fitness.analysis._common import (
     set_hint,
     sport_name,
 )
+from pacekeeper.fitness.analysis._results import (
+    CriticalPowerResult,
+    FtpEstimate,
+    Vo2max,
+    WPrimeBalance,
+    ZoneDistribution,
+)
 from pacekeeper.fitness.streams import StreamSet
+
+# What VO2max's answer says before its summary (written last, from what was found).
+Vo2Figures = TypedDict("Vo2Figures", {
+    "from": str, "to": str, "cycling_vo2max": NotRequired[float | None],
+    "cycling_basis": NotRequired[str], "running_vdot": NotRequired[float | None],
+    "running_basis": NotRequired[str]})
 
 
 class PhysiologyAnalysis(AnalysisBase):
     async def critical_power(self, owner: Owner, start: str | None, end: str | None,
                              model: Literal["2p", "3p"], sport: str | None = None
-                             ) -> dict[str, Any]:
+                             ) -> CriticalPowerResult:
         sport = sport_name(sport, POWER_SPORT)
         first, last = await self.period(owner, start, end, 90)
         best = await self.period_curve(owner, "power", first, last, sport)
@@ -57,7 +71,7 @@ class PhysiologyAnalysis(AnalysisBase):
                 "window_s": list(window)}
 
     async def ftp_estimate(self, owner: Owner, start: str | None, end: str | None,
-                           sport: str | None = None) -> dict[str, Any]:
+                           sport: str | None = None) -> FtpEstimate:
         sport = sport_name(sport, POWER_SPORT)
         first, last = await self.period(owner, start, end, 90)
         best = await self.period_curve(owner, "power", first, last, sport)
@@ -97,7 +111,7 @@ class PhysiologyAnalysis(AnalysisBase):
 
     async def w_prime_balance(self, owner: Owner, activity_id: str, cp: float | None,
                               w_prime: float | None, model: Literal["skiba2012", "skiba2015"],
-                              max_points: int) -> dict[str, Any]:
+                              max_points: int) -> WPrimeBalance:
         found = await self.store.get(owner.user_id, _activity_uuid(activity_id))
         if found is None:
             raise ActivityNotFound("no such activity")
@@ -131,11 +145,7 @@ class PhysiologyAnalysis(AnalysisBase):
         summary = (f"W' balance ({model}, CP {cp_f:.0f} W, W' {w_f / 1000:.1f} kJ): "
                    f"lowest {bal[low] / 1000:.1f} kJ ({100 * bal[low] / w_f:.0f} %) at "
                    f"{_hms(low)}")
-        out: dict[str, Any] = {
-            "activity_id": str(found.id), "model": model, "cp_watts": _r(cp_f, 1),
-            "w_prime_j": _r(w_f, 0), "basis": basis,
-            "min_w_prime_bal_j": _r(float(bal[low]), 0), "min_at_s": low,
-            "seconds_below_25pct": int(below), "series": series}
+        warning = None
         if bal[low] < 0:
             fix = ("give cp_watts and w_prime_j from a recent test" if basis != "given"
                    else "raise cp_watts or w_prime_j, or leave them out to fit them from "
@@ -146,12 +156,18 @@ class PhysiologyAnalysis(AnalysisBase):
                        f"ride ({fix}); the series stops at 0 (W' empty)")
             summary = (f"W' balance ({model}, CP {cp_f:.0f} W, W' {w_f / 1000:.1f} kJ): "
                        f"empty from {_hms(int(np.argmax(bal < 0)))}; {warning}")
+        out: WPrimeBalance = {
+            "summary": summary, "activity_id": str(found.id), "model": model,
+            "cp_watts": _r(cp_f, 1), "w_prime_j": _r(w_f, 0), "basis": basis,
+            "min_w_prime_bal_j": _r(float(bal[low]), 0), "min_at_s": low,
+            "seconds_below_25pct": int(below), "series": series}
+        if warning is not None:
             out["warning"] = warning
-        return {"summary": summary, **out}
+        return out
 
     async def zone_distribution(self, owner: Owner, start: str | None, end: str | None,
                                 kind: Literal["power", "hr", "pace"], sport: str | None = None
-                                ) -> dict[str, Any]:
+                                ) -> ZoneDistribution:
         # Power and pace zones are one sport's thresholds; heart-rate zones add up across
         # sports unless one is asked for.
         sport = sport_name(sport, {"power": POWER_SPORT, "pace": "run", "hr": None}[kind])
@@ -201,7 +217,7 @@ class PhysiologyAnalysis(AnalysisBase):
                 "distribution": shape}
 
     async def _no_zones(self, owner: Owner, kind: Literal["power", "hr", "pace"],
-                        first: date, last: date) -> dict[str, Any]:
+                        first: date, last: date) -> ZoneDistribution:
         """No time in zones: which threshold is missing and how to set it, or that no
         activity of the period recorded the channel (never a shape of nothing)."""
         names, what = ZONE_SETTINGS[kind]
@@ -216,13 +232,13 @@ class PhysiologyAnalysis(AnalysisBase):
                                "polarization_index": None},
                 "distribution": None, "missing": missing}
 
-    async def vo2max(self, owner: Owner) -> dict[str, Any]:
+    async def vo2max(self, owner: Owner) -> Vo2max:
         day = await self.today(owner)
         first = day - timedelta(days=89)
         best = await self.period_curve(owner, "power", first, day, POWER_SPORT)
         weight = SettingsHistory(await self.store.settings(owner.user_id)).on(day).get(
             "weight_kg")
-        out: dict[str, Any] = {"from": first.isoformat(), "to": day.isoformat()}
+        out: Vo2Figures = {"from": first.isoformat(), "to": day.isoformat()}
         p5 = float(best[_INDEX[300]])
         parts = []
         if math.isfinite(p5) and weight:
@@ -236,10 +252,10 @@ class PhysiologyAnalysis(AnalysisBase):
             out["running_vdot"] = _r(vdot[0], 1)
             out["running_basis"] = f"Daniels VDOT of the best {vdot[1]}"
             parts.append(f"running VDOT {vdot[0]:.1f}")
-        out["summary"] = ("VO2max estimates (ml/kg/min), 90 days: " + ", ".join(parts)
+        summary = ("VO2max estimates (ml/kg/min), 90 days: " + ", ".join(parts)
                           if parts else "no 5 min power with a weight, and no run best "
                           "efforts of a mile or more, in the last 90 days")
-        return out
+        return {**out, "summary": summary}
 
 
 

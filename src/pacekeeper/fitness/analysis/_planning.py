@@ -21,11 +21,12 @@ from pacekeeper.fitness.analysis._common import (
 )
 from pacekeeper.fitness.analysis._goals import GoalAnalysis
 from pacekeeper.fitness.analysis._load import LoadAnalysis
+from pacekeeper.fitness.analysis._results import TrainingWeek
 
 
 class PlanningAnalysis(LoadAnalysis, GoalAnalysis):
     async def suggest_week(self, owner: Owner, goal_id: str | None, sport: str | None
-                           ) -> dict[str, Any]:
+                           ) -> TrainingWeek:
         """A rule-based week (``docs/analytics.md``, "Planning"): weekly load from CTL
         (the constant daily load that moves CTL by the chosen ramp in 7 days), adjusted for
         form, readiness and a near race; 80/20 easy/hard by sessions; durations from load

@@ -4,18 +4,18 @@ tools of ``pacekeeper.tools.running``)."""
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Any
 
 from pacekeeper.fitness import analytics as an
 from pacekeeper.fitness._calculators import predict_race
 from pacekeeper.fitness._errors import FitnessInputError
 from pacekeeper.fitness._records import Owner
 from pacekeeper.fitness.analysis._base import AnalysisBase
+from pacekeeper.fitness.analysis._results import RacePrediction
 
 
 class RunningAnalysis(AnalysisBase):
     async def race_prediction(self, owner: Owner, distance_m: float | None,
-                              time_s: float | None, targets: list[float]) -> dict[str, Any]:
+                              time_s: float | None, targets: list[float]) -> RacePrediction:
         """Race times for ``targets`` from a race given, or, without one, from the
         person's own form: the best effort of the last 90 days with the highest VDOT
         (``_vdot``, as goal feasibility, the training summary and estimate_vo2max use),
