@@ -138,6 +138,17 @@ def _tool_name(template: str, request: Request, tools: Mapping[str, Any]) -> str
     return name
 
 
+def _said(exc: ProtocolError) -> str:
+    """A refused argument as the HTTP routes have always said it: a domain check's own
+    reason after the argument's name ("from must be a date from ..."); any other
+    validation error (a type, a bound, a pattern) as the tool's message."""
+    argument = exc.data.get("argument") if isinstance(exc.data, dict) else None
+    head = f"Invalid argument {argument!r}: Value error, "
+    if isinstance(argument, str) and exc.message.startswith(head):
+        return f"{argument} {exc.message.removeprefix(head)}"
+    return exc.message
+
+
 def twin(server: Server, methods: Mapping[str, str]) -> Callable[[Request], Awaitable[Response]]:
     """The endpoint of one path: the caller resolved (as every API route), then the tool
     called in process with them as the principal (the tool's ``owner``)."""
@@ -158,10 +169,7 @@ def twin(server: Server, methods: Mapping[str, str]) -> Callable[[Request], Awai
                 result = await server.methods.call_tool(
                     {"name": name, "arguments": arguments}, exchange)
             except ProtocolError as exc:  # bad arguments: the message names the argument
-                body: dict[str, Any] = {"error": "validation_error", "message": exc.message}
-                if isinstance(exc.data, dict) and "argument" in exc.data:
-                    body["argument"] = exc.data["argument"]
-                return JSONResponse(body, 400)
+                raise ValidationFailed(_said(exc)) from None
         if result.get("isError"):
             if refused:  # the service's own refusal: its status and code (404 not_found)
                 raise refused[0]
