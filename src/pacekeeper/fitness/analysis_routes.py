@@ -28,8 +28,8 @@ from mcpcast.protocol.versions import LATEST_LEGACY
 from pacekeeper._openapi_parts import ERROR as _ERROR
 from pacekeeper._openapi_parts import SESSION_AUTH as _AUTH
 from pacekeeper.api._common import JSONResponse, read_json_object, services
-from pacekeeper.errors import ValidationFailed
-from pacekeeper.tools._analysis_base import refusals
+from pacekeeper.errors import ApiError, ValidationFailed
+from pacekeeper.tools._analysis_base import failures
 
 # Each twin: its path, and per method the tool it answers with. A ``{name}`` of the path
 # that is not one of the tool's arguments picks the tool (``get_{kind}_curve``).
@@ -164,16 +164,17 @@ def twin(server: Server, methods: Mapping[str, str]) -> Callable[[Request], Awai
             arguments = _arguments(request, schema)
         exchange = Exchange(Session(None, LATEST_LEGACY), f"http-{secrets.token_hex(6)}",
                             principal)
-        with refusals() as refused:
+        with failures() as failed:
             try:
                 result = await server.methods.call_tool(
                     {"name": name, "arguments": arguments}, exchange)
             except ProtocolError as exc:  # bad arguments: the message names the argument
                 raise ValidationFailed(_said(exc)) from None
         if result.get("isError"):
-            if refused:  # the service's own refusal: its status and code (404 not_found)
-                raise refused[0]
-            raise ValidationFailed(result["content"][0]["text"])
+            if failed:  # the service's refusal (its status: 404 not_found) or a failure
+                raise failed[0]  # (a database out of reach: the app's 503), as before
+            # Neither (the tool ran out of time): not the caller's doing.
+            raise ApiError(result["content"][0]["text"], code="internal_error", status=500)
         headers = principal.rate.headers() if principal.rate else {}
         return JSONResponse(result["structuredContent"], headers=headers)
 

@@ -14,22 +14,38 @@ from pacekeeper.tools._base import ToolGroup
 
 T = TypeVar("T")
 
-# The service's refusals of the calls an HTTP twin makes (``fitness.analysis_routes``):
-# a tool error carries only its message, and the twin answers with the refusal's own
-# status and code (404 for another person's activity, as before the twins were tools).
-_REFUSED: ContextVar[list[ApiError] | None] = ContextVar("analysis_refused", default=None)
+# How the tool calls an HTTP twin makes failed (``fitness.analysis_routes``): a tool error
+# carries only its message, and the twin answers as the HTTP routes always did, with the
+# refusal's own status and code (404 for another person's activity) or, for anything
+# else (a database out of reach), the app's own handling of that exception (503, 500).
+_FAILED: ContextVar[list[Exception] | None] = ContextVar("analysis_failed", default=None)
 
 
 @contextmanager
-def refusals() -> Iterator[list[ApiError]]:
-    """Collect the refusals of the tool calls made inside (the list is shared with the
+def failures() -> Iterator[list[Exception]]:
+    """Collect what the analysis tools called inside raised (the list is shared with the
     tool's task, whatever context copy it runs in)."""
-    found: list[ApiError] = []
-    token = _REFUSED.set(found)
+    found: list[Exception] = []
+    token = _FAILED.set(found)
     try:
         yield found
     finally:
-        _REFUSED.reset(token)
+        _FAILED.reset(token)
+
+
+@contextmanager
+def refusing() -> Iterator[None]:
+    """A service refusal becomes the tool's error (anything else goes on to mcpcast, as
+    before); either is told to an HTTP twin calling."""
+    try:
+        yield
+    except Exception as exc:
+        sink = _FAILED.get()
+        if sink is not None:
+            sink.append(exc)
+        if isinstance(exc, ApiError):
+            raise ToolError(exc.message) from None
+        raise
 
 
 class AnalysisGroup(ToolGroup):
@@ -39,14 +55,9 @@ class AnalysisGroup(ToolGroup):
     @staticmethod
     async def answer(result: Awaitable[T]) -> T:
         """The service's typed result (the tool's output schema) as it is; a service
-        refusal becomes the tool's error (and is told to an HTTP twin calling)."""
-        try:
+        refusal becomes the tool's error."""
+        with refusing():
             return await result
-        except ApiError as exc:
-            sink = _REFUSED.get()
-            if sink is not None:
-                sink.append(exc)
-            raise ToolError(exc.message) from None
 
 
-__all__ = ["AnalysisGroup", "refusals"]
+__all__ = ["AnalysisGroup", "failures", "refusing"]

@@ -18,8 +18,8 @@ from pacekeeper.fitness.analysis import (
     ZoneDistribution,
     Zones,
 )
-from pacekeeper.tools._analysis_base import AnalysisGroup
-from pacekeeper.tools._base import READ, READ_ONLY, service_errors
+from pacekeeper.tools._analysis_base import AnalysisGroup, refusing
+from pacekeeper.tools._base import READ, READ_ONLY
 from pacekeeper.tools._params import ActivityRef, AnySport, From, PowerSport, To
 
 
@@ -112,7 +112,7 @@ class PhysiologyTools(AnalysisGroup):
             "ftp_watts": ftp_watts, "lthr_bpm": lthr_bpm, "max_hr_bpm": max_hr_bpm,
             "resting_hr_bpm": resting_hr_bpm,
             "threshold_pace_s_per_km": threshold_pace_s_per_km}.items() if v is not None}
-        async with service_errors():
+        with refusing():
             if not given:
                 given = await self.fitness().thresholds(owner, sport)
             return zones(given)

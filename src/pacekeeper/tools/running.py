@@ -11,8 +11,8 @@ from mcpcast import Param, tool
 from pacekeeper.fitness import Owner
 from pacekeeper.fitness._calculators import training_paces
 from pacekeeper.fitness.analysis import RacePrediction, TrainingPaces
-from pacekeeper.tools._analysis_base import AnalysisGroup
-from pacekeeper.tools._base import READ, READ_ONLY, service_errors
+from pacekeeper.tools._analysis_base import AnalysisGroup, refusing
+from pacekeeper.tools._base import READ, READ_ONLY
 
 RaceDistance = Annotated[float, Param(description="A race's distance, m (800-100000)."),
                          Field(ge=800, le=100000)]
@@ -53,7 +53,7 @@ class RunningTools(AnalysisGroup):
         time_s: Annotated[float | None, Param(description="That race's time."),
                           Field(ge=60, le=86400)] = None,
     ) -> TrainingPaces:
-        async with service_errors():
+        with refusing():
             return training_paces(vdot, distance_m, time_s)
 
 

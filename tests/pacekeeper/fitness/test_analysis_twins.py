@@ -6,6 +6,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import pytest
+
 from mcpcast._registry import MARK, ToolDecl
 from pacekeeper.fitness.analysis_routes import TWINS
 from pacekeeper.tools import ANALYSIS_GROUPS
@@ -160,7 +162,26 @@ async def test_a_bad_query_parameter_is_400_naming_it(harness: Harness) -> None:
         message = body["message"]  # names the argument, as the tool's error does
         assert (message.startswith(f"{argument} ")
                 or f"argument '{argument}'" in message), (url, body)
+    # A POST's body is the tool's arguments: one it does not take is refused, by name.
+    unknown = await h.client.post("/api/goals", headers=auth, json={
+        "kind": "race", "distance_m": 10000, "time_s": 2700, "pace": 4})
+    assert unknown.status_code == 400 and "'pace'" in unknown.json()["message"], unknown.text
     curve = await h.client.get("/api/curves/foo", headers=auth)
     assert curve.status_code == 400
     assert curve.json()["message"] == "kind must be one of hr, pace, power"
     assert (await h.client.get("/api/weekly-load")).status_code == 401
+
+
+async def test_a_database_out_of_reach_is_503_not_the_callers_fault(
+        harness: Harness, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tool turns the failure into its error text; the twin answers as every HTTP
+    route does for that exception (503 with Retry-After), never 400."""
+    h = harness
+    auth, _ = await _person(h, "twin-down@example.com")
+
+    async def down(*args: Any, **kwargs: Any) -> Any:
+        raise ConnectionRefusedError("database down")
+
+    monkeypatch.setattr(type(h.services.fitness.analysis), "weekly_load", down)
+    got = await h.client.get("/api/weekly-load", headers=auth)
+    assert got.status_code == 503, got.text
