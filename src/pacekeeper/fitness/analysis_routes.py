@@ -272,7 +272,8 @@ def _path_item(path: str, methods: Mapping[str, str], tools: Mapping[str, Any]
             params = _merged(params, [_parameters(path, _inline(
                 tools[n].listing["inputSchema"], tools[n].listing["inputSchema"].get(
                     "$defs", {})), picks) for n in names[1:]])
-            output = {"oneOf": [_inline(o, o.get("$defs", {})) for o in (
+            # anyOf, not oneOf: an empty curve (or a point with every figure) is each.
+            output = {"anyOf": [_inline(o, o.get("$defs", {})) for o in (
                 tools[n].listing.get("outputSchema", {"type": "object"}) for n in names)]}
         op: dict[str, Any] = {
             "summary": f"The result of the MCP tool {', '.join(names)}",
