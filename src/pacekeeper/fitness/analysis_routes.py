@@ -212,6 +212,16 @@ def _inline(schema: Any, defs: Mapping[str, Any]) -> Any:
     return schema
 
 
+def _full_output(entry: Any) -> dict[str, Any]:
+    """The result's whole typed schema (tools/list publishes only its field names, to
+    keep every conversation's list small; the OpenAPI document can say it all)."""
+    schema: dict[str, Any] | None = entry.signature.output_schema
+    if schema is None:
+        return {"type": "object"}
+    inlined: dict[str, Any] = _inline(schema, schema.get("$defs", {}))
+    return inlined
+
+
 def _parameters(path: str, schema: Mapping[str, Any], choices: Mapping[str, Sequence[str]]
                 ) -> list[dict[str, Any]]:
     properties: Mapping[str, Any] = schema.get("properties", {})
@@ -265,16 +275,14 @@ def _path_item(path: str, methods: Mapping[str, str], tools: Mapping[str, Any]
                  or [template])
         listing = tools[names[0]].listing
         schema = _inline(listing["inputSchema"], listing["inputSchema"].get("$defs", {}))
-        output = listing.get("outputSchema", {"type": "object"})
-        output = _inline(output, output.get("$defs", {}))
+        output = _full_output(tools[names[0]])
         params = _parameters(path, schema, picks)
         if len(names) > 1:  # one path, several tools (by kind): each argument's schemas
             params = _merged(params, [_parameters(path, _inline(
                 tools[n].listing["inputSchema"], tools[n].listing["inputSchema"].get(
                     "$defs", {})), picks) for n in names[1:]])
             # anyOf, not oneOf: an empty curve (or a point with every figure) is each.
-            output = {"anyOf": [_inline(o, o.get("$defs", {})) for o in (
-                tools[n].listing.get("outputSchema", {"type": "object"}) for n in names)]}
+            output = {"anyOf": [_full_output(tools[n]) for n in names]}
         op: dict[str, Any] = {
             "summary": f"The result of the MCP tool {', '.join(names)}",
             "security": _AUTH,

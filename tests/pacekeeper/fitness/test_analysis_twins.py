@@ -13,8 +13,10 @@ from mcpcast._registry import MARK, ToolDecl
 from pacekeeper.fitness.analysis_routes import TWINS
 from pacekeeper.tools import ANALYSIS_GROUPS
 from tests.pacekeeper.conftest import Harness
+from tests.pacekeeper.connections.test_tool_answers import full_output_schemas
 from tests.pacekeeper.fitness.test_analysis import STD, _curve, _mcp, _person, _store, _today
 
+FULL = full_output_schemas()
 ANALYSIS_TOOLS = sorted(
     decl.name for group in ANALYSIS_GROUPS for f in vars(group).values()
     if isinstance(decl := getattr(f, MARK, None), ToolDecl) and decl.name)
@@ -71,7 +73,7 @@ async def test_twin_openapi_is_the_tools_schemas(harness: Harness) -> None:
             if not picks:
                 assert p.get("description") == prop.get("description"), (name, arg)
         output = op["responses"]["200"]["content"]["application/json"]["schema"]
-        declared = tools[name]["outputSchema"]
+        declared = FULL[name]  # the whole typed schema (tools/list lists field names)
         if picks:
             assert len(output["anyOf"]) == 3, name
             output = output["anyOf"][sorted(("hr", "pace", "power")).index(picks["kind"])]
