@@ -267,7 +267,7 @@ def create_app(
         Route("/api/keys/{key_id}", delete_key, methods=["DELETE"]),
         *admin_routes(),
         *fitness_routes(),
-        *analysis_routes(),
+        *analysis_routes(mcp_server),
         *a2a_routes(mcp_server),
         *oauth2_routes(),
         *connection_routes(),

@@ -20,7 +20,7 @@ PacekeeperError
  |    +-- QuotaExceeded           429, the key's monthly quota [apikeys._service]
  |    +-- ToolNotFound            404, /a2a/execute [http.a2a]
  |    +-- ActivityNotFound        404 [fitness._errors]
- |    +-- GoalNotFound            404 [fitness._analysis]
+ |    +-- GoalNotFound            404 [fitness.analysis]
  |    +-- Busy                    429 busy, the import pool's queue is full [cpu]
  |    +-- WorkerCrashed           503 worker_crashed, an import worker died [cpu]
  +-- OAuth2Error                  RFC 6749 bodies {"error", "error_description"} [oauth2.errors]

@@ -18,7 +18,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from pacekeeper.fitness import analytics as an
-from pacekeeper.fitness._analysis import MAX_DAYS
+from pacekeeper.fitness.analysis import MAX_DAYS
 from pacekeeper.fitness.importers import ImportRejected, parse_activity
 from pacekeeper.fitness.models import Sport
 from tests._services import free_port

@@ -4,10 +4,13 @@ their HTTP twins): the engine called directly, inputs checked, results rounded."
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Literal, NotRequired
+
+from typing_extensions import TypedDict
 
 from pacekeeper.fitness import analytics as an
 from pacekeeper.fitness._errors import FitnessInputError
+from pacekeeper.fitness.analysis._results import Prediction, RacePrediction, TrainingPaces, Zones
 
 STANDARD_RACES = {"5km": 5000.0, "10km": 10000.0, "half_marathon": 21097.5,
                   "marathon": 42195.0}
@@ -35,7 +38,7 @@ def _race(distance_m: float, time_s: float) -> float:
     return vdot
 
 
-def predict_race(distance_m: float, time_s: float, targets: list[float]) -> dict[str, Any]:
+def predict_race(distance_m: float, time_s: float, targets: list[float]) -> RacePrediction:
     """Daniels-Gilbert VDOT equivalents and Riegel (T2 = T1 (D2/D1)^1.06) for each target."""
     vdot = _race(distance_m, time_s)
     if not targets:
@@ -43,10 +46,12 @@ def predict_race(distance_m: float, time_s: float, targets: list[float]) -> dict
     for t in targets:
         if not 800 <= t <= 100_000:
             raise FitnessInputError("target_distance_m must be between 800 and 100000")
-    predictions = []
+    predictions: list[Prediction] = []
     for target in targets:
-        for method, seconds in (("vdot", an.race_time_for_vdot(vdot, target)),
-                                ("riegel", an.riegel(time_s, distance_m, target))):
+        methods: tuple[tuple[Literal["vdot", "riegel"], float], ...] = (
+            ("vdot", an.race_time_for_vdot(vdot, target)),
+            ("riegel", an.riegel(time_s, distance_m, target)))
+        for method, seconds in methods:
             predictions.append({"method": method, "distance_m": target,
                                 "time_s": round(seconds, 1), "time": hms(seconds),
                                 "pace_s_per_km": round(seconds / target * 1000.0, 1)})
@@ -61,7 +66,7 @@ def predict_race(distance_m: float, time_s: float, targets: list[float]) -> dict
 
 
 def training_paces(vdot: float | None, distance_m: float | None, time_s: float | None
-                   ) -> dict[str, Any]:
+                   ) -> TrainingPaces:
     """Daniels E/M/T/I/R paces for a VDOT, or for the VDOT of a race."""
     if vdot is None:
         if distance_m is None or time_s is None:
@@ -110,11 +115,21 @@ FIVE_NAMES = ["1", "2", "3", "4", "5"]
 PACE_NAMES = FRIEL_HR_NAMES
 
 
-def zones(settings: dict[str, Any]) -> dict[str, Any]:
+class ZoneBands(TypedDict):
+    """What the zones answer says before its summary (written last, from what was given)."""
+
+    settings: dict[str, Any]
+    power: NotRequired[list[dict[str, Any]]]
+    heart_rate: NotRequired[list[dict[str, Any]]]
+    heart_rate_run: NotRequired[list[dict[str, Any]]]
+    pace: NotRequired[list[dict[str, Any]]]
+
+
+def zones(settings: dict[str, Any]) -> Zones:
     """Power (Coggan, % FTP), heart rate (Friel % LTHR, cycling's and running's sets, else
     Karvonen, else % max) and pace (Friel, % threshold pace) zones from whichever settings
     are given."""
-    out: dict[str, Any] = {"settings": settings}
+    out: ZoneBands = {"settings": settings}
     ftp = settings.get("ftp_watts")
     lthr, top, rest = (settings.get(k) for k in ("lthr_bpm", "max_hr_bpm", "resting_hr_bpm"))
     pace = settings.get("threshold_pace_s_per_km")
@@ -149,10 +164,10 @@ def zones(settings: dict[str, Any]) -> dict[str, Any]:
                          "unit": "s/km"})
         out["pace"] = rows
         parts.append(f"pace from threshold {hms(pace)}/km")
-    out["summary"] = ("zones: " + "; ".join(parts)) if parts else (
+    summary = ("zones: " + "; ".join(parts)) if parts else (
         "no zones: give (or set) ftp_watts, lthr_bpm, max_hr_bpm (with resting_hr_bpm) or "
         "threshold_pace_s_per_km")
-    return out
+    return {**out, "summary": summary}  # the summary last, as the zones were found
 
 
 __all__ = ["STANDARD_RACES", "hms", "predict_race", "training_paces", "zones"]

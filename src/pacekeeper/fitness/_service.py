@@ -24,7 +24,6 @@ from typing import Any
 
 from pacekeeper.cpu import Busy, CpuPool
 from pacekeeper.errors import RateLimited
-from pacekeeper.fitness._analysis import AnalysisService
 from pacekeeper.fitness._engine import ENGINE_VERSION
 from pacekeeper.fitness._errors import ActivityNotFound, FitnessInputError
 from pacekeeper.fitness._records import (
@@ -45,6 +44,7 @@ from pacekeeper.fitness._settings import (
     sport_values,
 )
 from pacekeeper.fitness._store import BadCursor, DuplicateSource, SqlFitnessStore
+from pacekeeper.fitness.analysis import AnalysisService
 from pacekeeper.fitness.analytics import AthleteSnapshot, analyze_activity, tss_for
 from pacekeeper.fitness.importers import (
     ImportRejected,

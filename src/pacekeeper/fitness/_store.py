@@ -491,7 +491,7 @@ class SqlFitnessStore:
                        ActivityFileRow.user_id == user_id))
             return [(str(sha), name, bytes(data)) for sha, name, data in rows.all()]
 
-    # -- period questions (pacekeeper.fitness._analysis) -----------------------------------
+    # -- period questions (pacekeeper.fitness.analysis) -----------------------------------
 
     async def load_points(self, user_id: uuid.UUID, start: datetime, end: datetime
                           ) -> list[tuple[int, float]]:

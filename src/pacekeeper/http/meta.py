@@ -36,7 +36,7 @@ async def openapi(request: Request) -> Response:
     for path, item in openapi_paths().items():
         add_path(document, path, item)
     for path, item in {**connection_paths(), **KEY_PATHS, **A2A_PATHS, **fitness_paths(),
-                       **analysis_paths(), **web_paths(), **account_paths(),
+                       **analysis_paths(request.app.routes), **web_paths(), **account_paths(),
                        **admin_paths()}.items():
         add_path(document, path, item)
     document["components"]["securitySchemes"]["apiKey"] = API_KEY_SCHEME

@@ -17,7 +17,7 @@ from pacekeeper.tools.planning import PlanningTools
 from pacekeeper.tools.running import RunningTools
 from pacekeeper.tools.sync import SyncTools
 
-# The analysis groups (issue 15), thin adapters onto pacekeeper.fitness._analysis.
+# The analysis groups (issue 15), thin adapters onto pacekeeper.fitness.analysis.
 ANALYSIS_GROUPS = (LoadTools, CurveTools, PhysiologyTools, RunningTools, CompareTools,
                    GoalTools, PlanningTools)
 

@@ -1,14 +1,51 @@
-"""What the analysis tool groups share: the analysis service, results as their shapes."""
+"""What the analysis tool groups share: the analysis service, its refusals as tool errors."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
-from typing import Any, TypeVar, cast
+from collections.abc import Awaitable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import TypeVar
 
-from pacekeeper.fitness._analysis import AnalysisService
-from pacekeeper.tools._base import ToolGroup, service_errors
+from mcpcast import ToolError
+from pacekeeper.errors import ApiError
+from pacekeeper.fitness.analysis import AnalysisService
+from pacekeeper.tools._base import ToolGroup
 
 T = TypeVar("T")
+
+# How the tool calls an HTTP twin makes failed (``http.analysis``): a tool error
+# carries only its message, and the twin answers as the HTTP routes always did, with the
+# refusal's own status and code (404 for another person's activity) or, for anything
+# else (a database out of reach), the app's own handling of that exception (503, 500).
+_FAILED: ContextVar[list[Exception] | None] = ContextVar("analysis_failed", default=None)
+
+
+@contextmanager
+def failures() -> Iterator[list[Exception]]:
+    """Collect what the analysis tools called inside raised (the list is shared with the
+    tool's task, whatever context copy it runs in)."""
+    found: list[Exception] = []
+    token = _FAILED.set(found)
+    try:
+        yield found
+    finally:
+        _FAILED.reset(token)
+
+
+@contextmanager
+def refusing() -> Iterator[None]:
+    """A service refusal becomes the tool's error (anything else goes on to mcpcast, as
+    before); either is told to an HTTP twin calling."""
+    try:
+        yield
+    except Exception as exc:
+        sink = _FAILED.get()
+        if sink is not None:
+            sink.append(exc)
+        if isinstance(exc, ApiError):
+            raise ToolError(exc.message) from None
+        raise
 
 
 class AnalysisGroup(ToolGroup):
@@ -16,11 +53,11 @@ class AnalysisGroup(ToolGroup):
         return self.fitness().analysis
 
     @staticmethod
-    async def shaped(shape: type[T], result: Awaitable[dict[str, Any]]) -> T:
-        """The service's result (a plain dict, the HTTP twin's body too) as the tool's
-        shape; a service refusal becomes the tool's error."""
-        async with service_errors():
-            return cast(T, await result)
+    async def answer(result: Awaitable[T]) -> T:
+        """The service's typed result (the tool's output schema) as it is; a service
+        refusal becomes the tool's error."""
+        with refusing():
+            return await result
 
 
-__all__ = ["AnalysisGroup"]
+__all__ = ["AnalysisGroup", "failures", "refusing"]

@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from pydantic import Field
 
 from mcpcast import Param, resource, tool
-from pacekeeper.owner import Owner
-from pacekeeper.tools._analysis_base import AnalysisGroup
-from pacekeeper.tools._analysis_shapes import (
+from pacekeeper.fitness.analysis import (
     ActivityAnalysis,
     ActivityComparison,
     Patterns,
     PeriodComparison,
     PeriodStats,
 )
+from pacekeeper.owner import Owner
+from pacekeeper.tools._analysis_base import AnalysisGroup
 from pacekeeper.tools._base import READ, READ_ONLY, service_errors
 from pacekeeper.tools._params import ActivityRef, From, RequiredDay, To
 
@@ -35,7 +35,7 @@ class CompareTools(AnalysisGroup):
     )
     async def analyze_activity(self, owner: Owner, activity_id: ActivityRef
                                ) -> ActivityAnalysis:
-        return await self.shaped(ActivityAnalysis, self.analysis().analyze(owner, activity_id))
+        return await self.answer(self.analysis().analyze(owner, activity_id))
 
     @tool(
         name="compare_activities",
@@ -48,8 +48,7 @@ class CompareTools(AnalysisGroup):
         activity_ids: Annotated[list[Annotated[str, Field(max_length=64)]], Param(
             description="2-5 ids."), Field(min_length=2, max_length=5)],
     ) -> ActivityComparison:
-        return await self.shaped(ActivityComparison,
-                                 self.analysis().compare_activities(owner, activity_ids))
+        return await self.answer(self.analysis().compare_activities(owner, activity_ids))
 
     @tool(
         name="get_period_summary",
@@ -60,8 +59,7 @@ class CompareTools(AnalysisGroup):
     )
     async def get_period_summary(self, owner: Owner, from_date: From = None,
                                  to_date: To = None) -> PeriodStats:
-        return await self.shaped(PeriodStats,
-                                 self.analysis().period_summary(owner, from_date, to_date))
+        return await self.answer(self.analysis().period_summary(owner, from_date, to_date))
 
     @tool(
         name="compare_periods",
@@ -74,7 +72,7 @@ class CompareTools(AnalysisGroup):
         self, owner: Owner,
         a_from: AFrom, a_to: ATo, b_from: BFrom, b_to: BTo,
     ) -> PeriodComparison:
-        return await self.shaped(PeriodComparison, self.analysis().compare_periods(
+        return await self.answer(self.analysis().compare_periods(
             owner, (a_from, a_to), (b_from, b_to)))
 
     @tool(
@@ -89,12 +87,12 @@ class CompareTools(AnalysisGroup):
         weeks: Annotated[int, Param(),
                          Field(ge=4, le=104)] = 12,
     ) -> Patterns:
-        return await self.shaped(Patterns, self.analysis().patterns(owner, weeks))
+        return await self.answer(self.analysis().patterns(owner, weeks))
 
     @resource(uri="activity://{id}/analysis", name="activity-analysis",
               mime_type="application/json",
               description="One activity's analysis (the analyze_activity result).")
-    async def activity_analysis_resource(self, id: str, owner: Owner) -> dict[str, Any]:
+    async def activity_analysis_resource(self, id: str, owner: Owner) -> ActivityAnalysis:
         async with service_errors():
             return await self.analysis().analyze(owner, id)
 

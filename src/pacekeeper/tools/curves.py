@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import Annotated
 
 from mcpcast import Param, tool
+from pacekeeper.fitness.analysis import BestEfforts, HrCurve, PaceCurve, PowerCurve
 from pacekeeper.owner import Owner
 from pacekeeper.tools._analysis_base import AnalysisGroup
-from pacekeeper.tools._analysis_shapes import BestEfforts, HrCurve, PaceCurve, PowerCurve
 from pacekeeper.tools._base import READ, READ_ONLY
 from pacekeeper.tools._params import (
     AnySport,
@@ -35,7 +35,7 @@ class CurveTools(AnalysisGroup):
                               from_date: From = None, to_date: To = None,
                               durations_s: Durations = None,
                               sport: PowerSport = "ride") -> PowerCurve:
-        return await self.shaped(PowerCurve, self.analysis().curve(
+        return await self.answer(self.analysis().curve(
             owner, "power", activity_id=activity_id, start=from_date, end=to_date,
             durations=durations_s, sport=sport))
 
@@ -52,7 +52,7 @@ class CurveTools(AnalysisGroup):
         to_date: To = None, durations_s: Durations = None,
         sport: AnySport = None,
     ) -> HrCurve:
-        return await self.shaped(HrCurve, self.analysis().curve(
+        return await self.answer(self.analysis().curve(
             owner, "hr", activity_id=activity_id, start=from_date, end=to_date,
             durations=durations_s, sport=sport))
 
@@ -70,7 +70,7 @@ class CurveTools(AnalysisGroup):
         sport: Annotated[SportName | None, Param(
             description="Default run.")] = None,
     ) -> PaceCurve:
-        return await self.shaped(PaceCurve, self.analysis().curve(
+        return await self.answer(self.analysis().curve(
             owner, "pace", activity_id=activity_id, start=from_date, end=to_date,
             durations=durations_s, sport=sport))
 
@@ -83,8 +83,7 @@ class CurveTools(AnalysisGroup):
     )
     async def get_best_efforts(self, owner: Owner, from_date: From = None,
                                to_date: To = None) -> BestEfforts:
-        return await self.shaped(BestEfforts,
-                                 self.analysis().best_efforts(owner, from_date, to_date))
+        return await self.answer(self.analysis().best_efforts(owner, from_date, to_date))
 
 
 __all__ = ["CurveTools"]

@@ -3,15 +3,13 @@ VO2max estimates."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, cast
+from typing import Annotated, Literal
 
 from pydantic import Field
 
 from mcpcast import Param, resource, tool
 from pacekeeper.fitness._calculators import zones
-from pacekeeper.owner import Owner
-from pacekeeper.tools._analysis_base import AnalysisGroup
-from pacekeeper.tools._analysis_shapes import (
+from pacekeeper.fitness.analysis import (
     CriticalPowerResult,
     FtpEstimate,
     Vo2max,
@@ -19,7 +17,9 @@ from pacekeeper.tools._analysis_shapes import (
     ZoneDistribution,
     Zones,
 )
-from pacekeeper.tools._base import READ, READ_ONLY, service_errors
+from pacekeeper.owner import Owner
+from pacekeeper.tools._analysis_base import AnalysisGroup, refusing
+from pacekeeper.tools._base import READ, READ_ONLY
 from pacekeeper.tools._params import ActivityRef, AnySport, From, PowerSport, To
 
 
@@ -36,7 +36,7 @@ class PhysiologyTools(AnalysisGroup):
         model: Annotated[Literal["2p", "3p"], Param()] = "2p",
         sport: PowerSport = "ride",
     ) -> CriticalPowerResult:
-        return await self.shaped(CriticalPowerResult, self.analysis().critical_power(
+        return await self.answer(self.analysis().critical_power(
             owner, from_date, to_date, model, sport))
 
     @tool(
@@ -48,7 +48,7 @@ class PhysiologyTools(AnalysisGroup):
     )
     async def estimate_ftp(self, owner: Owner, from_date: From = None,
                            to_date: To = None, sport: PowerSport = "ride") -> FtpEstimate:
-        return await self.shaped(FtpEstimate, self.analysis().ftp_estimate(
+        return await self.answer(self.analysis().ftp_estimate(
             owner, from_date, to_date, sport))
 
     @tool(
@@ -68,7 +68,7 @@ class PhysiologyTools(AnalysisGroup):
         max_points: Annotated[int, Param(),
                               Field(ge=10, le=1000)] = 200,
     ) -> WPrimeBalance:
-        return await self.shaped(WPrimeBalance, self.analysis().w_prime_balance(
+        return await self.answer(self.analysis().w_prime_balance(
             owner, activity_id, cp_watts, w_prime_j, model, max_points))
 
     @tool(
@@ -84,7 +84,7 @@ class PhysiologyTools(AnalysisGroup):
         kind: Annotated[Literal["power", "hr", "pace"], Param()] = "power",
         sport: AnySport = None,
     ) -> ZoneDistribution:
-        return await self.shaped(ZoneDistribution, self.analysis().zone_distribution(
+        return await self.answer(self.analysis().zone_distribution(
             owner, from_date, to_date, kind, sport))
 
     @tool(
@@ -112,10 +112,10 @@ class PhysiologyTools(AnalysisGroup):
             "ftp_watts": ftp_watts, "lthr_bpm": lthr_bpm, "max_hr_bpm": max_hr_bpm,
             "resting_hr_bpm": resting_hr_bpm,
             "threshold_pace_s_per_km": threshold_pace_s_per_km}.items() if v is not None}
-        async with service_errors():
+        with refusing():
             if not given:
                 given = await self.fitness().thresholds(owner, sport)
-            return cast(Zones, zones(given))
+            return zones(given)
 
     @tool(
         name="estimate_vo2max",
@@ -125,11 +125,11 @@ class PhysiologyTools(AnalysisGroup):
         scopes=(READ,),
     )
     async def estimate_vo2max(self, owner: Owner) -> Vo2max:
-        return await self.shaped(Vo2max, self.analysis().vo2max(owner))
+        return await self.answer(self.analysis().vo2max(owner))
 
     @resource(uri="athlete://zones", name="athlete-zones", mime_type="application/json",
               description="The athlete's current power, heart-rate and pace zones.")
-    async def zones_resource(self, owner: Owner) -> dict[str, Any]:
+    async def zones_resource(self, owner: Owner) -> Zones:
         return zones((await self.fitness().athlete(owner))["settings"])
 
 

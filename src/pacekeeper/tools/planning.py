@@ -8,9 +8,9 @@ from typing import Annotated
 from pydantic import Field
 
 from mcpcast import Message, Param, prompt, tool
+from pacekeeper.fitness.analysis import TrainingWeek
 from pacekeeper.owner import Owner
 from pacekeeper.tools._analysis_base import AnalysisGroup
-from pacekeeper.tools._analysis_shapes import TrainingWeek
 from pacekeeper.tools._base import READ, READ_ONLY
 from pacekeeper.tools._shapes import SportName
 
@@ -30,8 +30,7 @@ class PlanningTools(AnalysisGroup):
         sport: Annotated[SportName | None, Param(
             description="Default the goal's, else the most trained.")] = None,
     ) -> TrainingWeek:
-        return await self.shaped(TrainingWeek,
-                                 self.analysis().suggest_week(owner, goal_id, sport))
+        return await self.answer(self.analysis().suggest_week(owner, goal_id, sport))
 
     @prompt(name="weekly_review", description="Review the past week of training.")
     def weekly_review(self) -> list[Message]:

@@ -3,16 +3,16 @@ and the runner's current VDOT."""
 
 from __future__ import annotations
 
-from typing import Annotated, cast
+from typing import Annotated
 
 from pydantic import Field
 
 from mcpcast import Param, tool
 from pacekeeper.fitness._calculators import training_paces
+from pacekeeper.fitness.analysis import RacePrediction, TrainingPaces
 from pacekeeper.owner import Owner
-from pacekeeper.tools._analysis_base import AnalysisGroup
-from pacekeeper.tools._analysis_shapes import RacePrediction, TrainingPaces
-from pacekeeper.tools._base import READ, READ_ONLY, service_errors
+from pacekeeper.tools._analysis_base import AnalysisGroup, refusing
+from pacekeeper.tools._base import READ, READ_ONLY
 
 RaceDistance = Annotated[float, Param(description="A race's distance, m (800-100000)."),
                          Field(ge=800, le=100000)]
@@ -34,7 +34,7 @@ class RunningTools(AnalysisGroup):
         target_distance_m: Annotated[float | None, Param(
             description="Distance to predict, m."), Field(ge=800, le=100000)] = None,
     ) -> RacePrediction:
-        return await self.shaped(RacePrediction, self.analysis().race_prediction(
+        return await self.answer(self.analysis().race_prediction(
             owner, distance_m, time_s, [target_distance_m] if target_distance_m else []))
 
     @tool(
@@ -53,9 +53,8 @@ class RunningTools(AnalysisGroup):
         time_s: Annotated[float | None, Param(description="That race's time."),
                           Field(ge=60, le=86400)] = None,
     ) -> TrainingPaces:
-        async with service_errors():
-            result = training_paces(vdot, distance_m, time_s)
-        return cast(TrainingPaces, result)
+        with refusing():
+            return training_paces(vdot, distance_m, time_s)
 
 
 __all__ = ["RunningTools"]

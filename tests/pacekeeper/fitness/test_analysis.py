@@ -418,10 +418,10 @@ async def test_every_analysis_tool_answers_with_a_summary(harness: Harness) -> N
 
 
 async def test_openapi_describes_every_analysis_route(harness: Harness) -> None:
-    from pacekeeper.http.analysis import ROUTES
+    from pacekeeper.http.analysis import TWINS
 
     document = (await harness.client.get("/openapi.json")).json()
-    for path, (_, methods, _) in ROUTES.items():
+    for path, methods in TWINS.items():
         assert {m.lower() for m in methods} <= set(document["paths"][path]), path
 
 

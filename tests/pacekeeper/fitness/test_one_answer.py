@@ -244,7 +244,7 @@ async def test_every_answer_gives_one_value_per_quantity(harness: Harness) -> No
     43:20, a month's hours moving in one answer and elapsed in another."""
     from pacekeeper.fitness._records import DailyHealth
     from pacekeeper.fitness._tables import ActivityRow
-    from pacekeeper.http.analysis import ROUTES
+    from pacekeeper.http.analysis import TWINS
     from tests._pmc import plain_pmc
 
     h = harness
@@ -321,7 +321,7 @@ async def test_every_answer_gives_one_value_per_quantity(harness: Harness) -> No
             called.append(tool["name"])
             _collect(result["structuredContent"], tool["name"], today.isoformat(), found,
                      tool["name"])
-    for path, (_, methods, _) in ROUTES.items():
+    for path, methods in TWINS.items():
         if "GET" not in methods or "{" in path:
             continue
         response = await h.client.get(path, headers=auth)

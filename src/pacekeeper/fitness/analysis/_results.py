@@ -1,18 +1,32 @@
-"""Typed results of the analysis tools (each becomes the tool's outputSchema). Every result
-starts with a one-line ``summary``; the top-level fields are declared, and rows that clients
-rely on (chart days, curve points, predictions) are typed too."""
+"""Typed results of the analysis service, which its tools return as they are (each type is
+the tool's outputSchema) and its HTTP twins serve. Every result starts with a one-line
+``summary``; the top-level fields are declared, and rows that clients rely on (chart days,
+curve points, predictions) are typed too.
+
+Fields marked ``Hidden`` are declared for mypy (the service's literals are checked key by
+key) but left out of the JSON Schema: each schema field costs every conversation's
+tools/list its bytes, and the size guard (tests/pacekeeper/test_tool_list_size.py) is
+near its limit. ``extra="allow"`` keeps them in structuredContent as before. A hidden
+field whose value may be an int or a float is ``Any``: a declared float would serialize
+an int as ``250.0`` (the answers stay byte for byte what they were)."""
 
 from __future__ import annotations
 
 from typing import Any, Literal, NotRequired
 
 from pydantic import ConfigDict, with_config
+from pydantic.json_schema import SkipJsonSchema as Hidden
 from typing_extensions import TypedDict
 
 
 @with_config(ConfigDict(extra="allow"))
 class Result(TypedDict):
     summary: str
+
+
+# The period an answer covers, undeclared in the schema ("from" is a Python keyword: the
+# functional form; a result class takes it as a second base).
+Span = TypedDict("Span", {"from": NotRequired[Hidden[str]], "to": NotRequired[Hidden[str]]})
 
 
 class ChartDay(TypedDict):
@@ -69,14 +83,21 @@ class PacePoint(TypedDict):
 # each declared field costs every conversation's tools/list its bytes ("allow" keeps
 # undeclared fields in structuredContent and adds nothing to the schema).
 PowerCurve = TypedDict("PowerCurve", {
-    "summary": str, "kind": str, "activity_id": NotRequired[str], "from": NotRequired[str],
+    "summary": str, "kind": str, "sport": NotRequired[Hidden[str]],
+    "activity_id": NotRequired[str], "from": NotRequired[str],
     "to": NotRequired[str], "activities": int, "points": list[PowerPoint]})
 HrCurve = TypedDict("HrCurve", {
-    "summary": str, "kind": str, "activity_id": NotRequired[str], "from": NotRequired[str],
+    "summary": str, "kind": str, "sport": NotRequired[Hidden[str]],
+    "activity_id": NotRequired[str], "from": NotRequired[str],
     "to": NotRequired[str], "activities": int, "points": list[HrPoint]})
 PaceCurve = TypedDict("PaceCurve", {
-    "summary": str, "kind": str, "activity_id": NotRequired[str], "from": NotRequired[str],
+    "summary": str, "kind": str, "sport": NotRequired[Hidden[str]],
+    "activity_id": NotRequired[str], "from": NotRequired[str],
     "to": NotRequired[str], "activities": int, "points": list[PacePoint]})
+# What every curve shares, before its points (the service builds it once for the three).
+CurveHead = TypedDict("CurveHead", {
+    "summary": str, "kind": str, "sport": str, "activity_id": NotRequired[str],
+    "from": NotRequired[str], "to": NotRequired[str], "activities": int})
 for _curve in (PowerCurve, HrCurve, PaceCurve):  # what with_config does, for this form
     _curve.__pydantic_config__ = ConfigDict(extra="allow")  # type: ignore[union-attr]
 
@@ -94,6 +115,7 @@ class RacePrediction(Result):
     distance_m: float
     time_s: float
     predictions: list[Prediction]
+    basis: NotRequired[Hidden[dict[str, str]]]
 
 
 class TrainingPaces(Result):
@@ -108,6 +130,7 @@ class Zones(Result):
     power: NotRequired[list[dict[str, Any]]]
     heart_rate: NotRequired[list[dict[str, Any]]]
     pace: NotRequired[list[dict[str, Any]]]
+    heart_rate_run: NotRequired[Hidden[list[dict[str, Any]]]]
 
 
 class LoadRisk(Result):
@@ -119,6 +142,11 @@ class LoadRisk(Result):
     strain: float | None
     ramp_rate: float | None
     flags: list[str]
+    acute_load_7d: NotRequired[Hidden[float | None]]
+    chronic_load_28d_mean: NotRequired[Hidden[float | None]]
+    weekly_load: NotRequired[Hidden[float | None]]
+    ctl: NotRequired[Hidden[float | None]]
+    atl: NotRequired[Hidden[float | None]]
 
 
 class ReadinessResult(Result):
@@ -127,6 +155,7 @@ class ReadinessResult(Result):
     level: str
     tsb: float | None
     inputs: list[dict[str, Any]]
+    missing: NotRequired[Hidden[list[str]]]
 
 
 class RecoveryStatus(Result):
@@ -137,32 +166,36 @@ class RecoveryStatus(Result):
     atl: float | None
     readiness: int | None
     days_since_hard_session: int | None
+    load_last_7_days: NotRequired[Hidden[float | None]]
 
 
 class WeeklyLoad(Result):
     weeks: list[dict[str, Any]]
 
 
-class BestEfforts(Result):
+class BestEfforts(Result, Span):
     vdot: float | None
     efforts: list[dict[str, Any]]
 
 
-class CriticalPowerResult(Result):
+class CriticalPowerResult(Result, Span):
     model: Literal["2p", "3p"]
     cp_watts: float | None
     w_prime_j: float | None
     r_squared: float | None
     p_max_watts: float | None
     points: int
+    sport: NotRequired[Hidden[str]]
+    window_s: NotRequired[Hidden[list[int]]]
 
 
-class FtpEstimate(Result):
+class FtpEstimate(Result, Span):
     estimate_watts: float | None
     source: str | None
     current_ftp_watts: float | None
     improved: bool
     estimates: list[dict[str, Any]]
+    sport: NotRequired[Hidden[str]]
 
 
 class WPrimeBalance(Result):
@@ -173,19 +206,27 @@ class WPrimeBalance(Result):
     min_w_prime_bal_j: float | None
     min_at_s: int
     series: list[dict[str, Any]]
+    basis: NotRequired[Hidden[str]]
+    seconds_below_25pct: NotRequired[Hidden[int]]
+    warning: NotRequired[Hidden[str]]
 
 
-class ZoneDistribution(Result):
+class ZoneDistribution(Result, Span):
     kind: str
     activities: int
     zones: list[dict[str, Any]]
     three_zone: dict[str, Any]
     distribution: str | None
+    sport: NotRequired[Hidden[str]]
+    zone_model: NotRequired[Hidden[str | None]]
+    missing: NotRequired[Hidden[list[str]]]
 
 
-class Vo2max(Result):
+class Vo2max(Result, Span):
     cycling_vo2max: NotRequired[float | None]
     running_vdot: NotRequired[float | None]
+    cycling_basis: NotRequired[Hidden[str]]
+    running_basis: NotRequired[Hidden[str]]
 
 
 class ActivityAnalysis(Result):
@@ -196,6 +237,12 @@ class ActivityAnalysis(Result):
     time_in_zones_s: dict[str, Any]
     peaks: dict[str, Any]
     recomputing: int
+    name: NotRequired[Hidden[str | None]]
+    elapsed_s: NotRequired[Hidden[float | None]]
+    moving_s: NotRequired[Hidden[float | None]]
+    distance_m: NotRequired[Hidden[float | None]]
+    ftp_used_watts: NotRequired[Hidden[float | None]]
+    best_efforts: NotRequired[Hidden[dict[str, float | None]]]
 
 
 class ActivityComparison(Result):
@@ -210,15 +257,29 @@ class PeriodComparison(Result):
     change: dict[str, float | None]
 
 
-class PeriodStats(Result):
+# A period's figures (get_period_summary, each side of compare_periods).
+PeriodFigures = TypedDict("PeriodFigures", {
+    "from": str, "to": str, "activities": int, "moving_hours": float | None,
+    "elapsed_hours": float | None, "km": float | None, "load": float | None,
+    "load_per_week": float | None, "mean_ctl": float | None, "end_ctl": float | None,
+    "power_5min": float | None, "power_20min": float | None, "by_sport": dict[str, Any]})
+
+
+class PeriodStats(Result, Span):
     activities: int
     moving_hours: float | None
     km: float | None
     load: float | None
     by_sport: dict[str, Any]
+    elapsed_hours: NotRequired[Hidden[float | None]]
+    load_per_week: NotRequired[Hidden[float | None]]
+    mean_ctl: NotRequired[Hidden[float | None]]
+    end_ctl: NotRequired[Hidden[float | None]]
+    power_5min: NotRequired[Hidden[float | None]]
+    power_20min: NotRequired[Hidden[float | None]]
 
 
-class Patterns(Result):
+class Patterns(Result, Span):
     patterns: list[dict[str, Any]]
 
 
@@ -241,6 +302,9 @@ class Feasibility(Result):
     model: str
     detail: str
     weeks_left: float | None
+    required: NotRequired[Hidden[Any]]
+    predicted_time_s: NotRequired[Hidden[float | None]]
+    current: NotRequired[Hidden[Any]]
 
 
 class TrainingWeek(Result):
@@ -249,13 +313,49 @@ class TrainingWeek(Result):
     target_load: float | None
     sessions: list[dict[str, Any]]
     rationale: str
+    ctl: NotRequired[Hidden[float | None]]
+    tsb_tomorrow: NotRequired[Hidden[float | None]]
+    readiness: NotRequired[Hidden[int | None]]
+    easy_share_of_time: NotRequired[Hidden[float | None]]
+    goal: NotRequired[Hidden[dict[str, Any] | None]]
 
 
 __all__ = [
-    "ActivityAnalysis", "ActivityComparison", "BestEfforts", "ChartDay", "CriticalPowerResult",
-    "Feasibility", "FitnessChart", "FtpEstimate", "GoalDeleted", "GoalList", "GoalResult",
-    "HrCurve", "HrPoint", "LoadRisk", "PaceCurve", "PacePoint", "Patterns", "PeriodComparison",
-    "PeriodStats", "PowerCurve", "PowerPoint", "Prediction", "RacePrediction", "ReadinessResult",
-    "RecoveryStatus", "Result", "TrainingPaces", "TrainingSummary", "TrainingWeek", "Vo2max",
-    "WPrimeBalance", "WeeklyLoad", "ZoneDistribution", "Zones",
+    "ActivityAnalysis",
+    "ActivityComparison",
+    "BestEfforts",
+    "ChartDay",
+    "CriticalPowerResult",
+    "CurveHead",
+    "Feasibility",
+    "FitnessChart",
+    "FtpEstimate",
+    "GoalDeleted",
+    "GoalList",
+    "GoalResult",
+    "HrCurve",
+    "HrPoint",
+    "LoadRisk",
+    "PaceCurve",
+    "PacePoint",
+    "Patterns",
+    "PeriodComparison",
+    "PeriodFigures",
+    "PeriodStats",
+    "PowerCurve",
+    "PowerPoint",
+    "Prediction",
+    "RacePrediction",
+    "ReadinessResult",
+    "RecoveryStatus",
+    "Result",
+    "Span",
+    "TrainingPaces",
+    "TrainingSummary",
+    "TrainingWeek",
+    "Vo2max",
+    "WPrimeBalance",
+    "WeeklyLoad",
+    "ZoneDistribution",
+    "Zones",
 ]

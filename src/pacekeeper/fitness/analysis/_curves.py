@@ -1,0 +1,163 @@
+"""Curves: power, heart-rate and pace curves and run best efforts (the tools of
+``pacekeeper.tools.curves``)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any, Literal, overload
+
+import numpy as np
+
+from pacekeeper.fitness import analytics as an
+from pacekeeper.fitness._errors import ActivityNotFound, FitnessInputError
+from pacekeeper.fitness._records import Owner, PeriodRow
+from pacekeeper.fitness.analysis._base import AnalysisBase
+from pacekeeper.fitness.analysis._common import (
+    _CURVE_KEY,
+    _INDEX,
+    DEFAULT_CURVE_DURATIONS,
+    POWER_SPORT,
+    CurveKind,
+    _activity_uuid,
+    _hms,
+    _r,
+    aligned,
+    local_day,
+    sport_name,
+)
+from pacekeeper.fitness.analysis._results import (
+    BestEfforts,
+    CurveHead,
+    HrCurve,
+    PaceCurve,
+    PowerCurve,
+)
+from pacekeeper.fitness.analytics._types import FloatArray
+
+
+class CurveAnalysis(AnalysisBase):
+    @staticmethod
+    def durations(asked: Sequence[int] | None) -> list[int]:
+        if not asked:
+            return list(DEFAULT_CURVE_DURATIONS)
+        bad = [d for d in asked if d not in _INDEX]
+        if bad:
+            raise FitnessInputError(
+                f"duration {bad[0]} s is not stored; durations are "
+                f"{', '.join(str(d) for d in an.STANDARD_DURATIONS)}")
+        return sorted(set(asked))
+
+    @overload
+    async def curve(self, owner: Owner, kind: Literal["power"], *, activity_id: str | None,
+                    start: str | None, end: str | None, durations: Sequence[int] | None,
+                    sport: str | None = None) -> PowerCurve: ...
+    @overload
+    async def curve(self, owner: Owner, kind: Literal["hr"], *, activity_id: str | None,
+                    start: str | None, end: str | None, durations: Sequence[int] | None,
+                    sport: str | None = None) -> HrCurve: ...
+    @overload
+    async def curve(self, owner: Owner, kind: Literal["pace"], *, activity_id: str | None,
+                    start: str | None, end: str | None, durations: Sequence[int] | None,
+                    sport: str | None = None) -> PaceCurve: ...
+    async def curve(self, owner: Owner, kind: CurveKind, *, activity_id: str | None,
+                    start: str | None, end: str | None, durations: Sequence[int] | None,
+                    sport: str | None = None) -> PowerCurve | HrCurve | PaceCurve:
+        ds = self.durations(durations)
+        key = _CURVE_KEY[kind]
+        sources: list[tuple[str, str]] = []
+        one: str | None = None  # the activity asked for, else the period's days
+        span = ("", "")
+        if activity_id:
+            if start or end:
+                raise FitnessInputError("give activity_id, or from/to, not both")
+            found = await self.store.get(owner.user_id, _activity_uuid(activity_id))
+            if found is None:
+                raise ActivityNotFound("no such activity")
+            best = aligned(found.metrics.get(key), found.metrics.get("curve_durations"))
+            where = f"activity {found.name or found.id}"
+            sport = found.sport
+            one = str(found.id)
+            rows_n = 1
+            day = local_day(found.start_at, found.utc_offset_s).isoformat()
+            sources = [(str(found.id), day)] * len(an.STANDARD_DURATIONS)
+        else:
+            first, last = await self.period(owner, start, end, 365)
+            sport = sport_name(sport, {"power": POWER_SPORT, "pace": "run", "hr": None}[kind])
+            best, rows, curves = await self._period_curves(owner, kind, first, last, sport)
+            where = f"{first} to {last}"
+            span = (first.isoformat(), last.isoformat())
+            rows_n = len(rows)
+            sources = self._argbest(rows, curves)
+        # (duration, value, activity, day) per duration with a value.
+        found_at: list[tuple[int, float, str, str]] = []
+        for d in ds:
+            v = float(best[_INDEX[d]])
+            if math.isfinite(v):
+                found_at.append((d, v, *sources[_INDEX[d]]))
+        unit = {"power": "W", "hr": "bpm", "pace": "m/s"}[kind]
+        digits = 3 if kind == "pace" else 1  # the point's value field's rounding
+        text = ", ".join(f"{_hms(d)} {_r(v, digits)}"
+                         for d, v, _, _ in found_at if d in (5, 60, 300, 1200, 3600))
+        summary = (f"{kind} curve ({sport or 'all sports'}), {where} ({rows_n} activities): "
+                   f"{text or 'no data'}" + (f" {unit}" if text else ""))
+        head: CurveHead
+        if one is not None:
+            head = {"summary": summary, "kind": kind, "sport": sport or "all",
+                    "activity_id": one, "activities": rows_n}
+        else:
+            head = {"summary": summary, "kind": kind, "sport": sport or "all",
+                    "from": span[0], "to": span[1], "activities": rows_n}
+        if kind == "power":
+            power: PowerCurve = {**head, "points": [
+                {"duration_s": d, "watts": _r(v, 1), "activity_id": a, "date": day}
+                for d, v, a, day in found_at]}
+            return power
+        if kind == "hr":
+            hr: HrCurve = {**head, "points": [
+                {"duration_s": d, "bpm": _r(v, 1), "activity_id": a, "date": day}
+                for d, v, a, day in found_at]}
+            return hr
+        pace: PaceCurve = {**head, "points": [
+            {"duration_s": d, "speed_mps": _r(v, 3),
+             "pace_s_per_km": _r(1000.0 / v, 1) if v > 0 else None,
+             "activity_id": a, "date": day}
+            for d, v, a, day in found_at]}
+        return pace
+
+    @staticmethod
+    def _argbest(rows: Sequence[PeriodRow], curves: FloatArray) -> list[tuple[str, str]]:
+        """Per duration, the (first) activity whose curve is the period's best there."""
+        if not rows:
+            return [("", "")] * len(an.STANDARD_DURATIONS)
+        filled = np.where(np.isnan(curves), -np.inf, curves)
+        winners = np.argmax(filled, axis=0).tolist()
+        names = {i: (str(rows[i].id),
+                     local_day(rows[i].start_at, rows[i].utc_offset_s).isoformat())
+                 for i in set(winners)}
+        return [names[i] for i in winners]
+
+    async def best_efforts(self, owner: Owner, start: str | None, end: str | None
+                           ) -> BestEfforts:
+        first, last = await self.period(owner, start, end, 365)
+        efforts = await self._efforts(owner, first, last)
+        out: list[dict[str, Any]] = []
+        for name, meters in an.BEST_EFFORT_DISTANCES.items():
+            if name not in efforts:
+                continue
+            t, aid, day = efforts[name]
+            out.append({"distance": name, "distance_m": meters, "time_s": _r(t, 1),
+                        "time": _hms(t), "pace_s_per_km": _r(t / meters * 1000.0, 1),
+                        "vdot": _r(an.vdot_from_race(meters, t), 1) if meters >= 1609 else None,
+                        "activity_id": aid, "date": day})
+        vdot = self._vdot(efforts)
+        head = ", ".join(f"{e['distance']} {e['time']}" for e in out
+                         if e["distance"] in ("1km", "5km", "10km", "half_marathon"))
+        return {"summary": f"best efforts {first} to {last}: {head or 'none'}"
+                           + (f"; VDOT {vdot[0]:.1f} ({vdot[1]})" if vdot else ""),
+                "from": first.isoformat(), "to": last.isoformat(),
+                "vdot": _r(vdot[0], 1) if vdot else None, "efforts": out}
+
+
+
+__all__ = ["CurveAnalysis"]
