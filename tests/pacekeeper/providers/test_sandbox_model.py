@@ -135,6 +135,9 @@ def test_mean_max_power_follows_the_model(
     best = histories[athlete_id]["ride"]
     values = [best[d] for d in DURATIONS]
     assert all(a > b for a, b in zip(values, values[1:], strict=False)), values
+    # A sprint is far above a 5-minute effort: Pmax is at least 9 W/kg, P(5 min) about
+    # 1.3 CP with CP at most 4.5 W/kg, so at least 9 / (1.3 x 4.5) = 1.5 times.
+    assert best[1] >= 1.5 * best[300]
     curve = athlete(athlete_id).physiology.ride
     for d in DURATIONS:
         assert best[d] == pytest.approx(curve.best(d), rel=RIDE_TOLERANCE), d

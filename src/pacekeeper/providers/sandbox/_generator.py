@@ -104,10 +104,16 @@ def activity_on(athlete_id: int, day: date) -> SandboxActivity | None:
     if rng.random() > 0.6:
         return None
     sport = "Ride" if rng.random() < 0.6 else "Run"
+    # The draws keep their old order so that days, sports and start times stay those of
+    # before; the session's length and content come from its plan (its own seed).
+    rng.randint(40, 110) if sport == "Ride" else rng.randint(25, 65)
     start = datetime.combine(day, datetime.min.time(), UTC) + timedelta(
         hours=rng.randint(6, 17), minutes=rng.choice((0, 15, 30, 45))
     )
-    label = rng.choice(("Morning", "Lunch", "Evening"))
+    if sport == "Ride":
+        rng.choice(("Morning", "Lunch", "Evening"))  # was the name's label
+    rng.choice(("Tempo", "Intervals", "Endurance"))  # was the session's kind
+    label = "Morning" if start.hour < 11 else "Lunch" if start.hour < 14 else "Evening"
     act_id = athlete_id * ID_STRIDE + day.toordinal()
     plan = plan_of(act_id, sport)
     return SandboxActivity(
