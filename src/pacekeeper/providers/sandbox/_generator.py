@@ -232,7 +232,7 @@ def synthetic_streams(activity_id: int) -> StreamData:
     ride = act.sport == "Ride"
     plan = plan_of(activity_id, act.sport)
     curve, threshold = (phys.ride, phys.ftp) if ride else (phys.run, phys.run_threshold_speed)
-    target, _, work = ses.targets(plan, curve, threshold, rng)
+    target, work = ses.targets(plan, curve, threshold, rng)
     mass = ath.weight_kg + (8 if ride else 0)
     hills = 0.1 if plan.kind in ("Intervals", "Reps") else 1.0  # on a track or a flat loop
     lat, lng = ath.home

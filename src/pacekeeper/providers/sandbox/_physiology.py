@@ -19,9 +19,10 @@ compute the same figures from the same parameters. Sources, per formula:
 - Swimming: critical swim speed (CSS) from a 400 m and a 200 m time trial, Wakayoshi et
   al. (1992): CSS = (400 - 200) / (T400 - T200), the trial times taken from the swim's
   own speed-duration curve.
-- Heart rate: a first-order response (time constant tens of seconds, as measured for
-  moderate exercise onset, e.g. Mazzoleni et al. 2016) towards a steady state set by the
-  intensity relative to the sport's threshold, with cardiac drift of a few bpm per hour.
+- Heart rate: a first-order response (a time constant of tens of seconds, the order of
+  magnitude of heart-rate on-kinetics in moderate exercise; the brief of issue 27, not
+  a fitted value) towards a steady state set by the intensity relative to the sport's
+  threshold, with cardiac drift of a few bpm per hour.
 """
 
 from __future__ import annotations
@@ -130,10 +131,6 @@ class Physiology:
     def run_ftp(self) -> float:
         """Running threshold power (W): threshold speed at the flat cost of running."""
         return float(running_power(self.run_threshold_speed, self.mass_kg, 0.0))
-
-    @property
-    def run_cp_watts(self) -> float:
-        return float(running_power(self.run.cp, self.mass_kg, 0.0))
 
     @property
     def css(self) -> float:

@@ -175,9 +175,9 @@ def trial_kind(ordinal: int) -> str:
 
 def targets(
     plan: Plan, curve: Curve, threshold: float, rng: random.Random
-) -> tuple[FloatArray, FloatArray, FloatArray]:
-    """Second-by-second target output (W or m/s), intensity relative to ``threshold``
-    and a work mask (1 in the session's work bouts)."""
+) -> tuple[FloatArray, FloatArray]:
+    """Second-by-second target output (W or m/s) and a work mask (1 in the session's
+    work bouts)."""
     parts, work = [], []
     for b in plan.blocks:
         if b.kind == "ramp":
@@ -191,13 +191,12 @@ def targets(
         parts.append(part)
         work.append(np.full(b.seconds, 1.0 if b.work else 0.0))
     out = np.concatenate(parts)
-    # Second-to-second variation: a power meter reads +-5 %, a pace a little less; an
-    # all-out effort is steadier in relative terms (the rider is at the limit).
+    # Second-to-second variation of +-5 %; 2 % in work bouts, where the athlete holds a
+    # target (or is at the limit) and the bout must stay in its zone.
     mask = np.concatenate(work)
     noise = np.random.default_rng(rng.getrandbits(64)).standard_normal(len(out))
     out = out * (1.0 + noise * np.where(mask > 0, 0.02, 0.05))
-    out = np.maximum(out, 0.0)
-    return out, out / threshold, mask
+    return np.maximum(out, 0.0), mask
 
 
 __all__ = [
