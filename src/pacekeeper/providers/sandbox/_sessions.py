@@ -134,7 +134,7 @@ def ride_plan(kind: str, minutes: int, rng: random.Random) -> Plan:
 def run_plan(kind: str, minutes: int, rng: random.Random) -> Plan:
     """A run of about ``minutes``; x is a fraction of threshold speed."""
     total = minutes * 60
-    easy = rng.uniform(0.8, 0.86)  # Friel zone 2: 77.5-87.7 % of threshold speed
+    easy = rng.uniform(0.82, 0.86)  # Friel zone 2: 77.5-87.7 % of threshold speed
     blocks = [_warm(8, 0.7, easy)]
     if kind in ("Easy", "Strides"):
         blocks.append(Block(max(0, total - 840), "steady", easy))
