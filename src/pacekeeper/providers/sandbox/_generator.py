@@ -1,11 +1,14 @@
 """Deterministic synthetic athletes, activities and 1 Hz streams for the sandbox.
 
 Everything derives from the athlete id (and the day), so every run, process and test
-sees the same data. The physiology is simple but coherent: power follows a structured
-workout, speed follows power and gradient, heart rate follows power through a
-first-order lag (tau ~ 30 s) with slow cardiac drift, cadence stays in a plausible band
-and drops to 0 when coasting, altitude is a smooth function of distance, and GPS is
-integrated from speed along a slowly turning heading.
+sees the same data. Each athlete has a physiology (``_physiology``: an OmPD power- and
+speed-duration curve after Puccinelli et al. 2018, thresholds per sport, heart-rate
+kinetics) and each session a plan (``_sessions``: endurance, tempo, VO2max intervals,
+sprints, tests...) whose targets come from that physiology. Speed follows power and
+gradient on a ride, running power follows speed, mass and gradient (Minetti 2002), heart
+rate follows intensity through a first-order lag (tau 25-45 s) with cardiac drift,
+cadence stays in a plausible band and drops to 0 when coasting, altitude is a smooth
+function of distance, and GPS is integrated from speed along a slowly turning heading.
 
 An athlete's history can also hold rides recorded by a real device (``record``: a FIT file
 "uploaded" to the sandbox account, see ``_recorded``). Such a ride takes its day's place
@@ -21,6 +24,11 @@ import random
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from functools import lru_cache
+
+import numpy as np
+
+from . import _sessions as ses
+from ._physiology import Physiology, hr_response, physiology_for, running_power, steady_state_hr
 
 ID_STRIDE = 10_000_000  # activity id = athlete id * stride + day ordinal
 _FIRST = ("Alex", "Sam", "Robin", "Kim", "Jo", "Maria", "Lena", "Tomas", "Ines", "Kai")
@@ -42,6 +50,7 @@ class SandboxAthlete:
     city: str
     home: tuple[float, float]
     created_at: datetime
+    physiology: Physiology  # the curves and thresholds above come from it
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,19 +72,26 @@ def athlete(athlete_id: int) -> SandboxAthlete:
     sex = rng.choice(("M", "F"))
     weight = round(rng.uniform(58, 82) if sex == "M" else rng.uniform(50, 70), 1)
     city, lat, lng = rng.choice(_CITIES)
+    # The draws keep their old order so that names, homes and FTPs stay those of before.
+    firstname, lastname = rng.choice(_FIRST), rng.choice(_LAST)
+    ftp_wkg = rng.uniform(2.8, 4.2)
+    max_hr, rest_hr = rng.randint(176, 198), rng.randint(44, 58)
+    rng.uniform(3.4, 4.6)  # was the running threshold speed: now from the physiology
+    phys = physiology_for(athlete_id, sex, weight, ftp_wkg, max_hr, rest_hr)
     return SandboxAthlete(
         id=athlete_id,
-        firstname=rng.choice(_FIRST),
-        lastname=rng.choice(_LAST),
+        firstname=firstname,
+        lastname=lastname,
         sex=sex,
         weight_kg=weight,
-        ftp=int(weight * rng.uniform(2.8, 4.2)),
-        max_hr=rng.randint(176, 198),
-        rest_hr=rng.randint(44, 58),
-        threshold_speed=round(rng.uniform(3.4, 4.6), 2),
+        ftp=int(phys.ftp),
+        max_hr=max_hr,
+        rest_hr=rest_hr,
+        threshold_speed=round(phys.run_threshold_speed, 2),
         city=city,
         home=(lat + rng.uniform(-0.05, 0.05), lng + rng.uniform(-0.05, 0.05)),
         created_at=datetime(2019, 1, 1, tzinfo=UTC) + timedelta(days=rng.randint(0, 900)),
+        physiology=phys,
     )
 
 
@@ -88,21 +104,42 @@ def activity_on(athlete_id: int, day: date) -> SandboxActivity | None:
     if rng.random() > 0.6:
         return None
     sport = "Ride" if rng.random() < 0.6 else "Run"
-    minutes = rng.randint(40, 110) if sport == "Ride" else rng.randint(25, 65)
+    # The draws keep their old order so that days, sports and start times stay those of
+    # before; the session's length and content come from its plan (its own seed).
+    rng.randint(40, 110) if sport == "Ride" else rng.randint(25, 65)
     start = datetime.combine(day, datetime.min.time(), UTC) + timedelta(
         hours=rng.randint(6, 17), minutes=rng.choice((0, 15, 30, 45))
     )
-    label = rng.choice(("Morning", "Lunch", "Evening")) if sport == "Ride" else "Easy"
-    kind = rng.choice(("Tempo", "Intervals", "Endurance"))
+    if sport == "Ride":
+        rng.choice(("Morning", "Lunch", "Evening"))  # was the name's label
+    rng.choice(("Tempo", "Intervals", "Endurance"))  # was the session's kind
+    label = "Morning" if start.hour < 11 else "Lunch" if start.hour < 14 else "Evening"
+    act_id = athlete_id * ID_STRIDE + day.toordinal()
+    plan = plan_of(act_id, sport)
     return SandboxActivity(
-        id=athlete_id * ID_STRIDE + day.toordinal(),
+        id=act_id,
         athlete_id=athlete_id,
         sport=sport,
-        name=f"{label} {sport} - {kind}",
+        name=f"{label} {sport} - {plan.kind}",
         start=start,
-        duration_s=minutes * 60,
+        duration_s=plan.seconds,
         trainer=sport == "Ride" and rng.random() < 0.15,
     )
+
+
+@lru_cache(maxsize=1024)
+def plan_of(activity_id: int, sport: str) -> ses.Plan:
+    """The session a synthetic activity follows (its own seed, so streams can rebuild it).
+
+    Every sixth week is a test week: its rides are sprints, a 5- or 20-minute test or an
+    hour time trial in turn, so a few months of history reach every part of the curve."""
+    ordinal = activity_id % ID_STRIDE
+    rng = random.Random(f"plan:{activity_id}")  # noqa: S311
+    if sport == "Ride":
+        test_week = (ordinal // 7) % 6 == 5
+        kind = ses.trial_kind(ordinal) if test_week else ses.pick(ses.RIDE_KINDS, rng)
+        return ses.ride_plan(kind, rng.randint(40, 110), rng)
+    return ses.run_plan(ses.pick(ses.RUN_KINDS, rng), rng.randint(30, 65), rng)
 
 
 def activity_by_id(activity_id: int) -> SandboxActivity | None:
@@ -152,8 +189,9 @@ def record(activity: SandboxActivity, data: StreamData) -> None:
 
 def recorded_of(athlete_id: int) -> list[SandboxActivity]:
     """The athlete's recorded rides, oldest first."""
-    return sorted((a for a, _ in _RECORDED.values() if a.athlete_id == athlete_id),
-                  key=lambda a: a.start)
+    return sorted(
+        (a for a, _ in _RECORDED.values() if a.athlete_id == athlete_id), key=lambda a: a.start
+    )
 
 
 def forget_recorded() -> None:
@@ -161,9 +199,10 @@ def forget_recorded() -> None:
     summary.cache_clear()
 
 
-def _altitude(rng_seed: float, d: float) -> float:
+def _altitude(rng_seed: float, d: float, hills: float = 1.0) -> float:
     # Two slow sinusoids: rolling terrain with climbs of a few hundred metres at most.
-    return 200 + 60 * math.sin(d / 3000 + rng_seed) + 25 * math.sin(d / 700 + 2 * rng_seed)
+    rolling = 60 * math.sin(d / 3000 + rng_seed) + 25 * math.sin(d / 700 + 2 * rng_seed)
+    return 200 + hills * rolling
 
 
 def _ride_speed(power: float, grade: float, mass: float) -> float:
@@ -174,15 +213,6 @@ def _ride_speed(power: float, grade: float, mass: float) -> float:
         resist = (0.004 + grade) * mass * 9.81 * v + 0.5 * 1.2 * 0.32 * v**3
         lo, hi = (v, hi) if resist < power else (lo, v)
     return (lo + hi) / 2
-
-
-def _target_power(t: int, duration: int, ftp: float, rng: random.Random) -> float:
-    if t < 600:  # warm-up ramp
-        return ftp * (0.45 + 0.25 * t / 600)
-    if t > duration - 480:  # cool-down
-        return ftp * 0.5
-    block = (t - 600) // 360
-    return ftp * (0.95 if block % 2 == 0 else 0.6) + rng.gauss(0, 0.04 * ftp)
 
 
 def streams(activity_id: int) -> StreamData:
@@ -196,51 +226,83 @@ def synthetic_streams(activity_id: int) -> StreamData:
     if act is None:
         raise KeyError(activity_id)
     ath = athlete(act.athlete_id)
+    phys = ath.physiology
     rng = random.Random(f"streams:{activity_id}")  # noqa: S311
     seed = rng.uniform(0, 2 * math.pi)
     ride = act.sport == "Ride"
+    plan = plan_of(activity_id, act.sport)
+    curve, threshold = (phys.ride, phys.ftp) if ride else (phys.run, phys.run_threshold_speed)
+    target, work = ses.targets(plan, curve, threshold, rng)
     mass = ath.weight_kg + (8 if ride else 0)
+    hills = 0.1 if plan.kind in ("Intervals", "Reps") else 1.0  # on a track or a flat loop
     lat, lng = ath.home
     heading = rng.uniform(0, 2 * math.pi)
-    hr, v, dist, power, target_v = float(ath.rest_hr + 20), 0.0, 0.0, 0.0, 0.0
+    v, dist, target_v = 0.0, 0.0, 0.0
+    n = act.duration_s
+    watts, speeds, alts, grades = np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(n)
     out = StreamData([], [], [], [], [], [], [], [], [])
-    for t in range(act.duration_s):
-        alt = _altitude(seed, dist)
-        grade = (_altitude(seed, dist + 5) - alt) / 5
+    coast = [rng.random() < 0.9 for _ in range(n)] if ride and not act.trainer else [False] * n
+    for t in range(n):
+        alt = _altitude(seed, dist, hills)
+        grade = (_altitude(seed, dist + 5, hills) - alt) / 5
         if ride:
-            power = max(0.0, _target_power(t, act.duration_s, ath.ftp, rng))
-            if grade < -0.035 and rng.random() < 0.9:
-                power = 0.0  # coasting downhill
+            power = float(target[t])
+            if grade < -0.035 and coast[t] and not work[t]:
+                power = 0.0  # coasting downhill, outside the work bouts
             if act.trainer:
                 target_v = power / 25  # "virtual" speed from power
             elif t % 3 == 0:  # power and grade change slowly: solve every third second
                 target_v = _ride_speed(power, grade, mass)
-            cadence = 0 if power == 0 else int(88 + 6 * (power / ath.ftp - 0.8) + rng.gauss(0, 2))
+            v += (target_v - v) * 0.2  # a bike's inertia
         else:
-            effort = 0.8 if (t // 300) % 3 else 0.92
-            target_v = ath.threshold_speed * effort * (1 - 4 * max(grade, -0.05))
-            power = 1.04 * ath.weight_kg * v * (1 + 3 * grade)  # running power, W
-            cadence = int(86 + 4 * (v - 3) + rng.gauss(0, 1))  # Strava: strides per minute
-        v += (target_v - v) * 0.2  # inertia
+            # A runner holds pace on a slope better than constant effort would (Minetti's
+            # C(0) / C(i)): half of that slowing, none of the speed-up past 3 % downhill.
+            scale = min(1.03, max(0.85, math.sqrt(3.6 / _minetti(grade))))
+            target_v = float(target[t]) * scale
+            v += (target_v - v) * 0.5  # a runner accelerates faster than a bike
+            power = float(running_power(v, ath.weight_kg, grade))
         dist += v
-        intensity = min(1.2, max(0.0, power / ath.ftp if ride else v / ath.threshold_speed))
-        drift = 4 * t / 3600  # cardiac drift, bpm per hour
-        target_hr = ath.rest_hr + (ath.max_hr - ath.rest_hr) * (0.3 + 0.6 * intensity) + drift
-        hr += (target_hr - hr) / 30  # first-order lag, tau = 30 s
+        watts[t], speeds[t], alts[t], grades[t] = power, v, alt, grade
         heading += rng.gauss(0, 0.01)
         if not act.trainer:
             lat += v * math.cos(heading) / 111_320
             lng += v * math.sin(heading) / (111_320 * math.cos(math.radians(lat)))
-        out.time.append(t)
-        out.distance.append(round(dist, 1))
         out.latlng.append([round(lat, 6), round(lng, 6)])
-        out.altitude.append(round(alt, 1))
-        out.velocity.append(round(v, 2))
-        out.heartrate.append(round(min(hr, ath.max_hr)))
-        out.watts.append(round(max(power, 0.0)))
-        out.cadence.append(max(cadence, 0))
-        out.grade.append(round(grade * 100, 1))
+    # Heart rate from the effort actually produced (coasting included): intensity is
+    # output over the sport's hour threshold, plus drift growing with time and effort.
+    x = watts / phys.ftp if ride else speeds / phys.run_threshold_speed
+    lthr, max_hr = (phys.lthr_ride, phys.max_hr_ride) if ride else (phys.lthr_run, phys.max_hr_run)
+    drift = phys.drift_bpm_per_h * np.arange(n) / 3600 * np.minimum(x, 1.2)
+    goal = steady_state_hr(x, ath.rest_hr, lthr, max_hr) + drift
+    hr = np.minimum(hr_response(goal, ath.rest_hr + 20, phys.hr_tau_s), max_hr)
+    out.time.extend(range(n))
+    out.distance.extend(np.round(np.cumsum(speeds), 1).tolist())
+    out.altitude.extend(np.round(alts, 1).tolist())
+    out.velocity.extend(np.round(speeds, 2).tolist())
+    out.heartrate.extend(int(h) for h in np.round(hr))
+    out.watts.extend(int(w) for w in np.round(watts))
+    out.grade.extend(np.round(grades * 100, 1).tolist())
+    out.cadence.extend(_cadence(ride, watts, speeds, phys.ftp, rng))
     return out
+
+
+def _minetti(grade: float) -> float:
+    # Scalar Minetti et al. (2002) cost, J/kg/m (the vectorised one is _physiology's).
+    i = min(0.45, max(-0.45, grade))
+    return 155.4 * i**5 - 30.4 * i**4 - 43.3 * i**3 + 46.3 * i**2 + 19.5 * i + 3.6
+
+
+def _cadence(
+    ride: bool, watts: np.ndarray, speeds: np.ndarray, ftp: float, rng: random.Random
+) -> list[int]:
+    """Pedal rpm (0 when coasting, 70-110 otherwise) or strides per minute (as Strava
+    counts them: 75-98, rising with speed)."""
+    noise = np.random.default_rng(rng.getrandbits(64)).standard_normal(len(watts))
+    if ride:
+        rpm = np.clip(88 + 6 * (watts / ftp - 0.8) + 2 * noise, 70, 110)
+        return [0 if w < 0.5 else int(c) for w, c in zip(watts.tolist(), rpm.tolist(), strict=True)]
+    spm = np.clip(86 + 4 * (speeds - 3) + noise, 75, 98)
+    return [int(c) for c in spm.tolist()]
 
 
 @dataclass(frozen=True, slots=True)

@@ -118,6 +118,9 @@ def test_every_run_of_a_generated_decade():
         if k % 40 == 0:
             for name in ("400m", "1km", "5km"):
                 expected = brute_force(d, time.astype(float), an.BEST_EFFORT_DISTANCES[name])
+                if expected is None:  # a run shorter than the distance: none either side
+                    assert m.best_efforts[name] is None, (act.id, name)
+                    continue
                 assert m.best_efforts[name] == pytest.approx(expected, rel=1e-9, abs=1e-9), \
                     (act.id, name)
 
