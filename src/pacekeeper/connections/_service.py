@@ -46,6 +46,7 @@ from pacekeeper.providers import (
     current_share_keys,
     share_keys,
 )
+from pacekeeper.providers import PROVIDERS as SPECS
 
 log = logging.getLogger("pacekeeper.connections")
 T = TypeVar("T")
@@ -93,7 +94,8 @@ class ConnectionService:
             if settings is None:
                 raise ProviderNotConfigured(provider)
             # The provider's quota is the application's: each tenant gets a fair share.
-            tracker = RateLimitTracker(self._tenant_share)
+            tracker = RateLimitTracker(self._tenant_share,
+                                       parser=SPECS[provider].rate_limits)
             # The spec builds it (Garmin's OAuth flavour travels in its settings).
             self._clients[provider] = client_for(provider, settings, self.http, tracker)
         return self._clients[provider]

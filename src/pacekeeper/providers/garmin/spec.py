@@ -14,6 +14,7 @@ from .._config import Endpoints, ProviderSettings
 from .._ratelimit import RateLimitTracker
 from .._spec import ActivityBatch, Capabilities, HealthDays, ProviderCall, ProviderSpec
 from .._tokens import TokenSet
+from ._id import ID
 from .client import GarminClient
 
 if TYPE_CHECKING:
@@ -79,7 +80,7 @@ def _sandbox(state: SandboxState, history_days: int) -> Sequence[BaseRoute]:
 
 
 SPEC = ProviderSpec(
-    id="garmin",
+    id=ID,
     name="Garmin Connect",
     auth="oauth1+oauth2",
     endpoints=Endpoints(
