@@ -39,8 +39,8 @@ from pacekeeper.auth import KeyGenerator, generate_rsa_key
 from pacekeeper.config import Settings
 from pacekeeper.connections import SANDBOX_PATH, provider_setup
 from pacekeeper.connections.dashboard import dashboard_routes
-from pacekeeper.connections.routes import WEBHOOK_PREFIX, connection_routes
-from pacekeeper.connections.webhooks import webhook_routes
+from pacekeeper.connections.routes import connection_routes
+from pacekeeper.connections.webhooks import webhook_body_limits, webhook_routes
 from pacekeeper.errors import ApiError
 from pacekeeper.fitness.analysis_routes import analysis_routes
 from pacekeeper.fitness.routes import IMPORT_PATH, fitness_routes
@@ -304,8 +304,10 @@ def create_app(
         routes=routes,
         middleware=[
             # A multipart file upload carries its form framing on top of the file.
-            Middleware(BodyLimitMiddleware, max_bytes=limit, exempt=("/mcp", WEBHOOK_PREFIX),
-                       overrides={IMPORT_PATH: settings.max_import_bytes + 64 * 1024})
+            # Each provider webhook has its own (from the registry: Garmin's is 8 MiB).
+            Middleware(BodyLimitMiddleware, max_bytes=limit, exempt=("/mcp",),
+                       overrides={IMPORT_PATH: settings.max_import_bytes + 64 * 1024,
+                                  **webhook_body_limits()})
         ],
         lifespan=lifespan,
         exception_handlers={

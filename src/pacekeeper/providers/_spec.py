@@ -21,6 +21,7 @@ from ._base import ProviderClient
 from ._config import Endpoints, ProviderSettings
 from ._ratelimit import RateLimitParser, RateLimitTracker, parse_rate_limits
 from ._tokens import TokenSet
+from ._webhook import WebhookSpec
 
 if TYPE_CHECKING:  # the sandbox loads only where it is mounted
     from starlette.routing import BaseRoute
@@ -100,6 +101,8 @@ class ProviderSpec:
     # Reads the quota its responses announce (lower-cased header names); the common
     # X-RateLimit-* by default.
     rate_limits: RateLimitParser = parse_rate_limits
+    # Its push webhook, served at /api/webhooks/<id>[/<kind>] (None: it pushes nothing).
+    webhook: WebhookSpec | None = None
 
     def sandbox_endpoints(self, base_url: str) -> Endpoints:
         """The endpoints of the sandbox at ``base_url``, which serves us under /<id>."""

@@ -16,6 +16,7 @@ from .._spec import ActivityBatch, Capabilities, HealthDays, ProviderCall, Provi
 from .._tokens import TokenSet
 from ._id import ID
 from .client import GarminClient
+from .webhook import WEBHOOK
 
 if TYPE_CHECKING:
     from starlette.routing import BaseRoute
@@ -105,4 +106,5 @@ SPEC = ProviderSpec(
     sandbox_limits=((1000, 60.0),),
     capabilities=Capabilities(activity_streams=True, daily_health=True, push_webhooks=True),
     sync=GarminSync(),
+    webhook=WEBHOOK,
 )

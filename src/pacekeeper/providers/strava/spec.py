@@ -10,6 +10,7 @@ from .._spec import Capabilities, ListedActivities, ProviderSpec
 from ._id import ID
 from .client import SCOPES, StravaClient
 from .ratelimit import rate_limits
+from .webhook import WEBHOOK
 
 if TYPE_CHECKING:
     from starlette.routing import BaseRoute
@@ -45,4 +46,5 @@ SPEC = ProviderSpec(
     capabilities=Capabilities(activity_streams=True, daily_health=False, push_webhooks=False),
     sync=ListedActivities(streams=True),
     rate_limits=rate_limits,
+    webhook=WEBHOOK,
 )
