@@ -52,6 +52,8 @@ async def test_a_first_sync_reads_the_connection_once(
 ) -> None:
     async with conn_factory(worker="off", sync_history_days=DAYS) as h:
         owner, reads = await _connected(h, provider)
+        # Past the emulated quota a long sync would pause; this counts reads, not waits.
+        await h.admin("limits", {"provider": provider, "limits": [[100_000, 86_400.0]]})
         syncs = h.services.syncs
         assert syncs is not None
         sent = len(h.transport.paths)
