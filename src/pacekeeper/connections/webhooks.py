@@ -4,13 +4,14 @@ The provider's own handler (``ProviderSpec.webhook``, in its folder) verifies an
 a delivery; what every webhook shares is here: the per-address limit (before the body
 is read), the body limit (``webhook_body_limits``, enforced while it streams in, by the
 app's BodyLimitMiddleware), the error shapes, and queueing the syncs it names, each
-once. An unknown provider, kind or an unconfigured provider is a 404.
+once. An unknown provider or kind, or an unconfigured provider, is a 404.
 """
 
 from __future__ import annotations
 
 import logging
 import uuid
+from collections.abc import Awaitable, Callable
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -52,16 +53,8 @@ async def _queue(request: Request, user_id: uuid.UUID, tenant_id: uuid.UUID,
         return 0
 
 
-async def provider_webhook(request: Request) -> Response:
-    """GET/POST /api/webhooks/{provider}[/{kind}]: the provider's handler decides."""
-    provider = request.path_params["provider"]
-    kind = request.path_params.get("kind", "")
-    spec = PROVIDERS.get(provider)
-    if spec is None or spec.webhook is None or kind not in spec.webhook.kinds:
-        raise ApiError("not found", code="not_found", status=404)
-    if request.method not in spec.webhook.methods:
-        raise ApiError("method not allowed", code="method_not_allowed", status=405,
-                       headers={"Allow": ", ".join(spec.webhook.methods)})
+async def provider_webhook(request: Request, provider: str, kind: str) -> Response:
+    """/api/webhooks/<provider>[/<kind>]: the provider's handler decides."""
     svc = services(request)
     layer = svc.connection_layer
     found = None if layer is None else layer.webhooks.get(provider)
@@ -101,12 +94,20 @@ async def provider_webhook(request: Request) -> Response:
     return JSONResponse(body_out)
 
 
+def _endpoint(provider: str, kind: str) -> Callable[[Request], Awaitable[Response]]:
+    async def endpoint(request: Request) -> Response:
+        return await provider_webhook(request, provider, kind)
+    return endpoint
+
+
 def webhook_routes() -> list[Route]:
-    # One route for both methods, so a 405 (and OPTIONS) names GET and POST in `Allow`.
-    return [
-        Route(WEBHOOK_PREFIX + "/{provider}", provider_webhook, methods=["GET", "POST"]),
-        Route(WEBHOOK_PREFIX + "/{provider}/{kind}", provider_webhook, methods=["GET", "POST"]),
-    ]
+    """One path per provider and kind, from the registry, all served by
+    ``provider_webhook`` (concrete paths: each is documented, and an unknown provider
+    or kind, or another method, is Starlette's 404 or 405 with ``Allow``)."""
+    return [Route(webhook_path(spec.id, kind), _endpoint(spec.id, kind),
+                  methods=list(spec.webhook.methods))
+            for spec in PROVIDERS.values() if spec.webhook is not None
+            for kind in spec.webhook.kinds]  # fmt: skip
 
 
 __all__ = ["WEBHOOK_PREFIX", "provider_webhook", "webhook_body_limits", "webhook_routes"]
