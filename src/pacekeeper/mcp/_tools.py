@@ -84,7 +84,7 @@ class PacekeeperTools(PacekeeperToolsBase, ActivityTools, AthleteTools, SyncTool
 
     @tool(
         name="get_connection_status",
-        description="Which providers (strava, fitbit, garmin) are connected, and which need "
+        description=f"Which providers ({', '.join(PROVIDERS)}) are connected, and which need "
                     "reconnecting.",
         scopes=(READ,),
     )
@@ -93,8 +93,7 @@ class PacekeeperTools(PacekeeperToolsBase, ActivityTools, AthleteTools, SyncTool
 
     @tool(
         name="connect_provider",
-        description="Start connecting strava, fitbit or garmin: the URL the user opens to grant "
-                    "access.",
+        description=f"Start connecting {_ONE_OF}: the URL the user opens to grant access.",
         scopes=(WRITE,),
     )
     async def connect_provider(self, caller: Principal, provider: str) -> AuthorizationUrl:

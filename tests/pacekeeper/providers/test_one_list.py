@@ -9,6 +9,7 @@ docstrings that mention Strava) does not count; a literal that *is* an id does.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 from pacekeeper.providers import PROVIDERS
@@ -27,11 +28,29 @@ ALLOWLIST: set[tuple[str, str]] = {
 }
 
 
+def _docstrings(tree: ast.Module) -> set[int]:
+    """The ids of docstring nodes: prose, where naming providers is fine."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            first = node.body[0] if node.body else None
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                found.add(id(first.value))
+    return found
+
+
 def _literals(path: Path, ids: set[str]) -> list[tuple[int, str]]:
     tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    prose = _docstrings(tree)
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            # Two ids or more as words in one string: a hand-written list of providers
+            # (a tool description's "strava, fitbit or garmin").
+            words = set(re.findall(r"[a-z0-9_]+", node.value))
+            if id(node) not in prose and len(words & ids) >= 2:
+                found.append((node.lineno, node.value))
+                continue
             text = node.value.strip().lower()
             # The id itself, or the id as a prefix of a key or path ("garmin-webhook:",
             # "garmin/push"): both are the provider named by hand.
@@ -63,7 +82,8 @@ def test_no_provider_is_named_outside_its_folder_and_the_registry() -> None:
 def test_the_scan_finds_a_named_provider(tmp_path: Path) -> None:
     """The scan is not blind: a `== "garmin"` branch and a "garmin-webhook:" key count."""
     sample = tmp_path / "sample.py"
-    sample.write_text('def f(p):\n    return p == "garmin" or f"{p}" == "garmin-webhook:x"\n'
-                      '"""Garmin and Strava in prose do not count."""\n')
-    assert [v for _, v in _literals(sample, {"garmin", "strava"})] == [
-        "garmin", "garmin-webhook:x"]
+    sample.write_text('"""Garmin and strava, garmin in a docstring do not count."""\n'
+                      'def f(p):\n    return p == "garmin" or f"{p}" == "garmin-webhook:x"\n'
+                      'D = "Start connecting strava or garmin"\n')
+    assert sorted(v for _, v in _literals(sample, {"garmin", "strava"})) == [
+        "Start connecting strava or garmin", "garmin", "garmin-webhook:x"]
