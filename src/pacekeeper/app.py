@@ -40,9 +40,9 @@ from pacekeeper.http.account import (
 from pacekeeper.http.admin import admin_routes
 from pacekeeper.http.analysis import analysis_routes
 from pacekeeper.http.apikeys import delete_key, keys_collection
-from pacekeeper.http.connections import WEBHOOK_PREFIX, connection_routes
+from pacekeeper.http.connections import connection_routes
 from pacekeeper.http.fitness import IMPORT_PATH, fitness_routes
-from pacekeeper.http.webhooks import webhook_routes
+from pacekeeper.http.webhooks import webhook_body_limits, webhook_routes
 from pacekeeper.jobs import stop_worker
 from pacekeeper.live import live_broadcasters
 from pacekeeper.mcp import McpEdge, McpGate, build_mcp
@@ -304,8 +304,10 @@ def create_app(
         routes=routes,
         middleware=[
             # A multipart file upload carries its form framing on top of the file.
-            Middleware(BodyLimitMiddleware, max_bytes=limit, exempt=("/mcp", WEBHOOK_PREFIX),
-                       overrides={IMPORT_PATH: settings.max_import_bytes + 64 * 1024})
+            # Each provider webhook has its own (from the registry: Garmin's is 8 MiB).
+            Middleware(BodyLimitMiddleware, max_bytes=limit, exempt=("/mcp",),
+                       overrides={IMPORT_PATH: settings.max_import_bytes + 64 * 1024,
+                                  **webhook_body_limits()})
         ],
         lifespan=lifespan,
         exception_handlers={

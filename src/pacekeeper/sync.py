@@ -26,7 +26,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from pacekeeper.connections import ConnectionProblem, ConnectionService
+from pacekeeper.connections import ConnectionProblem, ConnectionService, ProviderSession
 from pacekeeper.fitness._records import DailyHealth, NewActivity, Owner, SourceRef, SyncState
 from pacekeeper.fitness._service import FitnessService, richness
 from pacekeeper.fitness._views import activity_event
@@ -162,12 +162,12 @@ class SyncService:
     async def state(self, owner: Owner, provider: str) -> SyncState | None:
         return await self.fitness.store.sync_state(owner.user_id, provider)
 
-    async def _call(self, owner: Owner, provider: str,
+    async def _call(self, session: ProviderSession, provider: str,
                     action: Callable[[ProviderClient, TokenSet], Awaitable[Any]]) -> Any:
         """One provider call; a 429 is waited out (up to ``max_wait_s``) and retried."""
         while True:
             try:
-                return await self.connections.call(owner.user_id, provider, action)
+                return await session.call(action)
             except ConnectionProblem as problem:
                 wait = getattr(problem, "retry_after", None)
                 if problem.code != "provider_rate_limited" or wait is None \
@@ -191,15 +191,18 @@ class SyncService:
                                else history_start(now, self.history_days).isoformat())
         await self._event(owner, {"type": "sync", "provider": provider, "status": "running",
                                   "message": f"{provider}: sync started"})
+        # One session for the whole sync: the connection row is read once, not twice a
+        # request (issue 29: 732 reads for a first sync of 365 Strava activities, now 1).
+        session = self.connections.session(owner.user_id, provider)
         try:
-            await self._activities(owner, provider, cursor, now, report, progress)
+            await self._activities(owner, provider, session, cursor, now, report, progress)
             # From the day the last finished health fetch reached (it may have been
             # partial then), else as far back as a first sync reaches.
             reach = now - timedelta(days=min(self.health_days, self.history_days))
             through = report.health_through
             health_since = reach if through is None else max(
                 reach, datetime.combine(date.fromisoformat(through), time(), UTC))
-            await self._health(owner, provider, health_since, report, progress)
+            await self._health(owner, provider, session, health_since, report, progress)
             report.status = "done"
             report.message = (f"{report.imported} new, {report.merged} merged, "
                               f"{report.duplicates} already stored, {report.days} days")
@@ -241,13 +244,14 @@ class SyncService:
         self.connections.client(provider)  # unknown or unconfigured: the usual problem
         return PROVIDERS[provider]
 
-    def _caller(self, owner: Owner, provider: str) -> ProviderCall:
+    def _caller(self, session: ProviderSession, provider: str) -> ProviderCall:
         async def call(action: Callable[[Any, TokenSet], Awaitable[T]]) -> T:
-            found: T = await self._call(owner, provider, action)
+            found: T = await self._call(session, provider, action)
             return found
         return call
 
-    async def _activities(self, owner: Owner, provider: str, cursor: datetime | None,
+    async def _activities(self, owner: Owner, provider: str, session: ProviderSession,
+                          cursor: datetime | None,
                           now: datetime, report: SyncReport, progress: Progress | None
                           ) -> None:
         # The provider's spec reads it (with streams where it has them), in batches
@@ -255,7 +259,7 @@ class SyncService:
         # the history window every provider shares (providers.history_activities); later
         # ones what the provider has after the cursor.
         spec = self._spec(provider)
-        call = self._caller(owner, provider)
+        call = self._caller(session, provider)
         batches = (spec.sync.activities(call, cursor, now) if cursor is not None
                    else history_activities(spec.sync, call, now, self.history_days))
         async for batch in batches:
@@ -288,14 +292,15 @@ class SyncService:
         if streams is not None and len(streams):
             report.with_streams += 1
 
-    async def _health(self, owner: Owner, provider: str, since: datetime, report: SyncReport,
+    async def _health(self, owner: Owner, provider: str, session: ProviderSession,
+                      since: datetime, report: SyncReport,
                       progress: Progress | None) -> None:
         spec = self._spec(provider)
         if not spec.capabilities.daily_health:
             return
         first = since.astimezone(UTC).date()
         last = self.clock().date()
-        found = await spec.sync.health(self._caller(owner, provider), first, last)
+        found = await spec.sync.health(self._caller(session, provider), first, last)
         days = [_health(provider, d) for d in found.dailies]
         days += [_health(provider, sleep=s) for s in found.sleeps if s.is_main_sleep]
         if days:

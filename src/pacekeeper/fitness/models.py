@@ -9,15 +9,22 @@ from __future__ import annotations
 
 from datetime import date, datetime
 from enum import StrEnum
-from typing import Self
+from typing import Annotated, Self
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, model_validator
+from pydantic import (
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    model_validator,
+)
 
-
-class ProviderId(StrEnum):
-    STRAVA = "strava"
-    FITBIT = "fitbit"
-    GARMIN = "garmin"
+# A provider's id as ``providers.registry`` lists it: a plain string, so a new provider
+# is its folder and one registry line (no enum here to extend). Its shape is checked
+# here; which ids exist is the registry's business (the records come from a provider's
+# own mapper, which passes its own id).
+ProviderId = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]{0,31}$")]
 
 
 class Sport(StrEnum):

@@ -62,10 +62,10 @@ class IdempotencyStore(Protocol):
         ...
 
 
-class GarminTokenLookup(Protocol):
-    """Maps Garmin ``userAccessToken``s from a webhook to our connections, if any."""
+class TokenLookup(Protocol):
+    """Maps access tokens a push webhook names the user by to our connections, if any
+    (``WebhookHost`` is one, bound to its provider)."""
 
-    async def users_for_garmin_tokens(self, user_access_tokens: Collection[str]
-                                      ) -> dict[str, str]:
-        """Our user id for each token of a connected Garmin connection (others absent)."""
+    async def users_for_tokens(self, user_access_tokens: Collection[str]) -> dict[str, str]:
+        """Our user id for each token of a connected connection (others absent)."""
         ...

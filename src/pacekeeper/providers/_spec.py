@@ -19,8 +19,9 @@ from pacekeeper.fitness.models import Activity, DailySummary, SleepSession, Stre
 
 from ._base import ProviderClient
 from ._config import Endpoints, ProviderSettings
-from ._ratelimit import RateLimitTracker
+from ._ratelimit import RateLimitParser, RateLimitTracker, parse_rate_limits
 from ._tokens import TokenSet
+from ._webhook import WebhookSpec
 
 if TYPE_CHECKING:  # the sandbox loads only where it is mounted
     from starlette.routing import BaseRoute
@@ -97,6 +98,11 @@ class ProviderSpec:
     sandbox_limits: tuple[tuple[int, float], ...]  # (requests, window seconds)
     capabilities: Capabilities
     sync: ProviderSync
+    # Reads the quota its responses announce (lower-cased header names); the common
+    # X-RateLimit-* by default.
+    rate_limits: RateLimitParser = parse_rate_limits
+    # Its push webhook, served at /api/webhooks/<id>[/<kind>] (None: it pushes nothing).
+    webhook: WebhookSpec | None = None
 
     def sandbox_endpoints(self, base_url: str) -> Endpoints:
         """The endpoints of the sandbox at ``base_url``, which serves us under /<id>."""

@@ -88,7 +88,7 @@ def _push(token: str, summary_id: str = "s1", steps: int = 1000) -> bytes:
 
 
 class _Tokens:
-    async def users_for_garmin_tokens(self, user_access_tokens: Collection[str]
+    async def users_for_tokens(self, user_access_tokens: Collection[str]
                                       ) -> dict[str, str]:
         known = {"tok-a": "user-a"}
         return {t: known[t] for t in user_access_tokens if t in known}

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from pacekeeper.fitness import Sport
-from pacekeeper.fitness.models import ProviderId, SleepSession, SleepStages
+from pacekeeper.fitness.models import SleepSession, SleepStages
 from pacekeeper.providers.fitbit._map import map_activity as fitbit_activity
 from pacekeeper.providers.fitbit._map import map_sleep as fitbit_sleep
 from pacekeeper.providers.garmin._map import garmin_sport, map_activity_details
@@ -98,7 +98,7 @@ def test_fitbit_sleep_is_time_asleep_and_efficiency_is_no_score() -> None:
 
 def test_garmin_sleep_is_its_stages_asleep() -> None:
     """Without a minutes-asleep figure, time asleep is deep + light + REM (awake left out)."""
-    night = SleepSession(provider=ProviderId.GARMIN, provider_id="3", date=date(2024, 5, 13),
+    night = SleepSession(provider="garmin", provider_id="3", date=date(2024, 5, 13),
                          duration_s=8 * 3600.0,
                          stages=SleepStages(deep_min=90, light_min=250, rem_min=100,
                                             awake_min=40))

@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 import pytest
 
-from pacekeeper.fitness import ProviderId, Sport
+from pacekeeper.fitness import Sport
 from pacekeeper.providers import ProviderRequestError, ProviderResponseError, StravaClient
 from pacekeeper.providers.strava._map import map_activity, map_athlete, map_streams, map_zones
 
@@ -25,7 +25,7 @@ def load(name: str) -> Any:
 
 def test_real_detailed_activity() -> None:
     activity = map_activity(load("activity.3.json"))
-    assert activity.provider is ProviderId.STRAVA
+    assert activity.provider == "strava"
     assert activity.provider_id == "99895560"
     assert activity.athlete_id == "1513"
     assert activity.sport is Sport.RUN

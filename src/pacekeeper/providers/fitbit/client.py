@@ -15,7 +15,6 @@ from pacekeeper.fitness.models import (
     Activity,
     Athlete,
     DailySummary,
-    ProviderId,
     SleepSession,
     Streams,
 )
@@ -27,6 +26,8 @@ from .._oauth2 import OAuth2Flow
 from .._oauth2_client import OAuth2ProviderClient
 from .._tokens import TokenSet
 from . import _map as m
+from ._id import ID
+from .ratelimit import rate_limits
 
 SCOPES = ("activity", "heartrate", "sleep", "profile", "location")  # asked for by default
 T = TypeVar("T")
@@ -41,7 +42,8 @@ def _user_id(body: dict[str, Any]) -> str | None:
 class FitbitClient(OAuth2ProviderClient):
     """Fitbit's quota is per user: pass one `tracker` per connected user."""
 
-    provider = ProviderId.FITBIT
+    provider = ID
+    rate_limits = staticmethod(rate_limits)
 
     def _flow(self, settings: ProviderSettings, http: ProviderHTTP) -> OAuth2Flow:
         return OAuth2Flow(

@@ -8,12 +8,13 @@ from typing import Any
 from pacekeeper.fitness.models import (
     Activity,
     DailySummary,
-    ProviderId,
     SleepSession,
     SleepStages,
     Sport,
     Streams,
 )
+
+from ._id import ID
 
 _SPORTS: dict[str, Sport] = {
     "RUNNING": Sport.RUN, "TRAIL_RUNNING": Sport.RUN, "TREADMILL_RUNNING": Sport.RUN,
@@ -55,7 +56,7 @@ def map_activity(data: dict[str, Any]) -> Activity:
         _num(data, "averageRunCadenceInStepsPerMinute")
     )
     return Activity(
-        provider=ProviderId.GARMIN,
+        provider=ID,
         provider_id=str(data.get("activityId") or data["summaryId"]),
         athlete_id=data.get("userId"),
         name=data.get("activityName"),
@@ -97,7 +98,7 @@ def map_activity_details(data: dict[str, Any]) -> tuple[Activity, Streams]:
     cadence = series("bikeCadenceInRPM") or (
         None if steps is None else [None if v is None else _strides(float(v)) for v in steps])
     streams = Streams(
-        provider=ProviderId.GARMIN,
+        provider=ID,
         activity_id=activity.provider_id,
         time=[int(s["startTimeInSeconds"]) - t0 for s in samples],
         distance=series("totalDistanceInMeters"),
@@ -115,7 +116,7 @@ def map_daily(data: dict[str, Any]) -> DailySummary:
     moderate = _num(data, "moderateIntensityDurationInSeconds") or 0.0
     vigorous = _num(data, "vigorousIntensityDurationInSeconds") or 0.0
     return DailySummary(
-        provider=ProviderId.GARMIN,
+        provider=ID,
         date=date.fromisoformat(data["calendarDate"]),
         steps=data.get("steps"),
         distance_m=_num(data, "distanceInMeters"),
@@ -138,7 +139,7 @@ def map_sleep(data: dict[str, Any]) -> SleepSession:
         return value / 60 if value is not None else None
 
     return SleepSession(
-        provider=ProviderId.GARMIN,
+        provider=ID,
         provider_id=str(data["summaryId"]),
         date=date.fromisoformat(data["calendarDate"]),
         start=start,

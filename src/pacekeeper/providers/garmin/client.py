@@ -18,7 +18,6 @@ from pacekeeper.fitness.models import (
     Activity,
     Athlete,
     DailySummary,
-    ProviderId,
     SleepSession,
     Streams,
 )
@@ -36,6 +35,7 @@ from .._oauth2 import OAuth2Flow
 from .._ratelimit import RateLimitTracker
 from .._tokens import AuthorizationStart, TokenSet
 from . import _map as m
+from ._id import ID
 
 T = TypeVar("T")
 _DAY = 86_400
@@ -44,7 +44,7 @@ _REST = "/wellness-api/rest"
 
 
 class GarminClient:
-    provider = ProviderId.GARMIN
+    provider = ID
 
     def __init__(
         self,
@@ -58,7 +58,7 @@ class GarminClient:
     ) -> None:
         self.settings = settings
         self.oauth_version = oauth_version
-        self.http = ProviderHTTP("garmin", client, policy=policy, tracker=tracker, sleep=sleep)
+        self.http = ProviderHTTP(ID, client, policy=policy, tracker=tracker, sleep=sleep)
         self.oauth2 = OAuth2Flow(
             settings,
             self.http,
@@ -185,7 +185,7 @@ class GarminClient:
         body = expect_dict("garmin", await self._get_json(token, f"{_REST}/user/id"))
         if not body.get("userId"):
             raise ProviderResponseError("garmin", "user id response lacks userId")
-        return Athlete(provider=ProviderId.GARMIN, provider_id=str(body["userId"]))
+        return Athlete(provider=ID, provider_id=str(body["userId"]))
 
     async def fetch_activities(
         self,

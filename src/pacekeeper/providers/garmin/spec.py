@@ -14,7 +14,9 @@ from .._config import Endpoints, ProviderSettings
 from .._ratelimit import RateLimitTracker
 from .._spec import ActivityBatch, Capabilities, HealthDays, ProviderCall, ProviderSpec
 from .._tokens import TokenSet
+from ._id import ID
 from .client import GarminClient
+from .webhook import WEBHOOK
 
 if TYPE_CHECKING:
     from starlette.routing import BaseRoute
@@ -79,7 +81,7 @@ def _sandbox(state: SandboxState, history_days: int) -> Sequence[BaseRoute]:
 
 
 SPEC = ProviderSpec(
-    id="garmin",
+    id=ID,
     name="Garmin Connect",
     auth="oauth1+oauth2",
     endpoints=Endpoints(
@@ -104,4 +106,5 @@ SPEC = ProviderSpec(
     sandbox_limits=((1000, 60.0),),
     capabilities=Capabilities(activity_streams=True, daily_health=True, push_webhooks=True),
     sync=GarminSync(),
+    webhook=WEBHOOK,
 )

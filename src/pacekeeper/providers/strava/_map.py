@@ -10,12 +10,13 @@ from pacekeeper.fitness.models import (
     Athlete,
     AthleteStats,
     AthleteZones,
-    ProviderId,
     Sport,
     Streams,
     Totals,
     Zone,
 )
+
+from ._id import ID
 
 _SPORTS: dict[str, Sport] = {
     "Run": Sport.RUN, "TrailRun": Sport.RUN, "VirtualRun": Sport.RUN,
@@ -57,7 +58,7 @@ def map_athlete(data: dict[str, Any]) -> Athlete:
     birth = data.get("dateofbirth")
     sex = data.get("sex")
     return Athlete(
-        provider=ProviderId.STRAVA,
+        provider=ID,
         provider_id=str(data["id"]),
         firstname=data.get("firstname"),
         lastname=data.get("lastname"),
@@ -98,7 +99,7 @@ def map_activity(data: dict[str, Any]) -> Activity:
         raise ValueError("activity without start_date")
     athlete = data.get("athlete")
     return Activity(
-        provider=ProviderId.STRAVA,
+        provider=ID,
         provider_id=str(data["id"]),
         athlete_id=str(athlete["id"]) if isinstance(athlete, dict) and "id" in athlete else None,
         name=data.get("name"),
@@ -147,7 +148,7 @@ def map_streams(activity_id: str, data: dict[str, Any] | list[Any]) -> Streams:
         raise ValueError("streams without a time series")
     latlng = series("latlng")
     return Streams(
-        provider=ProviderId.STRAVA,
+        provider=ID,
         activity_id=activity_id,
         time=[int(t) for t in time],
         distance=series("distance"),
@@ -167,7 +168,7 @@ def _zones(ranges: Any) -> list[Zone]:
 
 def map_zones(data: dict[str, Any]) -> AthleteZones:
     return AthleteZones(
-        provider=ProviderId.STRAVA,
+        provider=ID,
         heart_rate=_zones(data.get("heart_rate")),
         power=_zones(data.get("power")),
     )
@@ -195,7 +196,7 @@ def map_stats(data: dict[str, Any]) -> AthleteStats:
         return out
 
     return AthleteStats(
-        provider=ProviderId.STRAVA,
+        provider=ID,
         recent=period("recent"),
         year_to_date=period("ytd"),
         all_time=period("all"),

@@ -11,7 +11,6 @@ from pacekeeper.fitness.models import (
     Athlete,
     AthleteStats,
     AthleteZones,
-    ProviderId,
     Streams,
 )
 
@@ -21,6 +20,8 @@ from .._oauth2 import OAuth2Flow
 from .._oauth2_client import OAuth2ProviderClient
 from .._tokens import TokenSet
 from . import _map as m
+from ._id import ID
+from .ratelimit import rate_limits
 
 STREAM_KEYS = (
     "time", "distance", "latlng", "altitude", "velocity_smooth",
@@ -37,7 +38,8 @@ def _athlete_id(body: dict[str, Any]) -> str | None:
 
 
 class StravaClient(OAuth2ProviderClient):
-    provider = ProviderId.STRAVA
+    provider = ID
+    rate_limits = staticmethod(rate_limits)
     revoke_field = "access_token"
 
     def _flow(self, settings: ProviderSettings, http: ProviderHTTP) -> OAuth2Flow:
