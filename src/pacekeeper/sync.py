@@ -32,6 +32,7 @@ from pacekeeper.fitness._service import FitnessService, richness
 from pacekeeper.fitness._views import activity_event
 from pacekeeper.fitness.models import Activity, DailySummary, SleepSession, Streams
 from pacekeeper.fitness.streams import StreamSet, resample_1hz
+from pacekeeper.fitness.summary import summary_values
 from pacekeeper.providers import (
     PROVIDERS,
     ProviderCall,
@@ -79,13 +80,9 @@ class SyncReport:
 
 def new_activity(a: Activity) -> NewActivity:
     return NewActivity(
-        sport=a.sport.value, start_at=a.start, elapsed_s=a.elapsed_s,
-        source_sport=a.provider_sport, name=a.name, utc_offset_s=a.utc_offset_s,
-        moving_s=a.moving_s, distance_m=a.distance_m, elevation_gain_m=a.elevation_gain_m,
-        avg_speed_mps=a.avg_speed_mps, max_speed_mps=a.max_speed_mps,
-        avg_heartrate=a.avg_heartrate, max_heartrate=a.max_heartrate, avg_watts=a.avg_watts,
-        max_watts=a.max_watts, avg_cadence=a.avg_cadence, calories=a.calories,
-        device_name=a.device_name,
+        sport=a.sport.value, start_at=a.start,
+        **summary_values(a), source_sport=a.provider_sport, name=a.name,
+        utc_offset_s=a.utc_offset_s, device_name=a.device_name,
     )  # fmt: skip
 
 
