@@ -129,3 +129,26 @@ def test_no_module_copies_the_summary_field_by_field() -> None:
                if _names_spelled(p.read_text()) >= 6}
     assert spelled == set(_SPELLED_OUT)
 
+
+def test_every_mapper_returns_the_one_stream_type() -> None:
+    """Streams have one form: a provider's mapper, the provider interface and the file
+    importers all hand over a ``StreamSet`` on the 1 Hz grid (the providers' own
+    pydantic ``Streams``, converted later by the sync, is gone)."""
+    from typing import get_type_hints
+
+    from pacekeeper.fitness import models
+    from pacekeeper.fitness.streams import StreamSet
+    from pacekeeper.providers._base import ProviderClient
+    from pacekeeper.providers.garmin._map import map_activity_details
+    from pacekeeper.providers.strava._map import map_streams
+
+    def returns(function: Any) -> Any:
+        # The providers name StreamSet for type checkers only (numpy loads on first use).
+        names = {**function.__globals__, "StreamSet": StreamSet}
+        return get_type_hints(function, globalns=names)["return"]
+
+    assert not hasattr(models, "Streams")
+    assert returns(map_streams) is StreamSet
+    assert returns(map_activity_details) == tuple[Activity, StreamSet]
+    assert returns(ProviderClient.fetch_streams) is StreamSet
+    assert get_type_hints(ParsedActivity)["streams"] is StreamSet
