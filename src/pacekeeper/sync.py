@@ -24,14 +24,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any, TypeVar
 
-import numpy as np
-
 from pacekeeper.connections import ConnectionProblem, ConnectionService, ProviderSession
 from pacekeeper.fitness._records import DailyHealth, NewActivity, Owner, SourceRef, SyncState
 from pacekeeper.fitness._service import FitnessService, richness
 from pacekeeper.fitness._views import activity_event
-from pacekeeper.fitness.models import Activity, DailySummary, SleepSession, Streams
-from pacekeeper.fitness.streams import StreamSet, resample_1hz
+from pacekeeper.fitness.models import Activity, DailySummary, SleepSession
+from pacekeeper.fitness.streams import StreamSet
+from pacekeeper.fitness.summary import summary_values
 from pacekeeper.providers import (
     PROVIDERS,
     ProviderCall,
@@ -79,31 +78,10 @@ class SyncReport:
 
 def new_activity(a: Activity) -> NewActivity:
     return NewActivity(
-        sport=a.sport.value, start_at=a.start, elapsed_s=a.elapsed_s,
-        source_sport=a.provider_sport, name=a.name, utc_offset_s=a.utc_offset_s,
-        moving_s=a.moving_s, distance_m=a.distance_m, elevation_gain_m=a.elevation_gain_m,
-        avg_speed_mps=a.avg_speed_mps, max_speed_mps=a.max_speed_mps,
-        avg_heartrate=a.avg_heartrate, max_heartrate=a.max_heartrate, avg_watts=a.avg_watts,
-        max_watts=a.max_watts, avg_cadence=a.avg_cadence, calories=a.calories,
-        device_name=a.device_name,
+        sport=a.sport.value, start_at=a.start,
+        **summary_values(a), source_sport=a.provider_sport, name=a.name,
+        utc_offset_s=a.utc_offset_s, device_name=a.device_name,
     )  # fmt: skip
-
-
-def stream_set(s: Streams) -> StreamSet:
-    """A provider's streams on the 1 Hz grid (providers send 1 Hz or every few seconds)."""
-    def floats(values: Any) -> np.ndarray[Any, np.dtype[np.float64]]:
-        return np.array([np.nan if v is None else v for v in values], dtype=np.float64)
-
-    channels: dict[str, Any] = {}
-    for ours, theirs in (("power", s.watts), ("heartrate", s.heartrate),
-                         ("cadence", s.cadence), ("speed", s.velocity),
-                         ("distance", s.distance), ("altitude", s.altitude)):
-        if theirs is not None:
-            channels[ours] = floats(theirs)
-    if s.latlng is not None:
-        pairs = np.array(s.latlng, dtype=np.float64).reshape(-1, 2)
-        channels["lat"], channels["lng"] = pairs[:, 0], pairs[:, 1]
-    return resample_1hz(np.asarray(s.time, dtype=np.float64), channels)
 
 
 def _asleep_s(sleep: SleepSession) -> float:
@@ -264,8 +242,8 @@ class SyncService:
                    else history_activities(spec.sync, call, now, self.history_days))
         async for batch in batches:
             for activity, raw in batch.items:
-                streams = stream_set(raw) if raw is not None else None
-                await self._store(owner, provider, activity, streams, report)
+                # The provider's mapper put its samples on the 1 Hz grid, as a file's.
+                await self._store(owner, provider, activity, raw, report)
             await self._save(owner, provider, report, cursor=batch.cursor)
             await self._event(owner, {
                 "type": "sync", "provider": provider, "status": "running",
@@ -353,4 +331,4 @@ class BackgroundSyncs:
             task.cancel()
         await asyncio.gather(*self._tasks.values(), return_exceptions=True)
 
-__all__ = ["BackgroundSyncs", "SyncReport", "SyncService", "new_activity", "stream_set"]
+__all__ = ["BackgroundSyncs", "SyncReport", "SyncService", "new_activity"]

@@ -14,6 +14,8 @@ import math
 import re
 from typing import Any
 
+from pacekeeper.fitness.summary import FIGURES
+
 # Decimals a figure supports, by the end of its name (first match wins). A heart rate or a
 # power is a whole number on every device; distances to the metre, times to the second;
 # ratios and model outputs to what their inputs carry.
@@ -87,12 +89,11 @@ def pace_or_speed(sport: str, speed_mps: float | None, units: str = "metric"
 
 
 # get_activity's top-level figures under names that say their unit (the HTTP API and the
-# stored metrics keep theirs).
+# stored metrics keep theirs): the summary's from its declaration (fitness/summary.py),
+# and the one headline metric renamed.
 DETAIL_NAMES = {
-    "average_heartrate": "avg_hr_bpm", "max_heartrate": "max_hr_bpm",
-    "average_power": "avg_power_w", "max_power": "max_power_w",
-    "normalized_power": "normalized_power_w", "average_cadence": "avg_cadence_per_min",
-    "calories": "energy_kcal",
+    **{f.http: f.tool for f in FIGURES if f.tool != f.http},
+    "normalized_power": "normalized_power_w",
 }
 
 

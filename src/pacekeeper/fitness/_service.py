@@ -56,6 +56,7 @@ from pacekeeper.fitness.importers import (
 )
 from pacekeeper.fitness.models import Sport
 from pacekeeper.fitness.streams import CHANNELS, StreamSet
+from pacekeeper.fitness.summary import summary_values
 from pacekeeper.ratelimit import RateLimiter
 
 Clock = Callable[[], datetime]
@@ -182,17 +183,12 @@ def structure_of(parsed: ParsedActivity) -> dict[str, Any]:
 def summary_of(parsed: ParsedActivity) -> NewActivity:
     laps = [_plain(lap) for lap in parsed.laps]
     return NewActivity(
-        sport=parsed.sport.value, start_at=parsed.start, elapsed_s=parsed.elapsed_s,
+        sport=parsed.sport.value, start_at=parsed.start,
         source_sport=parsed.file_sport,
         name=parsed.name or default_name("multisport" if parsed.legs else parsed.sport.value,
                                          parsed.start, parsed.utc_offset_s),
         name_generated=not parsed.name,
-        utc_offset_s=parsed.utc_offset_s,
-        moving_s=parsed.moving_s, distance_m=parsed.distance_m,
-        elevation_gain_m=parsed.elevation_gain_m, avg_speed_mps=parsed.avg_speed_mps,
-        max_speed_mps=parsed.max_speed_mps, avg_heartrate=parsed.avg_heartrate,
-        max_heartrate=parsed.max_heartrate, avg_watts=parsed.avg_watts,
-        max_watts=parsed.max_watts, avg_cadence=parsed.avg_cadence, calories=parsed.calories,
+        utc_offset_s=parsed.utc_offset_s, **summary_values(parsed),
         device_name=parsed.device_name, laps=laps, device_metrics=dict(parsed.device_metrics),
         structure=structure_of(parsed),
     )  # fmt: skip

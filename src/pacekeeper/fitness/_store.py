@@ -48,6 +48,7 @@ from pacekeeper.fitness._tables import (
     GoalRow,
     SyncStateRow,
 )
+from pacekeeper.fitness.summary import summary_values
 
 _NEW_FIELDS = tuple(f.name for f in fields(NewActivity) if f.metadata.get("column", True))
 _HEADLINE_COLUMNS = tuple(
@@ -106,11 +107,7 @@ def _activity(row: ActivityRow, sources: Sequence[SourceRef], channels: str | No
     return StoredActivity(
         id=row.id, user_id=row.user_id, sport=row.sport, source_sport=row.source_sport,
         name=row.name, start_at=row.start_at, utc_offset_s=row.utc_offset_s,
-        elapsed_s=row.elapsed_s, moving_s=row.moving_s, distance_m=row.distance_m,
-        elevation_gain_m=row.elevation_gain_m, avg_speed_mps=row.avg_speed_mps,
-        max_speed_mps=row.max_speed_mps, avg_heartrate=row.avg_heartrate,
-        max_heartrate=row.max_heartrate, avg_watts=row.avg_watts, max_watts=row.max_watts,
-        avg_cadence=row.avg_cadence, calories=row.calories, device_name=row.device_name,
+        **summary_values(row), device_name=row.device_name,
         laps=[] if headline is not None else list(row.laps or []),
         metrics=headline if headline is not None else dict(row.metrics or {}),
         device_metrics={} if headline is not None else dict(row.device_metrics or {}),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import date, datetime
 from enum import StrEnum
-from typing import Annotated, Self
+from typing import Annotated
 
 from pydantic import (
     AwareDatetime,
@@ -17,7 +17,6 @@ from pydantic import (
     ConfigDict,
     Field,
     StringConstraints,
-    model_validator,
 )
 
 # A provider's id as ``providers.registry`` lists it: a plain string, so a new provider
@@ -102,39 +101,6 @@ class Activity(_Sourced):
     trainer: bool = False
     commute: bool = False
     external_id: str | None = None
-
-
-class Streams(_Record):
-    """1 Hz (or provider-resolution) samples of one activity, aligned on ``time``.
-
-    Every present series has exactly one value per ``time`` entry; a series the
-    provider does not have is ``None``. ``time`` is seconds since the activity start.
-    """
-
-    provider: ProviderId
-    activity_id: str
-    time: list[int]
-    distance: list[float] | None = None
-    latlng: list[tuple[float, float]] | None = None
-    altitude: list[float] | None = None
-    velocity: list[float] | None = None
-    heartrate: list[int | None] | None = None
-    watts: list[int | None] | None = None
-    cadence: list[int | None] | None = None
-
-    @model_validator(mode="after")
-    def _aligned(self) -> Self:
-        n = len(self.time)
-        for name in ("distance", "latlng", "altitude", "velocity", "heartrate", "watts", "cadence"):
-            series = getattr(self, name)
-            if series is not None and len(series) != n:
-                raise ValueError(f"stream {name!r} has {len(series)} samples, time has {n}")
-        return self
-
-    @property
-    def available(self) -> list[str]:
-        names = ("distance", "latlng", "altitude", "velocity", "heartrate", "watts", "cadence")
-        return ["time", *(n for n in names if getattr(self, n) is not None)]
 
 
 class SleepStages(_Record):

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from pacekeeper.fitness.models import Activity, Athlete, ProviderId, Streams
+from pacekeeper.fitness.models import Activity, Athlete, ProviderId
 
 from ._config import ProviderSettings
 from ._tokens import AuthorizationStart, TokenSet
+
+if TYPE_CHECKING:  # numpy: a type only here (the standalone sandbox imports this)
+    from pacekeeper.fitness.streams import StreamSet
 
 
 @runtime_checkable
@@ -51,7 +54,7 @@ class ProviderClient(Protocol):
         limit: int = 200,
     ) -> list[Activity]: ...
 
-    async def fetch_streams(self, token: TokenSet, activity_id: str) -> Streams: ...
+    async def fetch_streams(self, token: TokenSet, activity_id: str) -> StreamSet: ...
 
 
 class IdempotencyStore(Protocol):

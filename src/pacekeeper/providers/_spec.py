@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
 import httpx
 
-from pacekeeper.fitness.models import Activity, DailySummary, SleepSession, Streams
+from pacekeeper.fitness.models import Activity, DailySummary, SleepSession
 
 from ._base import ProviderClient
 from ._config import Endpoints, ProviderSettings
@@ -23,8 +23,10 @@ from ._ratelimit import RateLimitParser, RateLimitTracker, parse_rate_limits
 from ._tokens import TokenSet
 from ._webhook import WebhookSpec
 
-if TYPE_CHECKING:  # the sandbox loads only where it is mounted
+if TYPE_CHECKING:  # the sandbox loads only where it is mounted; numpy likewise
     from starlette.routing import BaseRoute
+
+    from pacekeeper.fitness.streams import StreamSet
 
     from .sandbox._state import SandboxState
 
@@ -43,7 +45,7 @@ class ProviderCall(Protocol):
 class ActivityBatch:
     """Activities a sync stores together, then moves its cursor to ``cursor``."""
 
-    items: Sequence[tuple[Activity, Streams | None]]
+    items: Sequence[tuple[Activity, StreamSet | None]]
     cursor: datetime  # where a later sync resumes once these are stored
     done: int  # progress: "<done> of <total> <unit>"
     total: int
@@ -132,8 +134,8 @@ class ListedActivities:
         return HealthDays([], [])
 
 
-def _streams_of(ident: str) -> Callable[[ProviderClient, TokenSet], Awaitable[Streams]]:
-    async def fetch(c: ProviderClient, t: TokenSet) -> Streams:
+def _streams_of(ident: str) -> Callable[[ProviderClient, TokenSet], Awaitable[StreamSet]]:
+    async def fetch(c: ProviderClient, t: TokenSet) -> StreamSet:
         return await c.fetch_streams(t, ident)
     return fetch
 

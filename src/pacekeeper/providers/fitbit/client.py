@@ -9,14 +9,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta, tzinfo
 from functools import partial
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pacekeeper.fitness.models import (
     Activity,
     Athlete,
     DailySummary,
     SleepSession,
-    Streams,
 )
 
 from .._config import ProviderSettings
@@ -28,6 +27,9 @@ from .._tokens import TokenSet
 from . import _map as m
 from ._id import ID
 from .ratelimit import rate_limits
+
+if TYPE_CHECKING:  # numpy: a type only here (the standalone sandbox imports this)
+    from pacekeeper.fitness.streams import StreamSet
 
 SCOPES = ("activity", "heartrate", "sleep", "profile", "location")  # asked for by default
 T = TypeVar("T")
@@ -95,7 +97,7 @@ class FitbitClient(OAuth2ProviderClient):
             found = [a for a in found if a.start < before]
         return found[:limit]
 
-    async def fetch_streams(self, token: TokenSet, activity_id: str) -> Streams:
+    async def fetch_streams(self, token: TokenSet, activity_id: str) -> StreamSet:
         raise ProviderRequestError(
             "fitbit", "per-second activity streams are not offered; use fetch_daily(intraday)"
         )

@@ -9,7 +9,7 @@ from __future__ import annotations
 import hmac
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
 import httpx
@@ -19,7 +19,6 @@ from pacekeeper.fitness.models import (
     Athlete,
     DailySummary,
     SleepSession,
-    Streams,
 )
 
 from .._config import ProviderSettings
@@ -36,6 +35,9 @@ from .._ratelimit import RateLimitTracker
 from .._tokens import AuthorizationStart, TokenSet
 from . import _map as m
 from ._id import ID
+
+if TYPE_CHECKING:  # numpy: a type only here (the standalone sandbox imports this)
+    from pacekeeper.fitness.streams import StreamSet
 
 T = TypeVar("T")
 _DAY = 86_400
@@ -200,11 +202,11 @@ class GarminClient:
 
     async def fetch_activity_details(
         self, token: TokenSet, *, after: datetime | None = None, before: datetime | None = None
-    ) -> list[tuple[Activity, Streams]]:
+    ) -> list[tuple[Activity, StreamSet]]:
         rows = await self._summaries(token, "activityDetails", after, before)
         return [self._map(m.map_activity_details, r) for r in rows]
 
-    async def fetch_streams(self, token: TokenSet, activity_id: str) -> Streams:
+    async def fetch_streams(self, token: TokenSet, activity_id: str) -> StreamSet:
         raise ProviderRequestError(
             "garmin", "streams come with activityDetails (push, or fetch_activity_details)"
         )

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import httpx
 
-from pacekeeper.fitness.models import Activity, DailySummary, SleepSession, Streams
+from pacekeeper.fitness.models import Activity, DailySummary, SleepSession
 
 from .._config import Endpoints, ProviderSettings
 from .._ratelimit import RateLimitTracker
@@ -18,8 +18,10 @@ from ._id import ID
 from .client import GarminClient
 from .webhook import WEBHOOK
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # numpy too: the standalone sandbox imports this spec
     from starlette.routing import BaseRoute
+
+    from pacekeeper.fitness.streams import StreamSet
 
     from ..sandbox._state import SandboxState
 
@@ -38,7 +40,7 @@ class GarminSync:
             stop = min(start + _WINDOW, end)
             details = await call(_details(start, stop))
             step += (stop - start).days or 1
-            batch: list[tuple[Activity, Streams | None]] = [
+            batch: list[tuple[Activity, StreamSet | None]] = [
                 (a, s) for a, s in sorted(details, key=lambda d: d[0].start)]
             yield ActivityBatch(batch, stop, min(step, days), days, "days")
             start = stop
@@ -51,8 +53,8 @@ class GarminSync:
 
 
 def _details(after: datetime, before: datetime
-             ) -> Callable[[GarminClient, TokenSet], Awaitable[list[tuple[Activity, Streams]]]]:
-    async def fetch(c: GarminClient, t: TokenSet) -> list[tuple[Activity, Streams]]:
+             ) -> Callable[[GarminClient, TokenSet], Awaitable[list[tuple[Activity, StreamSet]]]]:
+    async def fetch(c: GarminClient, t: TokenSet) -> list[tuple[Activity, StreamSet]]:
         return await c.fetch_activity_details(t, after=after, before=before)
     return fetch
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, date, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pacekeeper.fitness.models import (
     Activity,
@@ -11,12 +11,14 @@ from pacekeeper.fitness.models import (
     AthleteStats,
     AthleteZones,
     Sport,
-    Streams,
     Totals,
     Zone,
 )
 
 from ._id import ID
+
+if TYPE_CHECKING:  # a type only here: numpy loads on first use (below)
+    from pacekeeper.fitness.streams import StreamSet
 
 _SPORTS: dict[str, Sport] = {
     "Run": Sport.RUN, "TrailRun": Sport.RUN, "VirtualRun": Sport.RUN,
@@ -132,8 +134,9 @@ def map_activity(data: dict[str, Any]) -> Activity:
     )
 
 
-def map_streams(activity_id: str, data: dict[str, Any] | list[Any]) -> Streams:
-    """Accepts both ``key_by_type=true`` (object by type) and the list form."""
+def map_streams(data: dict[str, Any] | list[Any]) -> StreamSet:
+    """Accepts both ``key_by_type=true`` (object by type) and the list form; the samples
+    on the 1 Hz grid, as a file's."""
     if isinstance(data, list):
         by_type = {s["type"]: s for s in data if isinstance(s, dict) and "type" in s}
     else:
@@ -143,22 +146,18 @@ def map_streams(activity_id: str, data: dict[str, Any] | list[Any]) -> Streams:
         entry = by_type.get(name)
         return list(entry["data"]) if isinstance(entry, dict) and "data" in entry else None
 
+    # Imported here: numpy loads with the first streams, not with the standalone
+    # sandbox that imports this module for its summaries.
+    from pacekeeper.fitness.streams import from_samples
+
     time = series("time")
     if time is None:
         raise ValueError("streams without a time series")
-    latlng = series("latlng")
-    return Streams(
-        provider=ID,
-        activity_id=activity_id,
-        time=[int(t) for t in time],
-        distance=series("distance"),
-        latlng=[(float(p[0]), float(p[1])) for p in latlng] if latlng is not None else None,
-        altitude=series("altitude"),
-        velocity=series("velocity_smooth"),
-        heartrate=series("heartrate"),
-        watts=series("watts"),
-        cadence=series("cadence"),
-    )
+    return from_samples([int(t) for t in time], {
+        "power": series("watts"), "heartrate": series("heartrate"),
+        "cadence": series("cadence"), "speed": series("velocity_smooth"),
+        "distance": series("distance"), "altitude": series("altitude"),
+    }, latlng=series("latlng"))
 
 
 def _zones(ranges: Any) -> list[Zone]:

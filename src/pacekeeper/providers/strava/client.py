@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from datetime import datetime
 from functools import partial
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pacekeeper.fitness.models import (
     Activity,
     Athlete,
     AthleteStats,
     AthleteZones,
-    Streams,
 )
 
 from .._config import ProviderSettings
@@ -22,6 +21,9 @@ from .._tokens import TokenSet
 from . import _map as m
 from ._id import ID
 from .ratelimit import rate_limits
+
+if TYPE_CHECKING:  # numpy: a type only here (the standalone sandbox imports this)
+    from pacekeeper.fitness.streams import StreamSet
 
 STREAM_KEYS = (
     "time", "distance", "latlng", "altitude", "velocity_smooth",
@@ -91,14 +93,14 @@ class StravaClient(OAuth2ProviderClient):
         body = expect_dict("strava", await self._get(token, f"/activities/{int(activity_id)}"))
         return self._map(partial(m.map_activity, body))
 
-    async def fetch_streams(self, token: TokenSet, activity_id: str) -> Streams:
+    async def fetch_streams(self, token: TokenSet, activity_id: str) -> StreamSet:
         body = await self._get(
             token,
             f"/activities/{int(activity_id)}/streams",
             keys=",".join(STREAM_KEYS),
             key_by_type="true",
         )
-        return self._map(partial(m.map_streams, activity_id, body))
+        return self._map(partial(m.map_streams, body))
 
     async def fetch_stats(self, token: TokenSet, athlete_id: str) -> AthleteStats:
         body = expect_dict("strava", await self._get(token, f"/athletes/{int(athlete_id)}/stats"))
