@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import io
 import os
 import tempfile
 import time
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +23,7 @@ import pytest
 from pacekeeper.cpu import WORKER_NICENESS, Busy, CpuPool, WorkerCrashed
 from pacekeeper.fitness import _service
 from pacekeeper.fitness._records import SettingValue
-from pacekeeper.fitness._service import Prepared, prepare_file
+from pacekeeper.fitness._service import Prepared, prepare_file, prepare_member
 from tests.pacekeeper.fitness.test_activities_http import RIDE, _user, session_of
 
 _PIDS = Path(tempfile.gettempdir())
@@ -57,6 +59,87 @@ async def test_an_http_import_is_parsed_in_another_process(
     assert abs(activity["distance_m"] - device["total_distance"]) <= 0.005 * device[
         "total_distance"]
     assert abs(activity["average_heartrate"] - device["avg_heart_rate"]) <= 1.0
+
+
+def prepare_member_and_note_pid(raw: bytes, name: str, max_bytes: int,
+                                settings: list[SettingValue]) -> Prepared:
+    """``prepare_member`` that writes down which process ran it."""
+    _pid_file(raw).write_text(str(os.getpid()))
+    return prepare_member(raw, name, max_bytes, settings)
+
+
+def _archive(*members: tuple[str, bytes]) -> bytes:
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in members:
+            archive.writestr(name, data)
+    return out.getvalue()
+
+
+async def test_an_archive_s_members_are_parsed_in_another_process(
+        harness_factory: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bulk export's members are parsed in the pool like single files (issue 30): none
+    on a thread of the serving process."""
+    monkeypatch.setattr(_service, "prepare_member", prepare_member_and_note_pid)
+    data = RIDE.read_bytes()
+    _pid_file(data).unlink(missing_ok=True)
+    async with harness_factory(import_workers=1, import_queue=2) as h:
+        auth, _ = await _user(h, "pool-archive@example.com")
+        response = await h.client.post(
+            "/api/activities/import", headers=auth,
+            files={"file": ("export.zip", _archive(("activities/ride.fit", data),
+                                                   ("activities/bad.gpx", b"<gpx")))})
+        assert response.status_code == 200, response.text
+    worker_pid = int(_pid_file(data).read_text())
+    _pid_file(data).unlink()
+    assert worker_pid != os.getpid()
+    results = {r["file"]: r for r in response.json()["results"]}
+    assert results["activities/ride.fit"]["status"] == "imported"
+    assert results["activities/bad.gpx"]["status"] == "rejected"
+    device = session_of(RIDE)
+    activity = results["activities/ride.fit"]["activity"]
+    assert abs(activity["distance_m"] - device["total_distance"]) <= 0.005 * device[
+        "total_distance"]
+
+
+async def test_a_full_pool_refuses_an_archive_with_429_and_charges_nothing(
+        harness_factory: Any) -> None:
+    """An archive that finds the pool full is refused at once, as a single file is: no
+    member stored, and the person's import allowance (an archive takes the minute's
+    whole) not spent, so a retry after ``Retry-After`` goes in."""
+    archive = _archive(("activities/ride.fit", RIDE.read_bytes()))
+    async with harness_factory(import_workers=1, import_queue=0) as h:
+        auth, _ = await _user(h, "busy-archive@example.com")
+        pool = h.services.fitness.pool
+        hold = asyncio.create_task(pool.run(time.sleep, 3.0))
+        await asyncio.sleep(0)
+        refused = await h.client.post("/api/activities/import", headers=auth,
+                                      files={"file": ("export.zip", archive)})
+        assert refused.status_code == 429, refused.text
+        assert refused.json()["error"] == "busy"
+        assert int(refused.headers["retry-after"]) >= 1
+        listed = (await h.client.get("/api/activities", headers=auth)).json()
+        assert listed["activities"] == []
+        await hold
+        again = await h.client.post("/api/activities/import", headers=auth,
+                                    files={"file": ("export.zip", archive)})
+        assert again.status_code == 200, again.text
+        assert [r["status"] for r in again.json()["results"]] == ["imported"]
+
+
+async def test_background_work_waits_for_a_place_in_a_full_pool(harness: Any) -> None:
+    """Work nobody waits for at the door (an archive's next member, a sync, a
+    recompute) is never refused by a full pool: it waits for a place, or gives up
+    (None) once its caller's budget says it is late."""
+    fitness = harness.services.fitness
+    fitness.pool = CpuPool(0, 0)  # one place
+    hold = asyncio.create_task(fitness.pool.run(time.sleep, 0.6))
+    await asyncio.sleep(0.05)
+    assert await fitness._in_pool(os.getpid, late=lambda: True) is None
+    started = time.monotonic()
+    assert await fitness._in_pool(os.getpid) == os.getpid()
+    assert time.monotonic() - started >= 0.4  # it waited for the held place
+    await hold
 
 
 async def test_a_full_pool_answers_429_with_retry_after_and_queues_nothing(
