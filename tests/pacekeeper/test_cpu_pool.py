@@ -9,11 +9,13 @@ worker that dies gives a clear 503 and the next call gets a new pool.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 import io
 import os
 import tempfile
 import time
+import uuid
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -22,8 +24,20 @@ import pytest
 
 from pacekeeper.cpu import WORKER_NICENESS, Busy, CpuPool, WorkerCrashed
 from pacekeeper.fitness import _service
-from pacekeeper.fitness._records import SettingValue
-from pacekeeper.fitness._service import Prepared, prepare_file, prepare_member
+from pacekeeper.fitness._records import NewActivity, SettingValue, SourceRef
+from pacekeeper.fitness._service import (
+    Computed,
+    Prepared,
+    compute,
+    prepare_file,
+    prepare_member,
+    reanalyze,
+    summary_of,
+)
+from pacekeeper.fitness._settings import SettingsHistory
+from pacekeeper.fitness.analytics import AthleteSnapshot
+from pacekeeper.fitness.importers import parse_activity
+from pacekeeper.fitness.streams import StreamSet
 from tests.pacekeeper.fitness.test_activities_http import RIDE, _user, session_of
 
 _PIDS = Path(tempfile.gettempdir())
@@ -140,6 +154,47 @@ async def test_background_work_waits_for_a_place_in_a_full_pool(harness: Any) ->
     assert await fitness._in_pool(os.getpid) == os.getpid()
     assert time.monotonic() - started >= 0.4  # it waited for the held place
     await hold
+
+
+def compute_and_note_pid(streams: StreamSet | None, new: NewActivity,
+                         history: SettingsHistory) -> Computed:
+    (_PIDS / f"pk-pool-compute-{new.name}").write_text(str(os.getpid()))
+    return compute(streams, new, history)
+
+
+def reanalyze_and_note_pid(blob: bytes, sport: str, athlete: AthleteSnapshot,
+                           distance_m: float | None) -> dict[str, Any]:
+    (_PIDS / f"pk-pool-reanalyze-{distance_m}").write_text(str(os.getpid()))
+    return reanalyze(blob, sport, athlete, distance_m)
+
+
+async def test_a_synced_activity_and_a_recompute_are_analysed_in_another_process(
+        harness_factory: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 30: a sync's samples are compressed and analysed, and a recompute's
+    metrics worked out, in the pool: on a thread they held the GIL the loop needs."""
+    monkeypatch.setattr(_service, "compute", compute_and_note_pid)
+    monkeypatch.setattr(_service, "reanalyze", reanalyze_and_note_pid)
+    parsed = parse_activity(RIDE.read_bytes(), RIDE.name)
+    new = summary_of(parsed)
+    tag = f"synced-{uuid.uuid4().hex}"
+    new = dataclasses.replace(new, name=tag)
+    compute_pid = _PIDS / f"pk-pool-compute-{tag}"
+    reanalyze_pid = _PIDS / f"pk-pool-reanalyze-{new.distance_m}"
+    reanalyze_pid.unlink(missing_ok=True)
+    async with harness_factory(import_workers=1, import_queue=2) as h:
+        _, owner = await _user(h, "pool-sync@example.com")
+        fitness = h.services.fitness
+        outcome = await fitness.ingest(owner, new, parsed.streams, SourceRef(
+            "provider", provider="strava", provider_activity_id="1",
+            channels=len(parsed.streams.keys)))
+        assert outcome.activity is not None
+        assert int(compute_pid.read_text()) != os.getpid()
+        stored = await fitness.store.get(owner.user_id, outcome.activity.id)
+        assert stored is not None and stored.metrics["duration_s"] > 0  # computed there
+        assert await fitness.recompute(owner) == 1
+        assert int(reanalyze_pid.read_text()) != os.getpid()
+    compute_pid.unlink()
+    reanalyze_pid.unlink()
 
 
 async def test_a_full_pool_answers_429_with_retry_after_and_queues_nothing(

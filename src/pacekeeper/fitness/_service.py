@@ -361,7 +361,8 @@ class FitnessService:
         if not activity.stream_channels:
             return 0
         blob = await self.store.streams(owner.user_id, activity.id)
-        return len(StreamSet.from_bytes(blob)) if blob else 0
+        # Decoding a long activity's samples takes milliseconds: not on the event loop.
+        return await asyncio.to_thread(lambda: len(StreamSet.from_bytes(blob))) if blob else 0
 
     # -- reading it back ------------------------------------------------------------------
 
