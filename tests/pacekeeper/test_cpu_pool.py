@@ -149,9 +149,9 @@ async def test_background_work_waits_for_a_place_in_a_full_pool(harness: Any) ->
     fitness.pool = CpuPool(0, 0)  # one place
     hold = asyncio.create_task(fitness.pool.run(time.sleep, 0.6))
     await asyncio.sleep(0.05)
-    assert await fitness._in_pool(os.getpid, late=lambda: True) is None
+    assert await fitness.in_pool(os.getpid, late=lambda: True) is None
     started = time.monotonic()
-    assert await fitness._in_pool(os.getpid) == os.getpid()
+    assert await fitness.in_pool(os.getpid) == os.getpid()
     assert time.monotonic() - started >= 0.4  # it waited for the held place
     await hold
 

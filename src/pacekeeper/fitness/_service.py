@@ -253,7 +253,7 @@ class FitnessService:
         while (item := await asyncio.to_thread(next, members, None)) is not None:
             name, raw = item
             try:
-                prepared = raw if isinstance(raw, ImportRejected) else await self._in_pool(
+                prepared = raw if isinstance(raw, ImportRejected) else await self.in_pool(
                     prepare_member, raw, name, self.max_import_bytes, settings,
                     late=reader.past_deadline)
             except WorkerCrashed:  # this member killed its worker: the others still go in
@@ -274,7 +274,7 @@ class FitnessService:
             prepared = None
         return outcomes
 
-    async def _in_pool(self, fn: Callable[..., T], *args: Any,
+    async def in_pool(self, fn: Callable[..., T], *args: Any,
                        late: Callable[[], bool] = lambda: False) -> T | None:
         """``fn`` in the pool for work nobody is waiting on at the door (an archive's
         next member, a sync, a recompute): a full pool means wait for a place, not 429;
@@ -326,7 +326,7 @@ class FitnessService:
             history = SettingsHistory(await self.store.settings(owner.user_id))
             # A provider's activity (sync): compressing and analysing its samples takes
             # tens of ms of CPU that holds the GIL, so in the pool, not on a thread.
-            computed = await self._in_pool(compute, streams, new, history)
+            computed = await self.in_pool(compute, streams, new, history)
             assert computed is not None
         blob, metrics = computed.blob, computed.metrics
         channels = ",".join(k for k in streams.keys if streams.has(k)) if streams else ""
@@ -486,7 +486,7 @@ class FitnessService:
         athlete = snapshot(history.on(activity.start_at.astimezone(UTC).date()),
                            activity.sport)
         # In the pool: a thread would hold the GIL for the analysis (issue 30).
-        return await self._in_pool(reanalyze, blob, activity.sport, athlete,
+        return await self.in_pool(reanalyze, blob, activity.sport, athlete,
                                    activity.distance_m)
 
     # -- re-deriving after an upgrade (pacekeeper.fitness._engine) --------------------------
@@ -534,7 +534,7 @@ class FitnessService:
             return RederiveReport(recomputed=1)
         file_name, data, _ = original
         try:  # people's imports come first: it waits for a free worker
-            prepared = await self._in_pool(prepare_file, data, file_name,
+            prepared = await self.in_pool(prepare_file, data, file_name,
                                            max(self.max_import_bytes, len(data)), settings)
         except Exception as exc:  # an importer bug (or a file that kills the worker)
             # must not stop the others, nor be retried at every start

@@ -260,7 +260,8 @@ class SyncService:
                    else history_activities(spec.sync, call, now, self.history_days))
         async for batch in batches:
             for activity, raw in batch.items:
-                streams = stream_set(raw) if raw is not None else None
+                # The 1 Hz grid of a long ride's samples: tens of ms of CPU, in the pool.
+                streams = None if raw is None else await self.fitness.in_pool(stream_set, raw)
                 await self._store(owner, provider, activity, streams, report)
             await self._save(owner, provider, report, cursor=batch.cursor)
             await self._event(owner, {
