@@ -1,4 +1,5 @@
-"""bench/run imports_beside_reads [--duration 15] [--readers 4] [--importers 2] [--workers N] [--stalls]
+"""bench/run imports_beside_reads [--duration 15] [--readers 4] [--importers 2] [--workers N]
+                                  [--stalls]
 
 Issue 30's measurement on loopback: one ``pacekeeper serve`` (SQLite), ``--readers``
 clients reading ``GET /api/activities?limit=20`` (ten years of history seeded) in a loop
