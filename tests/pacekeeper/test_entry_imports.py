@@ -44,3 +44,15 @@ def test_numba_is_no_dependency():
     names = [d.split(">")[0].split("=")[0].split("[")[0].strip().lower()
              for d in project["dependencies"]]
     assert "numba" not in names and "llvmlite" not in names and "scipy" in names
+
+
+def test_the_fitness_chart_s_load_model_loads_no_scipy():
+    # Issue 30: the chart's CTL/ATL filter imported scipy.signal on the first chart
+    # request, 1-3 s with the event loop held and ~66 MiB per serving process.
+    code = ("import json, sys, numpy as np\n"
+            "from pacekeeper.fitness import analytics as an\n"
+            "an.ctl_atl_tsb(np.ones(4000)); an.acwr_ewma(np.ones(400))\n"
+            "print(json.dumps('scipy' in sys.modules))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, check=True)
+    assert json.loads(done.stdout) is False
