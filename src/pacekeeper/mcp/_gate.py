@@ -1,11 +1,11 @@
 """POST /mcp behind the service's one principal resolver (SMCP-1..4).
 
-The gate runs before mcpcast on every POST (Streamable HTTP and the older HTTP+SSE
-transport's message endpoint): it resolves the caller, the one resolution of this
-request (JWT from cookie or header, user status, CSRF for cookie callers), counts the
-request against the tenant's token bucket (429 with `Retry-After` and `X-RateLimit-*`
-when empty; the headers are added to every other answer), and leaves its verdict in a
-context variable. mcpcast's `authenticate` hook hands that verdict on, resolving
+The gate (`judge`, which the `/mcp` edge runs before mcpcast on every POST: Streamable
+HTTP and the older HTTP+SSE transport's message endpoint) resolves the caller, the one
+resolution of this request (JWT from cookie or header, user status, CSRF for cookie
+callers), counts the request against the tenant's token bucket (429 with `Retry-After`
+and `X-RateLimit-*` when empty; the headers are added to every other answer), and leaves
+its verdict in a context variable. mcpcast's `authenticate` hook hands that verdict on, resolving
 nothing, so public methods (initialize, tools/list, ...) pass without credentials and
 guarded ones (tools/call, ...) get 401 with `WWW-Authenticate: Bearer
 resource_metadata="..."` and "authentication required" or "invalid token"; mcpcast
@@ -34,7 +34,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import orjson
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Message, Send
 
 from mcpcast import RequestInfo, Unauthorized
 from pacekeeper.auth import CSRF_HEADER, Principal, PrincipalResolver
@@ -50,7 +50,7 @@ class _Gated:
     """What the gate knows of the POST in progress: its verdict, the tenant bucket's
     `decision` for it, and the bucket's state after a batch paid for its further requests
     (whose headers then win). Used as `with gated:` around the app, it is the context
-    variable mcpcast's hook reads (the gate's and the edge's one way of setting it)."""
+    variable mcpcast's hook reads (the edge's one way of setting it)."""
 
     __slots__ = ("charged", "decision", "reset", "verdict")
 
@@ -265,35 +265,7 @@ def _rate_limited(decision: RateDecision) -> tuple[list[tuple[bytes, bytes]], by
     return headers, body
 
 
-class McpGate:
-    def __init__(self, app: ASGIApp, services: Callable[[], Services],
-                 same_origins: frozenset[str] = frozenset()) -> None:
-        self.app = app
-        self.services = services
-        self.same_origins = same_origins
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] != "POST":
-            await self.app(scope, receive, send)
-            return
-        verdict = await judge(self.services(), "POST", _headers(dict(scope["headers"])),
-                              self.same_origins)
-        gated = _Gated(verdict)
-        if gated.limited:
-            await gated.refuse(send)
-            return
-
-        async def send_with_limits(message: Message) -> None:
-            if message["type"] == "http.response.start" and gated.decision is not None:
-                message = gated.started(message)
-            await send(message)
-
-        with gated:
-            await self.app(scope, receive, send_with_limits)
-
-
 __all__ = [
-    "McpGate",
     "judge",
     "make_authenticate",
     "make_check_scopes",
