@@ -27,7 +27,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from mcpcast.tracing import LazyTracer
 from pacekeeper.backing import is_unavailable
 from pacekeeper.mcp._caller import MCP_ROUTE
-from pacekeeper.mcp._gate import Verdict, _Gated, _headers, judge
+from pacekeeper.mcp._gate import GATED, Verdict, _Gated, _headers, judge
 from pacekeeper.ops import HttpMetrics, choose_request_id, finish_span, request_id, server_span
 from pacekeeper.services import Services
 
@@ -95,6 +95,7 @@ class McpEdge:
                     took = time.perf_counter() - start
                     await gated.refuse(send, echo)
                     return
+                scope[GATED] = gated  # for mcpcast's hook (_gate.make_authenticate)
 
             async def answer(message: Message) -> None:
                 nonlocal status, took, started
@@ -108,11 +109,7 @@ class McpEdge:
                         message = gated.started(message, echo)
                 await send(message)
 
-            if gated is None:
-                await self.app(scope, receive, answer)
-            else:
-                with gated:
-                    await self.app(scope, receive, answer)
+            await self.app(scope, receive, answer)
         except Exception as exc:
             if started:
                 raise
