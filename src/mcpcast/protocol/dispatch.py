@@ -309,13 +309,16 @@ class Methods:
         Synchronous first: a tool that finishes without waiting (most do) gives its result
         at once, with no coroutine around it; one that waits gives a coroutine that ends
         the call under the tool deadline. Invalid arguments raise ``InvalidParams``.
-        ``principal`` is the caller the entry point resolved, for the injectors.
+        ``principal`` is the caller the entry point resolved, for the injectors (the
+        short path's whole difference: they read only the principal).
         """
         if self.observe is None:
-            return self._call_plain(entry, arguments, principal)
+            return self._run_tool(entry, entry.signature.bind(arguments), principal,
+                                  entry.short or (), NO_SPAN, self.watchdog)
         start = self._starting(entry.name, principal)  # one clock pair per observed call
         try:
-            answer = self._call_plain(entry, arguments, principal)
+            answer = self._run_tool(entry, entry.signature.bind(arguments), principal,
+                                    entry.short or (), NO_SPAN, self.watchdog)
         except BaseException:
             self._observed(entry.name, "rejected", start, principal)
             raise
@@ -333,12 +336,6 @@ class Methods:
             return result
         finally:
             self._observed(name, outcome, start, principal)
-
-    def _call_plain(self, entry: ToolEntry, arguments: Any, principal: Any
-                    ) -> dict[str, Any] | Later[dict[str, Any]]:
-        # The short path's whole difference: its injectors read only the principal.
-        return self._run_tool(entry, entry.signature.bind(arguments), principal,
-                              entry.short or (), NO_SPAN, self.watchdog)
 
     async def _call_tool(self, entry: ToolEntry, arguments: Any, ex: Exchange,
                          span: SpanHandle) -> dict[str, Any]:
