@@ -23,6 +23,7 @@ from pacekeeper.fitness.analysis._common import (
     POWER_SPORT,
     READINESS_INPUTS,
     READINESS_NONE,
+    READINESS_UNITS,
     _hms,
     _r,
     _score,
@@ -149,12 +150,13 @@ class LoadAnalysis(AnalysisBase):
         own = {"hrv": today.get("hrv_rmssd_ms"), "resting_hr": today.get("resting_hr")}
         inputs: list[dict[str, Any]] = []
         for i in result.inputs:
-            item: dict[str, Any] = {"name": i.name, "value": _r(i.value, 2)}
+            # The unit beside the figures (value, mean_7d, baseline): an input's own.
+            item: dict[str, Any] = {"name": i.name, "unit": READINESS_UNITS[i.name],
+                                    "value": i.value}
             if i.name in own:  # scored on the 7-day mean; the day's own figure shown
-                item = {"name": i.name, "value": _r(own[i.name], 2),
-                        "mean_7d": _r(i.value, 2)}
-            inputs.append({**item, "baseline": _r(i.baseline, 2), "z": _r(i.z, 2),
-                           "weight": i.weight, "points": _r(i.contribution, 1)})
+                item = {**item, "value": own[i.name], "mean_7d": i.value}
+            inputs.append({**item, "baseline": i.baseline, "z": i.z,
+                           "weight": i.weight, "score_points": i.contribution})
         score = round(result.score)
         level = "high" if score >= 65 else "normal" if score >= 40 else "low"
         used = ", ".join(i["name"] for i in inputs)
@@ -192,7 +194,7 @@ class LoadAnalysis(AnalysisBase):
             "state": state, "advice": advice, "tsb": _r(form), "ctl": _r(ctl),
             "atl": _r(atl), "readiness": score,
             "days_since_hard_session": since,
-            "load_last_7_days": _r(float(loads[-7:].sum())),
+            "load_7d": _r(float(loads[-7:].sum())),
         }
 
     async def weekly_load(self, owner: Owner, weeks: int) -> WeeklyLoad:
@@ -261,7 +263,7 @@ class LoadAnalysis(AnalysisBase):
         for d in (5, 60, 300, 1200):
             v = power[_INDEX[d]]
             if math.isfinite(v):
-                out[f"power_{d}s"] = round(float(v))
+                out[f"power_{d}s_w"] = float(v)
         efforts = await self._efforts(owner, first, day)
         for name in ("5km", "10km", "half_marathon"):
             if name in efforts:

@@ -160,7 +160,7 @@ class PhysiologyAnalysis(AnalysisBase):
             "summary": summary, "activity_id": str(found.id), "model": model,
             "cp_watts": _r(cp_f, 1), "w_prime_j": _r(w_f, 0), "basis": basis,
             "min_w_prime_bal_j": _r(float(bal[low]), 0), "min_at_s": low,
-            "seconds_below_25pct": int(below), "series": series}
+            "time_below_25pct_s": int(below), "series": series}
         if warning is not None:
             out["warning"] = warning
         return out
@@ -211,9 +211,9 @@ class PhysiologyAnalysis(AnalysisBase):
                 "zone_model": model or {"power": "coggan", "pace": "friel_pace",
                                         "hr": "none"}[kind],
                 "zones": zones,
-                "three_zone": {"low": _r(dist.zone1, 3), "moderate": _r(dist.zone2, 3),
-                               "high": _r(dist.zone3, 3),
-                               "polarization_index": _r(dist.polarization_index, 3)},
+                "three_zone": {"low_share": dist.zone1, "moderate_share": dist.zone2,
+                               "high_share": dist.zone3,
+                               "polarization_index": dist.polarization_index},
                 "distribution": shape}
 
     async def _no_zones(self, owner: Owner, kind: Literal["power", "hr", "pace"],
@@ -228,8 +228,8 @@ class PhysiologyAnalysis(AnalysisBase):
         return {"summary": f"{kind} zones {first} to {last}: none; {reason}",
                 "kind": kind, "from": first.isoformat(), "to": last.isoformat(),
                 "activities": 0, "zone_model": None, "zones": [],
-                "three_zone": {"low": None, "moderate": None, "high": None,
-                               "polarization_index": None},
+                "three_zone": {"low_share": None, "moderate_share": None,
+                               "high_share": None, "polarization_index": None},
                 "distribution": None, "missing": missing}
 
     async def vo2max(self, owner: Owner) -> Vo2max:
