@@ -52,9 +52,11 @@ def predict_race(distance_m: float, time_s: float, targets: list[float]) -> Race
             ("vdot", an.race_time_for_vdot(vdot, target)),
             ("riegel", an.riegel(time_s, distance_m, target)))
         for method, seconds in methods:
+            # Full precision: the tool rounds by unit (_figures.rounded_answer) once;
+            # a tenth first turned 11480.55 s into 11480.5, then 11480.
             predictions.append({"method": method, "distance_m": target,
-                                "time_s": round(seconds, 1), "time": hms(seconds),
-                                "pace_s_per_km": round(seconds / target * 1000.0, 1)})
+                                "time_s": seconds, "time": hms(seconds),
+                                "pace_s_per_km": seconds / target * 1000.0})
     # One prediction per distance: Daniels' (the one every answer gives); Riegel's
     # formula beside it, named, as a second opinion.
     first = {p["method"]: p["time"] for p in predictions if p["distance_m"] == targets[0]}

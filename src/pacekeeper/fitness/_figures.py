@@ -79,7 +79,8 @@ def rounded(value: Any, name: str = "") -> Any:
         # A unit beside the figures ({"name": "hrv", "unit": "ms", "value": 46.73}) or a
         # map of them ({"streams": ..., "units": {"heartrate": "bpm"}}) names theirs.
         beside = value.get("unit")
-        units = value.get("units") if isinstance(value.get("units"), dict) else {}
+        units: dict[str, Any] = (value["units"] if isinstance(value.get("units"), dict)
+                                 else {})
         out = {}
         for k, v in value.items():
             if units and isinstance(v, dict):  # the table the map names (streams)

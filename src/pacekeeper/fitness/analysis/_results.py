@@ -242,7 +242,7 @@ class ActivityAnalysis(Result):
     moving_s: NotRequired[Hidden[float | None]]
     distance_m: NotRequired[Hidden[float | None]]
     ftp_used_watts: NotRequired[Hidden[float | None]]
-    best_efforts_s: NotRequired[Hidden[dict[str, float | None]]]
+    best_efforts_s: NotRequired[Hidden[dict[str, float]]]
 
 
 class ActivityComparison(Result):
