@@ -18,6 +18,7 @@ from pacekeeper.fitness.streams import CHANNELS
 
 T = TypeVar("T")
 
+DEFAULT_DECIMALS = 2  # a unitless quantity (IF, EF, VI, ACWR, monotony, a z-score)
 # Decimals a figure supports, by its name's unit (first match wins): the vocabulary of
 # docs/fitness.md ("Units in answers"), which tests/pacekeeper/fitness/test_answer_units.py
 # holds every answer to. A heart rate or a power is a whole number on every device;
@@ -46,8 +47,8 @@ _DECIMALS: tuple[tuple[re.Pattern[str], int], ...] = tuple(
         (r"(^|_)(r_squared|p_value|share)(_|$)", 3),
         (r"^score_points$", 1),  # a readiness input's part of the score
         (r"(^|_)(strain|score)(_|$)", 0),
+        (r"^(z|weight)$", DEFAULT_DECIMALS),  # a readiness input's (unitless beside a unit)
     ))
-DEFAULT_DECIMALS = 2  # a unitless quantity (IF, EF, VI, ACWR, monotony, a z-score)
 _PER_WEEK = "_per_week"  # a rate: its quantity's unit per week, one decimal more
 
 

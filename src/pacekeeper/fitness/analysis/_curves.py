@@ -110,17 +110,19 @@ class CurveAnalysis(AnalysisBase):
                     "from": span[0], "to": span[1], "activities": rows_n}
         if kind == "power":
             power: PowerCurve = {**head, "points": [
-                {"duration_s": d, "watts": _r(v, 1), "activity_id": a, "date": day}
+                {"duration_s": d, "watts": v, "activity_id": a, "date": day}
                 for d, v, a, day in found_at]}
             return power
         if kind == "hr":
             hr: HrCurve = {**head, "points": [
-                {"duration_s": d, "bpm": _r(v, 1), "activity_id": a, "date": day}
+                {"duration_s": d, "bpm": v, "activity_id": a, "date": day}
                 for d, v, a, day in found_at]}
             return hr
         pace: PaceCurve = {**head, "points": [
-            {"duration_s": d, "speed_mps": _r(v, 3),
-             "pace_s_per_km": _r(1000.0 / v, 1) if v > 0 else None,
+            # Full precision: the tool rounds by unit (_figures.rounded_answer) once; a
+            # tenth first read 190.52 W as 190.5, then 190.
+            {"duration_s": d, "speed_mps": v,
+             "pace_s_per_km": 1000.0 / v if v > 0 else None,
              "activity_id": a, "date": day}
             for d, v, a, day in found_at]}
         return pace
