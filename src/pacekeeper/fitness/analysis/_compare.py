@@ -183,7 +183,7 @@ class CompareAnalysis(PhysiologyAnalysis):
             add("weekly_load_trend",
                 f"weekly load {t.direction} ({t.slope_per_day:+.1f} per week, p = "
                 f"{t.p_value:.3f})", slope_load_per_week=_r(t.slope_per_day, 2),
-                p_value=_r(t.p_value, 4), direction=t.direction)
+                p_value=_r(t.p_value, 3), direction=t.direction)
         hours = np.zeros(weeks)
         longest: dict[str, np.ndarray] = {}
         days: Counter[str] = Counter()
@@ -200,14 +200,14 @@ class CompareAnalysis(PhysiologyAnalysis):
         if th is not None:
             add("weekly_hours_trend", f"weekly moving hours {th.direction} "
                 f"({th.slope_per_day:+.2f} h per week, p = {th.p_value:.3f})",
-                slope_h_per_week=_r(th.slope_per_day, 3), p_value=_r(th.p_value, 4),
+                slope_h_per_week=_r(th.slope_per_day, 2), p_value=_r(th.p_value, 3),
                 direction=th.direction)
         for sport, arr in sorted(longest.items()):
             tl = an.trend(arr)
             if tl is not None:
                 add(f"long_{sport}_progression", f"longest {sport} per week {tl.direction} "
                     f"({tl.slope_per_day * 60:+.1f} min per week, p = {tl.p_value:.3f})",
-                    slope_min_per_week=_r(tl.slope_per_day * 60, 2), p_value=_r(tl.p_value, 4),
+                    slope_min_per_week=_r(tl.slope_per_day * 60, 2), p_value=_r(tl.p_value, 3),
                     direction=tl.direction)
         kinds: tuple[Literal["power", "hr"], ...] = ("power", "hr")
         for kind in kinds:

@@ -148,8 +148,8 @@ class CurveAnalysis(AnalysisBase):
             if name not in efforts:
                 continue
             t, aid, day = efforts[name]
-            out.append({"distance": name, "distance_m": meters, "time_s": _r(t, 1),
-                        "time": _hms(t), "pace_s_per_km": _r(t / meters * 1000.0, 1),
+            out.append({"distance": name, "distance_m": meters, "time_s": _r(t, 0),
+                        "time": _hms(t), "pace_s_per_km": _r(t / meters * 1000.0, 0),
                         "vdot": _r(an.vdot_from_race(meters, t), 1) if meters >= 1609 else None,
                         "activity_id": aid, "date": day})
         vdot = self._vdot(efforts)

@@ -106,12 +106,12 @@ class LoadAnalysis(AnalysisBase):
             "summary": f"{day}: load risk {risk}; ACWR {_r(acwr, 2)}, monotony {_r(mono, 2)}, "
                        f"strain {_r(float(ms.strain[-1]), 0)}, ramp {_r(ramp)} CTL/week",
             "date": day.isoformat(), "risk": risk,
-            "acwr_rolling": _r(acwr, 3), "acwr_ewma": _r(ewma, 3),
+            "acwr_rolling": _r(acwr, 2), "acwr_ewma": _r(ewma, 2),
             "acute_load_7d": _r(float(loads[-7:].sum())),
             "chronic_load_28d_mean": _r(float(loads[-28:].mean())),
-            "monotony": _r(mono, 3), "strain": _r(float(ms.strain[-1])),
+            "monotony": _r(mono, 2), "strain": _r(float(ms.strain[-1]), 0),
             "weekly_load": _r(float(ms.weekly_load[-1])),
-            "ramp_rate": _r(ramp, 2), "ctl": _r(float(p.ctl[-1])), "atl": _r(float(p.atl[-1])),
+            "ramp_rate": _r(ramp, 1), "ctl": _r(float(p.ctl[-1])), "atl": _r(float(p.atl[-1])),
             "flags": flags,
         }
 
@@ -218,13 +218,13 @@ class LoadAnalysis(AnalysisBase):
         for k in range(weeks):
             week = first + timedelta(weeks=k)
             sports = {s: {"sessions": int(v["sessions"]),
-                          "moving_hours": _r(v["moving_hours"], 2),
+                          "moving_hours": _r(v["moving_hours"], 1),
                           "km": _r(v["km"]), "load": _r(v["load"])}
                       for s, v in sorted(table.get(week, {}).items())}
             out.append({"week": week.isoformat(),
                         "load": _r(sum(v["load"] for v in table.get(week, {}).values())),
                         "moving_hours": _r(sum(v["moving_hours"]
-                                               for v in table.get(week, {}).values()), 2),
+                                               for v in table.get(week, {}).values()), 1),
                         "by_sport": sports})
         loads = [w["load"] or 0.0 for w in out]
         return {"summary": f"{weeks} weeks from {first}: mean load "
