@@ -168,15 +168,21 @@ _PACE_PER = {"run": (1000.0, "_s_per_km"), "walk": (1000.0, "_s_per_km"),
              "row": (500.0, "_s_per_500m")}
 
 
-def speed_figure(sport: str, name: str, speed_mps: float) -> tuple[str, float] | None:
+def speed_figure(sport: str, name: str, speed_mps: float, units: str = "metric"
+                 ) -> tuple[str, float] | None:
     """A speed named ``name`` (``avg_speed``, ``speed_60s``) as this sport's people read
-    it: a run's pace in s/km (``avg_pace_s_per_km``), a swim's per 100 m, a row's per
-    500 m, anything else km/h (``avg_speed_kmh``); None for no movement."""
+    it: a run's pace in s/km (``avg_pace_s_per_km``; s/mi in imperial units), a swim's
+    per 100 m, a row's per 500 m, anything else km/h (mph); None for no movement."""
     if not speed_mps > 0:
         return None
+    imperial = units == "imperial"
     if sport in _PACE_PER:
         per, suffix = _PACE_PER[sport]
+        if imperial and suffix == "_s_per_km":
+            per, suffix = MILE_M, "_s_per_mi"
         return name.replace("speed", "pace") + suffix, per / speed_mps
+    if imperial:
+        return name + "_mph", speed_mps * 3600 / MILE_M
     return name + "_kmh", speed_mps * 3.6
 
 

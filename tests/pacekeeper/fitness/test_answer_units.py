@@ -228,3 +228,32 @@ async def test_every_figure_in_every_answer_says_its_unit_and_is_rounded(
         f"{len(bad_unit)} figures without a unit, {len(bad_round)} over-precise, "
         f"{len(fields)} fields:\n" + "\n".join(f"{n:5d} {f}" for f, n in sorted(
             fields.items())))
+
+
+async def test_a_runs_pace_per_the_persons_units_a_swims_per_100m(harness: Harness) -> None:
+    """A run's speeds are its pace, per km or per mile as the person's ``units`` setting
+    says; a swim's pace is per 100 m; a ride's speeds are km/h: never km/h for a run."""
+    h = harness
+    auth, seeded = await _seed(h)
+    real = seeded["real"]
+
+    async def peaks(ident: str) -> dict[str, Any]:
+        answer = await _mcp(h, auth, "analyze_activity", {"activity_id": ident})
+        found: dict[str, Any] = answer["structuredContent"]["peaks"]
+        return found
+
+    per_km = {k: v for k, v in (await peaks(real["run"])).items() if k.startswith("pace_")}
+    assert per_km and all(k.endswith("_s_per_km") for k in per_km), per_km
+    ride = [k for k in await peaks(real["ride"]) if k.startswith("speed_")]
+    assert ride and all(k.endswith("_kmh") for k in ride), ride
+    saved = await h.client.patch("/api/athlete", headers=auth, json={
+        "units": "imperial", "valid_from": "2000-01-01"})
+    assert saved.status_code == 200, saved.text
+    per_mi = {k: v for k, v in (await peaks(real["run"])).items() if k.startswith("pace_")}
+    assert per_mi.keys() == {k.replace("_km", "_mi") for k in per_km}
+    for key, seconds in per_km.items():  # the same speed, a mile's time
+        assert abs(per_mi[key.replace("_km", "_mi")] - seconds * 1.609344) <= 1.0, key
+    swim = await _mcp(h, auth, "get_pace_curve", {"activity_id": real["swim"]})
+    points = swim["structuredContent"]["points"]
+    assert points and all("pace_s_per_100m" in p and "pace_s_per_km" not in p
+                          for p in points), points

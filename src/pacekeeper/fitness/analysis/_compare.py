@@ -15,6 +15,7 @@ from pacekeeper.fitness import analytics as an
 from pacekeeper.fitness._errors import ActivityNotFound, FitnessInputError
 from pacekeeper.fitness._figures import METRIC_NAMES, SPEED_METRICS, speed_figure
 from pacekeeper.fitness._records import Owner
+from pacekeeper.fitness._settings import SettingsHistory
 from pacekeeper.fitness.analysis._common import (
     _CURVE_KEY,
     _INDEX,
@@ -49,13 +50,16 @@ class CompareAnalysis(PhysiologyAnalysis):
         if found is None:
             raise ActivityNotFound("no such activity")
         m = found.metrics
+        day = local_day(found.start_at, found.utc_offset_s)
+        units = SettingsHistory(await self.store.settings(owner.user_id)).on(day).get(
+            "units") or "metric"  # a run's pace per km or per mile, as the person reads
         # Named with their units (rounded by those at the tool: _figures.rounded_answer).
         metrics: dict[str, Any] = {}
         for k in self._HEAD:
             value = m.get(k)
             if value is None:
                 continue
-            figure = speed_figure(found.sport, k, value) if k in SPEED_METRICS else (
+            figure = speed_figure(found.sport, k, value, units) if k in SPEED_METRICS else (
                 METRIC_NAMES.get(k, k), value)
             if figure is not None:
                 metrics[figure[0]] = figure[1]
@@ -71,14 +75,14 @@ class CompareAnalysis(PhysiologyAnalysis):
                 if not math.isfinite(c[_INDEX[d]]):
                     continue
                 best = float(c[_INDEX[d]])
-                figure = (speed_figure(found.sport, f"speed_{d}s", best) if kind == "pace"
+                figure = (speed_figure(found.sport, f"speed_{d}s", best, units)
+                          if kind == "pace"
                           else (f"{kind}_{d}s{unit}", best))
                 if figure is not None:
                     peaks[figure[0]] = figure[1]
         ftp = None
         if m.get("power_zone_bounds"):
             ftp = _r(m["power_zone_bounds"][1] / an.COGGAN_POWER_ZONES[1], 0)
-        day = local_day(found.start_at, found.utc_offset_s)
         stale = await self.recomputing(owner)
         head = [f"{found.sport} {day}", f"{(found.distance_m or 0) / 1000:.1f} km",
                 _hms(moving_seconds(found)) + " moving"]

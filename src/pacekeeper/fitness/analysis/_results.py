@@ -74,6 +74,7 @@ class PacePoint(TypedDict):
     duration_s: int
     speed_mps: NotRequired[float | None]
     pace_s_per_km: NotRequired[float | None]
+    pace_s_per_100m: NotRequired[Hidden[float | None]]  # a swim's, instead
     activity_id: str
     date: str
 
