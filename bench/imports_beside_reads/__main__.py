@@ -1,4 +1,5 @@
 """bench/run imports_beside_reads [--duration 15] [--readers 4] [--importers 2] [--workers N]
+                                  [--stalls]
 
 Issue 30's measurement on loopback: one ``pacekeeper serve`` (SQLite), ``--readers``
 clients reading ``GET /api/activities?limit=20`` (ten years of history seeded) in a loop
@@ -8,7 +9,8 @@ after the first round the files are duplicates, which costs the same parse). Pri
 done and p50/p99/max per phase, and the ratios against the phase alone (targets: p99 at
 most 2x, reads done at least half). ``--workers`` sets ``PACEKEEPER_IMPORT_WORKERS``
 (unset: the service's default). First, in process: the event loop's lag while importing
-on a thread and in the pool (``_lag``). Writes bench/results/imports_beside_reads-<time>.json.
+on a thread and in the pool (``_lag``). ``--stalls``: only the loop's lag beside the other
+heavy paths (``_stalls``). Writes bench/results/imports_beside_reads-<time>.json.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ import argparse
 import asyncio
 import json
 import statistics
+import subprocess
+import sys
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -98,7 +102,16 @@ def main() -> None:
                         help="PACEKEEPER_IMPORT_WORKERS (0: parse on a thread, as before)")
     parser.add_argument("--lag-only", action="store_true",
                         help="only the loop-lag probe (in process, a few seconds)")
+    parser.add_argument("--stalls", action="store_true",
+                        help="only the loop lag of the other heavy paths (first chart, "
+                             "archive, sync ingest, recompute) on a thread and in the "
+                             "pool, each in a fresh process (_stalls)")
     args = parser.parse_args()
+    if args.stalls:
+        for workers in ("0", "1"):
+            subprocess.run([sys.executable, "-m", "bench.imports_beside_reads._stalls",
+                            workers], check=True, cwd=ROOT)
+        return
     lag = [asyncio.run(lag_row(RIDES, workers)) for workers in (0, 1)]
     for row in lag:
         print(describe(row))

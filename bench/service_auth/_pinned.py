@@ -49,6 +49,6 @@ def create_app() -> Starlette:
     app.middleware_stack = app.build_middleware_stack()
     edge = getattr(app, "mcp_edge", None)
     if edge is None:
-        raise RuntimeError("the service serves /mcp without its edge (tracing or debug on)")
+        raise RuntimeError("the service was built without its /mcp edge")
     edge.judge = pinned(edge.judge)
     return app

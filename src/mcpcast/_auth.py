@@ -3,7 +3,7 @@ place they are applied (``Gate``), whose answer the transports get (``Caller``).
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Hashable, Iterable
+from collections.abc import Awaitable, Callable, Hashable, Iterable, Mapping
 from types import CoroutineType
 from typing import Any
 
@@ -17,16 +17,21 @@ class RequestInfo:
 
     ``headers`` is decoded from the ASGI scope on first use, not before: a hook that
     answers without reading them (one handing on a verdict an outer layer reached for
-    this very request) costs no header decoding.
+    this very request) costs no header decoding. ``scope`` is the request's ASGI scope
+    (empty when there is none): where an outer ASGI layer leaves what it found out about
+    this very request, under an extension key of its own, for the hook to read.
     """
 
-    __slots__ = ("_headers", "_raw", "calls", "client", "method", "path", "query_string")
+    __slots__ = ("_headers", "_raw", "calls", "client", "method", "path", "query_string",
+                 "scope")
 
     def __init__(self, headers: dict[str, str] | None, method: str, path: str,
                  client: tuple[str, int] | None = None, query_string: str = "",
-                 calls: int = 0, *, raw: Iterable[tuple[bytes, bytes]] = ()) -> None:
+                 calls: int = 0, *, raw: Iterable[tuple[bytes, bytes]] = (),
+                 scope: Mapping[str, Any] | None = None) -> None:
         self._headers = headers
         self._raw = raw
+        self.scope: Mapping[str, Any] = {} if scope is None else scope
         self.method = method
         self.path = path
         self.client = client
@@ -62,7 +67,7 @@ def request_info(scope: dict[str, Any], calls: int = 0) -> RequestInfo:
     return RequestInfo(None, scope.get("method", "GET"), scope.get("path", "/"),
                        tuple(client) if client else None,
                        scope.get("query_string", b"").decode("latin-1"), calls,
-                       raw=scope.get("headers", ()))
+                       raw=scope.get("headers", ()), scope=scope)
 
 
 class Caller:

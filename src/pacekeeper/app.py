@@ -9,17 +9,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import gc
 import logging
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import httpx
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.middleware.errors import ServerErrorMiddleware
 from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -40,12 +40,12 @@ from pacekeeper.http.account import (
 from pacekeeper.http.admin import admin_routes
 from pacekeeper.http.analysis import analysis_routes
 from pacekeeper.http.apikeys import delete_key, keys_collection
-from pacekeeper.http.connections import WEBHOOK_PREFIX, connection_routes
+from pacekeeper.http.connections import connection_routes
 from pacekeeper.http.fitness import IMPORT_PATH, fitness_routes
-from pacekeeper.http.webhooks import webhook_routes
+from pacekeeper.http.webhooks import webhook_body_limits, webhook_routes
 from pacekeeper.jobs import stop_worker
 from pacekeeper.live import live_broadcasters
-from pacekeeper.mcp import McpEdge, McpGate, build_mcp
+from pacekeeper.mcp import McpEdge, build_mcp
 from pacekeeper.oauth2 import oauth2_routes
 from pacekeeper.ratelimit import RateLimiter
 from pacekeeper.services import Clock, Services, build_services, utc_now
@@ -94,34 +94,31 @@ class _Service(Starlette):
     """Starlette with the security headers outermost: `middleware=[...]` would sit inside
     Starlette's error middleware, and its 500 answers would go out without them.
 
-    An HTTP request for exactly `/mcp`, the hot path, goes from `__call__` straight to
-    its own layers (a POST to the edge, `pacekeeper.mcp._edge`; anything else through the
-    security headers, observation, the 500 and 503 handlers to the MCP gate): the router
-    would pick the same app, the body limit exempts `/mcp` and no route exception handler
-    applies to it (the gate and mcpcast answer their own errors), so the router's
-    matching and the middleware between would only add work (issue 19). WebSockets and
-    every other path take the whole stack.
+    An HTTP request for `/mcp`, the hot path, goes from `__call__` straight to its one
+    layer (`pacekeeper.mcp._edge`), never through the stack: the body limit exempts
+    `/mcp` and no route exception handler applies to it (the edge and mcpcast answer
+    their own errors), so the router's matching and the middleware would only add work
+    (issue 19), and a second route would have to be kept equal to the first (issue 29).
+    WebSockets and every other path take the whole stack.
     """
 
-    def __init__(self, *, production: bool, mcp: ASGIApp | None = None,
+    def __init__(self, *, production: bool, mcp: Callable[..., McpEdge] | None = None,
                  **kwargs: Any) -> None:
         self._production = production
-        self._mcp = mcp
-        # Both built with the middleware stack: what serves an HTTP request for /mcp
-        # (the edge, or the stack's layers above the gate), and the edge when there is one.
-        self._mcp_entry: ASGIApp | None = None
-        self.mcp_edge: McpEdge | None = None
+        self._mcp = mcp  # the edge, given the stack's headers, metrics and handlers
+        self.mcp_edge: McpEdge | None = None  # built with the middleware stack
         super().__init__(**kwargs)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if self.middleware_stack is None:
             self.middleware_stack = self.build_middleware_stack()
-        entry = self._mcp_entry
-        if entry is not None and scope["type"] == "http" and scope["path"] == "/mcp" \
-                and not scope.get("root_path"):
+        edge = self.mcp_edge
+        if edge is not None and scope["type"] == "http" and (
+                scope["path"] == "/mcp" or scope["path"] == scope.get("root_path", "") + "/mcp"):
             # The hot path, straight from here: not through Starlette's own call either.
+            # (Behind a root path, servers differ on whether `path` includes it.)
             scope["app"] = self
-            await entry(scope, receive, send)
+            await edge(scope, receive, send)
             return
         if scope["type"] == "lifespan":
             send = ops.quiet_lifespan_failures(send)
@@ -129,24 +126,13 @@ class _Service(Starlette):
 
     def build_middleware_stack(self) -> ASGIApp:
         # Observation outside the error middleware too: a 500 is counted and timed.
-        full = SecurityHeadersMiddleware(
-            ops.ObserveMiddleware(super().build_middleware_stack()),
-            production=self._production,
-        )
-        if self._mcp is None:
-            return full
-        handler = self.exception_handlers.get(Exception) or self.exception_handlers.get(500)
-        observed = ops.ObserveMiddleware(
-            ServerErrorMiddleware(http.UnavailableMiddleware(self._mcp), handler=handler,
-                                  debug=self.debug),
-            route="/mcp")
-        headers = SecurityHeadersMiddleware(observed, production=self._production)
-        self._mcp_entry = headers
-        if isinstance(self._mcp, McpGate) and handler is not None and not self.debug:
-            # A POST in one layer that does what the five above do (pacekeeper.mcp._edge).
-            self._mcp_entry = self.mcp_edge = McpEdge(
-                self._mcp, headers, always=headers.always, metrics=observed.children,
-                unavailable=http.unavailable_handler, internal=handler)
+        observed = ops.ObserveMiddleware(super().build_middleware_stack())
+        full = SecurityHeadersMiddleware(observed, production=self._production)
+        if self._mcp is not None:
+            self.mcp_edge = self._mcp(
+                always=full.always, metrics=observed.children,
+                unavailable=http.unavailable_handler,
+                internal=self.exception_handlers[Exception])
         return full
 
 
@@ -172,8 +158,7 @@ def create_app(
     # One set of topics for the MCP server (browsers subscribe there) and the services
     # (syncs and imports publish there): pacekeeper.live.
     broadcasters = live_broadcasters(settings)
-    mcp_server, mcp_app = build_mcp(settings, current_services, broadcasters)
-    transport = mcp_server.asgi_app()
+    mcp_server, transport, same_origins = build_mcp(settings, current_services, broadcasters)
     readiness = ops.Readiness()
     ops.configure_tracing()  # OTLP export when OTEL_EXPORTER_OTLP_* is set
 
@@ -240,14 +225,12 @@ def create_app(
                 multiprocess.mark_process_dead(os.getpid())  # type: ignore[no-untyped-call]
 
     routes: list[BaseRoute] = [
-        # /mcp first: it is the hot path and Starlette tries routes in order (no other
-        # route matches this exact path, so the order changes nothing else).
-        Route("/mcp", mcp_app),
-        WebSocketRoute("/mcp", mcp_app),
+        # HTTP requests for /mcp never reach the router (_Service: the edge serves them).
+        WebSocketRoute("/mcp", transport),
         # The person's live topic (pacekeeper.live) and mcpcast's browser client.
-        Route("/mcp/topics/{topic}", mcp_app, methods=["GET", "OPTIONS"]),
-        WebSocketRoute("/mcp/topics/{topic}", mcp_app),
-        Route("/mcp/mcpcast.js", mcp_app, methods=["GET"]),
+        Route("/mcp/topics/{topic}", transport, methods=["GET", "OPTIONS"]),
+        WebSocketRoute("/mcp/topics/{topic}", transport),
+        Route("/mcp/mcpcast.js", transport, methods=["GET"]),
         Route("/health", http.health, methods=["GET"]),
         Route("/ready", http.ready, methods=["GET"]),
         Route("/metrics", http.metrics_endpoint, methods=["GET"]),
@@ -300,12 +283,14 @@ def create_app(
             redirect_uris=callbacks)))
     return _Service(
         production=settings.is_production,
-        mcp=mcp_app,
+        mcp=functools.partial(McpEdge, transport, current_services, same_origins),
         routes=routes,
         middleware=[
             # A multipart file upload carries its form framing on top of the file.
-            Middleware(BodyLimitMiddleware, max_bytes=limit, exempt=("/mcp", WEBHOOK_PREFIX),
-                       overrides={IMPORT_PATH: settings.max_import_bytes + 64 * 1024})
+            # Each provider webhook has its own (from the registry: Garmin's is 8 MiB).
+            Middleware(BodyLimitMiddleware, max_bytes=limit, exempt=("/mcp",),
+                       overrides={IMPORT_PATH: settings.max_import_bytes + 64 * 1024,
+                                  **webhook_body_limits()})
         ],
         lifespan=lifespan,
         exception_handlers={

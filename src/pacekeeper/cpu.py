@@ -85,12 +85,20 @@ class CpuPool:
                                                  initializer=_lower_priority)
         return self._executor
 
+    def has_room(self) -> bool:
+        """Whether a call now would get a place (a hint: another may take it first)."""
+        return self._in_flight < self.limit
+
+    def busy(self) -> Busy:
+        """The refusal a full pool answers, with the wait its queue predicts."""
+        wait = math.ceil(self._seconds * self._in_flight / max(1, self.workers))
+        return Busy(f"the server is busy with other {self.what}; retry in {wait} s",
+                    headers={"Retry-After": str(wait)})
+
     def _claim(self) -> None:
         with self._lock:
             if self._in_flight >= self.limit:
-                wait = math.ceil(self._seconds * self._in_flight / max(1, self.workers))
-                raise Busy(f"the server is busy with other {self.what}; "
-                           f"retry in {wait} s", headers={"Retry-After": str(wait)})
+                raise self.busy()
             self._in_flight += 1
 
     def _release(self, started: float) -> None:

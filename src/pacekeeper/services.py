@@ -74,7 +74,6 @@ from pacekeeper.live import LiveFeed, live_broadcasters
 from pacekeeper.masterkey import resolve_master_key
 from pacekeeper.oauth2 import OAuth2Components, SqlOAuthStore, build_oauth2
 from pacekeeper.oauth2._ratelimit import client_ip, parse_proxies
-from pacekeeper.providers import GarminWebhook
 from pacekeeper.ratelimit import MemoryRateLimiter, RateLimiter, RedisRateLimiter
 from pacekeeper.sync import BackgroundSyncs, SyncService
 
@@ -142,11 +141,6 @@ class Services:
     @property
     def connections(self) -> ConnectionService | None:
         return None if self.connection_layer is None else self.connection_layer.service
-
-    @property
-    def garmin_webhook(self) -> GarminWebhook | None:
-        layer = self.connection_layer
-        return None if layer is None else layer.garmin_webhook
 
     async def close(self) -> None:
         self.fitness.pool.close()

@@ -24,14 +24,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any, TypeVar
 
-import numpy as np
-
-from pacekeeper.connections import ConnectionProblem, ConnectionService
+from pacekeeper.connections import ConnectionProblem, ConnectionService, ProviderSession
 from pacekeeper.fitness._records import DailyHealth, NewActivity, Owner, SourceRef, SyncState
 from pacekeeper.fitness._service import FitnessService, richness
 from pacekeeper.fitness._views import activity_event
-from pacekeeper.fitness.models import Activity, DailySummary, SleepSession, Streams
-from pacekeeper.fitness.streams import StreamSet, resample_1hz
+from pacekeeper.fitness.models import Activity, DailySummary, SleepSession
+from pacekeeper.fitness.streams import StreamSet
+from pacekeeper.fitness.summary import summary_values
 from pacekeeper.providers import (
     PROVIDERS,
     ProviderCall,
@@ -79,31 +78,10 @@ class SyncReport:
 
 def new_activity(a: Activity) -> NewActivity:
     return NewActivity(
-        sport=a.sport.value, start_at=a.start, elapsed_s=a.elapsed_s,
-        source_sport=a.provider_sport, name=a.name, utc_offset_s=a.utc_offset_s,
-        moving_s=a.moving_s, distance_m=a.distance_m, elevation_gain_m=a.elevation_gain_m,
-        avg_speed_mps=a.avg_speed_mps, max_speed_mps=a.max_speed_mps,
-        avg_heartrate=a.avg_heartrate, max_heartrate=a.max_heartrate, avg_watts=a.avg_watts,
-        max_watts=a.max_watts, avg_cadence=a.avg_cadence, calories=a.calories,
-        device_name=a.device_name,
+        sport=a.sport.value, start_at=a.start,
+        **summary_values(a), source_sport=a.provider_sport, name=a.name,
+        utc_offset_s=a.utc_offset_s, device_name=a.device_name,
     )  # fmt: skip
-
-
-def stream_set(s: Streams) -> StreamSet:
-    """A provider's streams on the 1 Hz grid (providers send 1 Hz or every few seconds)."""
-    def floats(values: Any) -> np.ndarray[Any, np.dtype[np.float64]]:
-        return np.array([np.nan if v is None else v for v in values], dtype=np.float64)
-
-    channels: dict[str, Any] = {}
-    for ours, theirs in (("power", s.watts), ("heartrate", s.heartrate),
-                         ("cadence", s.cadence), ("speed", s.velocity),
-                         ("distance", s.distance), ("altitude", s.altitude)):
-        if theirs is not None:
-            channels[ours] = floats(theirs)
-    if s.latlng is not None:
-        pairs = np.array(s.latlng, dtype=np.float64).reshape(-1, 2)
-        channels["lat"], channels["lng"] = pairs[:, 0], pairs[:, 1]
-    return resample_1hz(np.asarray(s.time, dtype=np.float64), channels)
 
 
 def _asleep_s(sleep: SleepSession) -> float:
@@ -162,12 +140,12 @@ class SyncService:
     async def state(self, owner: Owner, provider: str) -> SyncState | None:
         return await self.fitness.store.sync_state(owner.user_id, provider)
 
-    async def _call(self, owner: Owner, provider: str,
+    async def _call(self, session: ProviderSession, provider: str,
                     action: Callable[[ProviderClient, TokenSet], Awaitable[Any]]) -> Any:
         """One provider call; a 429 is waited out (up to ``max_wait_s``) and retried."""
         while True:
             try:
-                return await self.connections.call(owner.user_id, provider, action)
+                return await session.call(action)
             except ConnectionProblem as problem:
                 wait = getattr(problem, "retry_after", None)
                 if problem.code != "provider_rate_limited" or wait is None \
@@ -191,15 +169,18 @@ class SyncService:
                                else history_start(now, self.history_days).isoformat())
         await self._event(owner, {"type": "sync", "provider": provider, "status": "running",
                                   "message": f"{provider}: sync started"})
+        # One session for the whole sync: the connection row is read once, not twice a
+        # request (issue 29: 732 reads for a first sync of 365 Strava activities, now 1).
+        session = self.connections.session(owner.user_id, provider)
         try:
-            await self._activities(owner, provider, cursor, now, report, progress)
+            await self._activities(owner, provider, session, cursor, now, report, progress)
             # From the day the last finished health fetch reached (it may have been
             # partial then), else as far back as a first sync reaches.
             reach = now - timedelta(days=min(self.health_days, self.history_days))
             through = report.health_through
             health_since = reach if through is None else max(
                 reach, datetime.combine(date.fromisoformat(through), time(), UTC))
-            await self._health(owner, provider, health_since, report, progress)
+            await self._health(owner, provider, session, health_since, report, progress)
             report.status = "done"
             report.message = (f"{report.imported} new, {report.merged} merged, "
                               f"{report.duplicates} already stored, {report.days} days")
@@ -241,13 +222,14 @@ class SyncService:
         self.connections.client(provider)  # unknown or unconfigured: the usual problem
         return PROVIDERS[provider]
 
-    def _caller(self, owner: Owner, provider: str) -> ProviderCall:
+    def _caller(self, session: ProviderSession, provider: str) -> ProviderCall:
         async def call(action: Callable[[Any, TokenSet], Awaitable[T]]) -> T:
-            found: T = await self._call(owner, provider, action)
+            found: T = await self._call(session, provider, action)
             return found
         return call
 
-    async def _activities(self, owner: Owner, provider: str, cursor: datetime | None,
+    async def _activities(self, owner: Owner, provider: str, session: ProviderSession,
+                          cursor: datetime | None,
                           now: datetime, report: SyncReport, progress: Progress | None
                           ) -> None:
         # The provider's spec reads it (with streams where it has them), in batches
@@ -255,13 +237,13 @@ class SyncService:
         # the history window every provider shares (providers.history_activities); later
         # ones what the provider has after the cursor.
         spec = self._spec(provider)
-        call = self._caller(owner, provider)
+        call = self._caller(session, provider)
         batches = (spec.sync.activities(call, cursor, now) if cursor is not None
                    else history_activities(spec.sync, call, now, self.history_days))
         async for batch in batches:
             for activity, raw in batch.items:
-                streams = stream_set(raw) if raw is not None else None
-                await self._store(owner, provider, activity, streams, report)
+                # The provider's mapper put its samples on the 1 Hz grid, as a file's.
+                await self._store(owner, provider, activity, raw, report)
             await self._save(owner, provider, report, cursor=batch.cursor)
             await self._event(owner, {
                 "type": "sync", "provider": provider, "status": "running",
@@ -288,14 +270,15 @@ class SyncService:
         if streams is not None and len(streams):
             report.with_streams += 1
 
-    async def _health(self, owner: Owner, provider: str, since: datetime, report: SyncReport,
+    async def _health(self, owner: Owner, provider: str, session: ProviderSession,
+                      since: datetime, report: SyncReport,
                       progress: Progress | None) -> None:
         spec = self._spec(provider)
         if not spec.capabilities.daily_health:
             return
         first = since.astimezone(UTC).date()
         last = self.clock().date()
-        found = await spec.sync.health(self._caller(owner, provider), first, last)
+        found = await spec.sync.health(self._caller(session, provider), first, last)
         days = [_health(provider, d) for d in found.dailies]
         days += [_health(provider, sleep=s) for s in found.sleeps if s.is_main_sleep]
         if days:
@@ -348,4 +331,4 @@ class BackgroundSyncs:
             task.cancel()
         await asyncio.gather(*self._tasks.values(), return_exceptions=True)
 
-__all__ = ["BackgroundSyncs", "SyncReport", "SyncService", "new_activity", "stream_set"]
+__all__ = ["BackgroundSyncs", "SyncReport", "SyncService", "new_activity"]

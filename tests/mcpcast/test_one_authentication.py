@@ -120,3 +120,29 @@ async def test_http_sse_calls_the_hook_once_for_the_stream_and_once_per_post() -
         assert _result_text(await stream.message()) == "ada#3"  # the POST's own principal
     assert len(hook.calls) == 3
     await stream.hang_up()
+
+
+async def test_the_hook_reads_what_an_outer_layer_left_in_the_scope() -> None:
+    """An ASGI layer in front that already judged the request hands its verdict on in the
+    request's scope (``RequestInfo.scope``), not through a context variable."""
+
+    def hook(info: RequestInfo) -> str | None:
+        verdict: str | None = info.scope.get("example.verdict")
+        return verdict
+
+    app = Server(Who(), authenticate=hook).asgi_app()
+
+    async def judged(scope: Any, receive: Any, send: Any) -> None:
+        scope["example.verdict"] = "judged-outside"
+        await app(scope, receive, send)
+
+    request = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+               "params": {"name": "whoami", "arguments": {}, "_meta": CURRENT_META}}
+    headers = {**JSON, "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call",
+               "mcp-name": "whoami"}
+    for target, expected in ((judged, 200), (app, 401)):
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=target)) as http:
+            answer = await http.post(URL, headers=headers, json=request)
+        assert answer.status_code == expected
+        if expected == 200:
+            assert _result_text(answer.json()) == "judged-outside"

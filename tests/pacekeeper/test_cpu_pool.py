@@ -9,10 +9,14 @@ worker that dies gives a clear 503 and the next call gets a new pool.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
+import io
 import os
 import tempfile
 import time
+import uuid
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -20,8 +24,20 @@ import pytest
 
 from pacekeeper.cpu import WORKER_NICENESS, Busy, CpuPool, WorkerCrashed
 from pacekeeper.fitness import _service
-from pacekeeper.fitness._records import SettingValue
-from pacekeeper.fitness._service import Prepared, prepare_file
+from pacekeeper.fitness._records import NewActivity, SettingValue, SourceRef
+from pacekeeper.fitness._service import (
+    Computed,
+    Prepared,
+    compute,
+    prepare_file,
+    prepare_member,
+    reanalyze,
+    summary_of,
+)
+from pacekeeper.fitness._settings import SettingsHistory
+from pacekeeper.fitness.analytics import AthleteSnapshot
+from pacekeeper.fitness.importers import parse_activity
+from pacekeeper.fitness.streams import StreamSet
 from tests.pacekeeper.fitness.test_activities_http import RIDE, _user, session_of
 
 _PIDS = Path(tempfile.gettempdir())
@@ -57,6 +73,128 @@ async def test_an_http_import_is_parsed_in_another_process(
     assert abs(activity["distance_m"] - device["total_distance"]) <= 0.005 * device[
         "total_distance"]
     assert abs(activity["average_heartrate"] - device["avg_heart_rate"]) <= 1.0
+
+
+def prepare_member_and_note_pid(raw: bytes, name: str, max_bytes: int,
+                                settings: list[SettingValue]) -> Prepared:
+    """``prepare_member`` that writes down which process ran it."""
+    _pid_file(raw).write_text(str(os.getpid()))
+    return prepare_member(raw, name, max_bytes, settings)
+
+
+def _archive(*members: tuple[str, bytes]) -> bytes:
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in members:
+            archive.writestr(name, data)
+    return out.getvalue()
+
+
+async def test_an_archive_s_members_are_parsed_in_another_process(
+        harness_factory: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bulk export's members are parsed in the pool like single files (issue 30): none
+    on a thread of the serving process."""
+    monkeypatch.setattr(_service, "prepare_member", prepare_member_and_note_pid)
+    data = RIDE.read_bytes()
+    _pid_file(data).unlink(missing_ok=True)
+    async with harness_factory(import_workers=1, import_queue=2) as h:
+        auth, _ = await _user(h, "pool-archive@example.com")
+        response = await h.client.post(
+            "/api/activities/import", headers=auth,
+            files={"file": ("export.zip", _archive(("activities/ride.fit", data),
+                                                   ("activities/bad.gpx", b"<gpx")))})
+        assert response.status_code == 200, response.text
+    worker_pid = int(_pid_file(data).read_text())
+    _pid_file(data).unlink()
+    assert worker_pid != os.getpid()
+    results = {r["file"]: r for r in response.json()["results"]}
+    assert results["activities/ride.fit"]["status"] == "imported"
+    assert results["activities/bad.gpx"]["status"] == "rejected"
+    device = session_of(RIDE)
+    activity = results["activities/ride.fit"]["activity"]
+    assert abs(activity["distance_m"] - device["total_distance"]) <= 0.005 * device[
+        "total_distance"]
+
+
+async def test_a_full_pool_refuses_an_archive_with_429_and_charges_nothing(
+        harness_factory: Any) -> None:
+    """An archive that finds the pool full is refused at once, as a single file is: no
+    member stored, and the person's import allowance (an archive takes the minute's
+    whole) not spent, so a retry after ``Retry-After`` goes in."""
+    archive = _archive(("activities/ride.fit", RIDE.read_bytes()))
+    async with harness_factory(import_workers=1, import_queue=0) as h:
+        auth, _ = await _user(h, "busy-archive@example.com")
+        pool = h.services.fitness.pool
+        hold = asyncio.create_task(pool.run(time.sleep, 3.0))
+        await asyncio.sleep(0)
+        refused = await h.client.post("/api/activities/import", headers=auth,
+                                      files={"file": ("export.zip", archive)})
+        assert refused.status_code == 429, refused.text
+        assert refused.json()["error"] == "busy"
+        assert int(refused.headers["retry-after"]) >= 1
+        listed = (await h.client.get("/api/activities", headers=auth)).json()
+        assert listed["activities"] == []
+        await hold
+        again = await h.client.post("/api/activities/import", headers=auth,
+                                    files={"file": ("export.zip", archive)})
+        assert again.status_code == 200, again.text
+        assert [r["status"] for r in again.json()["results"]] == ["imported"]
+
+
+async def test_background_work_waits_for_a_place_in_a_full_pool(harness: Any) -> None:
+    """Work nobody waits for at the door (an archive's next member, a sync, a
+    recompute) is never refused by a full pool: it waits for a place, or gives up
+    (None) once its caller's budget says it is late."""
+    fitness = harness.services.fitness
+    fitness.pool = CpuPool(0, 0)  # one place
+    hold = asyncio.create_task(fitness.pool.run(time.sleep, 0.6))
+    await asyncio.sleep(0.05)
+    assert await fitness.in_pool(os.getpid, late=lambda: True) is None
+    started = time.monotonic()
+    assert await fitness.in_pool(os.getpid) == os.getpid()
+    assert time.monotonic() - started >= 0.4  # it waited for the held place
+    await hold
+
+
+def compute_and_note_pid(streams: StreamSet | None, new: NewActivity,
+                         history: SettingsHistory) -> Computed:
+    (_PIDS / f"pk-pool-compute-{new.name}").write_text(str(os.getpid()))
+    return compute(streams, new, history)
+
+
+def reanalyze_and_note_pid(blob: bytes, sport: str, athlete: AthleteSnapshot,
+                           distance_m: float | None) -> dict[str, Any]:
+    (_PIDS / f"pk-pool-reanalyze-{distance_m}").write_text(str(os.getpid()))
+    return reanalyze(blob, sport, athlete, distance_m)
+
+
+async def test_a_synced_activity_and_a_recompute_are_analysed_in_another_process(
+        harness_factory: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 30: a sync's samples are compressed and analysed, and a recompute's
+    metrics worked out, in the pool: on a thread they held the GIL the loop needs."""
+    monkeypatch.setattr(_service, "compute", compute_and_note_pid)
+    monkeypatch.setattr(_service, "reanalyze", reanalyze_and_note_pid)
+    parsed = parse_activity(RIDE.read_bytes(), RIDE.name)
+    new = summary_of(parsed)
+    tag = f"synced-{uuid.uuid4().hex}"
+    new = dataclasses.replace(new, name=tag)
+    compute_pid = _PIDS / f"pk-pool-compute-{tag}"
+    reanalyze_pid = _PIDS / f"pk-pool-reanalyze-{new.distance_m}"
+    reanalyze_pid.unlink(missing_ok=True)
+    async with harness_factory(import_workers=1, import_queue=2) as h:
+        _, owner = await _user(h, "pool-sync@example.com")
+        fitness = h.services.fitness
+        outcome = await fitness.ingest(owner, new, parsed.streams, SourceRef(
+            "provider", provider="strava", provider_activity_id="1",
+            channels=len(parsed.streams.keys)))
+        assert outcome.activity is not None
+        assert int(compute_pid.read_text()) != os.getpid()
+        stored = await fitness.store.get(owner.user_id, outcome.activity.id)
+        assert stored is not None and stored.metrics["duration_s"] > 0  # computed there
+        assert await fitness.recompute(owner) == 1
+        assert int(reanalyze_pid.read_text()) != os.getpid()
+    compute_pid.unlink()
+    reanalyze_pid.unlink()
 
 
 async def test_a_full_pool_answers_429_with_retry_after_and_queues_nothing(

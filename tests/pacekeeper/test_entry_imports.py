@@ -24,10 +24,12 @@ def _loaded_by(module: str) -> set[str]:
     return set(json.loads(done.stdout))
 
 
-def test_the_standalone_sandbox_loads_no_analytics_numpy_scipy_or_storage():
+def test_the_standalone_sandbox_loads_no_analytics_scipy_or_storage():
     # `python -m pacekeeper.providers.sandbox` serves generated provider JSON: it had
     # numpy, scipy, SQLAlchemy and the analytics engine loaded through pacekeeper.fitness.
-    assert _loaded_by("pacekeeper.providers.sandbox.__main__") == set()
+    # numpy it now uses itself: its athletes' physiology model generates the samples
+    # (providers/sandbox/_physiology.py, issue 27 item 15).
+    assert _loaded_by("pacekeeper.providers.sandbox.__main__") == {"numpy"}
 
 
 @pytest.mark.parametrize("module", ["pacekeeper.cli", "pacekeeper.app"])
@@ -42,3 +44,15 @@ def test_numba_is_no_dependency():
     names = [d.split(">")[0].split("=")[0].split("[")[0].strip().lower()
              for d in project["dependencies"]]
     assert "numba" not in names and "llvmlite" not in names and "scipy" in names
+
+
+def test_the_fitness_chart_s_load_model_loads_no_scipy():
+    # Issue 30: the chart's CTL/ATL filter imported scipy.signal on the first chart
+    # request, 1-3 s with the event loop held and ~66 MiB per serving process.
+    code = ("import json, sys, numpy as np\n"
+            "from pacekeeper.fitness import analytics as an\n"
+            "an.ctl_atl_tsb(np.ones(4000)); an.acwr_ewma(np.ones(400))\n"
+            "print(json.dumps('scipy' in sys.modules))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, check=True)
+    assert json.loads(done.stdout) is False

@@ -1,9 +1,9 @@
-"""HTTP /mcp skips the router and the middleware between (issue 19), and loses nothing.
+"""HTTP /mcp skips the router and the middleware stack (issues 19, 29), and loses nothing.
 
-`_Service` sends an HTTP request for exactly `/mcp` from the security headers and the
-error middleware straight to the MCP gate. These tests hold it to what the whole stack
-gave: the security headers, a JSON 500 without a trace when the gate itself fails (ERR-3),
-and the rate-limit headers of SMCP-4.
+`_Service` sends an HTTP request for exactly `/mcp` straight to its one layer, the edge
+(`pacekeeper.mcp._edge`). These tests hold it to what every other route's answers carry:
+the security headers, a JSON 500 without a trace when the gate itself fails (ERR-3), and
+the rate-limit headers of SMCP-4.
 """
 
 from __future__ import annotations

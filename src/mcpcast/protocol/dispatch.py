@@ -303,18 +303,22 @@ class Methods:
 
     def call_plain(self, entry: ToolEntry, arguments: Any, principal: Any = None
                    ) -> dict[str, Any] | Later[dict[str, Any]]:
-        """``tools/call`` of a ``plain_tool``: what ``call_tool`` answers, minus the exchange.
+        """``tools/call`` of a ``plain_tool``: what ``call_tool`` answers, minus the exchange
+        (both run the tool with ``_run_tool``; this path only skips the exchange).
 
         Synchronous first: a tool that finishes without waiting (most do) gives its result
         at once, with no coroutine around it; one that waits gives a coroutine that ends
         the call under the tool deadline. Invalid arguments raise ``InvalidParams``.
-        ``principal`` is the caller the entry point resolved, for the injectors.
+        ``principal`` is the caller the entry point resolved, for the injectors (the
+        short path's whole difference: they read only the principal).
         """
         if self.observe is None:
-            return self._call_plain(entry, arguments, principal)
+            return self._run_tool(entry, entry.signature.bind(arguments), principal,
+                                  entry.short or (), NO_SPAN, self.watchdog)
         start = self._starting(entry.name, principal)  # one clock pair per observed call
         try:
-            answer = self._call_plain(entry, arguments, principal)
+            answer = self._run_tool(entry, entry.signature.bind(arguments), principal,
+                                    entry.short or (), NO_SPAN, self.watchdog)
         except BaseException:
             self._observed(entry.name, "rejected", start, principal)
             raise
@@ -333,78 +337,83 @@ class Methods:
         finally:
             self._observed(name, outcome, start, principal)
 
-    def _call_plain(self, entry: ToolEntry, arguments: Any, principal: Any
-                    ) -> dict[str, Any] | Later[dict[str, Any]]:
-        kwargs = entry.signature.bind(arguments)
-        short = entry.short
-        if short:
-            # Injectors see the arguments by their wire names, as on the general path.
-            wire = {w: kwargs[p] for w, p in entry.signature.wire_names.items() if p in kwargs}
-            for index, (pname, give) in enumerate(short):
-                try:
-                    value = give(principal, wire)
-                except Exception as exc:
-                    return self._tool_failed(entry, exc, NO_SPAN)
-                if type(value) is CoroutineType:  # needs I/O: the rest after awaiting it
-                    return self._plain_after(entry, kwargs, wire, principal, index, value)
-                kwargs[pname] = value
-        if not entry.is_async:
-            if self._threaded(entry):
-                return self._finish_plain(entry, self._in_thread(entry, kwargs))
-            try:
-                value = self._inline(entry, kwargs)
-            except Exception as exc:
-                return self._tool_failed(entry, exc, NO_SPAN)
-            return _tool_result(entry, value)
-        try:
-            done, value = first_step(entry.func(**kwargs))
-        except Exception as exc:
-            return self._tool_failed(entry, exc, NO_SPAN)
-        if done:
-            return _tool_result(entry, value)
-        return self._finish_plain(entry, resume(value))
-
-    async def _finish_plain(self, entry: ToolEntry, running: Awaitable[Any]
-                            ) -> dict[str, Any]:
-        try:
-            value = await self.watchdog.run(running)
-        except Exception as exc:
-            return self._tool_failed(entry, exc, NO_SPAN)
-        return _tool_result(entry, value)
-
-    async def _plain_after(self, entry: ToolEntry, kwargs: dict[str, Any],
-                           wire: dict[str, Any], principal: Any, index: int,
-                           pending: Awaitable[Any]) -> dict[str, Any]:
-        """A short-path call whose injector ``index`` gave a coroutine (``pending``): the
-        injections from there on awaited in order, then the tool, as ``invoke`` does."""
-        assert entry.short is not None
-        try:
-            kwargs[entry.short[index][0]] = await pending
-            for pname, give in entry.short[index + 1:]:
-                value = give(principal, wire)
-                kwargs[pname] = await value if type(value) is CoroutineType else value
-            if entry.is_async:
-                value = await self.watchdog.run(entry.func(**kwargs))
-            elif self._threaded(entry):
-                value = await self.watchdog.run(self._in_thread(entry, kwargs))
-            else:
-                value = self._inline(entry, kwargs)
-        except Exception as exc:
-            return self._tool_failed(entry, exc, NO_SPAN)
-        return _tool_result(entry, value)
-
     async def _call_tool(self, entry: ToolEntry, arguments: Any, ex: Exchange,
                          span: SpanHandle) -> dict[str, Any]:
         kwargs = entry.signature.bind(arguments)
-        watchdog = None
+        watchdog = self.watchdog
         if entry.task != "forbidden":
             if negotiated(ex):
                 return await self.tasks.call(entry, kwargs, ex)
             if entry.task == "required":
                 raise missing_extension(f"Tool {entry.name!r}")
             watchdog = self.task_watchdog  # an ordinary call of a long-running tool
+        given = tuple((pname, functools.partial(self._inject, typ))
+                      for pname, typ in entry.signature.injected.items())
+        answer = self._run_tool(entry, kwargs, ex, given, span, watchdog)
+        return answer if isinstance(answer, dict) else await answer
+
+    def _run_tool(self, entry: ToolEntry, kwargs: dict[str, Any], subject: Any,
+                  given: Sequence[tuple[str, Given]], span: SpanHandle, watchdog: Watchdog
+                  ) -> dict[str, Any] | Later[dict[str, Any]]:
+        """The one run of a ``tools/call``, on either path: each injected value
+        (``give(subject, arguments by wire name)``; ``subject`` is the principal on the
+        short path, the exchange on the general one), then the tool. Synchronous first:
+        a tool that finishes without waiting (most do) gives its result at once, with no
+        coroutine around it; one that waits gives a coroutine that ends the call under
+        ``watchdog``. A tool's failure is the ``isError`` result (``_tool_failed``)."""
+        if given:
+            # Injectors see the arguments by their wire names (a Broadcaster needs `topic`).
+            wire = {w: kwargs[p] for w, p in entry.signature.wire_names.items() if p in kwargs}
+            for index, (pname, give) in enumerate(given):
+                try:
+                    value = give(subject, wire)
+                except Exception as exc:
+                    return self._tool_failed(entry, exc, span)
+                if type(value) is CoroutineType:  # needs I/O: the rest after awaiting it
+                    return self._run_after(entry, kwargs, wire, subject, given[index:],
+                                           value, span, watchdog)
+                kwargs[pname] = value
+        if not entry.is_async:
+            if self._threaded(entry):
+                return self._finish(entry, self._in_thread(entry, kwargs), span, watchdog)
+            try:
+                value = self._inline(entry, kwargs)
+            except Exception as exc:
+                return self._tool_failed(entry, exc, span)
+            return _tool_result(entry, value)
         try:
-            value = await self.invoke(entry, kwargs, ex, watchdog)
+            done, value = first_step(entry.func(**kwargs))
+        except Exception as exc:
+            return self._tool_failed(entry, exc, span)
+        if done:
+            return _tool_result(entry, value)
+        return self._finish(entry, resume(value), span, watchdog)
+
+    async def _finish(self, entry: ToolEntry, running: Awaitable[Any], span: SpanHandle,
+                      watchdog: Watchdog) -> dict[str, Any]:
+        try:
+            value = await watchdog.run(running)
+        except Exception as exc:
+            return self._tool_failed(entry, exc, span)
+        return _tool_result(entry, value)
+
+    async def _run_after(self, entry: ToolEntry, kwargs: dict[str, Any],
+                         wire: dict[str, Any], subject: Any,
+                         given: Sequence[tuple[str, Given]], pending: Awaitable[Any],
+                         span: SpanHandle, watchdog: Watchdog) -> dict[str, Any]:
+        """A call whose injector ``given[0]`` gave a coroutine (``pending``): the
+        injections from there on awaited in order, then the tool."""
+        try:
+            kwargs[given[0][0]] = await pending
+            for pname, give in given[1:]:
+                value = give(subject, wire)
+                kwargs[pname] = await value if type(value) is CoroutineType else value
+            if entry.is_async:
+                value = await watchdog.run(entry.func(**kwargs))
+            elif self._threaded(entry):
+                value = await watchdog.run(self._in_thread(entry, kwargs))
+            else:
+                value = self._inline(entry, kwargs)
         except Exception as exc:
             return self._tool_failed(entry, exc, span)
         return _tool_result(entry, value)

@@ -33,7 +33,7 @@ from pacekeeper.connections._records import (
     StoredConnection,
     TokenUpdate,
 )
-from pacekeeper.connections._service import ConnectionService
+from pacekeeper.connections._service import ConnectionService, ProviderSession
 from pacekeeper.connections._sql import SqlConnectionRepository, sha256_hex
 from pacekeeper.connections._sql_states import SqlIdempotencyStore, SqlOAuthStateRepository
 from pacekeeper.connections._wiring import (
@@ -60,6 +60,7 @@ __all__ = [
     "PendingState",
     "ProviderConnectionRow",
     "ProviderNotConfigured",
+    "ProviderSession",
     "ProviderSetup",
     "ProviderTrouble",
     "SqlConnectionRepository",

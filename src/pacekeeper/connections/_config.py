@@ -58,13 +58,10 @@ def provider_setup(settings: Settings, environ: Mapping[str, str]) -> ProviderSe
             # PACEKEEPER_GARMIN_OAUTH_VERSION: the one switch between the two flavours.
             version: Literal[1, 2] = 1 if settings.garmin_oauth_version == 1 else 2
             found[provider] = replace(found[provider], oauth_version=version)
-    if (settings.is_production and "garmin" in found
-            and not settings.garmin_webhook_secret.get_secret_value()):
-        # Garmin signs nothing: the secret in the registered URL is what tells its
-        # deliveries from anyone's. Development (and the sandbox) may go without.
-        raise ProviderConfigError(
-            "garmin", "PACEKEEPER_GARMIN_WEBHOOK_SECRET must be set in production when "
-            "Garmin is configured: register the webhook URLs with ?secret=<it>")
+    for provider in found:
+        webhook = SPECS[provider].webhook
+        if webhook is not None:
+            webhook.check(settings)  # what production needs of it (Garmin: a secret)
     return ProviderSetup(found, sandbox)
 
 

@@ -121,7 +121,19 @@ class TokenKeeper:
     ) -> TokenSet:
         """Usable tokens, refreshed first when due. ``rejected``: the provider refused
         these (401), so refresh even if they look valid, unless someone already did."""
-        record = self._usable(await self._connections.get(user_id, provider), provider)
+        record = await self._connections.get(user_id, provider)
+        return await self.tokens_of(record, user_id, provider, rejected=rejected)
+
+    def due(self, tokens: TokenSet) -> bool:
+        """Tokens a caller kept are to be refreshed before the next request."""
+        return self._due(tokens)
+
+    async def tokens_of(
+        self, record: StoredConnection | None, user_id: uuid.UUID, provider: str, *,
+        rejected: TokenSet | None = None,
+    ) -> TokenSet:
+        """``tokens`` from a row the caller read already (a refresh re-reads it, locked)."""
+        record = self._usable(record, provider)
         tokens = self.open(record)
         if not self._due(tokens) and tokens != rejected:
             return tokens

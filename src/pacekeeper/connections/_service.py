@@ -46,6 +46,7 @@ from pacekeeper.providers import (
     current_share_keys,
     share_keys,
 )
+from pacekeeper.providers import PROVIDERS as SPECS
 
 log = logging.getLogger("pacekeeper.connections")
 T = TypeVar("T")
@@ -93,7 +94,8 @@ class ConnectionService:
             if settings is None:
                 raise ProviderNotConfigured(provider)
             # The provider's quota is the application's: each tenant gets a fair share.
-            tracker = RateLimitTracker(self._tenant_share)
+            tracker = RateLimitTracker(self._tenant_share,
+                                       parser=SPECS[provider].rate_limits)
             # The spec builds it (Garmin's OAuth flavour travels in its settings).
             self._clients[provider] = client_for(provider, settings, self.http, tracker)
         return self._clients[provider]
@@ -306,19 +308,55 @@ class ConnectionService:
         Its requests count against the fair shares of the provider's quota of
         ``tenant_id`` (the connection's when not given) and of the provider account the
         connection is for: many tenants of one athlete share one share (issue 28)."""
-        client = self.client(provider)
-        found = await self.connections.get(user_id, provider)
-        if tenant_id is None and found is not None:
-            tenant_id = found.tenant_id
-        # A ContextVar set here is local to this task: concurrent calls do not mix.
-        current_share_keys.set(share_keys(
-            tenant_id, found.provider_user_id if found is not None else None))
+        return await self.session(user_id, provider, tenant_id).call(action)
+
+    def session(self, user_id: uuid.UUID, provider: str, tenant_id: uuid.UUID | None = None
+                ) -> ProviderSession:
+        """Many calls of one sync: the connection row is read once (and again only to
+        refresh its tokens), not twice per request (issue 29)."""
+        return ProviderSession(self, user_id, provider, tenant_id)
+
+
+class ProviderSession:
+    """One user's calls to one provider, keeping the tokens between them (``call``)."""
+
+    def __init__(self, service: ConnectionService, user_id: uuid.UUID, provider: str,
+                 tenant_id: uuid.UUID | None) -> None:
+        self._service = service
+        self._user_id = user_id
+        self._provider = provider
+        self._tenant_id = tenant_id
+        self._shares: tuple[str, ...] = ()
+        self._tokens: TokenSet | None = None
+
+    async def _fresh(self, rejected: TokenSet | None = None) -> TokenSet:
+        keeper, tokens = self._service.keeper, self._tokens
+        if tokens is not None and rejected is None and not keeper.due(tokens):
+            return tokens
+        if tokens is None:  # the first call: the one read of the row
+            found = await self._service.connections.get(self._user_id, self._provider)
+            tenant_id = self._tenant_id
+            if tenant_id is None and found is not None:
+                tenant_id = found.tenant_id
+            self._shares = share_keys(
+                tenant_id, found.provider_user_id if found is not None else None)
+            tokens = await keeper.tokens_of(found, self._user_id, self._provider)
+        else:  # due or refused: refresh (it reads the row under its lock)
+            tokens = await keeper.tokens(self._user_id, self._provider, rejected=rejected)
+        self._tokens = tokens
+        return tokens
+
+    async def call(self, action: Callable[[ProviderClient, TokenSet], Awaitable[T]]) -> T:
+        provider = self._provider
+        client = self._service.client(provider)
         try:
-            tokens = await self.keeper.tokens(user_id, provider)
+            tokens = await self._fresh()
+            # A ContextVar set here is local to this task: concurrent calls do not mix.
+            current_share_keys.set(self._shares)
             try:
                 return await action(client, tokens)
             except AccessTokenRejected:
-                tokens = await self.keeper.tokens(user_id, provider, rejected=tokens)
+                tokens = await self._fresh(rejected=tokens)
                 return await action(client, tokens)
         except ProviderError as exc:
             raise explain_provider_error(provider, exc) from None
@@ -345,4 +383,4 @@ def _iso(row: StoredConnection) -> str | None:
     return row.expires_at.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-__all__ = ["ConnectionProblem", "ConnectionService"]
+__all__ = ["ConnectionProblem", "ConnectionService", "ProviderSession"]

@@ -1,7 +1,7 @@
 """SQLAlchemy implementations of the connection-layer Protocols (SQLite and PostgreSQL).
 
 Also the provider layer's storage Protocols: ``EncryptedSecretStore`` (master-key
-rotation) and ``GarminTokenLookup``; ``_sql_states`` has the states and webhook keys.
+rotation) and the webhooks' token lookup; ``_sql_states`` has the states and webhook keys.
 """
 
 from __future__ import annotations
@@ -93,7 +93,7 @@ class _LockedRow:
 
 
 class SqlConnectionRepository:
-    """Connections, plus ``EncryptedSecretStore`` and ``GarminTokenLookup`` over them."""
+    """Connections, plus ``EncryptedSecretStore`` and the webhooks' token lookup."""
 
     def __init__(self, sessions: async_sessionmaker[AsyncSession]) -> None:
         self._sessions = sessions
@@ -204,10 +204,10 @@ class SqlConnectionRepository:
             result = await session.execute(stmt)
         return int(result.rowcount) == 1  # type: ignore[attr-defined]
 
-    # -- GarminTokenLookup (webhooks name the user by access token) ------------------
+    # -- push webhooks that name the user by access token (Garmin's) -----------------
 
-    async def users_for_garmin_tokens(self, user_access_tokens: Collection[str]
-                                      ) -> dict[str, str]:
+    async def users_for_tokens(self, provider: str, user_access_tokens: Collection[str]
+                               ) -> dict[str, str]:
         by_digest = {sha256_hex(token): token for token in user_access_tokens}
         digests = list(by_digest)
         found: dict[str, str] = {}
@@ -217,7 +217,7 @@ class SqlConnectionRepository:
             for start in range(0, len(digests), _TOKEN_SLICE):
                 rows = await session.execute(
                     select(_Row.token_lookup, _Row.user_id).where(
-                        _Row.provider == "garmin",
+                        _Row.provider == provider,
                         _Row.token_lookup.in_(digests[start:start + _TOKEN_SLICE]),
                         _Row.status == ConnectionStatus.CONNECTED.value,
                     )

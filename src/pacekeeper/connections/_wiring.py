@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import uuid
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 import httpx
@@ -22,13 +23,36 @@ from pacekeeper.crypto import (
     rotate_master_key,
 )
 from pacekeeper.db import create_engine, session_factory
-from pacekeeper.providers import GarminWebhook
+from pacekeeper.providers import PROVIDERS, IdempotencyStore, ProviderWebhook
+
+
+@dataclass(frozen=True, slots=True)
+class WebhookHost:
+    """What a provider's webhook may ask of the service, bound to that provider."""
+
+    provider: str
+    repository: SqlConnectionRepository
+    store: IdempotencyStore
+
+    async def claim(self, key: str, ttl_s: float) -> bool:
+        return await self.store.claim(key, ttl_s)
+
+    async def users_for_tokens(self, user_access_tokens: Collection[str]) -> dict[str, str]:
+        return await self.repository.users_for_tokens(self.provider, user_access_tokens)
+
+    async def owners_of(self, provider_user_id: str) -> list[tuple[uuid.UUID, uuid.UUID]]:
+        return await self.repository.owners_of(self.provider, provider_user_id)
+
+    async def owner(self, user_id: uuid.UUID) -> tuple[uuid.UUID, uuid.UUID] | None:
+        found = await self.repository.get(user_id, self.provider)
+        return None if found is None else (found.user_id, found.tenant_id)
 
 
 @dataclass(slots=True)
 class ConnectionLayer:
     service: ConnectionService
-    garmin_webhook: GarminWebhook | None
+    # The webhook of each configured provider that has one, with the host it is lent.
+    webhooks: dict[str, tuple[ProviderWebhook, WebhookHost]]
     repository: SqlConnectionRepository
     http: httpx.AsyncClient
 
@@ -82,15 +106,14 @@ def build_connection_layer(
         refresh_margin_s=settings.provider_refresh_margin_seconds,
         tenant_share=settings.provider_tenant_share,
     )
-    garmin = setup.settings.get("garmin")
-    hook = None
-    if garmin is not None:
-        secret = settings.garmin_webhook_secret.get_secret_value() or None
-        hook = GarminWebhook(
-            garmin.endpoints.api, SqlIdempotencyStore(sessions, clock), repository,
-            shared_secret=secret,
-        )  # fmt: skip
-    return ConnectionLayer(service, hook, repository, http)
+    store = SqlIdempotencyStore(sessions, clock)
+    webhooks = {}
+    for provider, configured in setup.settings.items():
+        webhook = PROVIDERS[provider].webhook
+        if webhook is not None:
+            host = WebhookHost(provider, repository, store)
+            webhooks[provider] = (webhook.build(settings, configured, host), host)
+    return ConnectionLayer(service, webhooks, repository, http)
 
 
 __all__ = ["ConnectionLayer", "build_connection_layer", "keyring_for"]

@@ -31,7 +31,6 @@ from pacekeeper.fitness.models import (
     SleepSession,
     SleepStages,
     Sport,
-    Streams,
     Totals,
     Zone,
 )
@@ -104,7 +103,6 @@ __all__ = [
     "SqlFitnessStore",
     "StoredActivity",
     "StreamSet",
-    "Streams",
     "SyncState",
     "Totals",
     "Zone",

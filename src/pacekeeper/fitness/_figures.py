@@ -15,6 +15,7 @@ import re
 from typing import Any, TypeVar, cast
 
 from pacekeeper.fitness.streams import CHANNELS
+from pacekeeper.fitness.summary import FIGURES
 
 T = TypeVar("T")
 
@@ -27,8 +28,8 @@ DEFAULT_DECIMALS = 2  # a unitless quantity (IF, EF, VI, ACWR, monotony, a z-sco
 _DECIMALS: tuple[tuple[re.Pattern[str], int], ...] = tuple(
     (re.compile(pattern), decimals) for pattern, decimals in (
         (r"(^|_)(lat|lng|latitude|longitude)$", 6),
-        (r"^pool_length_m$", 2),
-        (r"_deg$", 6),  # a position to 0.1 m  # a 25-yard pool is 22.86 m: to the centimetre
+        (r"^pool_length_m$", 2),  # a 25-yard pool is 22.86 m: to the centimetre
+        (r"_deg$", 6),  # a position to 0.1 m
         (r"^hrv", 1),  # RMSSD to a tenth of a ms, as readiness shows the same day's
         (r"_s_per_\w+$", 0),  # a pace in seconds per km (mile, 100 m): to the second
         (r"_w_per_kg$", 2),
@@ -188,13 +189,12 @@ def speed_figure(sport: str, name: str, speed_mps: float, units: str = "metric"
 
 # get_activity's figures under names that say their unit, at every level (top, metrics,
 # laps, the computed totals beside the device's); the HTTP API and the store keep theirs.
+# The summary's top-level ones from its declaration (fitness/summary.py).
 DETAIL_NAMES = {
-    "average_heartrate": "avg_hr_bpm", "max_heartrate": "max_hr_bpm",
+    **{f.http: f.tool for f in FIGURES if f.tool != f.http},
     "avg_heartrate": "avg_hr_bpm", "avg_hr": "avg_hr_bpm", "max_hr": "max_hr_bpm",
-    "average_power": "avg_power_w", "avg_watts": "avg_power_w", "avg_power": "avg_power_w",
-    "max_power": "max_power_w", "max_watts": "max_power_w",
-    "normalized_power": "normalized_power_w", "average_cadence": "avg_cadence_per_min",
-    "avg_cadence": "avg_cadence_per_min", "calories": "energy_kcal",
+    "avg_watts": "avg_power_w", "avg_power": "avg_power_w", "max_watts": "max_power_w",
+    "normalized_power": "normalized_power_w", "avg_cadence": "avg_cadence_per_min",
     "avg_speed": "avg_speed_mps", "max_speed": "max_speed_mps",
     "normalized_graded_speed": "normalized_graded_speed_mps",
     "curve_durations": "curve_durations_s", "power_curve": "power_curve_w",

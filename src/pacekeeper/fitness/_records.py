@@ -7,23 +7,8 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
 
+from pacekeeper.fitness.summary import SUMMARY_FIELDS, ActivitySummary
 from pacekeeper.owner import Owner  # re-exported: its home is the leaf pacekeeper.owner
-
-SUMMARY_FIELDS = (
-    "elapsed_s",
-    "moving_s",
-    "distance_m",
-    "elevation_gain_m",
-    "avg_speed_mps",
-    "max_speed_mps",
-    "avg_heartrate",
-    "max_heartrate",
-    "avg_watts",
-    "max_watts",
-    "avg_cadence",
-    "calories",
-)
-
 
 # The metrics every activity summary carries (lists read only these, not the full JSON:
 # curves and zones stay in the detail view).
@@ -53,27 +38,16 @@ class SourceRef:
                 "provider_activity_id": self.provider_activity_id}
 
 
-@dataclass(frozen=True, slots=True)
-class NewActivity:
-    """An activity's summary as a source describes it (before it gets an id)."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NewActivity(ActivitySummary):
+    """An activity as a source describes it (before it gets an id): its summary figures
+    (``ActivitySummary``) and what is not a figure."""
 
     sport: str
     start_at: datetime
-    elapsed_s: float
     source_sport: str | None = None
     name: str | None = None
     utc_offset_s: int | None = None
-    moving_s: float | None = None
-    distance_m: float | None = None
-    elevation_gain_m: float | None = None
-    avg_speed_mps: float | None = None
-    max_speed_mps: float | None = None
-    avg_heartrate: float | None = None
-    max_heartrate: float | None = None
-    avg_watts: float | None = None
-    max_watts: float | None = None
-    avg_cadence: float | None = None
-    calories: float | None = None
     device_name: str | None = None
     laps: list[dict[str, Any]] = field(default_factory=list)
     device_metrics: dict[str, Any] = field(default_factory=dict)
@@ -84,8 +58,8 @@ class NewActivity:
     name_generated: bool = field(default=False, metadata={"column": False})
 
 
-@dataclass(frozen=True, slots=True)
-class StoredActivity:
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StoredActivity(ActivitySummary):
     id: uuid.UUID
     user_id: uuid.UUID
     sport: str
@@ -93,18 +67,6 @@ class StoredActivity:
     name: str | None
     start_at: datetime
     utc_offset_s: int | None
-    elapsed_s: float
-    moving_s: float | None
-    distance_m: float | None
-    elevation_gain_m: float | None
-    avg_speed_mps: float | None
-    max_speed_mps: float | None
-    avg_heartrate: float | None
-    max_heartrate: float | None
-    avg_watts: float | None
-    max_watts: float | None
-    avg_cadence: float | None
-    calories: float | None
     device_name: str | None
     laps: list[dict[str, Any]]
     metrics: dict[str, Any]

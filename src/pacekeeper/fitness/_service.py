@@ -20,12 +20,21 @@ import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import asdict, dataclass, replace
 from datetime import UTC, date, datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
-from pacekeeper.cpu import Busy, CpuPool
+from pacekeeper.cpu import Busy, CpuPool, WorkerCrashed
 from pacekeeper.errors import RateLimited
 from pacekeeper.fitness._engine import ENGINE_VERSION
 from pacekeeper.fitness._errors import ActivityNotFound, FitnessInputError
+from pacekeeper.fitness._prepare import (
+    Computed,
+    Prepared,
+    compute,
+    prepare_file,
+    prepare_member,
+    reanalyze,
+    snapshot,
+)
 from pacekeeper.fitness._records import (
     ActivityFilter,
     DailyHealth,
@@ -45,25 +54,20 @@ from pacekeeper.fitness._settings import (
 )
 from pacekeeper.fitness._store import BadCursor, DuplicateSource, SqlFitnessStore
 from pacekeeper.fitness.analysis import AnalysisService
-from pacekeeper.fitness.analytics import AthleteSnapshot, analyze_activity, tss_for
-from pacekeeper.fitness.importers import (
-    ImportRejected,
-    ParsedActivity,
-    Reason,
-    is_archive,
-    iter_archive,
-    parse_activity,
-)
-from pacekeeper.fitness.models import Sport
+from pacekeeper.fitness.importers import ArchiveReader, ImportRejected, ParsedActivity, is_archive
 from pacekeeper.fitness.streams import CHANNELS, StreamSet
+from pacekeeper.fitness.summary import summary_values
 from pacekeeper.ratelimit import RateLimiter
 
 Clock = Callable[[], datetime]
+T = TypeVar("T")
 log = logging.getLogger("pacekeeper.fitness")
 # Activities re-derived per batch (FitnessService.rederive): each batch is one query, and
 # each activity its own transaction, so a crash loses at most the one being written.
 REDERIVE_BATCH = 50
-REDERIVE_BUSY_WAIT_S = 1.0
+# How long work that waits for a place in a full pool (an archive's members, syncs,
+# recomputes, re-derivations) sleeps before it asks again.
+POOL_WAIT_S = 0.25
 MATCH_START_S = 120.0
 MAX_PAGE = 200
 
@@ -117,22 +121,6 @@ def richness(streams: StreamSet) -> tuple[int, int]:
     return sum(1 for k in streams.keys if streams.has(k)), len(streams)
 
 
-def snapshot(values: Mapping[str, Any], sport: str | None) -> AthleteSnapshot:
-    """The settings an activity of ``sport`` is analysed with: its sport's thresholds (a
-    run never gets the cycling FTP), heart rate falling back to the general value."""
-    values, _ = for_sport(values, sport)
-    return AthleteSnapshot(
-        ftp_watts=values.get("ftp_watts"),
-        lthr_bpm=values.get("lthr_bpm"),
-        max_hr_bpm=values.get("max_hr_bpm"),
-        resting_hr_bpm=values.get("resting_hr_bpm"),
-        threshold_pace_s_per_km=values.get("threshold_pace_s_per_km"),
-        weight_kg=values.get("weight_kg"),
-        sex=values.get("sex"),
-        birth_year=values.get("birth_year"),
-    )
-
-
 def _same_activity(a: StoredActivity, new: NewActivity) -> bool:
     elapsed_ok = abs(a.elapsed_s - new.elapsed_s) <= max(60.0, 0.05 * max(a.elapsed_s, 1.0))
     distance_ok = (
@@ -182,17 +170,12 @@ def structure_of(parsed: ParsedActivity) -> dict[str, Any]:
 def summary_of(parsed: ParsedActivity) -> NewActivity:
     laps = [_plain(lap) for lap in parsed.laps]
     return NewActivity(
-        sport=parsed.sport.value, start_at=parsed.start, elapsed_s=parsed.elapsed_s,
+        sport=parsed.sport.value, start_at=parsed.start,
         source_sport=parsed.file_sport,
         name=parsed.name or default_name("multisport" if parsed.legs else parsed.sport.value,
                                          parsed.start, parsed.utc_offset_s),
         name_generated=not parsed.name,
-        utc_offset_s=parsed.utc_offset_s,
-        moving_s=parsed.moving_s, distance_m=parsed.distance_m,
-        elevation_gain_m=parsed.elevation_gain_m, avg_speed_mps=parsed.avg_speed_mps,
-        max_speed_mps=parsed.max_speed_mps, avg_heartrate=parsed.avg_heartrate,
-        max_heartrate=parsed.max_heartrate, avg_watts=parsed.avg_watts,
-        max_watts=parsed.max_watts, avg_cadence=parsed.avg_cadence, calories=parsed.calories,
+        utc_offset_s=parsed.utc_offset_s, **summary_values(parsed),
         device_name=parsed.device_name, laps=laps, device_metrics=dict(parsed.device_metrics),
         structure=structure_of(parsed),
     )  # fmt: skip
@@ -234,22 +217,12 @@ class FitnessService:
             raise ImportRejected("too_large", f"the file is larger than the "
                                  f"{self.max_import_bytes // (1024 * 1024)} MB limit")
         archive = is_archive(data)
+        if archive and not self.pool.has_room():
+            raise self.pool.busy()  # before the person's allowance is charged: nothing spent
         if bounded:
             await self._meter_import(owner, archive)
         if archive:
-            # One member at a time, parsed in a worker thread and stored before the next
-            # is parsed: memory holds one member's samples, never the whole archive's.
-            members = iter_archive(data, max_bytes=self.max_import_bytes,
-                                   max_seconds=self.archive_seconds if bounded else None)
-            outcomes = []
-            while (member := await asyncio.to_thread(next, members, None)) is not None:
-                if isinstance(member.result, ImportRejected):
-                    outcomes.append(ImportOutcome(member.name, rejected=member.result))
-                else:
-                    outcomes.append(await self.store_parsed(owner, member.result, member.name,
-                                                            original=None))
-                member = None  # its samples go before the next member is parsed
-            return outcomes
+            return await self._import_archive(owner, data, bounded)
         settings = await self.store.settings(owner.user_id)
         prepared = await self.pool.run(prepare_file, data, filename, self.max_import_bytes,
                                        settings)
@@ -258,6 +231,57 @@ class FitnessService:
         assert prepared.parsed is not None
         return [await self.store_parsed(owner, prepared.parsed, filename, original=data,
                                         computed=prepared.computed)]
+
+    async def _import_archive(self, owner: Owner, data: bytes,
+                              bounded: bool) -> list[ImportOutcome]:
+        """A bulk export, one member at a time: its bytes inflated on a thread (zlib lets
+        go of the GIL), parsed and analysed in the pool (issue 30), stored before the next
+        is read, so memory holds one member's samples, never the whole archive's. The
+        archive found the pool with room (else 429 before it started); when other imports
+        fill it later, a member waits for a place within the archive's time budget, and
+        the members past the budget are answered "import the archive again"."""
+        reader = await asyncio.to_thread(
+            ArchiveReader, data, max_bytes=self.max_import_bytes,
+            max_seconds=self.archive_seconds if bounded else None)
+        settings = await self.store.settings(owner.user_id)
+        members = iter(reader)
+        outcomes = []
+        while (item := await asyncio.to_thread(next, members, None)) is not None:
+            name, raw = item
+            try:
+                prepared = raw if isinstance(raw, ImportRejected) else await self.in_pool(
+                    prepare_member, raw, name, self.max_import_bytes, settings,
+                    late=reader.past_deadline)
+            except WorkerCrashed:  # this member killed its worker: the others still go in
+                prepared = ImportRejected("corrupt", "the file cannot be read as an activity")
+            del raw, item  # its bytes go before the next member is read
+            if prepared is None:
+                outcomes.append(ImportOutcome(name, rejected=reader.late()))
+            elif isinstance(prepared, ImportRejected):
+                outcomes.append(ImportOutcome(name, rejected=prepared))
+            elif prepared.parsed is None:
+                reason, message = prepared.rejected or ("corrupt", "no activity in it")
+                outcomes.append(ImportOutcome(name, rejected=ImportRejected(reason, message)))
+            else:
+                reader.took(prepared.parsed)
+                outcomes.append(await self.store_parsed(owner, prepared.parsed, name,
+                                                        original=None,
+                                                        computed=prepared.computed))
+            prepared = None
+        return outcomes
+
+    async def in_pool(self, fn: Callable[..., T], *args: Any,
+                       late: Callable[[], bool] = lambda: False) -> T | None:
+        """``fn`` in the pool for work nobody is waiting on at the door (an archive's
+        next member, a sync, a recompute): a full pool means wait for a place, not 429;
+        None once ``late()`` says the caller's budget is spent."""
+        while True:
+            try:
+                return await self.pool.run(fn, *args)
+            except Busy:
+                if late():
+                    return None
+                await asyncio.sleep(POOL_WAIT_S)
 
     async def _meter_import(self, owner: Owner, archive: bool) -> None:
         """One import of the person's per-minute allowance; an archive takes all of it
@@ -296,8 +320,10 @@ class FitnessService:
         streams = streams if streams is not None and len(streams) else None
         if computed is None:
             history = SettingsHistory(await self.store.settings(owner.user_id))
-            # Compressing a long ride's samples takes tens of ms: off the event loop.
-            computed = await asyncio.to_thread(compute, streams, new, history)
+            # A provider's activity (sync): compressing and analysing its samples takes
+            # tens of ms of CPU that holds the GIL, so in the pool, not on a thread.
+            computed = await self.in_pool(compute, streams, new, history)
+            assert computed is not None
         blob, metrics = computed.blob, computed.metrics
         channels = ",".join(k for k in streams.keys if streams.has(k)) if streams else ""
         samples = len(streams) if streams is not None else 0
@@ -331,7 +357,8 @@ class FitnessService:
         if not activity.stream_channels:
             return 0
         blob = await self.store.streams(owner.user_id, activity.id)
-        return len(StreamSet.from_bytes(blob)) if blob else 0
+        # Decoding a long activity's samples takes milliseconds: not on the event loop.
+        return await asyncio.to_thread(lambda: len(StreamSet.from_bytes(blob))) if blob else 0
 
     # -- reading it back ------------------------------------------------------------------
 
@@ -454,8 +481,9 @@ class FitnessService:
             return None
         athlete = snapshot(history.on(activity.start_at.astimezone(UTC).date()),
                            activity.sport)
-        return await asyncio.to_thread(_analyze, StreamSet.from_bytes(blob),
-                                       activity.sport, athlete, activity.distance_m)
+        # In the pool: a thread would hold the GIL for the analysis (issue 30).
+        return await self.in_pool(reanalyze, blob, activity.sport, athlete,
+                                   activity.distance_m)
 
     # -- re-deriving after an upgrade (pacekeeper.fitness._engine) --------------------------
 
@@ -501,21 +529,15 @@ class FitnessService:
                                        metrics=metrics)
             return RederiveReport(recomputed=1)
         file_name, data, _ = original
-        while True:
-            try:
-                prepared = await self.pool.run(prepare_file, data, file_name,
-                                               max(self.max_import_bytes, len(data)),
-                                               settings)
-            except Busy:  # people's imports come first: wait for a free worker
-                await asyncio.sleep(REDERIVE_BUSY_WAIT_S)
-                continue
-            except Exception as exc:  # an importer bug (or a file that kills the worker)
-                # must not stop the others, nor be retried at every start
-                prepared = Prepared(rejected=("corrupt", f"the importer failed on it "
-                                                         f"({type(exc).__name__})"))
-            break
-        if prepared.rejected is not None or prepared.parsed is None:
-            reason, message = prepared.rejected or ("corrupt", "no activity in it")
+        try:  # people's imports come first: it waits for a free worker
+            prepared = await self.in_pool(prepare_file, data, file_name,
+                                           max(self.max_import_bytes, len(data)), settings)
+        except Exception as exc:  # an importer bug (or a file that kills the worker)
+            # must not stop the others, nor be retried at every start
+            prepared = Prepared(rejected=("corrupt", f"the importer failed on it "
+                                                     f"({type(exc).__name__})"))
+        if prepared is None or prepared.rejected is not None or prepared.parsed is None:
+            reason, message = (prepared and prepared.rejected) or ("corrupt", "no activity in it")
             log.warning("activity %s: its file no longer parses (%s); kept as it was",
                         activity_id, reason)
             await self.store.rederived(user_id, activity_id, version=ENGINE_VERSION, now=now,
@@ -551,64 +573,6 @@ class FitnessService:
 
     async def delete_provider_data(self, owner: Owner, provider: str) -> int:
         return await self.store.delete_provider_data(owner.user_id, provider)
-
-
-@dataclass(frozen=True, slots=True)
-class Computed:
-    """What an activity's streams give before it is stored: the stored form of the
-    samples, and the metrics with the settings valid on its day."""
-
-    blob: bytes | None
-    metrics: dict[str, Any]
-
-
-def compute(streams: StreamSet | None, new: NewActivity, history: SettingsHistory) -> Computed:
-    if streams is None:
-        return Computed(None, {})
-    athlete = snapshot(history.on(new.start_at.astimezone(UTC).date()), new.sport)
-    return Computed(streams.to_bytes(),
-                    _analyze(streams, new.sport, athlete, new.distance_m))
-
-
-@dataclass(frozen=True, slots=True)
-class Prepared:
-    """``prepare_file``'s answer, which crosses a process boundary (so it pickles:
-    ``ImportRejected`` does not, hence its reason and message as a pair)."""
-
-    parsed: ParsedActivity | None = None
-    computed: Computed | None = None
-    rejected: tuple[Reason, str] | None = None
-
-
-def prepare_file(data: bytes, filename: str | None, max_bytes: int,
-                 settings: list[SettingValue]) -> Prepared:
-    """All the CPU work of importing one file (parse, assemble, compress, metrics): a
-    pure function, run in the import pool's worker process (issue 30)."""
-    try:
-        parsed = parse_activity(data, filename, max_bytes=max_bytes)
-    except ImportRejected as exc:
-        return Prepared(rejected=(exc.reason, exc.message))
-    streams = parsed.streams if len(parsed.streams) else None
-    return Prepared(parsed, compute(streams, summary_of(parsed), SettingsHistory(settings)))
-
-
-def _analyze(streams: StreamSet, sport: str, athlete: AthleteSnapshot,
-             distance_m: float | None) -> dict[str, Any]:
-    try:
-        kind = Sport(sport)
-    except ValueError:
-        kind = Sport.OTHER
-    metrics = analyze_activity(streams, kind, athlete)
-    result: dict[str, Any] = metrics.to_json()
-    if distance_m is not None:
-        # One distance everywhere: the activity's (the device's total where the file
-        # has one), not a second reading of the stream (a pool swim's first sample is
-        # one length in: its span is a length short).
-        result["distance_m"] = distance_m
-    # The one load figure the load model uses (power TSS, else rTSS, else hrTSS).
-    load = tss_for(metrics)
-    result["load"], result["load_method"] = (None, None) if load is None else load
-    return result
 
 
 __all__ = ["FitnessService", "ImportOutcome", "RederiveReport", "prepare_file", "richness",

@@ -10,7 +10,7 @@ from __future__ import annotations
 import base64
 import uuid
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, fields
+from dataclasses import fields
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any, cast
 
@@ -20,24 +20,20 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.orm import defer
 
-from pacekeeper.db import epoch_seconds, upsert_insert
+from pacekeeper.db import epoch_seconds
 from pacekeeper.errors import PacekeeperError
 from pacekeeper.fitness._engine import ENGINE_VERSION
 from pacekeeper.fitness._records import (
     HEADLINE_METRICS,
-    HEALTH_FIELDS,
     ActivityFilter,
-    DailyHealth,
-    Goal,
     NewActivity,
     Owner,
     Page,
     PeriodRow,
-    SettingValue,
     SourceRef,
     StoredActivity,
-    SyncState,
 )
+from pacekeeper.fitness._store_athlete import SqlAthleteRecords
 from pacekeeper.fitness._tables import (
     ActivityFileRow,
     ActivityRow,
@@ -45,9 +41,9 @@ from pacekeeper.fitness._tables import (
     ActivityStreamRow,
     AthleteSettingRow,
     DailyHealthRow,
-    GoalRow,
     SyncStateRow,
 )
+from pacekeeper.fitness.summary import summary_values
 
 _NEW_FIELDS = tuple(f.name for f in fields(NewActivity) if f.metadata.get("column", True))
 _HEADLINE_COLUMNS = tuple(
@@ -106,11 +102,7 @@ def _activity(row: ActivityRow, sources: Sequence[SourceRef], channels: str | No
     return StoredActivity(
         id=row.id, user_id=row.user_id, sport=row.sport, source_sport=row.source_sport,
         name=row.name, start_at=row.start_at, utc_offset_s=row.utc_offset_s,
-        elapsed_s=row.elapsed_s, moving_s=row.moving_s, distance_m=row.distance_m,
-        elevation_gain_m=row.elevation_gain_m, avg_speed_mps=row.avg_speed_mps,
-        max_speed_mps=row.max_speed_mps, avg_heartrate=row.avg_heartrate,
-        max_heartrate=row.max_heartrate, avg_watts=row.avg_watts, max_watts=row.max_watts,
-        avg_cadence=row.avg_cadence, calories=row.calories, device_name=row.device_name,
+        **summary_values(row), device_name=row.device_name,
         laps=[] if headline is not None else list(row.laps or []),
         metrics=headline if headline is not None else dict(row.metrics or {}),
         device_metrics={} if headline is not None else dict(row.device_metrics or {}),
@@ -122,10 +114,12 @@ def _activity(row: ActivityRow, sources: Sequence[SourceRef], channels: str | No
     )  # fmt: skip
 
 
-class SqlFitnessStore:
+class SqlFitnessStore(SqlAthleteRecords):
+    """Activities (their sources, files, streams and metrics) here; a person's goals,
+    settings, daily health and sync state in ``SqlAthleteRecords`` (_store_athlete.py)."""
+
     def __init__(self, sessions: async_sessionmaker[AsyncSession]) -> None:
-        self._sessions = sessions
-        self._insert = upsert_insert(sessions)
+        super().__init__(sessions)
 
     # -- activities -------------------------------------------------------------------
 
@@ -578,129 +572,6 @@ class SqlFitnessStore:
                 select(func.count()).select_from(ActivityRow).where(
                     ActivityRow.user_id == user_id, ActivityRow.updated_at < newest,
                     later, streams))).scalar_one())
-
-    # -- goals --------------------------------------------------------------------------------
-
-    async def add_goal(self, owner: Owner, goal: Goal) -> None:
-        async with self._sessions() as session, session.begin():
-            session.add(GoalRow(id=goal.id, user_id=owner.user_id, tenant_id=owner.tenant_id,
-                                kind=goal.kind, name=goal.name, target_date=goal.target_date,
-                                sport=goal.sport, distance_m=goal.distance_m,
-                                time_s=goal.time_s, value=goal.value,
-                                created_at=goal.created_at))
-
-    async def goals(self, user_id: uuid.UUID) -> list[Goal]:
-        async with self._sessions() as session:
-            rows = (await session.execute(
-                select(GoalRow).where(GoalRow.user_id == user_id)
-                .order_by(GoalRow.created_at, GoalRow.id))).scalars()
-            return [Goal(r.id, r.kind, r.name, r.target_date, r.sport, r.distance_m,
-                         r.time_s, r.value, r.created_at) for r in rows]
-
-    async def delete_goal(self, user_id: uuid.UUID, goal_id: uuid.UUID) -> bool:
-        async with self._sessions() as session, session.begin():
-            result = await session.execute(delete(GoalRow).where(
-                GoalRow.user_id == user_id, GoalRow.id == goal_id))
-            return int(result.rowcount) == 1  # type: ignore[attr-defined]
-
-    # -- athlete settings ----------------------------------------------------------------
-
-    async def settings(self, user_id: uuid.UUID) -> list[SettingValue]:
-        async with self._sessions() as session:
-            rows = (await session.execute(
-                select(AthleteSettingRow).where(AthleteSettingRow.user_id == user_id)
-                .order_by(AthleteSettingRow.field, AthleteSettingRow.valid_from)
-            )).scalars()  # fmt: skip
-            return [SettingValue(r.field, r.valid_from, r.value) for r in rows]
-
-    async def set_settings(self, owner: Owner, values: dict[str, Any], valid_from: date,
-                           now: datetime) -> None:
-        async with self._sessions() as session, session.begin():
-            for name, value in values.items():
-                stmt = self._insert(AthleteSettingRow).values(
-                    user_id=owner.user_id, field=name, valid_from=valid_from,
-                    tenant_id=owner.tenant_id, value=value, created_at=now)
-                await session.execute(stmt.on_conflict_do_update(
-                    index_elements=["user_id", "field", "valid_from"],
-                    set_={"value": value, "created_at": now}))
-
-    # -- daily health ----------------------------------------------------------------------
-
-    async def upsert_daily(self, owner: Owner, days: Iterable[DailyHealth], now: datetime
-                           ) -> int:
-        count = 0
-        async with self._sessions() as session, session.begin():
-            for day in days:
-                values = {k: v for k, v in asdict(day).items() if k in HEALTH_FIELDS}
-                stmt = self._insert(DailyHealthRow).values(
-                    user_id=owner.user_id, day=day.day, source=day.source,
-                    tenant_id=owner.tenant_id, updated_at=now, **values)
-                present = {k: v for k, v in values.items() if v is not None}
-                await session.execute(stmt.on_conflict_do_update(
-                    index_elements=["user_id", "day", "source"],
-                    set_={**present, "updated_at": now}))
-                count += 1
-        return count
-
-    async def daily(self, user_id: uuid.UUID, start: date, end: date) -> list[DailyHealth]:
-        async with self._sessions() as session:
-            rows = (await session.execute(
-                select(DailyHealthRow).where(DailyHealthRow.user_id == user_id,
-                                             DailyHealthRow.day >= start,
-                                             DailyHealthRow.day <= end)
-                .order_by(DailyHealthRow.day, DailyHealthRow.source)
-            )).scalars()  # fmt: skip
-            return [DailyHealth(r.day, r.source, **{k: getattr(r, k) for k in HEALTH_FIELDS})
-                    for r in rows]
-
-    # -- sync state --------------------------------------------------------------------------
-
-    async def sync_state(self, user_id: uuid.UUID, provider: str) -> SyncState | None:
-        async with self._sessions() as session:
-            row = (await session.execute(
-                select(SyncStateRow).where(SyncStateRow.user_id == user_id,
-                                           SyncStateRow.provider == provider)
-            )).scalar_one_or_none()  # fmt: skip
-        if row is None:
-            return None
-        return SyncState(row.provider, row.status, row.cursor_at, dict(row.detail or {}),
-                         row.started_at, row.finished_at, row.updated_at)
-
-    async def sync_states(self, user_id: uuid.UUID) -> list[SyncState]:
-        async with self._sessions() as session:
-            rows = (await session.execute(
-                select(SyncStateRow).where(SyncStateRow.user_id == user_id)
-                .order_by(SyncStateRow.provider))).scalars()
-            return [SyncState(r.provider, r.status, r.cursor_at, dict(r.detail or {}),
-                              r.started_at, r.finished_at, r.updated_at) for r in rows]
-
-    async def claim_sync(self, owner: Owner, provider: str, now: datetime, *, lease_s: float
-                         ) -> bool:
-        """Single flight across processes: one conditional UPDATE marks the sync running
-        unless another one is, with a lease renewed less than ``lease_s`` ago."""
-        async with self._sessions() as session, session.begin():
-            await session.execute(self._insert(SyncStateRow).values(
-                user_id=owner.user_id, provider=provider, tenant_id=owner.tenant_id,
-                status="idle", detail={}, updated_at=now,
-            ).on_conflict_do_nothing(index_elements=["user_id", "provider"]))
-            result = await session.execute(
-                update(SyncStateRow)
-                .where(SyncStateRow.user_id == owner.user_id, SyncStateRow.provider == provider,
-                       or_(SyncStateRow.status != "running",
-                           SyncStateRow.updated_at < now - timedelta(seconds=lease_s)))
-                .values(status="running", started_at=now, finished_at=None, updated_at=now))
-            return int(result.rowcount) == 1  # type: ignore[attr-defined]
-
-    async def save_sync_state(self, owner: Owner, state: SyncState) -> None:
-        values = {"status": state.status, "cursor_at": state.cursor_at,
-                  "detail": state.detail, "started_at": state.started_at,
-                  "finished_at": state.finished_at, "updated_at": state.updated_at}
-        async with self._sessions() as session, session.begin():
-            stmt = self._insert(SyncStateRow).values(
-                user_id=owner.user_id, provider=state.provider, tenant_id=owner.tenant_id,
-                **values)
-            await session.execute(stmt.on_conflict_do_update(
-                index_elements=["user_id", "provider"], set_=values))
 
 
 __all__ = ["BadCursor", "DuplicateSource", "SqlFitnessStore", "decode_cursor", "encode_cursor",

@@ -10,14 +10,24 @@ from datetime import UTC, datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any
 
 from pacekeeper.fitness._records import HEADLINE_METRICS, DailyHealth, StoredActivity
+from pacekeeper.fitness.summary import FIGURES, Figure
 
 if TYPE_CHECKING:  # the service imports the views' callers, not the views
     from pacekeeper.fitness._service import ImportOutcome
 
 
-
 def _r(value: float | None, digits: int = 1) -> float | None:
     return None if value is None else round(float(value), digits)
+
+
+# The summary figures of a list's item, and those only the single-activity view adds
+# (fitness/summary.py declares both, with their names and decimals here).
+LIST_FIGURES = tuple(f for f in FIGURES if not f.detail_only)
+DETAIL_FIGURES = tuple(f for f in FIGURES if f.detail_only)
+
+
+def _figures(activity: StoredActivity, figures: tuple[Figure, ...]) -> dict[str, Any]:
+    return {f.http: _r(getattr(activity, f.name), f.digits) for f in figures}
 
 
 def local_start(activity: StoredActivity) -> str:
@@ -35,17 +45,7 @@ def activity_json(activity: StoredActivity, *, detail: bool = False) -> dict[str
         "name": activity.name,
         "sport": activity.sport,
         "start_time": local_start(activity),
-        "elapsed_time_s": _r(activity.elapsed_s, 0),
-        "moving_time_s": _r(activity.moving_s, 0),
-        "distance_m": _r(activity.distance_m),
-        "elevation_gain_m": _r(activity.elevation_gain_m),
-        "average_speed_mps": _r(activity.avg_speed_mps, 3),
-        "average_heartrate": _r(activity.avg_heartrate),
-        "max_heartrate": _r(activity.max_heartrate),
-        "average_power": _r(activity.avg_watts),
-        "max_power": _r(activity.max_watts),
-        "average_cadence": _r(activity.avg_cadence),
-        "calories": _r(activity.calories, 0),
+        **_figures(activity, LIST_FIGURES),
         **{k: metrics.get(k) for k in HEADLINE_METRICS},
         "sources": [s.provider or s.file_format for s in activity.sources],
         "streams": list(activity.stream_channels),
@@ -55,7 +55,7 @@ def activity_json(activity: StoredActivity, *, detail: bool = False) -> dict[str
             start_time_utc=activity.start_at.astimezone(UTC).isoformat().replace("+00:00", "Z"),
             utc_offset_s=activity.utc_offset_s,
             source_sport=activity.source_sport,
-            max_speed_mps=_r(activity.max_speed_mps, 3),
+            **_figures(activity, DETAIL_FIGURES),
             device=activity.device_name,
             laps=activity.laps,
             metrics=metrics,

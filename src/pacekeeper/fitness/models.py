@@ -9,15 +9,21 @@ from __future__ import annotations
 
 from datetime import date, datetime
 from enum import StrEnum
-from typing import Self
+from typing import Annotated
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, model_validator
+from pydantic import (
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+)
 
-
-class ProviderId(StrEnum):
-    STRAVA = "strava"
-    FITBIT = "fitbit"
-    GARMIN = "garmin"
+# A provider's id as ``providers.registry`` lists it: a plain string, so a new provider
+# is its folder and one registry line (no enum here to extend). Its shape is checked
+# here; which ids exist is the registry's business (the records come from a provider's
+# own mapper, which passes its own id).
+ProviderId = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]{0,31}$")]
 
 
 class Sport(StrEnum):
@@ -95,39 +101,6 @@ class Activity(_Sourced):
     trainer: bool = False
     commute: bool = False
     external_id: str | None = None
-
-
-class Streams(_Record):
-    """1 Hz (or provider-resolution) samples of one activity, aligned on ``time``.
-
-    Every present series has exactly one value per ``time`` entry; a series the
-    provider does not have is ``None``. ``time`` is seconds since the activity start.
-    """
-
-    provider: ProviderId
-    activity_id: str
-    time: list[int]
-    distance: list[float] | None = None
-    latlng: list[tuple[float, float]] | None = None
-    altitude: list[float] | None = None
-    velocity: list[float] | None = None
-    heartrate: list[int | None] | None = None
-    watts: list[int | None] | None = None
-    cadence: list[int | None] | None = None
-
-    @model_validator(mode="after")
-    def _aligned(self) -> Self:
-        n = len(self.time)
-        for name in ("distance", "latlng", "altitude", "velocity", "heartrate", "watts", "cadence"):
-            series = getattr(self, name)
-            if series is not None and len(series) != n:
-                raise ValueError(f"stream {name!r} has {len(series)} samples, time has {n}")
-        return self
-
-    @property
-    def available(self) -> list[str]:
-        names = ("distance", "latlng", "altitude", "velocity", "heartrate", "watts", "cadence")
-        return ["time", *(n for n in names if getattr(self, n) is not None)]
 
 
 class SleepStages(_Record):

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import struct
 import zlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 import numpy.typing as npt
@@ -273,4 +273,33 @@ def resample_1hz(
     return StreamSet(grid, out)
 
 
-__all__ = ["CHANNELS", "Channel", "FloatArray", "StreamError", "StreamSet", "resample_1hz"]
+def from_samples(time: Sequence[float], series: Mapping[str, Sequence[float | None] | None],
+                 latlng: Sequence[Sequence[float | None] | None] | None = None) -> StreamSet:
+    """A provider's samples on the 1 Hz grid: the one stream type every mapper returns,
+    a provider's activity's as an imported file's (issue 29 item 5). ``time``: seconds
+    since the start, one entry per sample (providers send 1 Hz or every few seconds);
+    ``series``: our channel names, one value per ``time`` entry (None: no sample), a
+    series the provider lacks None; ``latlng``: (lat, lng) pairs, split into ``lat`` and
+    ``lng``. A series of another length than ``time`` is refused (``StreamError``)."""
+    n = len(time)
+
+    def floats(name: str, values: Sequence[Any]) -> FloatArray:
+        if len(values) != n:
+            raise StreamError(f"stream {name!r} has {len(values)} samples, time has {n}")
+        return np.array([np.nan if v is None else v for v in values], dtype=np.float64)
+
+    channels: dict[str, FloatArray] = {}
+    for name, values in series.items():
+        if name not in CHANNELS:
+            raise StreamError(f"unknown stream channel {name!r}")
+        if values is not None:
+            channels[name] = floats(name, values)
+    if latlng is not None:
+        pairs = floats("latlng", [(None, None) if p is None else tuple(p) for p in latlng])
+        pairs = pairs.reshape(-1, 2)
+        channels["lat"], channels["lng"] = pairs[:, 0], pairs[:, 1]
+    return resample_1hz(np.asarray(time, dtype=np.float64), channels)
+
+
+__all__ = ["CHANNELS", "Channel", "FloatArray", "StreamError", "StreamSet", "from_samples",
+           "resample_1hz"]

@@ -15,7 +15,7 @@ from pacekeeper.http._common import (
 )
 from pacekeeper.http._headers import SecurityHeadersMiddleware
 from pacekeeper.http._openapi import add_path, openapi_document
-from pacekeeper.http._unavailable import UNAVAILABLE, UnavailableMiddleware, unavailable_handler
+from pacekeeper.http._unavailable import UNAVAILABLE, unavailable_handler
 from pacekeeper.http.auth import logout, password_grant, refresh, register
 from pacekeeper.http.meta import health, jwks, openapi
 from pacekeeper.http.ops import metrics_allowed, metrics_endpoint, ready, update_gauges
@@ -25,7 +25,6 @@ __all__ = [
     "BodyLimitMiddleware",
     "JSONResponse",
     "SecurityHeadersMiddleware",
-    "UnavailableMiddleware",
     "add_path",
     "api_error_handler",
     "error_response",

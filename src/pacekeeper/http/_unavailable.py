@@ -9,7 +9,6 @@ import logging
 
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from pacekeeper.backing import UNAVAILABLE, is_unavailable, is_unstorable_text, service_of
 from pacekeeper.http._common import error_response
@@ -33,30 +32,5 @@ async def unavailable_handler(_request: Request, exc: Exception) -> Response:
                           {"Retry-After": str(RETRY_AFTER_SECONDS)})
 
 
-class UnavailableMiddleware:
-    """The same 503 for an app outside Starlette's exception handlers (the `/mcp` fast
-    path, pacekeeper.app): before this, a Redis outage met in the MCP gate was a 500 with
-    a traceback. Only before the response has started; any other error goes on up."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        started = False
-
-        async def tracked(message: Message) -> None:
-            nonlocal started
-            started = started or message["type"] == "http.response.start"
-            await send(message)
-
-        try:
-            await self.app(scope, receive, tracked)
-        except Exception as exc:
-            if started or scope["type"] != "http" or not is_unavailable(exc):
-                raise
-            response = await unavailable_handler(Request(scope), exc)
-            await response(scope, receive, send)
-
-
-__all__ = ["RETRY_AFTER_SECONDS", "UNAVAILABLE", "UNSTORABLE_TEXT", "UnavailableMiddleware",
+__all__ = ["RETRY_AFTER_SECONDS", "UNAVAILABLE", "UNSTORABLE_TEXT",
            "is_unavailable", "unavailable_handler"]

@@ -1,4 +1,4 @@
-"""HTTP endpoints of the connection flow (PROV-1, 3, 4, 8, 10) and Garmin's webhooks."""
+"""HTTP endpoints of the connection flow (PROV-1, 3, 4, 8, 10); webhooks: webhooks.py."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ import secrets
 import uuid
 from urllib.parse import urlsplit
 
-from starlette.middleware import Middleware
 from starlette.requests import Request, cookie_parser
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
@@ -19,19 +18,14 @@ from pacekeeper.connections._service import ConnectionService
 from pacekeeper.errors import (
     ApiError,
     Forbidden,
-    RateLimited,
     Unauthenticated,
     ValidationFailed,
 )
-from pacekeeper.http import BodyLimitMiddleware
 from pacekeeper.http._common import JSONResponse, services
 from pacekeeper.owner import Owner
-from pacekeeper.providers import ProviderError, WebhookRejected
-from pacekeeper.providers.garmin.webhook import MAX_BODY_BYTES
 from pacekeeper.web.connection_pages import connect_page, result_page
 
 log = logging.getLogger("pacekeeper.connections")
-WEBHOOK_PREFIX = "/api/webhooks/garmin"
 # Issue 20, #4: the browser binding. `pk_bind_<provider>` holds a random secret whose
 # SHA-256 is stored with the state; SameSite=Lax so the provider's cross-site redirect
 # back (a top-level GET) carries it, HttpOnly, Path = that provider's callback only.
@@ -227,47 +221,6 @@ async def disconnect(request: Request) -> Response:
     return JSONResponse(result)
 
 
-async def garmin_webhook(request: Request) -> Response:
-    """POST /api/webhooks/garmin/{push|ping}: verified, de-duplicated deliveries."""
-    svc = services(request)
-    hook = svc.garmin_webhook
-    if hook is None:
-        raise ApiError("not found", code="not_found", status=404)
-    # Per client address, before the body is read: the endpoint is open to anyone who
-    # knows the URL (Garmin signs nothing), and each delivery costs a parse and a lookup.
-    address = (svc.attempts.address(request) if svc.attempts is not None
-               else request.client.host if request.client else "unknown")
-    decision = await svc.limiter.hit(f"garmin-webhook:{address}",
-                                     svc.settings.garmin_webhook_limit_per_minute)
-    if not decision.allowed:
-        raise RateLimited("too many webhook deliveries from this address; retry later",
-                          headers=decision.headers())
-    try:
-        result = await hook.accept(
-            await request.body(), presented_secret=request.query_params.get("secret")
-        )
-    except WebhookRejected as exc:
-        if exc.status == 413:
-            raise ApiError(f"notification rejected: {exc}", code="payload_too_large",
-                           status=413) from None
-        raise ValidationFailed(f"notification rejected: {exc}") from None
-    except ProviderError:
-        raise ApiError("notification could not be processed", status=500) from None
-    queued = set()
-    for note in result.fresh:
-        log.info("garmin %s for user %s", note.kind, note.user_id)
-        if note.user_id is not None and note.user_id not in queued:
-            queued.add(note.user_id)
-            found = await connection_service(request).connections.get(
-                uuid.UUID(note.user_id), "garmin")
-            if found is not None:
-                await _queue_sync(request, found.user_id, found.tenant_id, "garmin")
-    return JSONResponse(
-        {"accepted": len(result.fresh), "replays": result.replays,
-         "unknown_users": result.unknown_users}
-    )  # fmt: skip
-
-
 def connection_routes() -> list[Route]:
     return [
         Route("/api/oauth/auth/{provider}/{user_id}", start_authorization, methods=["GET"]),
@@ -275,18 +228,7 @@ def connection_routes() -> list[Route]:
         Route("/api/oauth/callback/{provider}", callback, methods=["GET"]),
         Route("/oauth/status", status, methods=["GET"]),
         Route("/api/oauth/connections/{provider}", disconnect, methods=["DELETE"]),
-        # Garmin's activityDetails deliveries are large: their own 8 MiB limit (the app's
-        # 1 MiB one exempts WEBHOOK_PREFIX), still enforced while the body streams in.
-        *(
-            Route(
-                f"{WEBHOOK_PREFIX}/{kind}",
-                garmin_webhook,
-                methods=["POST"],
-                middleware=[Middleware(BodyLimitMiddleware, max_bytes=MAX_BODY_BYTES)],
-            )
-            for kind in ("push", "ping")
-        ),
     ]
 
 
-__all__ = ["WEBHOOK_PREFIX", "api_error", "connection_routes", "connection_service"]
+__all__ = ["api_error", "connection_routes", "connection_service"]

@@ -8,7 +8,7 @@ from pacekeeper._openapi_parts import HTML as _HTML
 from pacekeeper._openapi_parts import SESSION_AUTH as _AUTH
 from pacekeeper._openapi_parts import error_response as _err
 from pacekeeper._openapi_parts import json_response as _json
-from pacekeeper.providers import PROVIDER_IDS
+from pacekeeper.providers import PROVIDER_IDS, PROVIDERS, webhook_path
 
 _STATUS = {
     "type": "object",
@@ -24,33 +24,11 @@ _STATUS = {
         },
     },
 }
-_WEBHOOK = {
-    "summary": "Garmin notification (push or ping); replays are counted, not processed",
-    "parameters": [
-        {"name": "secret", "in": "query", "required": False, "schema": {"type": "string"}}
-    ],
-    "requestBody": {
-        "required": True,
-        "content": {"application/json": {"schema": {"type": "object"}}},
-    },
-    "responses": {
-        "200": _json(
-            "accepted",
-            {
-                "type": "object",
-                "properties": {
-                    "accepted": {"type": "integer"},
-                    "replays": {"type": "integer"},
-                    "unknown_users": {"type": "integer"},
-                },
-            },
-        ),
-        "400": _err("malformed, wrong secret, or callbackURL outside the Garmin API"),
-        "404": _err("Garmin is not configured"),
-        "413": _err("body over 8 MiB, or more than 10,000 entries"),
-        "429": _err("too many deliveries from this address"),
-    },
-}
+def _webhooks() -> dict[str, Any]:
+    """Each provider's webhook paths, as its spec describes them (from the registry)."""
+    return {webhook_path(spec.id, kind): dict(item)
+            for spec in PROVIDERS.values() if spec.webhook is not None
+            for kind, item in spec.webhook.openapi.items()}  # fmt: skip
 
 
 def _provider() -> dict[str, Any]:
@@ -131,30 +109,7 @@ def connection_paths() -> dict[str, Any]:
                 "404": _err("unknown provider"),
             },
         }},
-        "/api/webhooks/strava": {
-            "get": {
-                "summary": "Strava's subscription check: echo hub.challenge when "
-                           "hub.verify_token is ours",
-                "security": [{}],
-                "parameters": [{"name": n, "in": "query", "schema": {"type": "string"}}
-                               for n in ("hub.mode", "hub.challenge", "hub.verify_token")],
-                "responses": {"200": _json("the challenge", {"type": "object"}),
-                              "400": _err("not a subscription check"),
-                              "403": _err("wrong verify token")},
-            },
-            "post": {
-                "summary": "Strava event: a sync is queued for the athlete's connections",
-                "security": [{}],
-                "requestBody": {"required": True, "content": {"application/json": {
-                    "schema": {"type": "object", "required": ["owner_id", "object_type"],
-                               "properties": {"owner_id": {"type": "integer"},
-                                              "object_type": {"type": "string"}}}}}},
-                "responses": {"200": _json("received", {"type": "object"}),
-                              "400": _err("not an event"), "413": _err("too large")},
-            },
-        },
-        "/api/webhooks/garmin/push": {"post": _WEBHOOK},
-        "/api/webhooks/garmin/ping": {"post": _WEBHOOK},
+        **_webhooks(),
         "/dashboard": {"get": {
             "summary": "Connections page for a cookie session (HTML)",
             "security": [{"cookie": []}, {}],

@@ -8,16 +8,17 @@ from pacekeeper._openapi_parts import ERROR as _ERROR
 from pacekeeper._openapi_parts import SESSION_AUTH as _AUTH
 from pacekeeper._openapi_parts import blank_or, link, with_links
 from pacekeeper._openapi_parts import json_response as _json
+from pacekeeper.fitness._records import HEADLINE_METRICS
 from pacekeeper.fitness._service import DEFAULT_STREAM_POINTS, MAX_STREAM_POINTS
 from pacekeeper.fitness._settings import SETTINGS
 from pacekeeper.fitness.models import Sport
 from pacekeeper.fitness.streams import CHANNELS
+from pacekeeper.fitness.summary import FIGURES
 from pacekeeper.providers import PROVIDER_IDS
 
 _NUM = {"type": ["number", "null"]}
 _STR = {"type": ["string", "null"]}
 _DATE = {"type": "string", "format": "date"}
-
 
 
 def _errors(*statuses: int) -> dict[str, Any]:
@@ -35,13 +36,10 @@ _SUMMARY: dict[str, Any] = {
         "name": _STR,
         "sport": {"type": "string", "enum": [s.value for s in Sport]},
         "start_time": {"type": "string", "description": "ISO 8601, in the local offset"},
-        **{k: _NUM for k in ("elapsed_time_s", "moving_time_s", "distance_m",
-                             "elevation_gain_m", "average_speed_mps", "average_heartrate",
-                             "max_heartrate", "average_power", "max_power",
-                             "average_cadence", "calories", "normalized_power",
-                             "intensity_factor", "tss", "load", "hr_tss", "trimp",
-                             "efficiency_factor", "variability_index")},
-        "load_method": _STR,
+        # The summary's figures as activity_json names them (fitness/summary.py), then
+        # the headline metrics.
+        **{f.http: _NUM for f in FIGURES if not f.detail_only},
+        **{k: _STR if k == "load_method" else _NUM for k in HEADLINE_METRICS},
         "sources": {"type": "array"},
         "streams": {"type": "array", "items": {"type": "string"}},
     },
@@ -51,6 +49,7 @@ _DETAIL: dict[str, Any] = {
     "properties": {
         **_SUMMARY["properties"],
         "start_time_utc": {"type": "string", "format": "date-time"},
+        **{f.http: _NUM for f in FIGURES if f.detail_only},
         "laps": {"type": "array", "items": {"type": "object"}},
         "metrics": {"type": "object"},
         "device_metrics": {"type": "object"},

@@ -1,81 +1,113 @@
-"""Strava's push webhook: subscription validation and events, each queueing a sync.
+"""Every provider's push webhook behind one route: ``/api/webhooks/<id>[/<kind>]``.
 
-Strava signs nothing. The subscription handshake (``GET`` with ``hub.challenge``) is
-answered only with the verify token we subscribed with (PACEKEEPER_STRAVA_WEBHOOK_VERIFY_
-TOKEN); an event names a Strava athlete (``owner_id``), and all it does here is queue a
-sync of the Pacekeeper people connected to exactly that athlete (the sync then asks
-Strava itself, with that person's tokens): a forged event costs at most one
-de-duplicated sync and reaches nobody else's data. Strava wants a 200 within two
-seconds; queueing is one insert.
+The provider's own handler (``ProviderSpec.webhook``, in its folder) verifies and reads
+a delivery; what every webhook shares is here: the per-address limit (before the body
+is read), the body limit (``webhook_body_limits``, enforced while it streams in, by the
+app's BodyLimitMiddleware), the error shapes, and queueing the syncs it names, each
+once. An unknown provider or kind, or an unconfigured provider, is a 404.
 """
 
 from __future__ import annotations
 
-import hmac
-import json
 import logging
+import uuid
+from collections.abc import Awaitable, Callable
 
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from pacekeeper.errors import ApiError, ValidationFailed
+from pacekeeper.errors import ApiError, RateLimited, ValidationFailed
 from pacekeeper.http._common import JSONResponse, services
 from pacekeeper.owner import Owner
+from pacekeeper.providers import (
+    PROVIDERS,
+    WEBHOOK_PREFIX,
+    ProviderError,
+    WebhookRejected,
+    WebhookRequest,
+    webhook_path,
+)
 
 log = logging.getLogger("pacekeeper.webhooks")
-STRAVA_WEBHOOK = "/api/webhooks/strava"
-MAX_EVENT_BYTES = 16 * 1024
 
 
-async def strava_validate(request: Request) -> Response:
-    """GET /api/webhooks/strava?hub.mode=subscribe&hub.challenge=&hub.verify_token="""
-    q = request.query_params
-    expected = services(request).settings.strava_webhook_verify_token.get_secret_value()
-    presented = q.get("hub.verify_token", "")
-    challenge = q.get("hub.challenge", "")
-    if not expected or not hmac.compare_digest(presented.encode(), expected.encode()):
-        raise ApiError("verify token mismatch", code="forbidden", status=403)
-    if q.get("hub.mode") != "subscribe" or not challenge or len(challenge) > 256:
-        raise ValidationFailed("expected hub.mode=subscribe and a hub.challenge")
-    return JSONResponse({"hub.challenge": challenge})
+def webhook_body_limits() -> dict[str, int]:
+    """Each webhook path's body limit, from the registry (Garmin's 8 MiB is above the
+    app's 1 MiB, Strava's 16 KiB below it)."""
+    return {webhook_path(spec.id, kind): spec.webhook.max_body_bytes
+            for spec in PROVIDERS.values() if spec.webhook is not None
+            for kind in spec.webhook.kinds}  # fmt: skip
 
 
-async def strava_event(request: Request) -> Response:
-    """POST /api/webhooks/strava {object_type, aspect_type, object_id, owner_id, ...}."""
-    body = await request.body()
-    if len(body) > MAX_EVENT_BYTES:
-        raise ApiError("event too large", code="payload_too_large", status=413)
-    try:
-        event = json.loads(body)
-    except ValueError:
-        raise ValidationFailed("the event is not JSON") from None
-    if not isinstance(event, dict):
-        raise ValidationFailed("the event must be an object")
-    owner_id, kind = event.get("owner_id"), event.get("object_type")
-    if not isinstance(owner_id, int) or isinstance(owner_id, bool) \
-            or kind not in ("activity", "athlete"):
-        raise ValidationFailed("owner_id (a number) and object_type are required")
+async def _queue(request: Request, user_id: uuid.UUID, tenant_id: uuid.UUID,
+                 provider: str) -> int:
+    """Queue a background sync; a queue failure is logged, never the sender's problem."""
     svc = services(request)
-    layer, jobs = svc.connection_layer, svc.jobs
+    if svc.jobs is None or svc.syncs is None:
+        return 0
+    try:
+        return await svc.jobs.enqueue_sync(Owner(user_id, tenant_id), provider)
+    except Exception as exc:  # the delivery itself was accepted
+        log.error("queueing a %s sync failed: %s", provider, type(exc).__name__)
+        return 0
+
+
+async def provider_webhook(request: Request, provider: str, kind: str) -> Response:
+    """/api/webhooks/<provider>[/<kind>]: the provider's handler decides."""
+    svc = services(request)
+    layer = svc.connection_layer
+    found = None if layer is None else layer.webhooks.get(provider)
+    if found is None:  # not configured
+        raise ApiError("not found", code="not_found", status=404)
+    hook, host = found
+    if hook.per_minute is not None:
+        # Before the body is read: anyone who knows the URL can send, and each delivery
+        # costs a parse and a lookup.
+        address = (svc.attempts.address(request) if svc.attempts is not None
+                   else request.client.host if request.client else "unknown")
+        decision = await svc.limiter.hit(f"{provider}-webhook:{address}", hook.per_minute)
+        if not decision.allowed:
+            raise RateLimited("too many webhook deliveries from this address; retry later",
+                              headers=decision.headers())
+    body = await request.body() if request.method == "POST" else b""
+    try:
+        answer = await hook.handle(
+            WebhookRequest(request.method, kind, dict(request.query_params), body), host)
+    except WebhookRejected as exc:
+        if exc.status == 413:
+            raise ApiError(f"notification rejected: {exc}", code="payload_too_large",
+                           status=413) from None
+        if exc.status == 403:
+            raise ApiError(f"notification rejected: {exc}", code="forbidden",
+                           status=403) from None
+        raise ValidationFailed(f"notification rejected: {exc}") from None
+    except ProviderError:
+        raise ApiError("notification could not be processed", status=500) from None
     queued = 0
-    # An athlete event is a deauthorization or a profile change: nothing to fetch.
-    if kind == "activity" and layer is not None and jobs is not None:
-        for user_id, tenant_id in await layer.repository.owners_of("strava", str(owner_id)):
-            queued += await jobs.enqueue_sync(Owner(user_id, tenant_id), "strava")
-    log.info("strava %s event: %d syncs queued", kind, queued)
-    return JSONResponse({"received": True, "queued": queued})
+    for user_id, tenant_id in dict.fromkeys(answer.syncs):
+        queued += await _queue(request, user_id, tenant_id, provider)
+    body_out = dict(answer.body)
+    if answer.queued_key is not None:
+        body_out[answer.queued_key] = queued
+        log.info("%s webhook: %d syncs queued", provider, queued)
+    return JSONResponse(body_out)
 
 
-async def strava_webhook(request: Request) -> Response:
-    # One route for both methods, so a 405 (and OPTIONS) names GET and POST in `Allow`.
-    if request.method == "POST":
-        return await strava_event(request)
-    return await strava_validate(request)
+def _endpoint(provider: str, kind: str) -> Callable[[Request], Awaitable[Response]]:
+    async def endpoint(request: Request) -> Response:
+        return await provider_webhook(request, provider, kind)
+    return endpoint
 
 
 def webhook_routes() -> list[Route]:
-    return [Route(STRAVA_WEBHOOK, strava_webhook, methods=["GET", "POST"])]
+    """One path per provider and kind, from the registry, all served by
+    ``provider_webhook`` (concrete paths: each is documented, and an unknown provider
+    or kind, or another method, is Starlette's 404 or 405 with ``Allow``)."""
+    return [Route(webhook_path(spec.id, kind), _endpoint(spec.id, kind),
+                  methods=list(spec.webhook.methods))
+            for spec in PROVIDERS.values() if spec.webhook is not None
+            for kind in spec.webhook.kinds]  # fmt: skip
 
 
-__all__ = ["STRAVA_WEBHOOK", "webhook_routes"]
+__all__ = ["WEBHOOK_PREFIX", "provider_webhook", "webhook_body_limits", "webhook_routes"]

@@ -2,14 +2,13 @@
 
 from pacekeeper.mcp._caller import caller_injectors
 from pacekeeper.mcp._edge import McpEdge
-from pacekeeper.mcp._gate import McpGate, judge, make_authenticate
+from pacekeeper.mcp._gate import judge, make_authenticate
 from pacekeeper.mcp._mount import build_mcp
 from pacekeeper.mcp._tools import PROVIDERS, PacekeeperTools, PacekeeperToolsBase, WhoAmI
 
 __all__ = [
     "PROVIDERS",
     "McpEdge",
-    "McpGate",
     "PacekeeperTools",
     "PacekeeperToolsBase",
     "WhoAmI",

@@ -25,7 +25,7 @@ from pacekeeper.metrics import RATE_LIMITED
 from pacekeeper.owner import Owner
 from pacekeeper.services import Services
 
-MCP_ROUTE = "/mcp"  # the route label of /mcp's requests (app.py's ObserveMiddleware)
+MCP_ROUTE = "/mcp"  # the route label of /mcp's requests (metrics, spans: _edge)
 
 
 def caller_injectors(services: Callable[[], Services]) -> dict[type, Injector]:

@@ -1,13 +1,13 @@
 """POST /mcp behind the service's one principal resolver (SMCP-1..4).
 
-The gate runs before mcpcast on every POST (Streamable HTTP and the older HTTP+SSE
-transport's message endpoint): it resolves the caller, the one resolution of this
-request (JWT from cookie or header, user status, CSRF for cookie callers), counts the
-request against the tenant's token bucket (429 with `Retry-After` and `X-RateLimit-*`
-when empty; the headers are added to every other answer), and leaves its verdict in a
-context variable. mcpcast's `authenticate` hook hands that verdict on, resolving
-nothing, so public methods (initialize, tools/list, ...) pass without credentials and
-guarded ones (tools/call, ...) get 401 with `WWW-Authenticate: Bearer
+The gate (`judge`, which the `/mcp` edge runs before mcpcast on every POST: Streamable
+HTTP and the older HTTP+SSE transport's message endpoint) resolves the caller, the one
+resolution of this request (JWT from cookie or header, user status, CSRF for cookie
+callers), counts the request against the tenant's token bucket (429 with `Retry-After`
+and `X-RateLimit-*` when empty; the headers are added to every other answer), and leaves
+its verdict in the request's ASGI scope (`GATED`). mcpcast's `authenticate` hook hands
+that verdict on, resolving nothing, so public methods (initialize, tools/list, ...)
+pass without credentials and guarded ones (tools/call, ...) get 401 with `WWW-Authenticate: Bearer
 resource_metadata="..."` and "authentication required" or "invalid token"; mcpcast
 carries the principal to the tool, which receives it as an injected argument
 (`_caller`). WebSocket upgrades and SSE GETs reach the hook directly, which then
@@ -29,12 +29,11 @@ error naming the scopes on a WebSocket.
 from __future__ import annotations
 
 from collections.abc import Callable, Coroutine, Mapping
-from contextvars import ContextVar, Token
 from typing import Any
 from urllib.parse import urlsplit
 
 import orjson
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Message, Send
 
 from mcpcast import RequestInfo, Unauthorized
 from pacekeeper.auth import CSRF_HEADER, Principal, PrincipalResolver
@@ -49,16 +48,15 @@ Verdict = Principal | Unauthorized
 class _Gated:
     """What the gate knows of the POST in progress: its verdict, the tenant bucket's
     `decision` for it, and the bucket's state after a batch paid for its further requests
-    (whose headers then win). Used as `with gated:` around the app, it is the context
-    variable mcpcast's hook reads (the gate's and the edge's one way of setting it)."""
+    (whose headers then win). The edge leaves it in the request's ASGI scope under
+    `GATED`, where mcpcast's hook reads it (`RequestInfo.scope`)."""
 
-    __slots__ = ("charged", "decision", "reset", "verdict")
+    __slots__ = ("charged", "decision", "verdict")
 
     def __init__(self, verdict: Verdict) -> None:
         self.verdict = verdict
         self.decision = verdict.rate if isinstance(verdict, Principal) else None
         self.charged: RateDecision | None = None
-        self.reset: Token[_Gated | None] | None = None
 
     @property
     def limited(self) -> bool:
@@ -82,16 +80,10 @@ class _Gated:
         message["headers"] = headers  # the app's own message, as Starlette's middleware do
         return message
 
-    def __enter__(self) -> _Gated:
-        self.reset = _gated.set(self)
-        return self
 
-    def __exit__(self, *exc: object) -> None:
-        assert self.reset is not None
-        _gated.reset(self.reset)
-
-
-_gated: ContextVar[_Gated | None] = ContextVar("pacekeeper_mcp_gated", default=None)
+# The scope key (an ASGI extension key of this service) of a POST's `_Gated`: the edge
+# sets it, mcpcast's hook reads it, nothing else carries the verdict.
+GATED = "pacekeeper.gated"
 
 
 # The only headers the gate reads (credentials, CSRF, Origin): the others stay bytes.
@@ -212,7 +204,7 @@ def make_authenticate(
     """
 
     def authenticate(info: RequestInfo) -> Principal | Coroutine[Any, Any, Any] | None:
-        gated = _gated.get()
+        gated: _Gated | None = info.scope.get(GATED)
         if gated is None:
             # Not a POST through the gate: a WebSocket upgrade or an SSE GET.
             return _connecting(services(), info, same_origins)
@@ -265,35 +257,7 @@ def _rate_limited(decision: RateDecision) -> tuple[list[tuple[bytes, bytes]], by
     return headers, body
 
 
-class McpGate:
-    def __init__(self, app: ASGIApp, services: Callable[[], Services],
-                 same_origins: frozenset[str] = frozenset()) -> None:
-        self.app = app
-        self.services = services
-        self.same_origins = same_origins
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] != "POST":
-            await self.app(scope, receive, send)
-            return
-        verdict = await judge(self.services(), "POST", _headers(dict(scope["headers"])),
-                              self.same_origins)
-        gated = _Gated(verdict)
-        if gated.limited:
-            await gated.refuse(send)
-            return
-
-        async def send_with_limits(message: Message) -> None:
-            if message["type"] == "http.response.start" and gated.decision is not None:
-                message = gated.started(message)
-            await send(message)
-
-        with gated:
-            await self.app(scope, receive, send_with_limits)
-
-
 __all__ = [
-    "McpGate",
     "judge",
     "make_authenticate",
     "make_check_scopes",

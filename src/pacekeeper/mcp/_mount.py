@@ -17,13 +17,7 @@ from pacekeeper.config import Settings
 from pacekeeper.live import live_topic
 from pacekeeper.mcp._activity import LiveContext, ToolActivity, summaries
 from pacekeeper.mcp._caller import caller_injectors
-from pacekeeper.mcp._gate import (
-    McpGate,
-    judge,
-    make_authenticate,
-    make_check_scopes,
-    origin_key,
-)
+from pacekeeper.mcp._gate import judge, make_authenticate, make_check_scopes, origin_key
 from pacekeeper.mcp._logs import install_access_log_filter
 from pacekeeper.mcp._tools import PacekeeperTools
 from pacekeeper.metrics import RATE_LIMITED
@@ -108,7 +102,10 @@ def _unavailable_message(exc: Exception) -> str | None:
 
 
 def build_mcp(settings: Settings, services: Callable[[], Services],
-              broadcasters: BroadcasterFactory | None = None) -> tuple[Server, ASGIApp]:
+              broadcasters: BroadcasterFactory | None = None
+              ) -> tuple[Server, ASGIApp, frozenset[str]]:
+    """The server, its ASGI transport, and the origins a cookie caller must come from
+    (what the `/mcp` edge, `_edge.McpEdge`, needs beside the transport)."""
     hosts, origins = _host_rules(settings)
     same_origins = _same_origins(settings)
     install_access_log_filter()  # session ids in URLs never reach the access log
@@ -133,7 +130,7 @@ def build_mcp(settings: Settings, services: Callable[[], Services],
     )
     activity.summaries = summaries({n: t.listing for n, t in server.registry.tools.items()})
     # mcpcast types its ASGI callables with plain dicts; Starlette's are Mappings.
-    return server, McpGate(cast(ASGIApp, server.asgi_app()), services, same_origins)
+    return server, cast(ASGIApp, server.asgi_app()), same_origins
 
 
 __all__ = ["build_mcp"]

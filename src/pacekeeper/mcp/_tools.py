@@ -88,8 +88,8 @@ class PacekeeperTools(PacekeeperToolsBase, ActivityTools, AthleteTools, SyncTool
 
     @tool(
         name="get_connection_status",
-        description="Which providers (strava, fitbit, garmin) are connected or need reconnecting; "
-                    "check before a sync.",
+        description=f"Which providers ({', '.join(PROVIDERS)}) are connected or need "
+                    "reconnecting; check before a sync.",
         scopes=(READ,),
     )
     async def get_connection_status(self, caller: Principal) -> dict[str, Any]:
@@ -97,8 +97,7 @@ class PacekeeperTools(PacekeeperToolsBase, ActivityTools, AthleteTools, SyncTool
 
     @tool(
         name="connect_provider",
-        description="Start connecting strava, fitbit or garmin: the URL the user opens to grant "
-                    "access.",
+        description=f"Start connecting {_ONE_OF}: the URL the user opens to grant access.",
         scopes=(WRITE,),
     )
     async def connect_provider(self, caller: Principal, provider: str) -> AuthorizationUrl:

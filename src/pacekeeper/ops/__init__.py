@@ -3,7 +3,13 @@
 
 from pacekeeper.ops._context import choose_request_id, request_id
 from pacekeeper.ops._logging import JsonFormatter, configure_logging, log_config
-from pacekeeper.ops._observe import HttpMetrics, ObserveMiddleware, route_template
+from pacekeeper.ops._observe import (
+    HttpMetrics,
+    ObserveMiddleware,
+    finish_span,
+    route_template,
+    server_span,
+)
 from pacekeeper.ops._ready import Readiness
 from pacekeeper.ops._serve import drain_on_signal, quiet_lifespan_failures, serve
 from pacekeeper.ops._tracing import configure_tracing, shutdown_tracing, tracing_wanted
@@ -17,11 +23,13 @@ __all__ = [
     "configure_logging",
     "configure_tracing",
     "drain_on_signal",
+    "finish_span",
     "log_config",
     "quiet_lifespan_failures",
     "request_id",
     "route_template",
     "serve",
+    "server_span",
     "shutdown_tracing",
     "tracing_wanted",
 ]

@@ -10,6 +10,8 @@ would make every request its own time series.
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
+from contextlib import AbstractContextManager
 
 from opentelemetry import trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
@@ -53,11 +55,9 @@ class HttpMetrics:
 
 
 class ObserveMiddleware:
-    def __init__(self, app: ASGIApp, tracer_provider: trace.TracerProvider | None = None,
-                 *, route: str | None = None) -> None:
+    def __init__(self, app: ASGIApp, tracer_provider: trace.TracerProvider | None = None
+                 ) -> None:
         self.app = app
-        # A fixed route label for an app that no router matched (the /mcp short path).
-        self.route = route
         self.children = HttpMetrics()
         self._tracing = LazyTracer("pacekeeper.http", tracer_provider)
 
@@ -73,14 +73,7 @@ class ObserveMiddleware:
             if tracer is None:
                 await self._observed(scope, receive, send, rid, None)
                 return
-            carrier = {k.decode("latin-1"): v.decode("latin-1") for k, v in headers.items()
-                       if k in (b"traceparent", b"tracestate")}
-            method = scope.get("method", "GET")
-            with tracer.start_as_current_span(
-                    f"{method} {scope['path']}", context=_PROPAGATOR.extract(carrier),
-                    kind=SpanKind.SERVER, record_exception=False,
-                    attributes={"http.request.method": method, "url.path": scope["path"],
-                                "pacekeeper.request_id": rid}) as span:
+            with server_span(tracer, scope, headers, rid) as span:
                 await self._observed(scope, receive, send, rid, span)
         finally:
             request_id.reset(token)
@@ -106,16 +99,35 @@ class ObserveMiddleware:
         try:
             await self.app(scope, receive, observing_send)
         finally:
-            route = self.route or route_template(scope)
+            route = route_template(scope)
             method = str(scope.get("method", "GET"))
             self.children.record(method, route, status,
                                  took if took is not None else time.perf_counter() - start)
             if span is not None:
-                span.update_name(f"{method} {route}")
-                span.set_attribute("http.route", route)
-                span.set_attribute("http.response.status_code", status)
-                if status >= 500:
-                    span.set_status(Status(StatusCode.ERROR))
+                finish_span(span, method, route, status)
 
 
-__all__ = ["HttpMetrics", "ObserveMiddleware", "route_template"]
+def server_span(tracer: trace.Tracer, scope: Scope, headers: Mapping[bytes, bytes],
+                rid: str) -> AbstractContextManager[trace.Span]:
+    """The SERVER span of one HTTP request, continuing the caller's trace (W3C
+    traceparent): this middleware's and the `/mcp` edge's (pacekeeper.mcp._edge)."""
+    carrier = {k.decode("latin-1"): v.decode("latin-1") for k, v in headers.items()
+               if k in (b"traceparent", b"tracestate")}
+    method = scope.get("method", "GET")
+    return tracer.start_as_current_span(
+        f"{method} {scope['path']}", context=_PROPAGATOR.extract(carrier),
+        kind=SpanKind.SERVER, record_exception=False,
+        attributes={"http.request.method": method, "url.path": scope["path"],
+                    "pacekeeper.request_id": rid})
+
+
+def finish_span(span: trace.Span, method: str, route: str, status: int) -> None:
+    """The span named by its route template, with the answer's status (5xx: an error)."""
+    span.update_name(f"{method} {route}")
+    span.set_attribute("http.route", route)
+    span.set_attribute("http.response.status_code", status)
+    if status >= 500:
+        span.set_status(Status(StatusCode.ERROR))
+
+
+__all__ = ["HttpMetrics", "ObserveMiddleware", "finish_span", "route_template", "server_span"]

@@ -13,7 +13,7 @@ Typical use::
 
 import httpx
 
-from ._base import GarminTokenLookup, IdempotencyStore, ProviderClient
+from ._base import IdempotencyStore, ProviderClient, TokenLookup
 from ._config import (
     ENV_SANDBOX_BASE,
     Endpoints,
@@ -55,6 +55,15 @@ from ._spec import (
     ProviderSync,
 )
 from ._tokens import AuthorizationStart, TokenSet, code_challenge, new_code_verifier
+from ._webhook import (
+    WEBHOOK_PREFIX,
+    ProviderWebhook,
+    WebhookAnswer,
+    WebhookHost,
+    WebhookRequest,
+    WebhookSpec,
+    webhook_path,
+)
 from ._window import history_activities, history_start, in_history
 from .fitbit import FitbitClient
 from .garmin import GarminClient
@@ -70,6 +79,7 @@ __all__ = [
     "ENV_SANDBOX_BASE",
     "PROVIDERS",
     "PROVIDER_IDS",
+    "WEBHOOK_PREFIX",
     "AccessTokenRejected",
     "ActivityBatch",
     "AuthKind",
@@ -79,7 +89,6 @@ __all__ = [
     "FitbitClient",
     "GarminClient",
     "GarminNotification",
-    "GarminTokenLookup",
     "GarminWebhook",
     "HealthDays",
     "IdempotencyStore",
@@ -98,14 +107,20 @@ __all__ = [
     "ProviderSpec",
     "ProviderSync",
     "ProviderUnavailable",
+    "ProviderWebhook",
     "RateLimitTracker",
     "RateLimitWindow",
     "ReconnectRequired",
     "RetryPolicy",
     "StravaClient",
+    "TokenLookup",
     "TokenSet",
+    "WebhookAnswer",
+    "WebhookHost",
     "WebhookRejected",
+    "WebhookRequest",
     "WebhookResult",
+    "WebhookSpec",
     "check_redirect_uri",
     "client_for",
     "code_challenge",
@@ -119,6 +134,7 @@ __all__ = [
     "sandbox_endpoints",
     "seal_token_set",
     "share_keys",
+    "webhook_path",
 ]
 
 

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from pacekeeper.fitness.models import Activity, Athlete, ProviderId, Streams
+from pacekeeper.fitness.models import Activity, Athlete, ProviderId
 
 from ._config import ProviderSettings
 from ._tokens import AuthorizationStart, TokenSet
+
+if TYPE_CHECKING:  # numpy: a type only here (the standalone sandbox imports this)
+    from pacekeeper.fitness.streams import StreamSet
 
 
 @runtime_checkable
@@ -51,7 +54,7 @@ class ProviderClient(Protocol):
         limit: int = 200,
     ) -> list[Activity]: ...
 
-    async def fetch_streams(self, token: TokenSet, activity_id: str) -> Streams: ...
+    async def fetch_streams(self, token: TokenSet, activity_id: str) -> StreamSet: ...
 
 
 class IdempotencyStore(Protocol):
@@ -62,10 +65,10 @@ class IdempotencyStore(Protocol):
         ...
 
 
-class GarminTokenLookup(Protocol):
-    """Maps Garmin ``userAccessToken``s from a webhook to our connections, if any."""
+class TokenLookup(Protocol):
+    """Maps access tokens a push webhook names the user by to our connections, if any
+    (``WebhookHost`` is one, bound to its provider)."""
 
-    async def users_for_garmin_tokens(self, user_access_tokens: Collection[str]
-                                      ) -> dict[str, str]:
-        """Our user id for each token of a connected Garmin connection (others absent)."""
+    async def users_for_tokens(self, user_access_tokens: Collection[str]) -> dict[str, str]:
+        """Our user id for each token of a connected connection (others absent)."""
         ...

@@ -27,7 +27,13 @@ from ._errors import (
     ProviderUnavailable,
     ReconnectRequired,
 )
-from ._ratelimit import RateLimitTracker, current_share_keys, parse_retry_after
+from ._ratelimit import (
+    RateLimitParser,
+    RateLimitTracker,
+    current_share_keys,
+    parse_rate_limits,
+    parse_retry_after,
+)
 
 Sleep = Callable[[float], Awaitable[None]]
 Clock = Callable[[], float]
@@ -74,11 +80,12 @@ class ProviderHTTP:
         tracker: RateLimitTracker | None = None,
         sleep: Sleep | None = None,
         clock: Clock = time.time,
+        rate_limits: RateLimitParser = parse_rate_limits,
     ) -> None:
         self.provider = provider
         self.client = client
         self.policy = policy or RetryPolicy()
-        self.tracker = tracker or RateLimitTracker()
+        self.tracker = tracker or RateLimitTracker(parser=rate_limits)
         self._sleep = sleep or asyncio.sleep
         self._clock = clock
 

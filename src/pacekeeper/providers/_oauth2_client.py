@@ -19,7 +19,7 @@ from ._config import ProviderSettings
 from ._errors import ProviderResponseError
 from ._http import ProviderHTTP, RetryPolicy, Sleep
 from ._oauth2 import OAuth2Flow
-from ._ratelimit import RateLimitTracker
+from ._ratelimit import RateLimitTracker, RateLimitWindow, parse_rate_limits
 from ._tokens import AuthorizationStart, TokenSet
 
 T = TypeVar("T")
@@ -28,6 +28,11 @@ T = TypeVar("T")
 class OAuth2ProviderClient:
     provider: ProviderId  # set by each subclass
     revoke_field: ClassVar[str] = "token"  # the form field the revocation endpoint reads
+
+    @staticmethod
+    def rate_limits(headers: Mapping[str, str], now: float) -> list[RateLimitWindow]:
+        """The provider's quota headers (a subclass names its spec's parser)."""
+        return parse_rate_limits(headers, now)
 
     def __init__(
         self,
@@ -40,7 +45,8 @@ class OAuth2ProviderClient:
     ) -> None:
         self.settings = settings
         self.http = ProviderHTTP(
-            self.provider.value, client, policy=policy, tracker=tracker, sleep=sleep
+            self.provider, client, policy=policy, tracker=tracker, sleep=sleep,
+            rate_limits=self.rate_limits,
         )
         self.oauth = self._flow(settings, self.http)
         self.api = settings.endpoints.api
@@ -73,7 +79,7 @@ class OAuth2ProviderClient:
         try:
             return mapper()
         except (KeyError, TypeError, ValueError) as exc:
-            raise ProviderResponseError(self.provider.value, "unexpected response shape") from exc
+            raise ProviderResponseError(self.provider, "unexpected response shape") from exc
 
 
 __all__ = ["OAuth2ProviderClient"]

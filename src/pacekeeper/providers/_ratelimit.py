@@ -1,22 +1,18 @@
 """What each provider tells us about its quota, so we stop before it says 429.
 
-Strava: ``X-RateLimit-Limit: 200,2000`` and ``X-RateLimit-Usage: 12,300`` (15-minute and
-daily windows; the 15-minute window resets on the quarter hour, the daily one at
-midnight UTC), plus ``X-ReadRateLimit-*`` for the read-only quota.
-Fitbit: ``fitbit-rate-limit-limit``, ``-remaining`` and ``-reset`` (seconds until the
-window resets, hourly per user). Anything else: ``X-RateLimit-Limit/-Remaining/-Reset``.
+Each provider's spec names its parser (``ProviderSpec.rate_limits``): its headers are
+its own business, kept in its folder (Strava's ``X-RateLimit-Usage``, Fitbit's
+``fitbit-rate-limit-*``). ``parse_rate_limits`` here reads the common
+``X-RateLimit-Limit/-Remaining/-Reset`` (reset as Unix time), the default.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
-
-_DAY = 86_400.0
-_QUARTER = 900.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,7 +23,7 @@ class RateLimitWindow:
     resets_at: float  # Unix time
 
 
-def _ints(value: str | None) -> list[int]:
+def header_ints(value: str | None) -> list[int]:
     if not value:
         return []
     try:
@@ -36,31 +32,26 @@ def _ints(value: str | None) -> list[int]:
         return []
 
 
-def _strava(headers: Mapping[str, str], now: float, prefix: str) -> list[RateLimitWindow]:
-    limits = _ints(headers.get(f"{prefix}-limit"))
-    usage = _ints(headers.get(f"{prefix}-usage"))
-    resets = (math.floor(now / _QUARTER + 1) * _QUARTER, math.floor(now / _DAY + 1) * _DAY)
-    names = ("15min", "daily")
-    return [
-        RateLimitWindow(f"{prefix}:{names[i]}", limit, limit - used, resets[i])
-        for i, (limit, used) in enumerate(zip(limits, usage, strict=False))
-        if i < 2
-    ]
+# Reads one response's headers (lower-cased names) at ``now``: the windows it announces.
+RateLimitParser = Callable[[Mapping[str, str], float], list[RateLimitWindow]]
+
+
+def windows_from(headers: Mapping[str, str], now: float, prefix: str, *,
+                 reset_is_delta: bool) -> list[RateLimitWindow]:
+    """One window from ``<prefix>-limit``, ``-remaining`` and ``-reset`` (seconds from
+    now when ``reset_is_delta``, else Unix time); none unless all three are numbers."""
+    limit = header_ints(headers.get(f"{prefix}-limit"))
+    remaining = header_ints(headers.get(f"{prefix}-remaining"))
+    reset = header_ints(headers.get(f"{prefix}-reset"))
+    if not (limit and remaining and reset):
+        return []
+    at = now + reset[0] if reset_is_delta else float(reset[0])
+    return [RateLimitWindow(prefix, limit[0], remaining[0], at)]
 
 
 def parse_rate_limits(headers: Mapping[str, str], now: float) -> list[RateLimitWindow]:
-    """Windows announced by one response; header names are matched case-insensitively."""
-    lower = {k.lower(): v for k, v in headers.items()}
-    if "x-ratelimit-usage" in lower or "x-readratelimit-usage" in lower:
-        return _strava(lower, now, "x-ratelimit") + _strava(lower, now, "x-readratelimit")
-    for prefix, reset_is_delta in (("fitbit-rate-limit", True), ("x-ratelimit", False)):
-        limit = _ints(lower.get(f"{prefix}-limit"))
-        remaining = _ints(lower.get(f"{prefix}-remaining"))
-        reset = _ints(lower.get(f"{prefix}-reset"))
-        if limit and remaining and reset:
-            at = now + reset[0] if reset_is_delta else float(reset[0])
-            return [RateLimitWindow(prefix, limit[0], remaining[0], at)]
-    return []
+    """The common ``X-RateLimit-*`` headers (a spec's default parser)."""
+    return windows_from(headers, now, "x-ratelimit", reset_is_delta=False)
 
 
 def parse_retry_after(value: str | None, now: float) -> float | None:
@@ -106,16 +97,21 @@ class RateLimitTracker:
     one athlete stop together at the athlete's half, and others still find theirs.
     """
 
-    def __init__(self, tenant_share: float = DEFAULT_TENANT_SHARE) -> None:
+    def __init__(self, tenant_share: float = DEFAULT_TENANT_SHARE, *,
+                 parser: RateLimitParser) -> None:
         if not 0 < tenant_share <= 1:
             raise ValueError("tenant_share must be in (0, 1]")
         self.tenant_share = tenant_share
+        # The provider's own (its spec's ``rate_limits``): no default, so a tracker
+        # cannot silently read another provider's headers.
+        self._parse = parser
         self._windows: dict[str, RateLimitWindow] = {}
         # (share key, window name) -> [requests in the window, when that window resets]
         self._used: dict[tuple[str, str], list[float]] = {}
 
     def observe(self, headers: Mapping[str, str], now: float) -> None:
-        for window in parse_rate_limits(headers, now):
+        lower = {k.lower(): v for k, v in headers.items()}
+        for window in self._parse(lower, now):
             self._windows[window.name] = window
 
     def count(self, keys: Sequence[str], now: float) -> None:

@@ -15,15 +15,18 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
 import httpx
 
-from pacekeeper.fitness.models import Activity, DailySummary, SleepSession, Streams
+from pacekeeper.fitness.models import Activity, DailySummary, SleepSession
 
 from ._base import ProviderClient
 from ._config import Endpoints, ProviderSettings
-from ._ratelimit import RateLimitTracker
+from ._ratelimit import RateLimitParser, RateLimitTracker, parse_rate_limits
 from ._tokens import TokenSet
+from ._webhook import WebhookSpec
 
-if TYPE_CHECKING:  # the sandbox loads only where it is mounted
+if TYPE_CHECKING:  # the sandbox loads only where it is mounted; numpy likewise
     from starlette.routing import BaseRoute
+
+    from pacekeeper.fitness.streams import StreamSet
 
     from .sandbox._state import SandboxState
 
@@ -42,7 +45,7 @@ class ProviderCall(Protocol):
 class ActivityBatch:
     """Activities a sync stores together, then moves its cursor to ``cursor``."""
 
-    items: Sequence[tuple[Activity, Streams | None]]
+    items: Sequence[tuple[Activity, StreamSet | None]]
     cursor: datetime  # where a later sync resumes once these are stored
     done: int  # progress: "<done> of <total> <unit>"
     total: int
@@ -97,6 +100,11 @@ class ProviderSpec:
     sandbox_limits: tuple[tuple[int, float], ...]  # (requests, window seconds)
     capabilities: Capabilities
     sync: ProviderSync
+    # Reads the quota its responses announce (lower-cased header names); the common
+    # X-RateLimit-* by default.
+    rate_limits: RateLimitParser = parse_rate_limits
+    # Its push webhook, served at /api/webhooks/<id>[/<kind>] (None: it pushes nothing).
+    webhook: WebhookSpec | None = None
 
     def sandbox_endpoints(self, base_url: str) -> Endpoints:
         """The endpoints of the sandbox at ``base_url``, which serves us under /<id>."""
@@ -126,8 +134,8 @@ class ListedActivities:
         return HealthDays([], [])
 
 
-def _streams_of(ident: str) -> Callable[[ProviderClient, TokenSet], Awaitable[Streams]]:
-    async def fetch(c: ProviderClient, t: TokenSet) -> Streams:
+def _streams_of(ident: str) -> Callable[[ProviderClient, TokenSet], Awaitable[StreamSet]]:
+    async def fetch(c: ProviderClient, t: TokenSet) -> StreamSet:
         return await c.fetch_streams(t, ident)
     return fetch
 

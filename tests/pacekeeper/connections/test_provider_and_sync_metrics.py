@@ -14,7 +14,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from pacekeeper import metrics
-from pacekeeper.providers import ProviderHTTP, ProviderRequestError, RetryPolicy
+from pacekeeper.providers import PROVIDERS, ProviderHTTP, ProviderRequestError, RetryPolicy
 from tests.pacekeeper.connections.test_sync_jobs import _connect
 
 
@@ -57,7 +57,9 @@ async def test_provider_round_trips_are_counted_by_outcome() -> None:
                               "transport_error")}
     async with httpx.AsyncClient(transport=httpx.MockTransport(handler),
                                  base_url="https://provider.test") as client:
-        http = ProviderHTTP(provider, client, policy=RetryPolicy(attempts=2), sleep=_no_sleep)
+        # Strava-shaped quota headers, read by Strava's parser (each spec names its own).
+        http = ProviderHTTP(provider, client, policy=RetryPolicy(attempts=2), sleep=_no_sleep,
+                            rate_limits=PROVIDERS["strava"].rate_limits)
         assert (await http.request("GET", "/a")).status_code == 200  # 503, then 200
         assert _sample("pacekeeper_provider_quota_remaining", provider=provider,
                        window="x-ratelimit:15min") == 93

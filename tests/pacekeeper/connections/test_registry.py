@@ -4,11 +4,12 @@ the dashboard, the sync route's allowed providers, the OpenAPI enum and the sand
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from datetime import date, datetime
 from typing import Any, get_args
 
 import pytest
+from pydantic import TypeAdapter
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route
@@ -23,8 +24,14 @@ from pacekeeper.providers import (
     HealthDays,
     ProviderCall,
     ProviderSpec,
+    WebhookAnswer,
+    WebhookHost,
+    WebhookRejected,
+    WebhookRequest,
+    WebhookSpec,
     registry,
 )
+from pacekeeper.providers._ratelimit import RateLimitWindow, windows_from
 from pacekeeper.providers.registry import ProviderName
 from tests.pacekeeper.connections.conftest import ConnHarness
 
@@ -45,6 +52,27 @@ def _routes(state: Any, history_days: int) -> Sequence[BaseRoute]:
     return [Route("/hello", hello)]
 
 
+def _polar_limits(headers: Mapping[str, str], now: float) -> list[RateLimitWindow]:
+    return windows_from(headers, now, "polar-quota", reset_is_delta=True)
+
+
+class _PolarWebhook:
+    """Its own verification (a header-less token in the query) and its own answer."""
+
+    per_minute: int | None = 2
+
+    async def handle(self, request: WebhookRequest, host: WebhookHost) -> WebhookAnswer:
+        if request.query.get("token") != "polar-secret":
+            raise WebhookRejected("polar", "token mismatch", status=403)
+        owners = await host.owners_of(request.body.decode())
+        return WebhookAnswer({"kind": request.kind, "owners": len(owners)}, tuple(owners),
+                             "queued")
+
+
+POLAR_WEBHOOK = WebhookSpec(
+    build=lambda settings, provider, host: _PolarWebhook(), kinds=("exercise",),
+    max_body_bytes=64, openapi={"exercise": {"post": {"summary": "Polar exercise"}}})
+
 POLAR = ProviderSpec(
     id="polar",
     name="Polar Flow",
@@ -59,6 +87,8 @@ POLAR = ProviderSpec(
     sandbox_limits=((10, 60.0),),
     capabilities=Capabilities(activity_streams=False, daily_health=False, push_webhooks=False),
     sync=_NoSync(),
+    rate_limits=_polar_limits,
+    webhook=POLAR_WEBHOOK,
 )
 
 
@@ -90,6 +120,26 @@ async def test_a_registered_provider_appears_everywhere(
         openapi = (await h.client.get("/openapi.json")).json()
         params = openapi["paths"]["/api/oauth/connections/{provider}"]["delete"]["parameters"]
         assert params[0]["schema"]["enum"] == ["strava", "fitbit", "garmin", "polar"]
+        # Its webhook: documented, routed to its own handler, its limits applied.
+        assert openapi["paths"]["/api/webhooks/polar/exercise"]["post"]["summary"] == \
+            "Polar exercise"
+        hook = "/api/webhooks/polar/exercise"
+        refused = await h.client.post(hook + "?token=nope", content=b"42")
+        assert refused.status_code == 403 and "token mismatch" in refused.json()["message"]
+        ok = await h.client.post(hook + "?token=polar-secret", content=b"42")
+        assert ok.json() == {"kind": "exercise", "owners": 0, "queued": 0}
+        assert (await h.client.post(hook + "?token=polar-secret",
+                                    content=b"4" * 65)).status_code == 413  # its 64 bytes
+        assert (await h.client.post(hook + "?token=polar-secret",
+                                    content=b"42")).status_code == 429  # its 2 a minute
+        assert (await h.client.post("/api/webhooks/polar/other")).status_code == 404
+        assert (await h.client.get(hook)).status_code == 405
+        # Its rate-limit headers are read by its own parser, in the service's tracker.
+        layer = h.services.connection_layer
+        assert layer is not None
+        tracker = layer.service.client("strava").http.tracker  # type: ignore[attr-defined]
+        assert tracker._parse is PROVIDERS["strava"].rate_limits
+        assert "polar" in layer.service.setup.settings  # the configuration (sandbox here)
 
         hello = await h.client.get("/sandbox/polar/hello")
         assert hello.json() == {"provider": "polar"}
@@ -108,10 +158,25 @@ async def test_an_unknown_provider_is_named_against_the_registry(conn: ConnHarne
     assert "use strava, fitbit or garmin" in response.json()["message"]
 
 
+def test_a_registered_provider_is_configured_from_its_environment(polar: None) -> None:
+    """The configuration table: <ID>_CLIENT_ID, _CLIENT_SECRET, _REDIRECT_URI per
+    registered provider, and its webhook's production check runs."""
+    from pacekeeper.config import Settings
+    from pacekeeper.connections import provider_setup
+
+    env = {"POLAR_CLIENT_ID": "id", "POLAR_CLIENT_SECRET": "s",
+           "POLAR_REDIRECT_URI": "https://pk.example/api/oauth/callback/polar"}
+    setup = provider_setup(Settings(provider_sandbox=False), env)
+    assert list(setup.settings) == ["polar"]
+    assert setup.settings["polar"].client_id == "id"
+    assert POLAR.rate_limits({"polar-quota-limit": "9", "polar-quota-remaining": "1",
+                              "polar-quota-reset": "5"}, 100.0)[0].resets_at == 105.0
+
+
 def test_the_typed_lists_equal_the_registry() -> None:
     """The two lists a type checker must see stay typed; they cannot drift from it."""
     assert tuple(PROVIDERS) == tuple(PROVIDER_IDS) == ("strava", "fitbit", "garmin")
-    assert [p.value for p in ProviderId] == list(PROVIDERS)  # the normalized models' field
+    assert TypeAdapter(ProviderId).validate_python("polar") == "polar"  # no enum to extend
     assert get_args(ProviderName) == tuple(PROVIDERS)  # sync_activities' argument enum
     for spec in PROVIDERS.values():
         assert spec.id == spec.id.lower() and spec.name

@@ -7,7 +7,6 @@ from datetime import UTC, date, datetime, timedelta
 import httpx
 import pytest
 
-from pacekeeper.fitness import ProviderId
 from pacekeeper.providers import FitbitClient, ProviderRequestError
 from pacekeeper.providers.sandbox import activity_on
 
@@ -27,7 +26,7 @@ async def test_activity_logs_page_and_map(
     assert recent
     assert recent[0].start < recent[-1].start  # afterDate pages ascend
     first = recent[0]
-    assert first.provider is ProviderId.FITBIT
+    assert first.provider == "fitbit"
     assert first.distance_m is not None
     assert first.distance_m > 1000  # kilometres were converted to metres
     assert first.avg_heartrate

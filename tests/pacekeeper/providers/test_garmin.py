@@ -88,7 +88,7 @@ def _push(token: str, summary_id: str = "s1", steps: int = 1000) -> bytes:
 
 
 class _Tokens:
-    async def users_for_garmin_tokens(self, user_access_tokens: Collection[str]
+    async def users_for_tokens(self, user_access_tokens: Collection[str]
                                       ) -> dict[str, str]:
         known = {"tok-a": "user-a"}
         return {t: known[t] for t in user_access_tokens if t in known}
@@ -183,8 +183,7 @@ async def test_pull_activities_details_dailies_sleeps(
     assert [a.provider_id for a, _ in details] == [a.provider_id for a in activities]
     activity, streams = details[0]
     assert len(streams.time) == activity.elapsed_s
-    assert streams.heartrate is not None
-    assert streams.altitude is not None
+    assert streams.has("heartrate") and streams.has("altitude")
     dailies = await garmin.fetch_dailies(tokens, after=after, before=now)
     assert 8 <= len(dailies) <= 10
     assert all(d.steps and d.resting_heartrate for d in dailies)

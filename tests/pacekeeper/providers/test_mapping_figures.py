@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from pacekeeper.fitness import Sport
-from pacekeeper.fitness.models import ProviderId, SleepSession, SleepStages
+from pacekeeper.fitness.models import SleepSession, SleepStages
 from pacekeeper.providers.fitbit._map import map_activity as fitbit_activity
 from pacekeeper.providers.fitbit._map import map_sleep as fitbit_sleep
 from pacekeeper.providers.garmin._map import garmin_sport, map_activity_details
@@ -42,8 +42,19 @@ def test_garmin_run_cadence_is_in_strides_like_every_other_source() -> None:
     details = {"summaryId": "1", "activityId": 7, "summary": _garmin_run(),
                "samples": [{"startTimeInSeconds": T0 + i, "stepsPerMinute": v}
                            for i, v in enumerate((170.0, None, 180.0))]}
+    _, streams = map_activity_details(details)  # on the 1 Hz grid: the gap interpolated
+    assert streams.channels["cadence"].tolist() == [85.0, 87.5, 90.0]
+
+
+def test_an_odd_garmin_step_rate_is_half_a_stride() -> None:
+    """171 steps a minute is 85.5 strides: the samples' cadence is not a whole number,
+    and the mapping keeps it (the providers' former ``Streams`` model took only whole
+    numbers and refused the whole activity)."""
+    details = {"summaryId": "1", "activityId": 7, "summary": _garmin_run(),
+               "samples": [{"startTimeInSeconds": T0 + i, "stepsPerMinute": v,
+                            "heartRate": 150} for i, v in enumerate((171.0, 173.0))]}
     _, streams = map_activity_details(details)
-    assert streams.cadence == [85.0, None, 90.0]
+    assert streams.channels["cadence"].tolist() == [85.5, 86.5]
 
 
 @pytest.mark.parametrize(("kind", "sport"), [
@@ -98,7 +109,7 @@ def test_fitbit_sleep_is_time_asleep_and_efficiency_is_no_score() -> None:
 
 def test_garmin_sleep_is_its_stages_asleep() -> None:
     """Without a minutes-asleep figure, time asleep is deep + light + REM (awake left out)."""
-    night = SleepSession(provider=ProviderId.GARMIN, provider_id="3", date=date(2024, 5, 13),
+    night = SleepSession(provider="garmin", provider_id="3", date=date(2024, 5, 13),
                          duration_s=8 * 3600.0,
                          stages=SleepStages(deep_min=90, light_min=250, rem_min=100,
                                             awake_min=40))

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from email.utils import format_datetime
+from typing import Any
 
 import httpx
 import pytest
 
 from pacekeeper.providers import (
+    PROVIDERS,
     FitbitClient,
     ProviderHTTP,
     ProviderRateLimited,
@@ -96,7 +98,7 @@ async def test_strava_quota_headers_stop_us_before_429(
     from ._helpers import BASE
 
     state.set_limits("strava", [(3, 900.0), (100, 86_400.0)])
-    tracker = RateLimitTracker()
+    tracker = RateLimitTracker(parser=PROVIDERS["strava"].rate_limits)
     client = StravaClient(
         ProviderSettings.for_sandbox("strava", BASE), http, tracker=tracker, sleep=sleeps
     )
@@ -168,35 +170,42 @@ async def test_query_flag_fails_one_request(http: httpx.AsyncClient, strava: Str
     assert (await http.get("/strava/api/v3/athlete", headers=headers)).status_code == 200
 
 
+def _windows(provider: str | None, headers: dict[str, str], now: float) -> list[Any]:
+    """What a tracker built with the provider's own parser (its spec's) keeps."""
+    parser = PROVIDERS[provider].rate_limits if provider else parse_rate_limits
+    tracker = RateLimitTracker(parser=parser)
+    tracker.observe(headers, now)
+    return tracker.windows
+
+
 def test_parse_rate_limit_headers() -> None:
     now = 1_700_000_100.0
-    strava = parse_rate_limits(
-        {"X-RateLimit-Limit": "200,2000", "X-RateLimit-Usage": "10,300"}, now
-    )
+    strava_headers = {"X-RateLimit-Limit": "200,2000", "X-RateLimit-Usage": "10,300"}
+    strava = _windows("strava", strava_headers, now)
     assert [(w.limit, w.remaining) for w in strava] == [(200, 190), (2000, 1700)]
     assert strava[0].resets_at % 900 == 0
     assert 0 < strava[0].resets_at - now <= 900
     assert strava[1].resets_at % 86_400 == 0
-    fitbit = parse_rate_limits(
-        {
-            "fitbit-rate-limit-limit": "150",
-            "fitbit-rate-limit-remaining": "0",
-            "fitbit-rate-limit-reset": "120",
-        },
-        now,
-    )
+    fitbit_headers = {
+        "fitbit-rate-limit-limit": "150",
+        "fitbit-rate-limit-remaining": "0",
+        "fitbit-rate-limit-reset": "120",
+    }
+    fitbit = _windows("fitbit", fitbit_headers, now)
     assert fitbit[0].remaining == 0
     assert fitbit[0].resets_at == now + 120
-    generic = parse_rate_limits(
-        {
-            "X-RateLimit-Limit": "60",
-            "X-RateLimit-Remaining": "5",
-            "X-RateLimit-Reset": "1700000200",
-        },
-        now,
-    )
+    generic_headers = {
+        "X-RateLimit-Limit": "60",
+        "X-RateLimit-Remaining": "5",
+        "X-RateLimit-Reset": "1700000200",
+    }
+    generic = _windows("garmin", generic_headers, now)  # Garmin: the common headers
     assert generic[0].resets_at == 1_700_000_200
-    assert parse_rate_limits({"X-RateLimit-Limit": "junk"}, now) == []
+    assert _windows(None, {"X-RateLimit-Limit": "junk"}, now) == []
+    # Each provider reads its own headers only (issue 29, #4): no shared guesser.
+    assert _windows("strava", fitbit_headers, now) == []
+    assert _windows("fitbit", strava_headers, now) == []
+    assert _windows("garmin", strava_headers, now) == []
 
 
 def test_retry_after_forms() -> None:

@@ -8,9 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import numpy as np
 import pytest
 
-from pacekeeper.fitness import ProviderId, Sport
+from pacekeeper.fitness import Sport
 from pacekeeper.providers import ProviderRequestError, ProviderResponseError, StravaClient
 from pacekeeper.providers.strava._map import map_activity, map_athlete, map_streams, map_zones
 
@@ -25,7 +26,7 @@ def load(name: str) -> Any:
 
 def test_real_detailed_activity() -> None:
     activity = map_activity(load("activity.3.json"))
-    assert activity.provider is ProviderId.STRAVA
+    assert activity.provider == "strava"
     assert activity.provider_id == "99895560"
     assert activity.athlete_id == "1513"
     assert activity.sport is Sport.RUN
@@ -87,13 +88,17 @@ def test_streams_both_shapes_and_misalignment() -> None:
         "heartrate": {"data": [90, 91, 93]},
         "latlng": {"data": [[1.0, 2.0], [1.0, 2.1], [1.1, 2.1]]},
     }
-    streams = map_streams("9", by_type)
-    assert streams.latlng == [(1.0, 2.0), (1.0, 2.1), (1.1, 2.1)]
-    assert streams.available == ["time", "latlng", "heartrate"]
+    streams = map_streams(by_type)  # the 1 Hz StreamSet a file's import gives too
+    assert streams.time.tolist() == [0, 1, 2]
+    assert streams.keys == ["heartrate", "lat", "lng"]
+    assert streams.channels["lat"].tolist() == [1.0, 1.0, 1.1]
+    assert streams.channels["lng"].tolist() == [2.0, 2.1, 2.1]
+    assert streams.channels["heartrate"].tolist() == [90, 91, 93]
     as_list: list[Any] = [{"type": k, **v} for k, v in by_type.items()]
-    assert map_streams("9", as_list) == streams
+    again = map_streams(as_list)
+    assert again.to_bytes() == streams.to_bytes()
     with pytest.raises(ValueError, match="heartrate"):
-        map_streams("9", {"time": {"data": [0, 1]}, "heartrate": {"data": [1]}})
+        map_streams({"time": {"data": [0, 1]}, "heartrate": {"data": [1]}})
 
 
 def test_zone_sentinel_becomes_open_top() -> None:
@@ -112,11 +117,10 @@ async def test_sandbox_activity_matches_its_streams(
     assert activities[0].start > activities[1].start > activities[2].start  # newest first
     detail = await strava.fetch_activity(tokens, activities[0].provider_id)
     streams = await strava.fetch_streams(tokens, detail.provider_id)
-    assert streams.heartrate is not None
-    beats = [h for h in streams.heartrate if h is not None]
-    assert detail.avg_heartrate == pytest.approx(sum(beats) / len(streams.time), abs=0.1)
-    assert streams.distance is not None
-    assert detail.distance_m == streams.distance[-1]
+    heart, distance = streams.channels["heartrate"], streams.channels["distance"]
+    beats = heart[~np.isnan(heart)]
+    assert detail.avg_heartrate == pytest.approx(beats.sum() / len(streams.time), abs=0.1)
+    assert detail.distance_m == distance[-1]
     assert detail.elapsed_s == len(streams.time)
     assert detail.calories is not None
 

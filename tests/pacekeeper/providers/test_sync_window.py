@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 import pytest
 
-from pacekeeper.fitness.models import Activity, ProviderId, Sport
+from pacekeeper.fitness.models import Activity, Sport
 from pacekeeper.providers import (
     PROVIDER_IDS,
     PROVIDERS,
@@ -94,7 +94,7 @@ async def test_what_a_provider_lists_from_before_the_edge_is_dropped() -> None:
         async def activities(self, call: Any, since: datetime, until: datetime
                              ) -> AsyncIterator[ActivityBatch]:
             asked.append(since)
-            items = [(Activity(provider=ProviderId.GARMIN, provider_id=str(i), start=s,
+            items = [(Activity(provider="garmin", provider_id=str(i), start=s,
                                sport=Sport.RIDE, elapsed_s=3600.0), None)
                      for i, s in enumerate(starts)]
             yield ActivityBatch(items, until, 1, 1, "days")

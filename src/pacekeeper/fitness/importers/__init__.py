@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
+import zipfile
 from collections.abc import Iterator
 from typing import Final
 
@@ -141,8 +142,40 @@ def iter_archive(
     max_seconds: float | None = None,
 ) -> Iterator[ArchiveMember]:
     """Every activity file of a zip archive, each parsed or rejected on its own, one
-    at a time: a member is parsed only when the previous one was taken, so memory holds
-    one member's samples, not the archive's.
+    at a time, in this process (``ArchiveReader`` has the rules and the bounds; the
+    service parses each member in its process pool instead)."""
+    reader = ArchiveReader(data, max_bytes=max_bytes, max_total_bytes=max_total_bytes,
+                           max_members=max_members, max_total_seconds=max_total_seconds,
+                           max_seconds=max_seconds)
+    for name, raw in reader:
+        result = raw if isinstance(raw, ImportRejected) else parse_member(raw, name, max_bytes)
+        del raw  # freed before the caller stores this member and asks for the next
+        if not isinstance(result, ImportRejected):
+            reader.took(result)
+        yield ArchiveMember(name=name, result=result)
+
+
+def parse_member(raw: bytes, name: str, max_bytes: int) -> ParsedActivity | ImportRejected:
+    """One archive member's bytes parsed, or why not (never raises: a pure function that
+    runs in an import worker process, and its verdict crosses back detached)."""
+    try:
+        return _parse_member(raw, name, max_bytes)
+    except ImportRejected as rejected:
+        return rejected.detached()  # the raised one's frames hold the member's bytes
+    except MemoryError:
+        return ImportRejected("too_large", "the file needs more memory than is available")
+    except Exception:
+        _log.info("archive member import failed in a decoder", exc_info=True)
+        return ImportRejected("corrupt", "the file cannot be read as an activity")
+
+
+class ArchiveReader:
+    """The activity files of a zip archive, read one at a time: iterating gives each
+    member's name and its (decompressed) bytes, or why it is not read. Parsing is the
+    caller's (``parse_member``: in this process, or in a worker process); the caller
+    reports each parsed member with ``took`` so the samples budget counts it. A member
+    is read only when the previous one was taken, so memory holds one member, not the
+    archive.
 
     A Strava bulk export keeps its activities under ``activities/`` as ``.fit``,
     ``.gpx`` or ``.tcx``, each possibly ``.gz``; when the archive has that folder only
@@ -150,55 +183,72 @@ def iter_archive(
     (``activities.csv``, media, profile) are ignored. ``max_bytes`` bounds each member
     (decompressed, gzip included); ``max_total_bytes`` bounds all members together
     (the members past it are rejected ``too_large``); an archive with more than
-    ``max_members`` activity files is rejected as a whole (on the first ``next``);
-    ``max_total_seconds`` bounds the 1 Hz samples of all members together (the members
-    past it are rejected ``too_large``); ``max_seconds`` bounds the wall-clock time from
-    the first ``next`` on, the caller's work between members included (the members past
-    it are rejected ``too_large`` without being read).
+    ``max_members`` activity files is rejected as a whole (``ImportRejected`` from the
+    constructor); ``max_total_seconds`` bounds the 1 Hz samples of all members together
+    (the members past it are rejected ``too_large``); ``max_seconds`` bounds the
+    wall-clock time from the first member on, the caller's work between members
+    included (the members past it are rejected ``too_large`` without being read).
     """
-    if not is_zip(data):
-        raise ImportRejected("unsupported_format", "the file is not a zip archive")
-    archive = open_zip(data)
-    members = activity_members(archive)
-    if len(members) > max_members:
-        raise ImportRejected(
-            "too_large", f"the archive holds more than {max_members} activity files"
-        )
-    total = seconds = 0
-    deadline = None if max_seconds is None else time.monotonic() + max_seconds
-    for info in members:
-        result: ParsedActivity | ImportRejected
-        raw = b""
+
+    def __init__(self, data: bytes, *, max_bytes: int = DEFAULT_MAX_BYTES,
+                 max_total_bytes: int = DEFAULT_MAX_ARCHIVE_TOTAL,
+                 max_members: int = DEFAULT_MAX_MEMBERS,
+                 max_total_seconds: int = DEFAULT_MAX_ARCHIVE_SECONDS,
+                 max_seconds: float | None = None) -> None:
+        if not is_zip(data):
+            raise ImportRejected("unsupported_format", "the file is not a zip archive")
+        self._archive = open_zip(data)
+        self._members = activity_members(self._archive)
+        if len(self._members) > max_members:
+            raise ImportRejected(
+                "too_large", f"the archive holds more than {max_members} activity files"
+            )
+        self.max_bytes, self.max_total_bytes = max_bytes, max_total_bytes
+        self.max_total_seconds, self.max_seconds = max_total_seconds, max_seconds
+        self.deadline: float | None = None
+        self._total = self._seconds = 0
+
+    def took(self, parsed: ParsedActivity) -> None:
+        self._seconds += len(parsed.streams)
+
+    def past_deadline(self) -> bool:
+        return self.deadline is not None and time.monotonic() >= self.deadline
+
+    def late(self) -> ImportRejected:
+        return ImportRejected("too_large", "not imported: this import reached its time "
+                              f"limit of {self.max_seconds:g} s; import the archive again "
+                              "to add the rest (files already imported are recognised)")
+
+    def __iter__(self) -> Iterator[tuple[str, bytes | ImportRejected]]:
+        if self.max_seconds is not None:
+            self.deadline = time.monotonic() + self.max_seconds
+        for info in self._members:
+            yield info.filename, self._read(info)
+
+    def _read(self, info: zipfile.ZipInfo) -> bytes | ImportRejected:
         try:
-            if deadline is not None and time.monotonic() >= deadline:
-                raise ImportRejected("too_large", "not imported: this import reached its time "
-                                     f"limit of {max_seconds:g} s; import the archive again "
-                                     "to add the rest (files already imported are recognised)")
-            remaining = max_total_bytes - total
+            if self.past_deadline():
+                raise self.late()
+            remaining = self.max_total_bytes - self._total
             if remaining <= 0:
                 raise ImportRejected("too_large", "the archive's total size passes the limit")
-            if seconds >= max_total_seconds:
+            if self._seconds >= self.max_total_seconds:
                 raise ImportRejected("too_large", "the archive's activities together pass "
-                                     f"the limit of {max_total_seconds} seconds of samples")
-            raw = read_member(archive, info, min(max_bytes, remaining))
-            total += len(raw)
-            result = _parse_member(raw, info.filename, max_bytes)
-            seconds += len(result.streams)
+                                     f"the limit of {self.max_total_seconds} seconds of samples")
+            raw = read_member(self._archive, info, min(self.max_bytes, remaining))
         except ImportRejected as rejected:
-            result = rejected.detached()  # the raised one's frames hold the member's bytes
+            return rejected.detached()
         except MemoryError:
-            result = ImportRejected("too_large", "the file needs more memory than is available")
-        except Exception:
-            _log.info("archive member import failed in a decoder", exc_info=True)
-            result = ImportRejected("corrupt", "the file cannot be read as an activity")
-        del raw  # freed before the caller stores this member and asks for the next
-        yield ArchiveMember(name=info.filename, result=result)
+            return ImportRejected("too_large", "the file needs more memory than is available")
+        self._total += len(raw)
+        return raw
 
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
     "REASONS",
     "ArchiveMember",
+    "ArchiveReader",
     "ImportRejected",
     "ParsedActivity",
     "ParsedLap",
@@ -207,4 +257,5 @@ __all__ = [
     "iter_archive",
     "parse_activity",
     "parse_archive",
+    "parse_member",
 ]

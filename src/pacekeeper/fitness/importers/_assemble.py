@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, Final
 
@@ -150,17 +150,10 @@ def assemble(decoded: Decoded, sha256: str) -> ParsedActivity:
         name=decoded.name,
         start=datetime.fromtimestamp(t0, UTC),
         utc_offset_s=decoded.utc_offset_s,
+        # The figures computed from the streams (or the device's), by name: a figure
+        # added to ``Figures`` and ``ActivitySummary`` arrives here without an edit.
+        **asdict(fig),
         elapsed_s=whole.elapsed_s,
-        moving_s=fig.moving_s,
-        distance_m=fig.distance_m,
-        elevation_gain_m=fig.elevation_gain_m,
-        avg_speed_mps=fig.avg_speed_mps,
-        max_speed_mps=fig.max_speed_mps,
-        avg_heartrate=fig.avg_heartrate,
-        max_heartrate=fig.max_heartrate,
-        avg_watts=fig.avg_watts,
-        max_watts=fig.max_watts,
-        avg_cadence=fig.avg_cadence,
         calories=whole.calories,
         device_name=decoded.device_name,
         laps=tuple(laps),

@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 from pacekeeper.fitness.models import Sport
 from pacekeeper.fitness.streams import StreamSet
+from pacekeeper.fitness.summary import ActivitySummary
 
 from ._errors import ImportRejected
 
@@ -90,17 +91,17 @@ class SwimSummary:
     rest_s: float
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class ParsedActivity:
+@dataclass(frozen=True, slots=True, eq=False, kw_only=True)
+class ParsedActivity(ActivitySummary):
     """One activity read from a FIT, GPX or TCX file.
 
-    Summary figures come from ``streams`` by one method for every format (see
-    ``_summary``), except where the file carries the device's own total (FIT session:
-    distance, elapsed and timer time, ascent, HR, power, cadence, calories): the
-    device's figure is shown and ours kept in ``computed`` (docs/import.md, "Device
-    totals"). Everything the device wrote is in ``device_metrics``. ``legs``: a
-    multisport file's legs; ``swim``: a pool swim's figures. ``start`` is the time of
-    the first sample, i.e. second 0 of ``streams``.
+    Summary figures (the ``ActivitySummary`` fields) come from ``streams`` by one
+    method for every format (see ``_summary``), except where the file carries the
+    device's own total (FIT session: distance, elapsed and timer time, ascent, HR,
+    power, cadence, calories): the device's figure is shown and ours kept in
+    ``computed`` (docs/import.md, "Device totals"). Everything the device wrote is in
+    ``device_metrics``. ``legs``: a multisport file's legs; ``swim``: a pool swim's
+    figures. ``start`` is the time of the first sample, i.e. second 0 of ``streams``.
     """
 
     format: Format
@@ -110,18 +111,6 @@ class ParsedActivity:
     name: str | None
     start: datetime  # aware UTC
     utc_offset_s: int | None
-    elapsed_s: float
-    moving_s: float | None
-    distance_m: float | None
-    elevation_gain_m: float | None
-    avg_speed_mps: float | None
-    max_speed_mps: float | None
-    avg_heartrate: float | None
-    max_heartrate: float | None
-    avg_watts: float | None
-    max_watts: float | None
-    avg_cadence: float | None
-    calories: float | None
     device_name: str | None
     laps: tuple[ParsedLap, ...]
     streams: StreamSet

@@ -10,11 +10,12 @@ from pacekeeper.fitness.models import (
     Athlete,
     DailySummary,
     HeartRateSample,
-    ProviderId,
     SleepSession,
     SleepStages,
     Sport,
 )
+
+from ._id import ID
 
 _BY_NAME: dict[str, Sport] = {
     "run": Sport.RUN, "treadmill": Sport.RUN, "bike": Sport.RIDE, "outdoor bike": Sport.RIDE,
@@ -49,7 +50,7 @@ def map_profile(body: dict[str, Any]) -> Athlete:
     birth = user.get("dateOfBirth")
     member = user.get("memberSince")
     return Athlete(
-        provider=ProviderId.FITBIT,
+        provider=ID,
         provider_id=str(user["encodedId"]),
         firstname=user.get("firstName"),
         lastname=user.get("lastName"),
@@ -73,7 +74,7 @@ def map_activity(data: dict[str, Any]) -> Activity:
     start = _local(data["startTime"], UTC)
     offset = datetime.fromisoformat(data["startTime"].replace("Z", "+00:00")).utcoffset()
     return Activity(
-        provider=ProviderId.FITBIT,
+        provider=ID,
         provider_id=str(data["logId"]),
         name=data.get("activityName"),
         sport=fitbit_sport(data.get("activityName"), data.get("activityTypeId")),
@@ -111,7 +112,7 @@ def map_sleep(data: dict[str, Any], tz: tzinfo) -> SleepSession:
             awake_min=minutes("wake") if "wake" in summary else minutes("awake"),
         )
     return SleepSession(
-        provider=ProviderId.FITBIT,
+        provider=ID,
         provider_id=str(data["logId"]),
         date=date.fromisoformat(data["dateOfSleep"]),
         start=_local(data["startTime"], tz),
@@ -141,7 +142,7 @@ def map_daily_series(first: date, last: date, heart: list[Any], steps: list[Any]
         lambda v: v.get("restingHeartRate") if isinstance(v, dict) else None)
     put(steps, "steps", lambda v: int(v) if v not in (None, "") else None)
     put(hrv, "hrv_rmssd_ms", lambda v: v.get("dailyRmssd") if isinstance(v, dict) else None)
-    return [DailySummary(provider=ProviderId.FITBIT, date=d, **values)
+    return [DailySummary(provider=ID, date=d, **values)
             for d, values in sorted(by_day.items())]
 
 
@@ -172,7 +173,7 @@ def map_daily(
                 for s in dataset
             ]
     return DailySummary(
-        provider=ProviderId.FITBIT,
+        provider=ID,
         date=day,
         steps=summary.get("steps"),
         distance_m=float(total_km) * 1000 if isinstance(total_km, int | float) else None,

@@ -9,15 +9,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta, tzinfo
 from functools import partial
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pacekeeper.fitness.models import (
     Activity,
     Athlete,
     DailySummary,
-    ProviderId,
     SleepSession,
-    Streams,
 )
 
 from .._config import ProviderSettings
@@ -27,6 +25,11 @@ from .._oauth2 import OAuth2Flow
 from .._oauth2_client import OAuth2ProviderClient
 from .._tokens import TokenSet
 from . import _map as m
+from ._id import ID
+from .ratelimit import rate_limits
+
+if TYPE_CHECKING:  # numpy: a type only here (the standalone sandbox imports this)
+    from pacekeeper.fitness.streams import StreamSet
 
 SCOPES = ("activity", "heartrate", "sleep", "profile", "location")  # asked for by default
 T = TypeVar("T")
@@ -41,7 +44,8 @@ def _user_id(body: dict[str, Any]) -> str | None:
 class FitbitClient(OAuth2ProviderClient):
     """Fitbit's quota is per user: pass one `tracker` per connected user."""
 
-    provider = ProviderId.FITBIT
+    provider = ID
+    rate_limits = staticmethod(rate_limits)
 
     def _flow(self, settings: ProviderSettings, http: ProviderHTTP) -> OAuth2Flow:
         return OAuth2Flow(
@@ -93,7 +97,7 @@ class FitbitClient(OAuth2ProviderClient):
             found = [a for a in found if a.start < before]
         return found[:limit]
 
-    async def fetch_streams(self, token: TokenSet, activity_id: str) -> Streams:
+    async def fetch_streams(self, token: TokenSet, activity_id: str) -> StreamSet:
         raise ProviderRequestError(
             "fitbit", "per-second activity streams are not offered; use fetch_daily(intraday)"
         )

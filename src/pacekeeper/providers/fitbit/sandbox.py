@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 from urllib.parse import urlencode
@@ -12,15 +13,25 @@ from starlette.routing import Route
 
 from ..sandbox import _generator as gen
 from ..sandbox import _wellness as well
-from ..sandbox._guard import Flavor, api_getter, fitbit_quota_headers
+from ..sandbox._guard import Flavor, api_getter
 from ..sandbox._oauth2_routes import OAuth2Flavor, oauth2_routes
-from ..sandbox._state import Grant, SandboxState
+from ..sandbox._state import Grant, SandboxState, Window
 
 _TYPE_IDS = {"Ride": 90001, "Run": 90009}
 _NAMES = {"Ride": "Outdoor Bike", "Run": "Run"}
 MAX_SLEEP_RANGE_DAYS = 100
 MAX_HEART_RANGE_DAYS = 366  # a year: Fitbit's heart rate time series limit
 MAX_STEPS_RANGE_DAYS = 1095  # Fitbit's activity time series limit for steps
+
+
+
+def fitbit_quota_headers(windows: list[Window], now: float) -> dict[str, str]:
+    w = windows[0]
+    return {
+        "fitbit-rate-limit-limit": str(w.limit),
+        "fitbit-rate-limit-remaining": str(max(0, w.limit - w.used)),
+        "fitbit-rate-limit-reset": str(max(0, math.ceil(w.resets_at() - now))),
+    }
 
 
 def encoded_id(athlete_id: int) -> str:

@@ -11,7 +11,9 @@ from pacekeeper.fitness.models import DailySummary, SleepSession
 from .._config import Endpoints
 from .._spec import Capabilities, HealthDays, ListedActivities, ProviderCall, ProviderSpec
 from .._tokens import TokenSet
+from ._id import ID
 from .client import SCOPES, FitbitClient
+from .ratelimit import rate_limits
 
 if TYPE_CHECKING:
     from starlette.routing import BaseRoute
@@ -60,7 +62,7 @@ def _sandbox(state: SandboxState, history_days: int) -> Sequence[BaseRoute]:
 
 
 SPEC = ProviderSpec(
-    id="fitbit",
+    id=ID,
     name="Fitbit",
     auth="oauth2+pkce",
     endpoints=Endpoints(
@@ -79,4 +81,5 @@ SPEC = ProviderSpec(
     sandbox_limits=((150, 3600.0),),  # 150 requests an hour per user
     capabilities=Capabilities(activity_streams=False, daily_health=True, push_webhooks=False),
     sync=FitbitSync(),
+    rate_limits=rate_limits,
 )

@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 from datetime import UTC, date, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pacekeeper.fitness.models import (
     Activity,
     DailySummary,
-    ProviderId,
     SleepSession,
     SleepStages,
     Sport,
-    Streams,
 )
+
+from ._id import ID
+
+if TYPE_CHECKING:  # a type only here: numpy loads on first use (below)
+    from pacekeeper.fitness.streams import StreamSet
 
 _SPORTS: dict[str, Sport] = {
     "RUNNING": Sport.RUN, "TRAIL_RUNNING": Sport.RUN, "TREADMILL_RUNNING": Sport.RUN,
@@ -55,7 +58,7 @@ def map_activity(data: dict[str, Any]) -> Activity:
         _num(data, "averageRunCadenceInStepsPerMinute")
     )
     return Activity(
-        provider=ProviderId.GARMIN,
+        provider=ID,
         provider_id=str(data.get("activityId") or data["summaryId"]),
         athlete_id=data.get("userId"),
         name=data.get("activityName"),
@@ -81,7 +84,7 @@ def map_activity(data: dict[str, Any]) -> Activity:
     )
 
 
-def map_activity_details(data: dict[str, Any]) -> tuple[Activity, Streams]:
+def map_activity_details(data: dict[str, Any]) -> tuple[Activity, StreamSet]:
     """An ``activityDetails`` entry: its summary plus per-second ``samples``."""
     summary = {**data["summary"], "summaryId": data.get("summaryId"), "userId": data.get("userId")}
     activity = map_activity({"activityId": data.get("activityId"), **summary})
@@ -96,18 +99,15 @@ def map_activity_details(data: dict[str, Any]) -> tuple[Activity, Streams]:
     steps = series("stepsPerMinute")
     cadence = series("bikeCadenceInRPM") or (
         None if steps is None else [None if v is None else _strides(float(v)) for v in steps])
-    streams = Streams(
-        provider=ProviderId.GARMIN,
-        activity_id=activity.provider_id,
-        time=[int(s["startTimeInSeconds"]) - t0 for s in samples],
-        distance=series("totalDistanceInMeters"),
-        latlng=list(zip(lat, lng, strict=True)) if lat and lng else None,
-        altitude=series("elevationInMeters"),
-        velocity=series("speedMetersPerSecond"),
-        heartrate=series("heartRate"),
-        watts=series("powerInWatts"),
-        cadence=cadence,
-    )
+    # Imported here: numpy loads with the first streams, not with the standalone
+    # sandbox that imports this module for its summaries.
+    from pacekeeper.fitness.streams import from_samples
+
+    streams = from_samples([int(s["startTimeInSeconds"]) - t0 for s in samples], {
+        "power": series("powerInWatts"), "heartrate": series("heartRate"), "cadence": cadence,
+        "speed": series("speedMetersPerSecond"), "distance": series("totalDistanceInMeters"),
+        "altitude": series("elevationInMeters"),
+    }, latlng=list(zip(lat, lng, strict=True)) if lat and lng else None)
     return activity, streams
 
 
@@ -115,7 +115,7 @@ def map_daily(data: dict[str, Any]) -> DailySummary:
     moderate = _num(data, "moderateIntensityDurationInSeconds") or 0.0
     vigorous = _num(data, "vigorousIntensityDurationInSeconds") or 0.0
     return DailySummary(
-        provider=ProviderId.GARMIN,
+        provider=ID,
         date=date.fromisoformat(data["calendarDate"]),
         steps=data.get("steps"),
         distance_m=_num(data, "distanceInMeters"),
@@ -138,7 +138,7 @@ def map_sleep(data: dict[str, Any]) -> SleepSession:
         return value / 60 if value is not None else None
 
     return SleepSession(
-        provider=ProviderId.GARMIN,
+        provider=ID,
         provider_id=str(data["summaryId"]),
         date=date.fromisoformat(data["calendarDate"]),
         start=start,

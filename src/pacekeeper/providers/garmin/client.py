@@ -9,7 +9,7 @@ from __future__ import annotations
 import hmac
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
 import httpx
@@ -18,9 +18,7 @@ from pacekeeper.fitness.models import (
     Activity,
     Athlete,
     DailySummary,
-    ProviderId,
     SleepSession,
-    Streams,
 )
 
 from .._config import ProviderSettings
@@ -36,6 +34,10 @@ from .._oauth2 import OAuth2Flow
 from .._ratelimit import RateLimitTracker
 from .._tokens import AuthorizationStart, TokenSet
 from . import _map as m
+from ._id import ID
+
+if TYPE_CHECKING:  # numpy: a type only here (the standalone sandbox imports this)
+    from pacekeeper.fitness.streams import StreamSet
 
 T = TypeVar("T")
 _DAY = 86_400
@@ -44,7 +46,7 @@ _REST = "/wellness-api/rest"
 
 
 class GarminClient:
-    provider = ProviderId.GARMIN
+    provider = ID
 
     def __init__(
         self,
@@ -58,7 +60,7 @@ class GarminClient:
     ) -> None:
         self.settings = settings
         self.oauth_version = oauth_version
-        self.http = ProviderHTTP("garmin", client, policy=policy, tracker=tracker, sleep=sleep)
+        self.http = ProviderHTTP(ID, client, policy=policy, tracker=tracker, sleep=sleep)
         self.oauth2 = OAuth2Flow(
             settings,
             self.http,
@@ -185,7 +187,7 @@ class GarminClient:
         body = expect_dict("garmin", await self._get_json(token, f"{_REST}/user/id"))
         if not body.get("userId"):
             raise ProviderResponseError("garmin", "user id response lacks userId")
-        return Athlete(provider=ProviderId.GARMIN, provider_id=str(body["userId"]))
+        return Athlete(provider=ID, provider_id=str(body["userId"]))
 
     async def fetch_activities(
         self,
@@ -200,11 +202,11 @@ class GarminClient:
 
     async def fetch_activity_details(
         self, token: TokenSet, *, after: datetime | None = None, before: datetime | None = None
-    ) -> list[tuple[Activity, Streams]]:
+    ) -> list[tuple[Activity, StreamSet]]:
         rows = await self._summaries(token, "activityDetails", after, before)
         return [self._map(m.map_activity_details, r) for r in rows]
 
-    async def fetch_streams(self, token: TokenSet, activity_id: str) -> Streams:
+    async def fetch_streams(self, token: TokenSet, activity_id: str) -> StreamSet:
         raise ProviderRequestError(
             "garmin", "streams come with activityDetails (push, or fetch_activity_details)"
         )

@@ -8,16 +8,20 @@ from typing import TYPE_CHECKING
 
 import httpx
 
-from pacekeeper.fitness.models import Activity, DailySummary, SleepSession, Streams
+from pacekeeper.fitness.models import Activity, DailySummary, SleepSession
 
 from .._config import Endpoints, ProviderSettings
 from .._ratelimit import RateLimitTracker
 from .._spec import ActivityBatch, Capabilities, HealthDays, ProviderCall, ProviderSpec
 from .._tokens import TokenSet
+from ._id import ID
 from .client import GarminClient
+from .webhook import WEBHOOK
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # numpy too: the standalone sandbox imports this spec
     from starlette.routing import BaseRoute
+
+    from pacekeeper.fitness.streams import StreamSet
 
     from ..sandbox._state import SandboxState
 
@@ -36,7 +40,7 @@ class GarminSync:
             stop = min(start + _WINDOW, end)
             details = await call(_details(start, stop))
             step += (stop - start).days or 1
-            batch: list[tuple[Activity, Streams | None]] = [
+            batch: list[tuple[Activity, StreamSet | None]] = [
                 (a, s) for a, s in sorted(details, key=lambda d: d[0].start)]
             yield ActivityBatch(batch, stop, min(step, days), days, "days")
             start = stop
@@ -49,8 +53,8 @@ class GarminSync:
 
 
 def _details(after: datetime, before: datetime
-             ) -> Callable[[GarminClient, TokenSet], Awaitable[list[tuple[Activity, Streams]]]]:
-    async def fetch(c: GarminClient, t: TokenSet) -> list[tuple[Activity, Streams]]:
+             ) -> Callable[[GarminClient, TokenSet], Awaitable[list[tuple[Activity, StreamSet]]]]:
+    async def fetch(c: GarminClient, t: TokenSet) -> list[tuple[Activity, StreamSet]]:
         return await c.fetch_activity_details(t, after=after, before=before)
     return fetch
 
@@ -79,7 +83,7 @@ def _sandbox(state: SandboxState, history_days: int) -> Sequence[BaseRoute]:
 
 
 SPEC = ProviderSpec(
-    id="garmin",
+    id=ID,
     name="Garmin Connect",
     auth="oauth1+oauth2",
     endpoints=Endpoints(
@@ -104,4 +108,5 @@ SPEC = ProviderSpec(
     sandbox_limits=((1000, 60.0),),
     capabilities=Capabilities(activity_streams=True, daily_health=True, push_webhooks=True),
     sync=GarminSync(),
+    webhook=WEBHOOK,
 )

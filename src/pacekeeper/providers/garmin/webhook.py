@@ -13,12 +13,26 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import logging
+import uuid
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from .._base import GarminTokenLookup, IdempotencyStore
-from .._errors import WebhookRejected
+from pacekeeper._openapi_parts import error_response as _err
+from pacekeeper._openapi_parts import json_response as _json
+
+from .._base import IdempotencyStore, TokenLookup
+from .._errors import ProviderConfigError, WebhookRejected
+from .._webhook import WebhookAnswer, WebhookHost, WebhookRequest, WebhookSpec
+from ._id import ID
+
+if TYPE_CHECKING:
+    from pacekeeper.config import Settings
+
+    from .._config import ProviderSettings
+
+log = logging.getLogger("pacekeeper.connections")
 
 SUMMARY_TYPES = frozenset(
     {
@@ -68,7 +82,7 @@ class GarminWebhook:
         self,
         api_base: str,
         store: IdempotencyStore,
-        tokens: GarminTokenLookup | None = None,
+        tokens: TokenLookup | None = None,
         *,
         shared_secret: str | None = None,
         replay_window_s: float = 7 * 86_400,
@@ -134,7 +148,7 @@ class GarminWebhook:
         notes = self.parse(body)
         # One lookup for the delivery's tokens together, not one per entry.
         users = (None if self._tokens is None else
-                 await self._tokens.users_for_garmin_tokens({n.user_access_token for n in notes}))
+                 await self._tokens.users_for_tokens({n.user_access_token for n in notes}))
         for note in notes:
             user_id = None
             if users is not None:
@@ -157,3 +171,71 @@ class GarminWebhook:
                 )
             )
         return result
+
+
+class GarminWebhookHandler:
+    """``/api/webhooks/garmin/{push|ping}``: verified, de-duplicated deliveries, a sync
+    queued once per user of the fresh ones."""
+
+    def __init__(self, hook: GarminWebhook, per_minute: int) -> None:
+        self.hook = hook
+        # Per client address: the endpoint is open to anyone who knows the URL (Garmin
+        # signs nothing), and each delivery costs a parse and a lookup.
+        self.per_minute: int | None = per_minute
+
+    async def handle(self, request: WebhookRequest, host: WebhookHost) -> WebhookAnswer:
+        result = await self.hook.accept(request.body,
+                                        presented_secret=request.query.get("secret"))
+        owners: list[tuple[uuid.UUID, uuid.UUID]] = []
+        seen: set[str] = set()
+        for note in result.fresh:
+            log.info("garmin %s for user %s", note.kind, note.user_id)
+            if note.user_id is not None and note.user_id not in seen:
+                seen.add(note.user_id)
+                found = await host.owner(uuid.UUID(note.user_id))
+                if found is not None:
+                    owners.append(found)
+        return WebhookAnswer(
+            {"accepted": len(result.fresh), "replays": result.replays,
+             "unknown_users": result.unknown_users}, tuple(owners))  # fmt: skip
+
+
+def _build(settings: Settings, provider: ProviderSettings,
+           host: WebhookHost) -> GarminWebhookHandler:
+    secret = settings.garmin_webhook_secret.get_secret_value() or None
+    hook = GarminWebhook(provider.endpoints.api, host, host, shared_secret=secret)
+    return GarminWebhookHandler(hook, settings.garmin_webhook_limit_per_minute)
+
+
+def _check(settings: Settings) -> None:
+    if settings.is_production and not settings.garmin_webhook_secret.get_secret_value():
+        # Garmin signs nothing: the secret in the registered URL is what tells its
+        # deliveries from anyone's. Development (and the sandbox) may go without.
+        raise ProviderConfigError(
+            ID, "PACEKEEPER_GARMIN_WEBHOOK_SECRET must be set in production when "
+            "Garmin is configured: register the webhook URLs with ?secret=<it>")
+
+
+_OPENAPI: dict[str, Any] = {"post": {
+    "summary": "Garmin notification (push or ping); replays are counted, not processed",
+    "parameters": [
+        {"name": "secret", "in": "query", "required": False, "schema": {"type": "string"}}
+    ],
+    "requestBody": {
+        "required": True,
+        "content": {"application/json": {"schema": {"type": "object"}}},
+    },
+    "responses": {
+        "200": _json("accepted", {"type": "object", "properties": {
+            "accepted": {"type": "integer"}, "replays": {"type": "integer"},
+            "unknown_users": {"type": "integer"}}}),
+        "400": _err("malformed, wrong secret, or callbackURL outside the Garmin API"),
+        "404": _err("Garmin is not configured"),
+        "413": _err("body over 8 MiB, or more than 10,000 entries"),
+        "429": _err("too many deliveries from this address"),
+    },
+}}  # fmt: skip
+
+# activityDetails deliveries are large: 8 MiB, above the app's 1 MiB.
+WEBHOOK = WebhookSpec(build=_build, kinds=("push", "ping"), max_body_bytes=MAX_BODY_BYTES,
+                      check=_check, openapi={"push": _OPENAPI, "ping": _OPENAPI})

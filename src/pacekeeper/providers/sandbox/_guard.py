@@ -32,26 +32,6 @@ class Flavor:
     quota_headers: Callable[[list[Window], float], dict[str, str]]
 
 
-def strava_quota_headers(windows: list[Window], now: float) -> dict[str, str]:
-    limits = ",".join(str(w.limit) for w in windows)
-    usage = ",".join(str(w.used) for w in windows)
-    return {
-        "X-RateLimit-Limit": limits,
-        "X-RateLimit-Usage": usage,
-        "X-ReadRateLimit-Limit": limits,
-        "X-ReadRateLimit-Usage": usage,
-    }
-
-
-def fitbit_quota_headers(windows: list[Window], now: float) -> dict[str, str]:
-    w = windows[0]
-    return {
-        "fitbit-rate-limit-limit": str(w.limit),
-        "fitbit-rate-limit-remaining": str(max(0, w.limit - w.used)),
-        "fitbit-rate-limit-reset": str(max(0, math.ceil(w.resets_at() - now))),
-    }
-
-
 def generic_quota_headers(windows: list[Window], now: float) -> dict[str, str]:
     w = windows[0]
     return {

@@ -35,6 +35,8 @@ class OAuth2Flavor:
     basic_auth: bool
     token_body: TokenBody
     grant_error: Callable[[str], dict[str, Any]]  # body for a refused grant
+    # Strava's deauthorize answers with the revoked token; the others with nothing.
+    revoke_echoes_token: bool = False
 
 
 def _redirect(uri: str, params: dict[str, str]) -> RedirectResponse:
@@ -164,7 +166,7 @@ def oauth2_routes(state: SandboxState, cfg: OAuth2Flavor) -> list[Route]:
         if grant is None or grant.revoked:
             return JSONResponse(cfg.grant_error("invalid_token"), status_code=401)
         state.revoke_athlete(provider, grant.athlete_id)
-        return JSONResponse({"access_token": presented} if provider == "strava" else {})
+        return JSONResponse({"access_token": presented} if cfg.revoke_echoes_token else {})
 
     routes = [
         Route(cfg.authorize_path, authorize, methods=["GET", "POST"]),

@@ -3,19 +3,22 @@
 from __future__ import annotations
 
 from datetime import UTC, date, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pacekeeper.fitness.models import (
     Activity,
     Athlete,
     AthleteStats,
     AthleteZones,
-    ProviderId,
     Sport,
-    Streams,
     Totals,
     Zone,
 )
+
+from ._id import ID
+
+if TYPE_CHECKING:  # a type only here: numpy loads on first use (below)
+    from pacekeeper.fitness.streams import StreamSet
 
 _SPORTS: dict[str, Sport] = {
     "Run": Sport.RUN, "TrailRun": Sport.RUN, "VirtualRun": Sport.RUN,
@@ -57,7 +60,7 @@ def map_athlete(data: dict[str, Any]) -> Athlete:
     birth = data.get("dateofbirth")
     sex = data.get("sex")
     return Athlete(
-        provider=ProviderId.STRAVA,
+        provider=ID,
         provider_id=str(data["id"]),
         firstname=data.get("firstname"),
         lastname=data.get("lastname"),
@@ -98,7 +101,7 @@ def map_activity(data: dict[str, Any]) -> Activity:
         raise ValueError("activity without start_date")
     athlete = data.get("athlete")
     return Activity(
-        provider=ProviderId.STRAVA,
+        provider=ID,
         provider_id=str(data["id"]),
         athlete_id=str(athlete["id"]) if isinstance(athlete, dict) and "id" in athlete else None,
         name=data.get("name"),
@@ -131,8 +134,9 @@ def map_activity(data: dict[str, Any]) -> Activity:
     )
 
 
-def map_streams(activity_id: str, data: dict[str, Any] | list[Any]) -> Streams:
-    """Accepts both ``key_by_type=true`` (object by type) and the list form."""
+def map_streams(data: dict[str, Any] | list[Any]) -> StreamSet:
+    """Accepts both ``key_by_type=true`` (object by type) and the list form; the samples
+    on the 1 Hz grid, as a file's."""
     if isinstance(data, list):
         by_type = {s["type"]: s for s in data if isinstance(s, dict) and "type" in s}
     else:
@@ -142,22 +146,18 @@ def map_streams(activity_id: str, data: dict[str, Any] | list[Any]) -> Streams:
         entry = by_type.get(name)
         return list(entry["data"]) if isinstance(entry, dict) and "data" in entry else None
 
+    # Imported here: numpy loads with the first streams, not with the standalone
+    # sandbox that imports this module for its summaries.
+    from pacekeeper.fitness.streams import from_samples
+
     time = series("time")
     if time is None:
         raise ValueError("streams without a time series")
-    latlng = series("latlng")
-    return Streams(
-        provider=ProviderId.STRAVA,
-        activity_id=activity_id,
-        time=[int(t) for t in time],
-        distance=series("distance"),
-        latlng=[(float(p[0]), float(p[1])) for p in latlng] if latlng is not None else None,
-        altitude=series("altitude"),
-        velocity=series("velocity_smooth"),
-        heartrate=series("heartrate"),
-        watts=series("watts"),
-        cadence=series("cadence"),
-    )
+    return from_samples([int(t) for t in time], {
+        "power": series("watts"), "heartrate": series("heartrate"),
+        "cadence": series("cadence"), "speed": series("velocity_smooth"),
+        "distance": series("distance"), "altitude": series("altitude"),
+    }, latlng=series("latlng"))
 
 
 def _zones(ranges: Any) -> list[Zone]:
@@ -167,7 +167,7 @@ def _zones(ranges: Any) -> list[Zone]:
 
 def map_zones(data: dict[str, Any]) -> AthleteZones:
     return AthleteZones(
-        provider=ProviderId.STRAVA,
+        provider=ID,
         heart_rate=_zones(data.get("heart_rate")),
         power=_zones(data.get("power")),
     )
@@ -195,7 +195,7 @@ def map_stats(data: dict[str, Any]) -> AthleteStats:
         return out
 
     return AthleteStats(
-        provider=ProviderId.STRAVA,
+        provider=ID,
         recent=period("recent"),
         year_to_date=period("ytd"),
         all_time=period("all"),

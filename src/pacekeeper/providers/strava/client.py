@@ -4,15 +4,13 @@ from __future__ import annotations
 
 from datetime import datetime
 from functools import partial
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pacekeeper.fitness.models import (
     Activity,
     Athlete,
     AthleteStats,
     AthleteZones,
-    ProviderId,
-    Streams,
 )
 
 from .._config import ProviderSettings
@@ -21,6 +19,11 @@ from .._oauth2 import OAuth2Flow
 from .._oauth2_client import OAuth2ProviderClient
 from .._tokens import TokenSet
 from . import _map as m
+from ._id import ID
+from .ratelimit import rate_limits
+
+if TYPE_CHECKING:  # numpy: a type only here (the standalone sandbox imports this)
+    from pacekeeper.fitness.streams import StreamSet
 
 STREAM_KEYS = (
     "time", "distance", "latlng", "altitude", "velocity_smooth",
@@ -37,7 +40,8 @@ def _athlete_id(body: dict[str, Any]) -> str | None:
 
 
 class StravaClient(OAuth2ProviderClient):
-    provider = ProviderId.STRAVA
+    provider = ID
+    rate_limits = staticmethod(rate_limits)
     revoke_field = "access_token"
 
     def _flow(self, settings: ProviderSettings, http: ProviderHTTP) -> OAuth2Flow:
@@ -89,14 +93,14 @@ class StravaClient(OAuth2ProviderClient):
         body = expect_dict("strava", await self._get(token, f"/activities/{int(activity_id)}"))
         return self._map(partial(m.map_activity, body))
 
-    async def fetch_streams(self, token: TokenSet, activity_id: str) -> Streams:
+    async def fetch_streams(self, token: TokenSet, activity_id: str) -> StreamSet:
         body = await self._get(
             token,
             f"/activities/{int(activity_id)}/streams",
             keys=",".join(STREAM_KEYS),
             key_by_type="true",
         )
-        return self._map(partial(m.map_streams, activity_id, body))
+        return self._map(partial(m.map_streams, body))
 
     async def fetch_stats(self, token: TokenSet, athlete_id: str) -> AthleteStats:
         body = expect_dict("strava", await self._get(token, f"/athletes/{int(athlete_id)}/stats"))

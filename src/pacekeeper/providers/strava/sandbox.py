@@ -11,14 +11,26 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from ..sandbox import _generator as gen
-from ..sandbox._guard import Flavor, api_getter, strava_quota_headers
+from ..sandbox._guard import Flavor, api_getter
 from ..sandbox._oauth2_routes import OAuth2Flavor, oauth2_routes
-from ..sandbox._state import Grant, SandboxState
+from ..sandbox._state import Grant, SandboxState, Window
 
 STREAM_TYPES = (
     "time", "distance", "latlng", "altitude", "velocity_smooth",
     "heartrate", "cadence", "watts", "grade_smooth", "moving",
 )  # fmt: skip
+
+
+
+def strava_quota_headers(windows: list[Window], now: float) -> dict[str, str]:
+    limits = ",".join(str(w.limit) for w in windows)
+    usage = ",".join(str(w.used) for w in windows)
+    return {
+        "X-RateLimit-Limit": limits,
+        "X-RateLimit-Usage": usage,
+        "X-ReadRateLimit-Limit": limits,
+        "X-ReadRateLimit-Usage": usage,
+    }
 
 
 def fault(status: int, message: str) -> dict[str, Any]:
@@ -327,6 +339,7 @@ def strava_routes(state: SandboxState, history_days: int) -> list[Route]:
         basic_auth=False,
         token_body=_token_body,
         grant_error=_grant_error,
+        revoke_echoes_token=True,
     )
     return [
         *oauth2_routes(state, oauth),

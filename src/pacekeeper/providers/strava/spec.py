@@ -7,7 +7,10 @@ from typing import TYPE_CHECKING
 
 from .._config import Endpoints
 from .._spec import Capabilities, ListedActivities, ProviderSpec
+from ._id import ID
 from .client import SCOPES, StravaClient
+from .ratelimit import rate_limits
+from .webhook import WEBHOOK
 
 if TYPE_CHECKING:
     from starlette.routing import BaseRoute
@@ -22,7 +25,7 @@ def _sandbox(state: SandboxState, history_days: int) -> Sequence[BaseRoute]:
 
 
 SPEC = ProviderSpec(
-    id="strava",
+    id=ID,
     name="Strava",
     auth="oauth2",
     endpoints=Endpoints(
@@ -42,4 +45,6 @@ SPEC = ProviderSpec(
     sandbox_limits=((100, 900.0), (1000, 86_400.0)),
     capabilities=Capabilities(activity_streams=True, daily_health=False, push_webhooks=False),
     sync=ListedActivities(streams=True),
+    rate_limits=rate_limits,
+    webhook=WEBHOOK,
 )
