@@ -125,7 +125,7 @@ async def test_an_assistant_asks_for_the_analysis(server: str, person: dict[str,
         assert curve is not None and curve["activities"] == len(rides)
         index = {d: i for i, d in enumerate(an.STANDARD_DURATIONS)}
         for p in curve["points"]:
-            assert p["watts"] == pytest.approx(best[index[p["duration_s"]]], abs=0.051)
+            assert p["watts"] == pytest.approx(best[index[p["duration_s"]]], abs=0.5)  # W: whole (issue 27 item 14)
         assert {p["duration_s"] for p in curve["points"]} == {
             d for d in ds if np.isfinite(best[index[d]])}
 
@@ -136,7 +136,7 @@ async def test_an_assistant_asks_for_the_analysis(server: str, person: dict[str,
             assert cp.is_error
         else:
             assert cp.structured_content is not None
-            assert cp.structured_content["cp_watts"] == pytest.approx(fit.cp, abs=0.051)
+            assert cp.structured_content["cp_watts"] == pytest.approx(fit.cp, abs=0.5)
 
         race = (await client.call_tool("predict_race_time", {
             "distance_m": 5000, "time_s": 1197, "target_distance_m": 42195})
@@ -144,8 +144,8 @@ async def test_an_assistant_asks_for_the_analysis(server: str, person: dict[str,
         assert race is not None
         vdot = an.vdot_from_race(5000, 1197)
         by = {p["method"]: p["time_s"] for p in race["predictions"]}
-        assert by["vdot"] == pytest.approx(an.race_time_for_vdot(vdot, 42195), abs=0.051)
-        assert by["riegel"] == pytest.approx(an.riegel(1197, 5000, 42195), abs=0.051)
+        assert by["vdot"] == pytest.approx(an.race_time_for_vdot(vdot, 42195), abs=0.5)  # whole s
+        assert by["riegel"] == pytest.approx(an.riegel(1197, 5000, 42195), abs=0.5)
         assert Sport.RIDE in {e["sport"] for e in engine}
 
 
@@ -198,5 +198,5 @@ async def test_wbal_over_mcp_matches_the_sweat_oracle(server: str, person: dict[
                                                                abs=0.51)
             assert got["min_w_prime_bal_j"] == pytest.approx(want.min(), abs=0.51)
             assert want[got["min_at_s"]] == pytest.approx(want.min(), abs=1e-6)
-            assert got["seconds_below_25pct"] == int(np.sum(want < 0.25 * w_prime))
+            assert got["time_below_25pct_s"] == int(np.sum(want < 0.25 * w_prime))
             assert want.min() < w_prime - 1000  # the ride dug into W': the check has teeth

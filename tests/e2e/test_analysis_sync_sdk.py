@@ -181,7 +181,7 @@ async def test_sync_then_the_five_questions_match_the_engine(server: str) -> Non
         for d in CURVE_DS:
             hand = max(_best_average(a["streams"].channels["power"], d) for a in with_power
                        if (today - a["day"]).days < 90)
-            assert summary["recent_bests"][f"power_{d}s"] == round(hand)
+            assert summary["recent_bests"][f"power_{d}s_w"] == round(hand)
 
         # 3. A power curve for the period: the best of the read-back rides' power, each
         # duration's best average by hand, and the engine's merged curve.
@@ -201,8 +201,8 @@ async def test_sync_then_the_five_questions_match_the_engine(server: str) -> Non
         assert sorted(points) == CURVE_DS
         for d in CURVE_DS:
             hand = max(_best_average(a["streams"].channels["power"], d) for a in with_power)
-            assert points[d]["watts"] == pytest.approx(hand, abs=0.051)
-            assert points[d]["watts"] == pytest.approx(best[index[d]], abs=0.051)
+            assert points[d]["watts"] == pytest.approx(hand, abs=0.5)
+            assert points[d]["watts"] == pytest.approx(best[index[d]], abs=0.5)
             # The activity it names holds that best (ties: any of them).
             named = next(a for a in with_power if a["id"] == points[d]["activity_id"])
             assert _best_average(named["streams"].channels["power"], d) == hand
@@ -215,14 +215,14 @@ async def test_sync_then_the_five_questions_match_the_engine(server: str) -> Non
         ds = np.array(an.STANDARD_DURATIONS, dtype=float)
         fit = an.critical_power_2p(ds, best)
         assert fit is not None
-        assert cp["cp_watts"] == pytest.approx(fit.cp, abs=0.051)
+        assert cp["cp_watts"] == pytest.approx(fit.cp, abs=0.5)
         assert cp["w_prime_j"] == pytest.approx(fit.w_prime, abs=0.51)
         window = [d for d in an.STANDARD_DURATIONS if 120 <= d <= 1200]
         t = np.array(window, dtype=float)
         hand_p = np.array([max(_best_average(a["streams"].channels["power"], d)
                                for a in with_power) for d in window])
         slope, intercept = np.polyfit(t, hand_p * t, 1)
-        assert cp["cp_watts"] == pytest.approx(slope, abs=0.051)
+        assert cp["cp_watts"] == pytest.approx(slope, abs=0.5)
         assert cp["w_prime_j"] == pytest.approx(intercept, abs=0.51)
         assert cp["points"] == len(window)
 
@@ -243,14 +243,14 @@ async def test_sync_then_the_five_questions_match_the_engine(server: str) -> Non
             "distance_m": 5000, "time_s": five, "target_distance_m": 42195})
         got = race.structured_content
         assert got is not None and not race.is_error, race
-        assert got["vdot"] == pytest.approx(_daniels_vdot(5000, five), abs=0.0051)
-        assert got["vdot"] == pytest.approx(an.vdot_from_race(5000, five), abs=0.0051)
+        assert got["vdot"] == pytest.approx(_daniels_vdot(5000, five), abs=0.051)  # VDOT to 0.1
+        assert got["vdot"] == pytest.approx(an.vdot_from_race(5000, five), abs=0.051)
         by = {p["method"]: p["time_s"] for p in got["predictions"]}
-        assert by["riegel"] == pytest.approx(five * (42195 / 5000) ** 1.06, abs=0.051)
+        assert by["riegel"] == pytest.approx(five * (42195 / 5000) ** 1.06, abs=0.5)  # whole s
         marathon = an.race_time_for_vdot(an.vdot_from_race(5000, five), 42195)
-        assert by["vdot"] == pytest.approx(marathon, abs=0.051)
+        assert by["vdot"] == pytest.approx(marathon, abs=0.5)
         assert _daniels_vdot(42195, by["vdot"]) == pytest.approx(
-            _daniels_vdot(5000, five), abs=1e-3)  # the same VDOT over the marathon
+            _daniels_vdot(5000, five), abs=5e-3)  # the same VDOT over the marathon
 
         # A settings change while its recomputation is queued (no worker runs it): the
         # activities with streams starting (UTC date) on or after its day are counted,

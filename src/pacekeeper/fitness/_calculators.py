@@ -52,16 +52,18 @@ def predict_race(distance_m: float, time_s: float, targets: list[float]) -> Race
             ("vdot", an.race_time_for_vdot(vdot, target)),
             ("riegel", an.riegel(time_s, distance_m, target)))
         for method, seconds in methods:
+            # Full precision: the tool rounds by unit (_figures.rounded_answer) once;
+            # a tenth first turned 11480.55 s into 11480.5, then 11480.
             predictions.append({"method": method, "distance_m": target,
-                                "time_s": round(seconds, 1), "time": hms(seconds),
-                                "pace_s_per_km": round(seconds / target * 1000.0, 1)})
+                                "time_s": seconds, "time": hms(seconds),
+                                "pace_s_per_km": seconds / target * 1000.0})
     # One prediction per distance: Daniels' (the one every answer gives); Riegel's
     # formula beside it, named, as a second opinion.
     first = {p["method"]: p["time"] for p in predictions if p["distance_m"] == targets[0]}
     return {"summary": f"{distance_m / 1000:g} km in {hms(time_s)} = VDOT {vdot:.1f}; "
                        f"{targets[0] / 1000:g} km in {first['vdot']} (Daniels VDOT; "
                        f"Riegel's formula: {first['riegel']})",
-            "vdot": round(vdot, 2), "distance_m": distance_m, "time_s": time_s,
+            "vdot": round(vdot, 1), "distance_m": distance_m, "time_s": time_s,
             "predictions": predictions}
 
 
@@ -81,8 +83,8 @@ def training_paces(vdot: float | None, distance_m: float | None, time_s: float |
     return {"summary": f"VDOT {vdot:.1f}: E {text['easy_fast']}-{text['easy_slow']}, "
                        f"M {text['marathon']}, T {text['threshold']}, I {text['interval']}, "
                        f"R {hms(p.r_per_400m)}/400 m",
-            "vdot": round(vdot, 2), "paces_s_per_km": {k: round(v, 1) for k, v in paces.items()},
-            "paces": text, "repetition_per_400m_s": round(p.r_per_400m, 1)}
+            "vdot": round(vdot, 1), "paces_s_per_km": {k: round(v) for k, v in paces.items()},
+            "paces": text, "repetition_per_400m_s": round(p.r_per_400m)}
 
 
 def _first_whole(bound: float, digits: int) -> float:
@@ -159,8 +161,8 @@ def zones(settings: dict[str, Any]) -> Zones:
         for i, low in enumerate(speeds):
             high = speeds[i + 1] if i + 1 < len(speeds) else math.inf
             rows.append({"zone": PACE_NAMES[i],
-                         "slowest_s_per_km": None if low == 0 else round(1000 / low, 1),
-                         "fastest_s_per_km": None if math.isinf(high) else round(1000 / high, 1),
+                         "slowest_s_per_km": None if low == 0 else round(1000 / low),
+                         "fastest_s_per_km": None if math.isinf(high) else round(1000 / high),
                          "unit": "s/km"})
         out["pace"] = rows
         parts.append(f"pace from threshold {hms(pace)}/km")

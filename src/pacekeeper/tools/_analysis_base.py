@@ -9,6 +9,7 @@ from typing import TypeVar
 
 from mcpcast import ToolError
 from pacekeeper.errors import ApiError
+from pacekeeper.fitness._figures import rounded_answer
 from pacekeeper.fitness.analysis import AnalysisService
 from pacekeeper.tools._base import ToolGroup
 
@@ -54,10 +55,12 @@ class AnalysisGroup(ToolGroup):
 
     @staticmethod
     async def answer(result: Awaitable[T]) -> T:
-        """The service's typed result (the tool's output schema) as it is; a service
-        refusal becomes the tool's error."""
+        """The service's typed result (the tool's output schema), every figure rounded by
+        its name's unit (issue 27 item 14: the one place; the service keeps full
+        precision for what it computes from its own results); a service refusal becomes
+        the tool's error."""
         with refusing():
-            return await result
+            return rounded_answer(await result)
 
 
 __all__ = ["AnalysisGroup", "failures", "refusing"]

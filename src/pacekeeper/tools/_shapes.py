@@ -67,6 +67,7 @@ class StreamsResult(TypedDict):
     activity_id: str
     points: int
     streams: dict[str, list[float | None]]
+    units: dict[str, str]  # each channel's (issue 27 item 14)
 
 
 class ImportOutcome(TypedDict):  # a file of a bulk export: its activity, or why not

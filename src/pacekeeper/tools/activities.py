@@ -11,7 +11,7 @@ from pydantic import Field
 from mcpcast import Param, ToolError, resource, tool
 from pacekeeper.fitness import DEFAULT_STREAM_POINTS, ActivityFilter, activity_json
 from pacekeeper.fitness import _inputs as inputs
-from pacekeeper.fitness._figures import activity_detail, activity_item
+from pacekeeper.fitness._figures import activity_detail, activity_item, streams_answer
 from pacekeeper.fitness._views import outcome_json
 from pacekeeper.fitness.importers import ImportRejected
 from pacekeeper.owner import Owner
@@ -127,8 +127,9 @@ class ActivityTools(ToolGroup):
             streams = await self.fitness().streams(
                 owner, inputs.activity_id(activity_id), keys=list(keys) if keys else None,
                 max_points=max_points)
-        return StreamsResult(activity_id=activity_id, points=len(streams),
-                             streams=cast(dict[str, list[float | None]], streams.to_json()))
+        shown, units = streams_answer(dict(streams.to_json()))
+        return StreamsResult(activity_id=activity_id, points=len(streams), streams=shown,
+                             units=units)
 
     @tool(
         name="import_activity",

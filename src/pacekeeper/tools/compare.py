@@ -7,6 +7,7 @@ from typing import Annotated
 from pydantic import Field
 
 from mcpcast import Param, resource, tool
+from pacekeeper.fitness._figures import rounded_answer
 from pacekeeper.fitness.analysis import (
     ActivityAnalysis,
     ActivityComparison,
@@ -94,7 +95,7 @@ class CompareTools(AnalysisGroup):
               description="One activity's analysis (the analyze_activity result).")
     async def activity_analysis_resource(self, id: str, owner: Owner) -> ActivityAnalysis:
         async with service_errors():
-            return await self.analysis().analyze(owner, id)
+            return rounded_answer(await self.analysis().analyze(owner, id))
 
 
 __all__ = ["CompareTools"]

@@ -9,6 +9,7 @@ from pydantic import Field
 
 from mcpcast import Param, resource, tool
 from pacekeeper.fitness._calculators import zones
+from pacekeeper.fitness._figures import rounded_answer
 from pacekeeper.fitness.analysis import (
     CriticalPowerResult,
     FtpEstimate,
@@ -115,7 +116,7 @@ class PhysiologyTools(AnalysisGroup):
         with refusing():
             if not given:
                 given = await self.fitness().thresholds(owner, sport)
-            return zones(given)
+            return rounded_answer(zones(given))
 
     @tool(
         name="estimate_vo2max",
@@ -130,7 +131,7 @@ class PhysiologyTools(AnalysisGroup):
     @resource(uri="athlete://zones", name="athlete-zones", mime_type="application/json",
               description="The athlete's current power, heart-rate and pace zones.")
     async def zones_resource(self, owner: Owner) -> Zones:
-        return zones((await self.fitness().athlete(owner))["settings"])
+        return rounded_answer(zones((await self.fitness().athlete(owner))["settings"]))
 
 
 __all__ = ["PhysiologyTools"]

@@ -9,6 +9,7 @@ from pydantic import Field
 
 from mcpcast import Param, tool
 from pacekeeper.fitness._calculators import training_paces
+from pacekeeper.fitness._figures import rounded_answer
 from pacekeeper.fitness.analysis import RacePrediction, TrainingPaces
 from pacekeeper.owner import Owner
 from pacekeeper.tools._analysis_base import AnalysisGroup, refusing
@@ -54,7 +55,7 @@ class RunningTools(AnalysisGroup):
                           Field(ge=60, le=86400)] = None,
     ) -> TrainingPaces:
         with refusing():
-            return training_paces(vdot, distance_m, time_s)
+            return rounded_answer(training_paces(vdot, distance_m, time_s))
 
 
 __all__ = ["RunningTools"]

@@ -79,7 +79,7 @@ async def test_analysis_tools_over_a2a_against_independent_values(harness: Harne
     assert race["vdot"] == pytest.approx(50.0, abs=0.1)
     by = {p["method"]: p["time_s"] for p in race["predictions"]}
     assert by["vdot"] == pytest.approx(3 * 3600 + 10 * 60 + 49, rel=0.003)
-    assert by["riegel"] == pytest.approx(1197 * (42195 / 5000) ** 1.06, abs=0.051)
+    assert by["riegel"] == pytest.approx(1197 * (42195 / 5000) ** 1.06, abs=0.5)  # whole s
 
     # A power curve: the two rides' element-wise best, by hand.
     curve = await _run(h, headers, "get_power_curve", {"durations_s": [5, 60, 300, 1200]})

@@ -188,7 +188,7 @@ async def test_period_power_curve_is_the_best_of_the_stored_curves(harness: Harn
     assert tool["structuredContent"] == body
     one = (await h.client.get("/api/curves/power", headers=auth,
                               params={"activity_id": str(ids[0]), "durations_s": "60"})).json()
-    assert one["points"][0]["watts"] == pytest.approx(a[60], abs=0.05)
+    assert one["points"][0]["watts"] == round(a[60])  # W: whole (issue 27 item 14)
     # Critical power: the engine on the hand-merged curve; = the model's CP and W'.
     ds = np.array(STD, float)
     merged = np.array([best.get(d, np.nan) for d in STD])
@@ -200,8 +200,8 @@ async def test_period_power_curve_is_the_best_of_the_stored_curves(harness: Harn
     assert engine.cp == pytest.approx(cp, rel=1e-9)  # b is exact from 2 min on
     ftp = (await h.client.get("/api/ftp-estimate", headers=auth)).json()
     by = {e["method"]: e["watts"] for e in ftp["estimates"]}
-    assert by["20min"] == pytest.approx(0.95 * best[1200], abs=0.051)
-    assert by["ramp"] == pytest.approx(0.75 * best[60], abs=0.051)
+    assert by["20min"] == pytest.approx(0.95 * best[1200], abs=0.5)  # W: whole
+    assert by["ramp"] == pytest.approx(0.75 * best[60], abs=0.5)
     # The stranger's curve is theirs alone, and bad input is a 400.
     theirs = (await h.client.get("/api/curves/power", headers=stranger_auth)).json()
     assert theirs["activities"] == 1
@@ -246,14 +246,14 @@ async def test_training_summary_is_small_and_adds_up(harness: Harness) -> None:
     assert body["tsb"] == pytest.approx(pmc.tsb[-1], abs=0.05)
     assert body["last_4_weeks"]["ride"]["sessions"] == 28
     assert body["last_4_weeks"]["run"]["sessions"] == 10  # k = 0, 3, ..., 27
-    assert body["recent_bests"]["power_1200s"] == round(300 + 3000 / 1200)
+    assert body["recent_bests"]["power_1200s_w"] == round(300 + 3000 / 1200)
     assert body["recent_bests"]["vdot"] == pytest.approx(
         round(max(an.vdot_from_race(5000, 1197.0), an.vdot_from_race(10000, 2481.0)), 1))
     # Zones: 28 days of rides, summed by hand; Seiler's shares from L1-2 / L3-4 / L5-7.
     zones = (await h.client.get("/api/zone-distribution", headers=auth)).json()
     assert [z["seconds"] for z in zones["zones"]] == [28 * s for s in
                                                       (600, 1800, 600, 300, 200, 100, 0)]
-    assert zones["three_zone"]["low"] == pytest.approx(2400 / 3600, abs=1e-3)
+    assert zones["three_zone"]["low_share"] == pytest.approx(2400 / 3600, abs=1e-3)
     efforts = (await h.client.get("/api/best-efforts", headers=auth)).json()
     assert {e["distance"]: e["time_s"] for e in efforts["efforts"]} == {
         "5km": 1197.0, "10km": 2481.0}
@@ -276,13 +276,13 @@ async def test_load_risk_against_the_engine(harness: Harness) -> None:
                              "metrics": {"load": v}} for k, v in enumerate(loads)])
     body = (await h.client.get("/api/load-risk", headers=auth)).json()
     series = np.array(loads)
-    assert body["acwr_rolling"] == pytest.approx(an.acwr_rolling(series)[-1], abs=5e-4)
+    assert body["acwr_rolling"] == pytest.approx(an.acwr_rolling(series)[-1], abs=5e-3)
     assert body["acwr_ewma"] == pytest.approx(an.acwr_ewma(series)[-1], abs=5e-4)
     ms = an.monotony_strain(series)
-    assert body["monotony"] == pytest.approx(ms.monotony[-1], abs=5e-4)
-    assert body["strain"] == pytest.approx(ms.strain[-1], abs=0.05)
+    assert body["monotony"] == pytest.approx(ms.monotony[-1], abs=5e-3)
+    assert body["strain"] == round(ms.strain[-1])
     pmc = an.ctl_atl_tsb(series)
-    assert body["ramp_rate"] == pytest.approx(pmc.ctl[-1] - pmc.ctl[-8], abs=0.005)
+    assert body["ramp_rate"] == pytest.approx(pmc.ctl[-1] - pmc.ctl[-8], abs=0.05)  # CTL points to 0.1
 
 
 # -- running calculators ------------------------------------------------------------------------
@@ -301,7 +301,7 @@ async def test_race_prediction_matches_daniels_table_and_riegel(harness: Harness
         vdot = next(p for p in body["predictions"] if p["method"] == "vdot")
         riegel = next(p for p in body["predictions"] if p["method"] == "riegel")
         assert vdot["time_s"] == pytest.approx(seconds, rel=0.003)
-        assert riegel["time_s"] == pytest.approx(1197 * (target / 5000) ** 1.06, abs=0.05)
+        assert riegel["time_s"] == pytest.approx(1197 * (target / 5000) ** 1.06, abs=0.5)  # whole s
     http = (await harness.client.get("/api/race-prediction", headers=auth, params={
         "distance_m": 5000, "time_s": 1197, "target_distance_m": 42195})).json()
     assert http == tool["structuredContent"]

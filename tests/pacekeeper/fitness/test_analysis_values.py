@@ -76,7 +76,7 @@ async def test_hr_and_pace_curves_are_the_best_of_the_stored_curves(harness: Har
     for p in pace["points"]:
         speed, index = best[p["duration_s"]]
         assert p["speed_mps"] == pytest.approx(speed)
-        assert p["pace_s_per_km"] == pytest.approx(round(1000 / speed, 1))
+        assert p["pace_s_per_km"] == round(1000 / speed)
         assert p["activity_id"] == str(ids[index])
     http = await h.client.get("/api/curves/pace", headers=auth,
                               params={"durations_s": "5,60,300,1200"})
@@ -85,7 +85,7 @@ async def test_hr_and_pace_curves_are_the_best_of_the_stored_curves(harness: Har
              )["structuredContent"]
     assert [p["speed_mps"] for p in rides["points"]] == [13.0]
     # 1000 / 13 m/s = 76.9 s per km
-    assert rides["points"][0]["pace_s_per_km"] == 76.9
+    assert rides["points"][0]["pace_s_per_km"] == 77  # s/km: whole
 
 
 async def test_weekly_load_and_periods_add_up_by_hand(harness: Harness) -> None:
@@ -110,10 +110,10 @@ async def test_weekly_load_and_periods_add_up_by_hand(harness: Harness) -> None:
     assert [w["week"] for w in weekly["weeks"]] == [last_monday.isoformat(),
                                                     monday.isoformat()]
     before, now = weekly["weeks"]
-    assert before["load"] == 170.0 and before["moving_hours"] == 2.75
+    assert before["load"] == 170.0 and before["moving_hours"] == 2.8  # 2.75 h, to 0.1 h
     assert before["by_sport"] == {
         "ride": {"sessions": 1, "moving_hours": 2.0, "km": 60.0, "load": 120.0},
-        "run": {"sessions": 1, "moving_hours": 0.75, "km": 10.0, "load": 50.0}}
+        "run": {"sessions": 1, "moving_hours": 0.8, "km": 10.0, "load": 50.0}}
     assert now["by_sport"] == {"ride": {"sessions": 1, "moving_hours": 1.0, "km": 30.0,
                                         "load": 70.0}}
     http = (await h.client.get("/api/weekly-load", headers=auth, params={"weeks": 2})).json()
@@ -132,9 +132,9 @@ async def test_weekly_load_and_periods_add_up_by_hand(harness: Harness) -> None:
     assert both["a"]["load"] == 170 and both["b"]["load"] == 70
     assert both["a"]["load_per_week"] == 170
     assert both["b"]["load_per_week"] == round(70 / days_b * 7)
-    assert (both["a"]["power_5min"], both["a"]["power_20min"]) == (330, 280)
-    assert (both["b"]["power_5min"], both["b"]["power_20min"]) == (345, 270)
-    assert both["change"]["load"] == -100 and both["change"]["power_5min"] == 15
+    assert (both["a"]["power_5min_w"], both["a"]["power_20min_w"]) == (330, 280)
+    assert (both["b"]["power_5min_w"], both["b"]["power_20min_w"]) == (345, 270)
+    assert both["change"]["load"] == -100 and both["change"]["power_5min_w"] == 15
     assert both["change"]["km"] == -40 and both["change"]["activities"] == -1
     # CTL at the end of A: the plain loop over A's seven days (nothing before them).
     ctl = plain_pmc((120.0, 0.0, 50.0, 0.0, 0.0, 0.0, 0.0))[-1][0]

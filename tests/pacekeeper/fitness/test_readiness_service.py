@@ -145,21 +145,26 @@ async def _readiness(h: Harness, auth: dict[str, str], day: date | None = None
 def _check(body: dict[str, Any], score: float, inputs: dict[str, dict[str, float]],
            own: dict[str, float | None] | None = None) -> None:
     """``own``: the day's own HRV and resting HR (what the daily summary shows, issue 27
-    item 12): an input's ``value``; the 7-day mean it is scored on is ``mean_7d``."""
+    item 12): an input's ``value``; the 7-day mean it is scored on is ``mean_7d``. Each
+    figure is rounded by the input's unit (issue 27 item 14): HRV to 0.1 ms, heart rate
+    to the beat, sleep to 0.1 h, TSB to 0.1."""
     assert body["score"] == round(score)
     assert {i["name"] for i in body["inputs"]} == set(inputs)
     for got in body["inputs"]:
         want = inputs[got["name"]]
         assert got["weight"] == WEIGHTS[got["name"]]
+        places = {"hrv": 1, "resting_hr": 0, "sleep_duration": 1, "sleep_score": 0,
+                  "tsb": 1}[got["name"]]
+        half = 0.5 / 10 ** places + 1e-9
         if got["name"] in ("hrv", "resting_hr"):
-            assert abs(got["mean_7d"] - want["value"]) <= 0.005 + 1e-9
+            assert abs(got["mean_7d"] - want["value"]) <= half
             day_value = (own or {}).get(got["name"])
-            assert got["value"] == (None if day_value is None else round(day_value, 2))
+            assert got["value"] == (None if day_value is None else round(day_value, places))
         else:
-            assert abs(got["value"] - want["value"]) <= 0.005 + 1e-9
-        assert abs(got["baseline"] - want["baseline"]) <= 0.005 + 1e-9
+            assert abs(got["value"] - want["value"]) <= half
+        assert abs(got["baseline"] - want["baseline"]) <= half
         assert abs(got["z"] - want["z"]) <= 0.005 + 1e-9
-        assert abs(got["points"] - want["points"]) <= 0.05 + 1e-9
+        assert abs(got["score_points"] - want["points"]) <= 0.05 + 1e-9
     names = ", ".join(i["name"] for i in body["inputs"])
     assert body["summary"].split("; without ")[0].endswith(f"from {names}")
 

@@ -124,14 +124,14 @@ async def test_running_power_never_feeds_cycling_figures(harness: Harness) -> No
                                 params={"durations_s": "300,1200"})).json()
     assert curve["sport"] == "ride" and curve["activities"] == 2
     watts = {p["duration_s"]: p["watts"] for p in curve["points"]}
-    assert watts[1200] == pytest.approx(ride_curve[i20], abs=0.05)
-    assert watts[300] == pytest.approx(ride_curve[i5], abs=0.05)
+    assert watts[1200] == pytest.approx(ride_curve[i20], abs=0.5)  # W: whole
+    assert watts[300] == pytest.approx(ride_curve[i5], abs=0.5)  # W: whole
     tool = await mcp(h, auth, "get_power_curve", {"durations_s": [300, 1200]})
     assert tool["structuredContent"] == curve
     as_run = (await h.client.get("/api/curves/power", headers=auth,
                                  params={"durations_s": "1200", "sport": "run"})).json()
     assert as_run["sport"] == "run" and as_run["activities"] == 1
-    assert as_run["points"][0]["watts"] == pytest.approx(run_curve[i20], abs=0.05)
+    assert as_run["points"][0]["watts"] == pytest.approx(run_curve[i20], abs=0.5)
     one = (await h.client.get("/api/curves/power", headers=auth,
                               params={"activity_id": run_id, "durations_s": "60"})).json()
     assert one["sport"] == "run"
@@ -139,21 +139,21 @@ async def test_running_power_never_feeds_cycling_figures(harness: Harness) -> No
     ftp = (await h.client.get("/api/ftp-estimate", headers=auth)).json()
     assert ftp["sport"] == "ride"
     by = {e["method"]: e["watts"] for e in ftp["estimates"]}
-    assert by["20min"] == pytest.approx(0.95 * ride_curve[i20], abs=0.051)
+    assert by["20min"] == pytest.approx(0.95 * ride_curve[i20], abs=0.5)
     fit = an.critical_power_2p(STD, ride_curve, 180.0, 1200.0)
-    assert fit is not None and by["cp"] == pytest.approx(fit.cp, abs=0.051)
+    assert fit is not None and by["cp"] == pytest.approx(fit.cp, abs=0.5)
     assert ftp["current_ftp_watts"] == 200
     run_ftp = (await h.client.get("/api/ftp-estimate", headers=auth,
                                   params={"sport": "run"})).json()
     assert run_ftp["sport"] == "run"
     assert {e["method"]: e["watts"] for e in run_ftp["estimates"]}["20min"] == \
-        pytest.approx(0.95 * run_curve[i20], abs=0.051)
+        pytest.approx(0.95 * run_curve[i20], abs=0.5)
     assert run_ftp["current_ftp_watts"] == 240  # the run's own, not the cycling 200
 
     cp = (await h.client.get("/api/critical-power", headers=auth)).json()
     full = an.critical_power_2p(STD, ride_curve)
     assert full is not None and cp["sport"] == "ride"
-    assert cp["cp_watts"] == pytest.approx(full.cp, abs=0.05)
+    assert cp["cp_watts"] == pytest.approx(full.cp, abs=0.5)
     assert cp["w_prime_j"] == pytest.approx(full.w_prime, abs=0.5)
     tool_cp = await mcp(h, auth, "estimate_critical_power", {})
     assert tool_cp["structuredContent"] == cp
@@ -164,9 +164,9 @@ async def test_running_power_never_feeds_cycling_figures(harness: Harness) -> No
 
     # The summaries' power bests are the rides' too.
     summary = (await h.client.get("/api/training-summary", headers=auth)).json()
-    assert summary["recent_bests"]["power_1200s"] == round(ride_curve[i20])
+    assert summary["recent_bests"]["power_1200s_w"] == round(ride_curve[i20])
     period = (await h.client.get("/api/period-summary", headers=auth)).json()
-    assert period["power_20min"] == round(ride_curve[i20])
+    assert period["power_20min_w"] == round(ride_curve[i20])
 
     # Power zones: the rides' seconds alone, in Coggan's levels of the cycling FTP.
     bounds = np.array([0, 0.55, 0.75, 0.90, 1.05, 1.20, 1.50]) * 200

@@ -140,6 +140,9 @@ def possible_efforts(stored: dict[str, float | None] | None) -> dict[str, float]
 
 READINESS_INPUTS: Final = {"hrv": ("hrv",), "resting_hr": ("resting_hr",),
                             "sleep": ("sleep_duration", "sleep_score"), "training": ("tsb",)}
+# Each readiness input's unit, beside its figures (TSB is in TSS points).
+READINESS_UNITS: Final = {"hrv": "ms", "resting_hr": "bpm", "sleep_duration": "h",
+                          "sleep_score": "score", "tsb": "TSS"}
 READINESS_NONE: Final = ("no HRV, resting heart rate or sleep recorded and no training "
                          "load: connect a device that records them on the Connections page, "
                          "or import activities (import_activity) for a training load")
@@ -163,12 +166,20 @@ WHERE_DAYS = 30  # an activity older than this says nothing of where its athlete
 
 
 
+# The unit of a goal's value (and of a feasibility's required / current figures) beside
+# them, in the suffix vocabulary of answers (docs/fitness.md): a race is rated in VDOT.
+GOAL_UNITS: Final = {"race": "VDOT", "ftp": "W", "weight": "kg", "volume": "h_per_week"}
+
+
 def goal_json(goal: Goal) -> dict[str, Any]:
-    return {"id": str(goal.id), "kind": goal.kind, "name": goal.name,
-            "date": goal.target_date.isoformat() if goal.target_date else None,
-            "sport": goal.sport, "distance_m": goal.distance_m, "time_s": goal.time_s,
-            "value": goal.value,
-            "created_at": goal.created_at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")}
+    out = {"id": str(goal.id), "kind": goal.kind, "name": goal.name,
+           "date": goal.target_date.isoformat() if goal.target_date else None,
+           "sport": goal.sport, "distance_m": goal.distance_m, "time_s": goal.time_s,
+           "value": goal.value,
+           "created_at": goal.created_at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")}
+    if goal.value is not None:
+        out["unit"] = GOAL_UNITS.get(goal.kind, "")
+    return out
 
 
 def goal_line(goal: Goal) -> str:

@@ -13,7 +13,9 @@ import numpy as np
 
 from pacekeeper.fitness import analytics as an
 from pacekeeper.fitness._errors import ActivityNotFound, FitnessInputError
+from pacekeeper.fitness._figures import METRIC_NAMES, SPEED_METRICS, speed_figure
 from pacekeeper.fitness._records import Owner
+from pacekeeper.fitness._settings import SettingsHistory
 from pacekeeper.fitness.analysis._common import (
     _CURVE_KEY,
     _INDEX,
@@ -48,23 +50,39 @@ class CompareAnalysis(PhysiologyAnalysis):
         if found is None:
             raise ActivityNotFound("no such activity")
         m = found.metrics
-        metrics = {k: _r(m.get(k), 3) if isinstance(m.get(k), float) else m.get(k)
-                   for k in self._HEAD if m.get(k) is not None}
+        day = local_day(found.start_at, found.utc_offset_s)
+        units = SettingsHistory(await self.store.settings(owner.user_id)).on(day).get(
+            "units") or "metric"  # a run's pace per km or per mile, as the person reads
+        # Named with their units (rounded by those at the tool: _figures.rounded_answer).
+        metrics: dict[str, Any] = {}
+        for k in self._HEAD:
+            value = m.get(k)
+            if value is None:
+                continue
+            figure = speed_figure(found.sport, k, value, units) if k in SPEED_METRICS else (
+                METRIC_NAMES.get(k, k), value)
+            if figure is not None:
+                metrics[figure[0]] = figure[1]
         zones: dict[str, Any] = {}
         for kind, key in (("power", "time_in_power_zones"), ("hr", "time_in_hr_zones"),
                           ("pace", "time_in_pace_zones")):
             if m.get(key):
                 zones[kind] = [_r(s, 0) for s in m[key]]
         peaks: dict[str, Any] = {}
-        for kind in ("power", "hr", "pace"):
+        for kind, unit in (("power", "_w"), ("hr", "_bpm"), ("pace", "")):
             c = aligned(m.get(_CURVE_KEY[kind]), m.get("curve_durations"))
             for d in (5, 60, 300, 1200, 3600):
-                if math.isfinite(c[_INDEX[d]]):
-                    peaks[f"{kind}_{d}s"] = _r(float(c[_INDEX[d]]), 1 if kind != "pace" else 3)
+                if not math.isfinite(c[_INDEX[d]]):
+                    continue
+                best = float(c[_INDEX[d]])
+                figure = (speed_figure(found.sport, f"speed_{d}s", best, units)
+                          if kind == "pace"
+                          else (f"{kind}_{d}s{unit}", best))
+                if figure is not None:
+                    peaks[figure[0]] = figure[1]
         ftp = None
         if m.get("power_zone_bounds"):
             ftp = _r(m["power_zone_bounds"][1] / an.COGGAN_POWER_ZONES[1], 0)
-        day = local_day(found.start_at, found.utc_offset_s)
         stale = await self.recomputing(owner)
         head = [f"{found.sport} {day}", f"{(found.distance_m or 0) / 1000:.1f} km",
                 _hms(moving_seconds(found)) + " moving"]
@@ -81,8 +99,8 @@ class CompareAnalysis(PhysiologyAnalysis):
                 "date": day.isoformat(), "elapsed_s": _r(found.elapsed_s, 0),
                 "moving_s": _r(found.moving_s, 0), "distance_m": _r(found.distance_m, 0),
                 "metrics": metrics, "time_in_zones_s": zones, "peaks": peaks,
-                "ftp_used_watts": ftp, "best_efforts": {
-                    k: _r(v, 1) for k, v in possible_efforts(m.get("best_efforts")).items()},
+                "ftp_used_watts": ftp,
+                "best_efforts_s": possible_efforts(m.get("best_efforts")),
                 "recomputing": stale}
 
     async def compare_activities(self, owner: Owner, ids: Sequence[str]
@@ -118,8 +136,8 @@ class CompareAnalysis(PhysiologyAnalysis):
             "load": _r(float(loads.sum()), 0),
             "load_per_week": _r(float(loads.sum()) / len(loads) * 7.0, 0),
             "mean_ctl": _r(float(p.ctl.mean()), 1), "end_ctl": _r(float(p.ctl[-1]), 1),
-            "power_5min": _r(float(best[_INDEX[300]]), 0),
-            "power_20min": _r(float(best[_INDEX[1200]]), 0),
+            "power_5min_w": _r(float(best[_INDEX[300]]), 0),
+            "power_20min_w": _r(float(best[_INDEX[1200]]), 0),
             "by_sport": totals,
         }
 
@@ -141,7 +159,7 @@ class CompareAnalysis(PhysiologyAnalysis):
         pb: dict[str, Any] = {**await self.period_stats(owner, b1, b2)}
         change: dict[str, float | None] = {}
         for k in ("activities", "moving_hours", "km", "load", "load_per_week", "mean_ctl",
-                  "power_5min", "power_20min"):
+                  "power_5min_w", "power_20min_w"):
             x, y = pa.get(k), pb.get(k)
             change[k] = _r(y - x, 1) if x is not None and y is not None else None
         return {"summary": f"B vs A: load/week {pb['load_per_week']} vs {pa['load_per_week']}"
@@ -168,8 +186,8 @@ class CompareAnalysis(PhysiologyAnalysis):
         if t is not None:
             add("weekly_load_trend",
                 f"weekly load {t.direction} ({t.slope_per_day:+.1f} per week, p = "
-                f"{t.p_value:.3f})", slope_per_week=_r(t.slope_per_day, 2),
-                p_value=_r(t.p_value, 4), direction=t.direction)
+                f"{t.p_value:.3f})", slope_load_per_week=_r(t.slope_per_day, 2),
+                p_value=_r(t.p_value, 3), direction=t.direction)
         hours = np.zeros(weeks)
         longest: dict[str, np.ndarray] = {}
         days: Counter[str] = Counter()
@@ -186,14 +204,14 @@ class CompareAnalysis(PhysiologyAnalysis):
         if th is not None:
             add("weekly_hours_trend", f"weekly moving hours {th.direction} "
                 f"({th.slope_per_day:+.2f} h per week, p = {th.p_value:.3f})",
-                slope_per_week=_r(th.slope_per_day, 3), p_value=_r(th.p_value, 4),
+                slope_h_per_week=_r(th.slope_per_day, 2), p_value=_r(th.p_value, 3),
                 direction=th.direction)
         for sport, arr in sorted(longest.items()):
             tl = an.trend(arr)
             if tl is not None:
                 add(f"long_{sport}_progression", f"longest {sport} per week {tl.direction} "
                     f"({tl.slope_per_day * 60:+.1f} min per week, p = {tl.p_value:.3f})",
-                    slope_min_per_week=_r(tl.slope_per_day * 60, 2), p_value=_r(tl.p_value, 4),
+                    slope_min_per_week=_r(tl.slope_per_day * 60, 2), p_value=_r(tl.p_value, 3),
                     direction=tl.direction)
         kinds: tuple[Literal["power", "hr"], ...] = ("power", "hr")
         for kind in kinds:
@@ -202,8 +220,9 @@ class CompareAnalysis(PhysiologyAnalysis):
             if dist["distribution"] is not None:
                 tz = dist["three_zone"]
                 add("intensity_distribution", f"{dist['distribution']} by {kind}: low "
-                    f"{tz['low']:.0%}, moderate {tz['moderate']:.0%}, high {tz['high']:.0%}"
-                    + ("" if tz["low"] >= 0.75 else " (less than the 75-80 % easy of "
+                    f"{tz['low_share']:.0%}, moderate {tz['moderate_share']:.0%}, high "
+                    f"{tz['high_share']:.0%}"
+                    + ("" if tz["low_share"] >= 0.75 else " (less than the 75-80 % easy of "
                        "Seiler's 80/20)"), basis=kind, **tz)
                 break
         active_weeks = int(np.sum(weekly > 0))

@@ -31,6 +31,7 @@ from pacekeeper.fitness.analysis._results import (
     CurveHead,
     HrCurve,
     PaceCurve,
+    PacePoint,
     PowerCurve,
 )
 from pacekeeper.fitness.analytics._types import FloatArray
@@ -96,7 +97,7 @@ class CurveAnalysis(AnalysisBase):
             if math.isfinite(v):
                 found_at.append((d, v, *sources[_INDEX[d]]))
         unit = {"power": "W", "hr": "bpm", "pace": "m/s"}[kind]
-        digits = 3 if kind == "pace" else 1  # the point's value field's rounding
+        digits = 2 if kind == "pace" else 0  # the point's value field's rounding
         text = ", ".join(f"{_hms(d)} {_r(v, digits)}"
                          for d, v, _, _ in found_at if d in (5, 60, 300, 1200, 3600))
         summary = (f"{kind} curve ({sport or 'all sports'}), {where} ({rows_n} activities): "
@@ -110,19 +111,26 @@ class CurveAnalysis(AnalysisBase):
                     "from": span[0], "to": span[1], "activities": rows_n}
         if kind == "power":
             power: PowerCurve = {**head, "points": [
-                {"duration_s": d, "watts": _r(v, 1), "activity_id": a, "date": day}
+                {"duration_s": d, "watts": v, "activity_id": a, "date": day}
                 for d, v, a, day in found_at]}
             return power
         if kind == "hr":
             hr: HrCurve = {**head, "points": [
-                {"duration_s": d, "bpm": _r(v, 1), "activity_id": a, "date": day}
+                {"duration_s": d, "bpm": v, "activity_id": a, "date": day}
                 for d, v, a, day in found_at]}
             return hr
-        pace: PaceCurve = {**head, "points": [
-            {"duration_s": d, "speed_mps": _r(v, 3),
-             "pace_s_per_km": _r(1000.0 / v, 1) if v > 0 else None,
-             "activity_id": a, "date": day}
-            for d, v, a, day in found_at]}
+        # Full precision: the tool rounds by unit (_figures.rounded_answer) once; a
+        # tenth first read 190.52 W as 190.5, then 190. A swim's pace is per 100 m.
+        points: list[PacePoint] = []
+        for d, v, a, day in found_at:
+            point: PacePoint = {"duration_s": d, "speed_mps": v, "activity_id": a,
+                                "date": day}
+            if sport == "swim":
+                point["pace_s_per_100m"] = 100.0 / v if v > 0 else None
+            else:
+                point["pace_s_per_km"] = 1000.0 / v if v > 0 else None
+            points.append(point)
+        pace: PaceCurve = {**head, "points": points}
         return pace
 
     @staticmethod
@@ -146,8 +154,8 @@ class CurveAnalysis(AnalysisBase):
             if name not in efforts:
                 continue
             t, aid, day = efforts[name]
-            out.append({"distance": name, "distance_m": meters, "time_s": _r(t, 1),
-                        "time": _hms(t), "pace_s_per_km": _r(t / meters * 1000.0, 1),
+            out.append({"distance": name, "distance_m": meters, "time_s": _r(t, 0),
+                        "time": _hms(t), "pace_s_per_km": _r(t / meters * 1000.0, 0),
                         "vdot": _r(an.vdot_from_race(meters, t), 1) if meters >= 1609 else None,
                         "activity_id": aid, "date": day})
         vdot = self._vdot(efforts)

@@ -17,6 +17,7 @@ from pacekeeper.fitness._records import Goal, Owner
 from pacekeeper.fitness._settings import SettingsHistory
 from pacekeeper.fitness.analysis._common import (
     GOAL_KINDS,
+    GOAL_UNITS,
     MAX_GOALS,
     POWER_SPORT,
     GoalNotFound,
@@ -46,6 +47,7 @@ class FeasibilityHead(TypedDict):
     goal: dict[str, Any]
     weeks_left: float | None
     model: str
+    unit: NotRequired[str]  # of required and current (GOAL_UNITS)
     required: NotRequired[Any]  # the goal's own figure, as stored
     predicted_time_s: NotRequired[float | None]
     current: NotRequired[Any]  # a setting's figure as stored, or a rounded estimate
@@ -110,7 +112,7 @@ class GoalAnalysis(PhysiologyAnalysis):
         # Every answer names its model first: its kind's (volume's for any other kind).
         model = FEASIBILITY_MODELS.get(goal.kind, FEASIBILITY_MODELS["volume"])
         out: FeasibilityHead = {"goal": goal_json(goal), "weeks_left": _r(weeks, 1),
-                                "model": model}
+                                "model": model, "unit": GOAL_UNITS.get(goal.kind, "")}
         verdict: Verdict
         if goal.kind == "race":
             assert goal.distance_m is not None

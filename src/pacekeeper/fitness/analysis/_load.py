@@ -23,6 +23,7 @@ from pacekeeper.fitness.analysis._common import (
     POWER_SPORT,
     READINESS_INPUTS,
     READINESS_NONE,
+    READINESS_UNITS,
     _hms,
     _r,
     _score,
@@ -105,12 +106,12 @@ class LoadAnalysis(AnalysisBase):
             "summary": f"{day}: load risk {risk}; ACWR {_r(acwr, 2)}, monotony {_r(mono, 2)}, "
                        f"strain {_r(float(ms.strain[-1]), 0)}, ramp {_r(ramp)} CTL/week",
             "date": day.isoformat(), "risk": risk,
-            "acwr_rolling": _r(acwr, 3), "acwr_ewma": _r(ewma, 3),
+            "acwr_rolling": _r(acwr, 2), "acwr_ewma": _r(ewma, 2),
             "acute_load_7d": _r(float(loads[-7:].sum())),
             "chronic_load_28d_mean": _r(float(loads[-28:].mean())),
-            "monotony": _r(mono, 3), "strain": _r(float(ms.strain[-1])),
+            "monotony": _r(mono, 2), "strain": _r(float(ms.strain[-1]), 0),
             "weekly_load": _r(float(ms.weekly_load[-1])),
-            "ramp_rate": _r(ramp, 2), "ctl": _r(float(p.ctl[-1])), "atl": _r(float(p.atl[-1])),
+            "ramp_rate": _r(ramp, 1), "ctl": _r(float(p.ctl[-1])), "atl": _r(float(p.atl[-1])),
             "flags": flags,
         }
 
@@ -149,12 +150,13 @@ class LoadAnalysis(AnalysisBase):
         own = {"hrv": today.get("hrv_rmssd_ms"), "resting_hr": today.get("resting_hr")}
         inputs: list[dict[str, Any]] = []
         for i in result.inputs:
-            item: dict[str, Any] = {"name": i.name, "value": _r(i.value, 2)}
+            # The unit beside the figures (value, mean_7d, baseline): an input's own.
+            item: dict[str, Any] = {"name": i.name, "unit": READINESS_UNITS[i.name],
+                                    "value": i.value}
             if i.name in own:  # scored on the 7-day mean; the day's own figure shown
-                item = {"name": i.name, "value": _r(own[i.name], 2),
-                        "mean_7d": _r(i.value, 2)}
-            inputs.append({**item, "baseline": _r(i.baseline, 2), "z": _r(i.z, 2),
-                           "weight": i.weight, "points": _r(i.contribution, 1)})
+                item = {**item, "value": own[i.name], "mean_7d": i.value}
+            inputs.append({**item, "baseline": i.baseline, "z": i.z,
+                           "weight": i.weight, "score_points": i.contribution})
         score = round(result.score)
         level = "high" if score >= 65 else "normal" if score >= 40 else "low"
         used = ", ".join(i["name"] for i in inputs)
@@ -192,7 +194,7 @@ class LoadAnalysis(AnalysisBase):
             "state": state, "advice": advice, "tsb": _r(form), "ctl": _r(ctl),
             "atl": _r(atl), "readiness": score,
             "days_since_hard_session": since,
-            "load_last_7_days": _r(float(loads[-7:].sum())),
+            "load_7d": _r(float(loads[-7:].sum())),
         }
 
     async def weekly_load(self, owner: Owner, weeks: int) -> WeeklyLoad:
@@ -216,13 +218,13 @@ class LoadAnalysis(AnalysisBase):
         for k in range(weeks):
             week = first + timedelta(weeks=k)
             sports = {s: {"sessions": int(v["sessions"]),
-                          "moving_hours": _r(v["moving_hours"], 2),
+                          "moving_hours": _r(v["moving_hours"], 1),
                           "km": _r(v["km"]), "load": _r(v["load"])}
                       for s, v in sorted(table.get(week, {}).items())}
             out.append({"week": week.isoformat(),
                         "load": _r(sum(v["load"] for v in table.get(week, {}).values())),
                         "moving_hours": _r(sum(v["moving_hours"]
-                                               for v in table.get(week, {}).values()), 2),
+                                               for v in table.get(week, {}).values()), 1),
                         "by_sport": sports})
         loads = [w["load"] or 0.0 for w in out]
         return {"summary": f"{weeks} weeks from {first}: mean load "
@@ -261,7 +263,7 @@ class LoadAnalysis(AnalysisBase):
         for d in (5, 60, 300, 1200):
             v = power[_INDEX[d]]
             if math.isfinite(v):
-                out[f"power_{d}s"] = round(float(v))
+                out[f"power_{d}s_w"] = float(v)
         efforts = await self._efforts(owner, first, day)
         for name in ("5km", "10km", "half_marathon"):
             if name in efforts:

@@ -65,8 +65,8 @@ class PhysiologyAnalysis(AnalysisBase):
         summary = (f"{sport} CP {fit.cp:.0f} W, W' {fit.w_prime / 1000:.1f} kJ (R^2 "
                    f"{fit.r_squared:.3f}, {model}, {first} to {last})")
         return {"summary": summary, "sport": sport, "model": model, "from": first.isoformat(),
-                "to": last.isoformat(), "cp_watts": _r(fit.cp, 1),
-                "w_prime_j": _r(fit.w_prime, 0), "r_squared": _r(fit.r_squared, 4),
+                "to": last.isoformat(), "cp_watts": _r(fit.cp, 0),
+                "w_prime_j": _r(fit.w_prime, 0), "r_squared": _r(fit.r_squared, 3),
                 "p_max_watts": _r(fit.p_max, 0), "points": used,
                 "window_s": list(window)}
 
@@ -81,15 +81,15 @@ class PhysiologyAnalysis(AnalysisBase):
         estimates: list[dict[str, Any]] = []
         p20, p1 = float(best[_INDEX[1200]]), float(best[_INDEX[60]])
         if math.isfinite(p20):
-            estimates.append({"method": "20min", "watts": _r(an.ftp_from_20min(p20), 1),
+            estimates.append({"method": "20min", "watts": _r(an.ftp_from_20min(p20), 0),
                               "basis": f"95 % of the best 20 min ({p20:.0f} W)"})
         cp = an.critical_power_2p(ds, best, 180.0, 1200.0)
         if cp is not None:
-            estimates.append({"method": "cp", "watts": _r(cp.cp, 1),
+            estimates.append({"method": "cp", "watts": _r(cp.cp, 0),
                               "basis": f"2-parameter CP from 3-20 min bests, R^2 "
                                        f"{cp.r_squared:.3f}"})
         if math.isfinite(p1):
-            estimates.append({"method": "ramp", "watts": _r(an.ftp_from_ramp(p1), 1),
+            estimates.append({"method": "ramp", "watts": _r(an.ftp_from_ramp(p1), 0),
                               "basis": f"75 % of the best 1 min ({p1:.0f} W): only valid "
                                        "if that minute ended a ramp test"})
         detection = an.detect_new_ftp(ds, best, current)
@@ -103,7 +103,7 @@ class PhysiologyAnalysis(AnalysisBase):
             summary = f"no 20 min best or good CP fit; current FTP {current or 'not set'}"
         return {"summary": summary, "sport": sport, "from": first.isoformat(),
                 "to": last.isoformat(),
-                "estimate_watts": _r(detection.estimate, 1) if detection else None,
+                "estimate_watts": _r(detection.estimate, 0) if detection else None,
                 "source": detection.source if detection else None,
                 "current_ftp_watts": current,
                 "improved": detection.improved if detection else False,
@@ -158,9 +158,9 @@ class PhysiologyAnalysis(AnalysisBase):
                        f"empty from {_hms(int(np.argmax(bal < 0)))}; {warning}")
         out: WPrimeBalance = {
             "summary": summary, "activity_id": str(found.id), "model": model,
-            "cp_watts": _r(cp_f, 1), "w_prime_j": _r(w_f, 0), "basis": basis,
+            "cp_watts": _r(cp_f, 0), "w_prime_j": _r(w_f, 0), "basis": basis,
             "min_w_prime_bal_j": _r(float(bal[low]), 0), "min_at_s": low,
-            "seconds_below_25pct": int(below), "series": series}
+            "time_below_25pct_s": int(below), "series": series}
         if warning is not None:
             out["warning"] = warning
         return out
@@ -211,9 +211,9 @@ class PhysiologyAnalysis(AnalysisBase):
                 "zone_model": model or {"power": "coggan", "pace": "friel_pace",
                                         "hr": "none"}[kind],
                 "zones": zones,
-                "three_zone": {"low": _r(dist.zone1, 3), "moderate": _r(dist.zone2, 3),
-                               "high": _r(dist.zone3, 3),
-                               "polarization_index": _r(dist.polarization_index, 3)},
+                "three_zone": {"low_share": dist.zone1, "moderate_share": dist.zone2,
+                               "high_share": dist.zone3,
+                               "polarization_index": dist.polarization_index},
                 "distribution": shape}
 
     async def _no_zones(self, owner: Owner, kind: Literal["power", "hr", "pace"],
@@ -228,8 +228,8 @@ class PhysiologyAnalysis(AnalysisBase):
         return {"summary": f"{kind} zones {first} to {last}: none; {reason}",
                 "kind": kind, "from": first.isoformat(), "to": last.isoformat(),
                 "activities": 0, "zone_model": None, "zones": [],
-                "three_zone": {"low": None, "moderate": None, "high": None,
-                               "polarization_index": None},
+                "three_zone": {"low_share": None, "moderate_share": None,
+                               "high_share": None, "polarization_index": None},
                 "distribution": None, "missing": missing}
 
     async def vo2max(self, owner: Owner) -> Vo2max:

@@ -105,7 +105,7 @@ class PlanningAnalysis(LoadAnalysis, GoalAnalysis):
                            f"{total / 60:.1f} h; {why}",
                 "phase": phase, "week_of": monday.isoformat(), "target_load": _r(weekly, 0),
                 "ctl": _r(ctl), "tsb_tomorrow": _r(form), "readiness": score,
-                "easy_share_of_time": _r(1 - hard / total, 2) if total else None,
+                "easy_time_share": _r(1 - hard / total, 2) if total else None,
                 "rationale": why, "sessions": sessions,
                 "goal": goal_json(goal) if goal else None}
 

@@ -74,6 +74,7 @@ class PacePoint(TypedDict):
     duration_s: int
     speed_mps: NotRequired[float | None]
     pace_s_per_km: NotRequired[float | None]
+    pace_s_per_100m: NotRequired[Hidden[float | None]]  # a swim's, instead
     activity_id: str
     date: str
 
@@ -166,7 +167,7 @@ class RecoveryStatus(Result):
     atl: float | None
     readiness: int | None
     days_since_hard_session: int | None
-    load_last_7_days: NotRequired[Hidden[float | None]]
+    load_7d: NotRequired[Hidden[float | None]]
 
 
 class WeeklyLoad(Result):
@@ -207,7 +208,7 @@ class WPrimeBalance(Result):
     min_at_s: int
     series: list[dict[str, Any]]
     basis: NotRequired[Hidden[str]]
-    seconds_below_25pct: NotRequired[Hidden[int]]
+    time_below_25pct_s: NotRequired[Hidden[int]]
     warning: NotRequired[Hidden[str]]
 
 
@@ -242,7 +243,7 @@ class ActivityAnalysis(Result):
     moving_s: NotRequired[Hidden[float | None]]
     distance_m: NotRequired[Hidden[float | None]]
     ftp_used_watts: NotRequired[Hidden[float | None]]
-    best_efforts: NotRequired[Hidden[dict[str, float | None]]]
+    best_efforts_s: NotRequired[Hidden[dict[str, float]]]
 
 
 class ActivityComparison(Result):
@@ -262,7 +263,8 @@ PeriodFigures = TypedDict("PeriodFigures", {
     "from": str, "to": str, "activities": int, "moving_hours": float | None,
     "elapsed_hours": float | None, "km": float | None, "load": float | None,
     "load_per_week": float | None, "mean_ctl": float | None, "end_ctl": float | None,
-    "power_5min": float | None, "power_20min": float | None, "by_sport": dict[str, Any]})
+    "power_5min_w": float | None, "power_20min_w": float | None,
+    "by_sport": dict[str, Any]})
 
 
 class PeriodStats(Result, Span):
@@ -275,8 +277,8 @@ class PeriodStats(Result, Span):
     load_per_week: NotRequired[Hidden[float | None]]
     mean_ctl: NotRequired[Hidden[float | None]]
     end_ctl: NotRequired[Hidden[float | None]]
-    power_5min: NotRequired[Hidden[float | None]]
-    power_20min: NotRequired[Hidden[float | None]]
+    power_5min_w: NotRequired[Hidden[float | None]]
+    power_20min_w: NotRequired[Hidden[float | None]]
 
 
 class Patterns(Result, Span):
@@ -302,6 +304,7 @@ class Feasibility(Result):
     model: str
     detail: str
     weeks_left: float | None
+    unit: NotRequired[Hidden[str]]
     required: NotRequired[Hidden[Any]]
     predicted_time_s: NotRequired[Hidden[float | None]]
     current: NotRequired[Hidden[Any]]
@@ -316,7 +319,7 @@ class TrainingWeek(Result):
     ctl: NotRequired[Hidden[float | None]]
     tsb_tomorrow: NotRequired[Hidden[float | None]]
     readiness: NotRequired[Hidden[int | None]]
-    easy_share_of_time: NotRequired[Hidden[float | None]]
+    easy_time_share: NotRequired[Hidden[float | None]]
     goal: NotRequired[Hidden[dict[str, Any] | None]]
 
 

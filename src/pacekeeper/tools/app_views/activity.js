@@ -10,12 +10,12 @@ PkView.start("pacekeeper-activity", (a) => {
     ["Distance", a.distance_m === null ? null : fmt(a.distance_m / 1000, 2, "km")],
     ["Time", a.elapsed_time_s ? hms(a.moving_time_s || a.elapsed_time_s) : null],
     ["Elevation gain", fmt(a.elevation_gain_m, 0, "m")], ["Avg heart rate", fmt(a.avg_hr_bpm, 0, "bpm")],
-    ["Avg power", fmt(a.avg_power_w, 0, "W")], ["Normalized power", fmt(m.normalized_power, 0, "W")],
+    ["Avg power", fmt(a.avg_power_w, 0, "W")], ["Normalized power", fmt(m.normalized_power_w, 0, "W")],
     ["Training load", fmt(m.load, 0)], ["Intensity factor", fmt(m.intensity_factor, 2)],
   ].filter((f) => f[1] !== null);
   const parts = [el("h1", {text: a.name || a.sport}), el("p", {class: "summary", text: [a.sport, (a.start_time || "").slice(0, 16).replace("T", " "), a.device].filter(Boolean).join(" · ")}),
     el("dl", {class: "facts"}, ...facts.map((f) => el("div", {}, el("dt", {text: f[0]}), el("dd", {text: f[1]}))))];
-  const curve = m.power_curve, durations = m.curve_durations;
+  const curve = m.power_curve_w, durations = m.curve_durations_s;
   if (Array.isArray(curve) && Array.isArray(durations) && curve.some((v) => v)) {
     const xs = [], ys = [];
     durations.forEach((d, i) => { if (d > 0 && curve[i]) { xs.push(d); ys.push(curve[i]); } });
@@ -27,7 +27,7 @@ PkView.start("pacekeeper-activity", (a) => {
   if (laps.length > 1) {
     parts.push(el("h1", {text: "Laps"}), el("table", {}, el("thead", {}, el("tr", {}, el("th", {text: "Lap"}), el("th", {text: "Time"}), el("th", {text: "km"}), el("th", {text: "W"}), el("th", {text: "bpm"}))),
       el("tbody", {}, ...laps.map((l, i) => el("tr", {}, el("td", {text: String(i + 1)}), el("td", {text: l.elapsed_s ? hms(l.elapsed_s) : ""}),
-        el("td", {text: fmt((l.distance_m || 0) / 1000, 2) || ""}), el("td", {text: fmt(l.avg_watts, 0) || ""}), el("td", {text: fmt(l.avg_heartrate, 0) || ""}))))));
+        el("td", {text: fmt((l.distance_m || 0) / 1000, 2) || ""}), el("td", {text: fmt(l.avg_power_w, 0) || ""}), el("td", {text: fmt(l.avg_hr_bpm, 0) || ""}))))));
   }
   main.replaceChildren(...parts);
 });
