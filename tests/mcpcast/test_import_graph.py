@@ -8,99 +8,28 @@ Every ``import`` counts, wherever it stands: in a function, or under ``TYPE_CHEC
 
 from __future__ import annotations
 
-import ast
-from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 
 import mcpcast
+from tests._import_graph import cycles, reachable, read_graph
 
 ROOT = Path(mcpcast.__file__).parent
 SERVER = "mcpcast._server"
 ENTRY = "mcpcast._asgi"
 
 
-def _module_name(path: Path) -> str:
-    parts = path.relative_to(ROOT.parent).with_suffix("").parts
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-
-
-def _imports(path: Path, modules: frozenset[str]) -> Iterator[str]:
-    """The mcpcast modules ``path`` imports (``from pkg import mod`` names the module)."""
-    name = _module_name(path)
-    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
-        if isinstance(node, ast.Import):
-            targets = [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")
-                base = base[: len(base) - node.level + 1]
-                source = ".".join([*base, node.module] if node.module else base)
-            else:
-                source = node.module or ""
-            targets = [f"{source}.{alias.name}" if f"{source}.{alias.name}" in modules
-                       else source for alias in node.names]
-        else:
-            continue
-        for target in targets:
-            if target in modules:
-                yield target
-
-
 @cache
 def graph() -> dict[str, frozenset[str]]:
-    paths = {_module_name(p): p for p in ROOT.rglob("*.py")}
-    modules = frozenset(paths)
-    return {name: frozenset(_imports(path, modules)) - {name} for name, path in paths.items()}
+    return read_graph(ROOT)
 
 
 def _reachable(start: str) -> set[str]:
-    edges = graph()
-    seen: set[str] = set()
-    todo = list(edges[start])
-    while todo:
-        module = todo.pop()
-        if module not in seen:
-            seen.add(module)
-            todo.extend(edges[module])
-    return seen
+    return reachable(graph(), start)
 
 
 def _cycles() -> list[list[str]]:
-    """Strongly connected components with more than one module (Tarjan)."""
-    edges = graph()
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    found: list[list[str]] = []
-
-    def visit(node: str) -> None:
-        index[node] = low[node] = len(index)
-        stack.append(node)
-        on_stack.add(node)
-        for nxt in sorted(edges[node]):
-            if nxt not in index:
-                visit(nxt)
-                low[node] = min(low[node], low[nxt])
-            elif nxt in on_stack:
-                low[node] = min(low[node], index[nxt])
-        if low[node] == index[node]:
-            component = []
-            while True:
-                member = stack.pop()
-                on_stack.discard(member)
-                component.append(member)
-                if member == node:
-                    break
-            if len(component) > 1:
-                found.append(sorted(component))
-
-    for node in sorted(edges):
-        if node not in index:
-            visit(node)
-    return found
+    return cycles(graph())
 
 
 def transports() -> set[str]:

@@ -9,7 +9,8 @@ for mcpcast. Run that helper as a script to print the unit graph.
 
 from __future__ import annotations
 
-from tests.pacekeeper._import_graph import cycles, graph, reachable, unit, unit_graph
+from tests._import_graph import cycles, reachable
+from tests.pacekeeper._import_graph import graph, unit, unit_graph
 
 # The layers, top down. A unit may import units of its own layer or below, never above
 # (within a layer the no-cycle rule holds). `app` and `cli` are the entry points and
