@@ -398,9 +398,10 @@ _OUTPUT_SCHEMAS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
 
 # Hints the MCP spec (ToolAnnotations) calls meaningful only when readOnlyHint is false.
 _WRITE_HINTS = ("destructiveHint", "idempotentHint")
-# The value a client assumes for a hint left out (ToolAnnotations' defaults).
-_HINT_DEFAULTS = {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False,
-                  "openWorldHint": True}
+# The value a client assumes for a hint left out (ToolAnnotations' defaults), but for
+# destructiveHint: true is always said, since a client that does not apply the spec's
+# default must still see that a tool destroys data (its confirmation depends on it).
+_HINT_DEFAULTS = {"readOnlyHint": False, "idempotentHint": False, "openWorldHint": True}
 
 
 def _meaningful_hints(annotations: dict[str, Any]) -> dict[str, Any]:

@@ -599,6 +599,21 @@ def test_a_multisport_and_a_pool_swim_show_their_legs_and_lengths(server: str) -
             laps = page.locator("[data-swim-laps] tbody tr")
             expect(laps).to_have_count(len(swim["lap_mesgs"]))
             expect(laps.nth(1)).to_contain_text("rest")
+            # The pace chart is per lap (a pool swim has no pace between its lengths' ends:
+            # the chart from its samples was an empty frame); its fastest lap is the
+            # device's lengths' own (lap time over lap distance).
+            chart = page.locator("figure[data-chart='pace']")
+            expect(chart.locator("h3")).to_have_text("Pace per lap (min/100 m)")
+            lengths = swim["length_mesgs"]
+            fastest = min(
+                round(sum(x["total_timer_time"] for x in lengths[lap["first_length_index"]:
+                          lap["first_length_index"] + lap["num_lengths"]]
+                          if x["length_type"] == "active") / lap["total_distance"] * 100, 1)
+                for lap in swim["lap_mesgs"] if lap["total_distance"])
+            whole = round(fastest)
+            expect(chart.locator("[role=img]")).to_have_attribute(
+                "aria-label", re.compile(f"fastest lap {whole // 60}:{whole % 60:02d} /100 m"))
+            expect(chart).to_have_attribute("data-y-ticks", re.compile(r"\d:[0-5]\d \d"))
             checks.page_done("activity-pool-swim")
         finally:
             browser.close()

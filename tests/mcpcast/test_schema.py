@@ -923,8 +923,9 @@ def test_no_type_arrays_and_no_untyped_schemas() -> None:
 def test_tools_list_only_the_hints_a_client_must_be_told() -> None:
     """MCP ToolAnnotations: destructiveHint and idempotentHint are meaningful only when
     readOnlyHint is false, so a read-only tool's listing leaves them out; a hint at the
-    value a client assumes when it is missing (readOnlyHint false, destructiveHint true,
-    idempotentHint false, openWorldHint true) is left out too: the client reads the same."""
+    value a client assumes when it is missing (readOnlyHint false, idempotentHint false,
+    openWorldHint true) is left out too: the client reads the same. destructiveHint true is
+    always said: a client that does not apply the spec's default must still see it."""
     from mcpcast import mcp_server, tool
     from mcpcast._registry import collect
 
@@ -953,6 +954,7 @@ def test_tools_list_only_the_hints_a_client_must_be_told() -> None:
     assert tools["look"].listing["annotations"] == {"readOnlyHint": True,
                                                     "openWorldHint": False}
     assert tools["wipe"].listing["annotations"] == {"idempotentHint": True,
+                                                    "destructiveHint": True,
                                                     "openWorldHint": False}
     assert tools["add"].listing["annotations"] == {"destructiveHint": False, "title": "Add"}
     assert "annotations" not in tools["fetch"].listing  # nothing a client does not assume

@@ -502,6 +502,16 @@ class SqlFitnessStore(SqlAthleteRecords):
             # Plain tuples (not Row objects) for numpy; load is not null by the WHERE.
             return cast(list[tuple[int, float]], [tuple(r) for r in rows])
 
+    async def count_without_load(self, user_id: uuid.UUID, start: datetime, end: datetime
+                                 ) -> int:
+        """Activities starting in [start, end) with no training load (no threshold to
+        measure them against): a chart of zeros must say why."""
+        async with self._sessions() as session:
+            return int(await session.scalar(
+                select(func.count()).select_from(ActivityRow)
+                .where(ActivityRow.user_id == user_id, ActivityRow.start_at >= start,
+                       ActivityRow.start_at < end, ActivityRow.load.is_(None))) or 0)
+
     async def first_load_start(self, user_id: uuid.UUID) -> datetime | None:
         """The start of the person's first activity with a load: where their training
         load history, and so the PMC, begins (one index lookup)."""

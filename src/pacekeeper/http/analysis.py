@@ -116,7 +116,8 @@ def _coerce(schema: Mapping[str, Any], text: str) -> Any:
 
 def _arguments(request: Request, schema: Mapping[str, Any]) -> dict[str, Any]:
     """The tool's arguments from the path and the query string (unknown query parameters
-    are ignored, as a cache buster; an empty one is left out)."""
+    are ignored, as a cache buster; an argument given empty is refused: its schema has no
+    empty value, and a client that meant "leave it out" should leave it out)."""
     properties: Mapping[str, Any] = schema.get("properties", {})
     found: dict[str, Any] = {}
     for name, value in request.path_params.items():
@@ -124,7 +125,9 @@ def _arguments(request: Request, schema: Mapping[str, Any]) -> dict[str, Any]:
             found[name] = value
     for name, prop in properties.items():
         text = request.query_params.get(name)
-        if text and name not in found:
+        if text == "":
+            raise ValidationFailed(f"{name} is empty: give a value or leave it out")
+        if text is not None and name not in found:
             found[name] = _coerce(prop, text)
     return found
 
@@ -300,10 +303,20 @@ def _path_item(path: str, methods: Mapping[str, str], tools: Mapping[str, Any]
             },
         }
         if method == "POST":
-            op["requestBody"] = {"required": True,
-                                 "content": {"application/json": {"schema": schema}}}
+            op["requestBody"] = {"required": True, "content": {"application/json": {
+                "schema": _nullable_optionals(schema)}}}
         item[method.lower()] = op
     return item
+
+
+def _nullable_optionals(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """A body's schema as the tool takes it: tools/list advertises an optional argument
+    as its plain type (mcpcast's compact schemas), and the tool takes null for it too
+    (left out or null, it is None); an HTTP client is told both."""
+    required = set(schema.get("required", ()))
+    properties = {name: prop if name in required else {"anyOf": [prop, {"type": "null"}]}
+                  for name, prop in schema.get("properties", {}).items()}
+    return {**schema, "properties": properties}
 
 
 def analysis_paths(routes: Sequence[BaseRoute]) -> dict[str, Any]:

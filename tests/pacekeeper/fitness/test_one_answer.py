@@ -144,6 +144,32 @@ async def test_zones_without_thresholds_say_what_is_missing(harness: Harness) ->
     assert "no activity with power data" in power["summary"]
 
 
+async def test_a_chart_of_activities_without_load_says_what_is_missing(harness: Harness
+                                                                       ) -> None:
+    """Activities stored with no training load (no threshold to measure them against: a
+    person who connected a provider and set nothing) made a chart of zeros saying
+    "CTL 0.0 ... 0 training days" and nothing more. It counts them and names the settings
+    that give them a load; the ones with a load are not counted."""
+    h = harness
+    auth, owner = await _person(h, "chart-unmeasured@example.com")
+    day = _today(h)
+    at = [datetime.combine(day - timedelta(days=k), datetime.min.time(), UTC)
+          + timedelta(hours=8) for k in range(5)]
+    await _store(h, owner, [{"start": t, "metrics": {}} for t in at[:3]]
+                 + [{"start": t, "metrics": {"load": 40.0}} for t in at[3:]])
+    tool = (await _mcp(h, auth, "get_fitness_chart", {}))["structuredContent"]
+    http = (await h.client.get("/api/fitness-chart", headers=auth)).json()
+    assert tool == http
+    assert "3 activities have no training load" in tool["summary"]
+    for setting in ("ftp_watts", "threshold_pace_s_per_km", "lthr_bpm", "max_hr_bpm",
+                    "resting_hr_bpm", "update_athlete_settings"):
+        assert setting in tool["summary"]
+    assert "2 training days" in tool["summary"]
+    other, _ = await _person(h, "chart-measured@example.com")
+    clean = (await _mcp(h, other, "get_fitness_chart", {}))["structuredContent"]
+    assert "no training load" not in clean["summary"]
+
+
 async def test_wbal_below_zero_says_cp_or_w_prime_is_too_low(harness: Harness) -> None:
     """An hour at 250 W against CP 150 W and W' 10 kJ: the 2015 model spends (P - CP) =
     100 J a second from the first second on, so W' balance reaches 10,000 - 100 x 3,600 =

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any, Literal
 
 import numpy as np
@@ -80,6 +80,14 @@ class LoadAnalysis(AnalysisBase):
             summary += f" (CTL {tc} days, ATL {ta} days)"
         if stale:
             summary += f" ({stale} activities being recomputed)"
+        unmeasured = await self.store.count_without_load(
+            owner.user_id, datetime.combine(first - timedelta(days=1), time.min, UTC),
+            datetime.combine(last + timedelta(days=2), time.min, UTC))
+        if unmeasured:  # a day either side: the local day of a UTC start
+            summary += (f"; {unmeasured} activities have no training load: set ftp_watts "
+                        "(power), threshold_pace_s_per_km (runs) or lthr_bpm, max_hr_bpm "
+                        "and resting_hr_bpm (heart rate) with update_athlete_settings or "
+                        "PATCH /api/athlete")
         return {"summary": summary, "from": first.isoformat(), "to": last.isoformat(),
                 "ctl_days": tc, "atl_days": ta, "recomputing": stale, "days": days}
 

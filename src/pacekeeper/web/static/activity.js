@@ -145,6 +145,27 @@
       box.replaceChildren();
       for (const s of wanted) {
         const raw = data.streams[s.key] || [];
+        if (s.key === "speed" && a.swim && (a.laps || []).some((l) => l.swim)) {
+          // A pool swim has no pace between the ends of its lengths (the watch writes a
+          // sample a length): its pace is each lap's, from the device's lengths, held
+          // over the lap; rests are gaps.
+          const t0 = Date.parse(a.start_time_utc), x = [], values = [];
+          const laps = a.laps.filter((lap) => lap.swim), starts = laps.map((l) => (Date.parse(l.start) - t0) / 1000);
+          laps.forEach((l, i) => {
+            // x must not step back: a lap's whole-second start may fall before the last one's end.
+            const end = i + 1 < laps.length ? Math.min(starts[i] + l.elapsed_s, starts[i + 1]) : starts[i] + l.elapsed_s;
+            const pace = l.swim.rest ? null : l.swim.pace_s_per_100m;
+            x.push(starts[i], end);
+            values.push(pace, pace);
+          });
+          const paces = values.filter((v) => v !== null);
+          Charts.line(box, {id: "pace", title: "Pace per lap (min/100 m)", x: x, xLabel: "Elapsed", xKind: "elapsed", pace: true,
+            series: [{label: "Pace", values: values, color: Charts.COLORS.speed, unit: "/100 m"}],
+            summary: "Pace per lap: " + (paces.length
+              ? "average " + pace100(a.swim.pace_s_per_100m) + ", fastest lap " + pace100(Math.min(...paces))
+              : "no laps swum")});
+          continue;
+        }
         if (s.key === "speed" && basis) {
           // Pace, not speed, for the sports read in pace; standing samples are gaps.
           const values = raw.map((v) => (v === null || v < STOPPED_MPS ? null : fmt.secondsPer(v, basis.per)));
