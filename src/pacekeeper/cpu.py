@@ -24,6 +24,7 @@ import contextlib
 import math
 import multiprocessing
 import os
+import select
 import threading
 import time
 from collections.abc import Callable
@@ -55,9 +56,34 @@ class WorkerCrashed(ApiError):
 WORKER_NICENESS = 10
 
 
-def _lower_priority() -> None:
+def _start_worker(server_pid: int) -> None:
     with contextlib.suppress(OSError, AttributeError):  # AttributeError: no os.nice
         os.nice(WORKER_NICENESS)
+    threading.Thread(target=_exit_with, args=(server_pid,), daemon=True,
+                     name="pacekeeper-exit-with-server").start()
+
+
+def _exit_with(server_pid: int) -> None:
+    """End this worker when the serving process ends, however it ends. A worker's parent
+    is multiprocessing's forkserver, and neither notices on its own: each worker holds
+    its queue's write end and the forkserver's alive pipe, so a serving process killed
+    with SIGKILL left its workers and the forkserver running, holding its stdout open (a
+    supervisor reading it waited forever) and their memory."""
+    try:
+        fd = os.pidfd_open(server_pid)  # readable once that process has exited (Linux)
+    except (AttributeError, OSError):
+        fd = None
+    if fd is not None:
+        select.select([fd], [], [])
+        os._exit(1)
+    while True:  # elsewhere, or a kernel before 5.3: ask every second
+        time.sleep(1.0)
+        try:
+            os.kill(server_pid, 0)
+        except ProcessLookupError:
+            os._exit(1)
+        except PermissionError:
+            pass
 
 
 def _context() -> multiprocessing.context.BaseContext:
@@ -82,7 +108,8 @@ class CpuPool:
     def _executor_now(self) -> ProcessPoolExecutor:
         if self._executor is None:
             self._executor = ProcessPoolExecutor(self.workers, mp_context=_context(),
-                                                 initializer=_lower_priority)
+                                                 initializer=_start_worker,
+                                                 initargs=(os.getpid(),))
         return self._executor
 
     def has_room(self) -> bool:

@@ -9,6 +9,7 @@ worker that dies gives a clear 503 and the next call gets a new pool.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import hashlib
 import io
@@ -271,3 +272,53 @@ async def test_workers_run_at_a_lower_cpu_priority() -> None:
         assert await pool.run(os.nice, 0) == os.nice(0) + WORKER_NICENESS
     finally:
         pool.close()
+
+
+_ORPHAN_PROBE = """
+import asyncio, os, sys
+from pacekeeper.cpu import CpuPool
+
+async def main() -> None:
+    pool = CpuPool(2, 2)
+    pids = await asyncio.gather(pool.run(os.getpid), pool.run(os.getpid))
+    print(" ".join(map(str, set(pids))), flush=True)
+    await asyncio.sleep(3600)
+
+asyncio.run(main())
+"""
+
+
+def test_workers_die_with_a_serving_process_killed_9(tmp_path: Path) -> None:
+    """A serving process killed with SIGKILL (an OOM kill, `kill -9`) must not leave its
+    pool's workers behind: they held its stdout open (a supervisor reading it waited
+    forever: the sync kill e2e test hung) and would hold memory and a core's share."""
+    import signal
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-c", _ORPHAN_PROBE], stdout=subprocess.PIPE,
+                            env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert proc.stdout is not None
+    workers = [int(p) for p in proc.stdout.readline().split()]
+    assert workers and proc.pid not in workers
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=10)
+
+    def alive(pid: int) -> bool:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        # A zombie is dead but not yet reaped by its new parent.
+        with contextlib.suppress(OSError):
+            return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+        return False
+
+    deadline = time.monotonic() + 10
+    while any(alive(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = [pid for pid in workers if alive(pid)]
+    for pid in left:  # do not leave them to the rest of the run
+        os.kill(pid, signal.SIGKILL)
+    assert left == [], "the pool's workers outlived the process that started them"
+    proc.stdout.close()
