@@ -10,17 +10,11 @@ from typing_extensions import TypedDict
 
 from pacekeeper.fitness import analytics as an
 from pacekeeper.fitness._errors import FitnessInputError
+from pacekeeper.fitness._figures import clock as hms
 from pacekeeper.fitness.analysis._results import Prediction, RacePrediction, TrainingPaces, Zones
 
 STANDARD_RACES = {"5km": 5000.0, "10km": 10000.0, "half_marathon": 21097.5,
                   "marathon": 42195.0}
-
-
-def hms(seconds: float) -> str:
-    s = round(seconds)
-    h, rest = divmod(s, 3600)
-    m, sec = divmod(rest, 60)
-    return f"{h}:{m:02d}:{sec:02d}" if h else f"{m}:{sec:02d}"
 
 
 def _race(distance_m: float, time_s: float) -> float:

@@ -14,6 +14,7 @@ import numpy as np
 from pacekeeper.errors import ApiError
 from pacekeeper.fitness import analytics as an
 from pacekeeper.fitness._errors import ActivityNotFound, FitnessInputError
+from pacekeeper.fitness._figures import clock
 from pacekeeper.fitness._records import Goal, PeriodRow, StoredActivity
 from pacekeeper.fitness.analytics._types import FloatArray
 from pacekeeper.fitness.models import Sport
@@ -87,11 +88,7 @@ def _midnight(day: date) -> datetime:
     return datetime.combine(day, time.min, UTC)
 
 
-def _hms(seconds: float) -> str:
-    s = round(seconds)
-    h, rest = divmod(s, 3600)
-    m, sec = divmod(rest, 60)
-    return f"{h}:{m:02d}:{sec:02d}" if h else f"{m}:{sec:02d}"
+_hms = clock  # m:ss or h:mm:ss: one definition, _figures'
 
 
 def _pace(s_per_km: float) -> str:
