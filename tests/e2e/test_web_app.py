@@ -599,7 +599,7 @@ def test_a_multisport_and_a_pool_swim_show_their_legs_and_lengths(server: str) -
             laps = page.locator("[data-swim-laps] tbody tr")
             expect(laps).to_have_count(len(swim["lap_mesgs"]))
             expect(laps.nth(1)).to_contain_text("rest")
-            # The pace chart is per lap (a pool swim has no pace between its lengths' ends:
+            # FIG-2, FIG-10. The pace chart is per lap (a pool swim has no pace between its lengths' ends:
             # the chart from its samples was an empty frame); its fastest lap is the
             # device's lengths' own (lap time over lap distance).
             chart = page.locator("figure[data-chart='pace']")
