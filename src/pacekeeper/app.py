@@ -43,6 +43,7 @@ from pacekeeper.http.apikeys import delete_key, keys_collection
 from pacekeeper.http.connections import connection_routes
 from pacekeeper.http.fitness import IMPORT_PATH, fitness_routes
 from pacekeeper.http.webhooks import webhook_body_limits, webhook_routes
+from pacekeeper.http.workouts import workout_routes
 from pacekeeper.jobs import stop_worker
 from pacekeeper.live import live_broadcasters
 from pacekeeper.mcp import McpEdge, build_mcp
@@ -250,6 +251,7 @@ def create_app(
         Route("/api/keys/{key_id}", delete_key, methods=["DELETE"]),
         *admin_routes(),
         *fitness_routes(),
+        *workout_routes(),
         *analysis_routes(mcp_server),
         *a2a_routes(mcp_server),
         *oauth2_routes(),

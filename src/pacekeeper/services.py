@@ -76,6 +76,7 @@ from pacekeeper.oauth2 import OAuth2Components, SqlOAuthStore, build_oauth2
 from pacekeeper.oauth2._ratelimit import client_ip, parse_proxies
 from pacekeeper.ratelimit import MemoryRateLimiter, RateLimiter, RedisRateLimiter
 from pacekeeper.sync import BackgroundSyncs, SyncService
+from pacekeeper.workouts import SqlWorkoutStore, WorkoutService
 
 log = logging.getLogger("pacekeeper")
 Clock = Callable[[], datetime]
@@ -137,6 +138,8 @@ class Services:
     admin: AdminService | None = None
     # The person's live events (sync progress, new activities) to their own topic.
     live: LiveFeed | None = None
+    # Plans: workouts, the calendar, the feed (issue 32); None only in hand-built Services.
+    workouts: WorkoutService | None = None
 
     @property
     def connections(self) -> ConnectionService | None:
@@ -276,6 +279,8 @@ async def build_services(
         AccountParts(accounts, users, fitness, api_keys, clock,
                      connections=services.connections, grants=oauth.server),
         SqlAccountStore(engine), revocations.bump)
+    services.workouts = WorkoutService(SqlWorkoutStore(sessions), fitness.store,
+                                       fitness.analysis, clock)
     services.admin = AdminService(users, SqlAdminStore(sessions), revocations,
                                   settings.registration, clock)
     return services

@@ -25,6 +25,7 @@ from pacekeeper.tools import (
     LoadTools,
     PhysiologyTools,
     PlanningTools,
+    PlanTools,
     RunningTools,
     SyncTools,
 )
@@ -67,7 +68,7 @@ class PacekeeperToolsBase:
 )
 class PacekeeperTools(PacekeeperToolsBase, ActivityTools, AthleteTools, SyncTools, LoadTools,
                       CurveTools, PhysiologyTools, RunningTools, CompareTools, GoalTools,
-                      PlanningTools, AppViews):
+                      PlanningTools, PlanTools, AppViews):
     # Every tool declares the OAuth scopes it needs (docs/oauth.md); reading needs
     # fitness:read, anything that changes the user's data or connections fitness:write.
     @tool(name="whoami", description="The signed-in user: id, email, tenant and role.",

@@ -14,6 +14,7 @@ from pacekeeper.tools.goals import GoalTools
 from pacekeeper.tools.load import LoadTools
 from pacekeeper.tools.physiology import PhysiologyTools
 from pacekeeper.tools.planning import PlanningTools
+from pacekeeper.tools.plans import PlanTools
 from pacekeeper.tools.running import RunningTools
 from pacekeeper.tools.sync import SyncTools
 
@@ -22,5 +23,5 @@ ANALYSIS_GROUPS = (LoadTools, CurveTools, PhysiologyTools, RunningTools, Compare
                    GoalTools, PlanningTools)
 
 __all__ = ["ANALYSIS_GROUPS", "ActivityTools", "AppViews", "AthleteTools", "CompareTools",
-           "CurveTools", "GoalTools", "LoadTools", "PhysiologyTools", "PlanningTools",
-           "RunningTools", "SyncTools", "ToolGroup"]
+           "CurveTools", "GoalTools", "LoadTools", "PhysiologyTools", "PlanTools",
+           "PlanningTools", "RunningTools", "SyncTools", "ToolGroup"]

@@ -48,7 +48,13 @@ class LoadTools(AnalysisGroup):
             description="Default 42."), Field(ge=1, le=365)] = None,
         atl_days: Annotated[int | None, Param(
             description="Default 7."), Field(ge=1, le=365)] = None,
+        include_plan: Annotated[bool, Param(
+            description="Project through planned workouts (to defaults to the last).")] = False,
     ) -> FitnessChart:
+        workouts = self._services().workouts
+        if include_plan and workouts is not None:
+            return await self.answer(workouts.fitness_chart(
+                owner, from_date, to_date, ctl_days, atl_days))
         return await self.answer(self.analysis().fitness_chart(
             owner, from_date, to_date, ctl_days, atl_days))
 

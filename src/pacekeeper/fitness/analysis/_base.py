@@ -3,7 +3,7 @@ the PMC and the period queries every part reads."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, date, timedelta
 from typing import Any
 
@@ -87,7 +87,8 @@ class AnalysisBase:
         return np.bincount(index[ok], weights=table[ok, 1], minlength=n).astype(np.float64)
 
     async def pmc(self, owner: Owner, first: date, last: date, *,
-                  ctl_days: int = CTL_DAYS, atl_days: int = ATL_DAYS
+                  ctl_days: int = CTL_DAYS, atl_days: int = ATL_DAYS,
+                  planned: Mapping[date, float] | None = None
                   ) -> tuple[FloatArray, an.Pmc]:
         """Daily loads and CTL / ATL / TSB for [first, last], with the given time
         constants (42 and 7 days by default): the one PMC every answer reads.
@@ -95,13 +96,18 @@ class AnalysisBase:
         The series starts at the person's first activity with a load (CTL and ATL 0
         before it), whatever range is asked: CTL on a day is the same from a chart of a
         week, of a year or from the summary (a start at a fixed warm-up before ``first``
-        left older load out, and the same day read 30.5 or 30.4 by range)."""
+        left older load out, and the same day read 30.5 or 30.4 by range).
+
+        ``planned``: loads added to their days (the plan's, for a projection: issue 32)."""
         origin = await self.store.first_load_start(owner.user_id)
         start = first
         if origin is not None:  # a day early: its local day may be the UTC day before
             start = min(first, origin.astimezone(UTC).date() - timedelta(days=1))
         k = (first - start).days
         loads = await self.daily_loads(owner, start, last)
+        for day, load in (planned or {}).items():
+            if start <= day <= last:
+                loads[(day - start).days] += load
         chart = an.ctl_atl_tsb(loads, ctl_days, atl_days)
         return loads[k:], an.Pmc(chart.ctl[k:], chart.atl[k:], chart.tsb[k:])
 

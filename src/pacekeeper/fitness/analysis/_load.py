@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Mapping
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any, Literal
 
@@ -58,12 +59,16 @@ class LoadAnalysis(AnalysisBase):
         return value
 
     async def fitness_chart(self, owner: Owner, start: str | None, end: str | None,
-                            ctl_days: int | None = None, atl_days: int | None = None
+                            ctl_days: int | None = None, atl_days: int | None = None,
+                            *, planned: Mapping[date, float] | None = None
                             ) -> FitnessChart:
+        """``planned``: the plan's loads of days after today (``pacekeeper.workouts``),
+        projected through the same PMC; the summary says from which day."""
         first, last = await self.period(owner, start, end, 90)
         tc = self.time_constant(ctl_days, "ctl_days", CTL_DAYS)
         ta = self.time_constant(atl_days, "atl_days", ATL_DAYS)
-        loads, p = await self.pmc(owner, first, last, ctl_days=tc, atl_days=ta)
+        loads, p = await self.pmc(owner, first, last, ctl_days=tc, atl_days=ta,
+                                  planned=planned)
         stale = await self.recomputing(owner)
         ctl, atl, tsb = (np.round(a, 1).tolist() for a in (p.ctl, p.atl, p.tsb))
         rounded = np.round(loads, 1)
@@ -80,6 +85,10 @@ class LoadAnalysis(AnalysisBase):
             summary += f" (CTL {tc} days, ATL {ta} days)"
         if stale:
             summary += f" ({stale} activities being recomputed)"
+        if planned is not None:
+            ahead = sorted(d for d in planned if first <= d <= last)
+            summary += (f"; projected with the plan's load on {len(ahead)} days from "
+                        f"{ahead[0]}" if ahead else "; no planned load in range")
         unmeasured = await self.store.count_without_load(
             owner.user_id, datetime.combine(first - timedelta(days=1), time.min, UTC),
             datetime.combine(last + timedelta(days=2), time.min, UTC))

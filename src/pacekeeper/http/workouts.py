@@ -1,0 +1,184 @@
+"""Plans over HTTP (issue 32): workouts, their files, the calendar, and the calendar feed
+behind a per-person secret (PLAN-4). Each handler resolves the caller (JWT from cookie or
+header; CSRF for cookie writes) and hands the service the caller's own owner: another
+person's workout is 404, as one that does not exist. The feed alone takes no login: its
+token is the credential."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
+
+from pacekeeper._openapi_parts import SESSION_AUTH as _AUTH
+from pacekeeper._openapi_parts import error_response as _err
+from pacekeeper._openapi_parts import json_response as _json
+from pacekeeper.errors import ApiError
+from pacekeeper.http._common import JSONResponse, read_json_object, services
+from pacekeeper.owner import Owner
+from pacekeeper.workouts import WorkoutService
+from pacekeeper.workouts._service import FORMATS
+
+FEED_PATH = "/api/calendar.ics"
+TOKEN_PATH = "/api/account/calendar-token"  # noqa: S105 (a path, not a secret)
+
+
+def _workouts(request: Request) -> WorkoutService:
+    found = services(request).workouts
+    if found is None:
+        raise ApiError("plans are not available on this server", status=503)
+    return found
+
+
+async def _caller(request: Request) -> tuple[Owner, dict[str, str]]:
+    principal = await services(request).resolver.require(request.method, request.headers)
+    rate = principal.rate.headers() if principal.rate else {}
+    return Owner(principal.user_id, principal.tenant_id), rate
+
+
+async def create_workout(request: Request) -> Response:
+    """POST /api/workouts {name, sport, steps, description?, date?}: 201 with the workout,
+    its id and derived figures."""
+    owner, headers = await _caller(request)
+    body = await _workouts(request).create(owner, await read_json_object(request))
+    return JSONResponse(body, 201, headers={"Location": f"/api/workouts/{body['id']}",
+                                            **headers})
+
+
+async def workout(request: Request) -> Response:
+    """GET, PATCH (the fields given; ``date`` null unschedules) and DELETE one workout."""
+    owner, headers = await _caller(request)
+    ident = str(request.path_params["workout_id"])
+    svc = _workouts(request)
+    if request.method == "DELETE":
+        await svc.delete(owner, ident)
+        return Response(status_code=204, headers=headers)
+    if request.method == "PATCH":
+        body = await svc.update(owner, ident, await read_json_object(request))
+        return JSONResponse(body, headers=headers)
+    return JSONResponse(await svc.get(owner, ident), headers=headers)
+
+
+async def export_workout(request: Request) -> Response:
+    """GET /api/workouts/{id}/export?format=fit|zwo|erg|mrc: the file (501 while this
+    server has no renderer for the format)."""
+    owner, headers = await _caller(request)
+    fmt = request.query_params.get("format", "")
+    data, media, name = await _workouts(request).export(
+        owner, str(request.path_params["workout_id"]), fmt)
+    return Response(data, media_type=media, headers={
+        "Content-Disposition": f'attachment; filename="{name}"', **headers})
+
+
+async def calendar(request: Request) -> Response:
+    """GET /api/calendar?from=&to=: planned and done per day, with compliance."""
+    owner, headers = await _caller(request)
+    q = request.query_params
+    body = await _workouts(request).calendar(owner, q.get("from") or None, q.get("to") or None)
+    return JSONResponse(body, headers=headers)
+
+
+async def calendar_token(request: Request) -> Response:
+    """POST: a new feed secret (shown once; the old one stops working), 201 with the feed
+    URL; DELETE: revoke it (204; 404 when there is none)."""
+    owner, headers = await _caller(request)
+    svc = _workouts(request)
+    if request.method == "DELETE":
+        if not await svc.revoke_feed_token(owner):
+            raise ApiError("no calendar feed to revoke", code="not_found", status=404)
+        return Response(status_code=204, headers=headers)
+    token = await svc.new_feed_token(owner)
+    base = services(request).settings.public_base_url
+    return JSONResponse({"token": token, "url": f"{base}{FEED_PATH}?token={token}"}, 201,
+                        headers={"Cache-Control": "no-store", **headers})
+
+
+async def calendar_feed(request: Request) -> Response:
+    """GET /api/calendar.ics?token=: the plan as iCalendar, for calendar apps (no login:
+    the token is the credential; 404 for a wrong or revoked one)."""
+    body = await _workouts(request).feed(request.query_params.get("token"))
+    return Response(body, media_type="text/calendar; charset=utf-8",
+                    headers={"Cache-Control": "private, no-store"})
+
+
+def workout_routes() -> list[BaseRoute]:
+    return [
+        Route("/api/workouts", create_workout, methods=["POST"]),
+        Route("/api/workouts/{workout_id}", workout, methods=["GET", "PATCH", "DELETE"]),
+        Route("/api/workouts/{workout_id}/export", export_workout, methods=["GET"]),
+        Route("/api/calendar", calendar, methods=["GET"]),
+        Route(FEED_PATH, calendar_feed, methods=["GET"]),
+        Route(TOKEN_PATH, calendar_token, methods=["POST", "DELETE"]),
+    ]
+
+
+_WORKOUT = {"type": "object", "required": ["name", "sport", "steps"], "properties": {
+    "name": {"type": "string"}, "sport": {"type": "string"},
+    "steps": {"type": "array", "items": {"type": "object"}},
+    "description": {"type": "string"}, "date": {"type": "string", "format": "date"}}}
+_ID = [{"name": "workout_id", "in": "path", "required": True, "schema": {"type": "string"}}]
+_NOT_YOURS = _err("no such workout of the caller's")
+
+
+def workout_paths() -> dict[str, dict[str, Any]]:
+    day = {"type": "string", "format": "date"}
+    return {
+        "/api/workouts": {"post": {
+            "summary": "Create a structured workout (docs/plans.md): 201 with its id and "
+                       "planned duration, distance and load",
+            "security": _AUTH,
+            "requestBody": {"required": True,
+                            "content": {"application/json": {"schema": _WORKOUT}}},
+            "responses": {"201": _json("created", {"type": "object"}),
+                          "400": _err("a bad workout (the message names the step)"),
+                          "401": _err("authentication required"), "403": _err("CSRF")}}},
+        "/api/workouts/{workout_id}": {
+            "get": {"summary": "One workout", "security": _AUTH, "parameters": _ID,
+                    "responses": {"200": _json("the workout", {"type": "object"}),
+                                  "404": _NOT_YOURS}},
+            "patch": {"summary": "Change a workout (date null: unscheduled)",
+                      "security": _AUTH, "parameters": _ID,
+                      "requestBody": {"required": True, "content": {
+                          "application/json": {"schema": {"type": "object"}}}},
+                      "responses": {"200": _json("changed", {"type": "object"}),
+                                    "400": _err("bad input"), "404": _NOT_YOURS}},
+            "delete": {"summary": "Delete a workout", "security": _AUTH, "parameters": _ID,
+                       "responses": {"204": {"description": "deleted"},
+                                     "404": _NOT_YOURS}}},
+        "/api/workouts/{workout_id}/export": {"get": {
+            "summary": "The workout as a file", "security": _AUTH,
+            "parameters": [*_ID, {"name": "format", "in": "query", "required": True,
+                                  "schema": {"type": "string", "enum": list(FORMATS)}}],
+            "responses": {"200": {"description": "the file", "content": {
+                "application/octet-stream": {"schema": {"type": "string",
+                                                        "format": "binary"}}}},
+                "400": _err("unknown format, or one the workout cannot be written in"),
+                "404": _NOT_YOURS, "501": _err("no renderer for the format here yet")}}},
+        "/api/calendar": {"get": {
+            "summary": "Planned workouts and done activities per day, with compliance",
+            "security": _AUTH,
+            "parameters": [{"name": n, "in": "query", "required": False, "schema": day}
+                           for n in ("from", "to")],
+            "responses": {"200": _json("the days", {"type": "object"}),
+                          "400": _err("a bad or too long range")}}},
+        FEED_PATH: {"get": {
+            "summary": "The plan as an iCalendar feed (the token is the credential)",
+            "parameters": [{"name": "token", "in": "query", "required": True,
+                            "schema": {"type": "string"}}],
+            "responses": {"200": {"description": "text/calendar", "content": {
+                "text/calendar": {"schema": {"type": "string"}}}},
+                "404": _err("no, a wrong or a revoked token"),
+                "501": _err("no iCalendar renderer here yet")}}},
+        TOKEN_PATH: {
+            "post": {"summary": "A new calendar feed secret (shown once; replaces the old)",
+                     "security": _AUTH,
+                     "responses": {"201": _json("token and feed URL", {"type": "object"})}},
+            "delete": {"summary": "Revoke the calendar feed", "security": _AUTH,
+                       "responses": {"204": {"description": "revoked"},
+                                     "404": _err("no feed to revoke")}}},
+    }
+
+
+__all__ = ["FEED_PATH", "TOKEN_PATH", "workout_paths", "workout_routes"]
