@@ -52,6 +52,9 @@ async def test_discovery_methods_need_no_credentials(harness: Harness) -> None:
         "predict_race_time", "get_training_paces", "analyze_activity", "compare_activities",
         "get_period_summary", "compare_periods", "detect_patterns", "set_goal", "get_goals",
         "delete_goal", "goal_feasibility", "suggest_training_week",
+        # plans (issue 32)
+        "create_workout", "update_workout", "delete_workout", "schedule_workout",
+        "get_calendar", "save_training_week",
     }
     assert len(tools) >= 40
     for t in tools:

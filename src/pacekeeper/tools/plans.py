@@ -102,8 +102,9 @@ class PlanTools(ToolGroup):
     async def get_calendar(self, owner: Owner, from_date: From = None,
                            to_date: Annotated[OptionalDay, Param(name="to")] = None
                            ) -> dict[str, Any]:
+        # Rounded by the service: the unit rules would round a ratio by its "load" name.
         async with _refusals():
-            return rounded_answer(await self.workouts().calendar(owner, from_date, to_date))
+            return await self.workouts().calendar(owner, from_date, to_date)
 
     @tool(name="save_training_week", description="Keep suggest_training_week's week (same "
           "arguments) as planned workouts, one per session.", annotations=WRITES,
