@@ -8,6 +8,11 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
+import numpy as np
+
+from pacekeeper.fitness.streams import StreamSet
+from pacekeeper.workouts._steps import Thresholds, step_seconds
+
 
 @dataclass(frozen=True, slots=True)
 class Planned:
@@ -33,13 +38,70 @@ def _ratio(done: float | None, planned: float | None) -> float | None:
     return round(done / planned, 2)
 
 
-def compliance(planned: Planned, done: Done) -> dict[str, Any]:
+def compliance(planned: Planned, done: Done, in_target: float | None = None
+               ) -> dict[str, Any]:
     """How closely ``done`` followed ``planned``: ``duration_ratio`` = the activity's
     moving time / the planned duration, ``load_ratio`` = its load / the planned load
-    (each to 2 decimals; None where either side is unknown). 1.0 is as planned."""
-    return {"activity_id": done.id,
-            "duration_ratio": _ratio(done.moving_s, planned.duration_s),
-            "load_ratio": _ratio(done.load, planned.load)}
+    (each to 2 decimals; None where either side is unknown). 1.0 is as planned.
+    ``time_in_target``: the share of samples in the planned target, where the
+    activity's streams give one (``time_in_target``)."""
+    out = {"activity_id": done.id,
+           "duration_ratio": _ratio(done.moving_s, planned.duration_s),
+           "load_ratio": _ratio(done.load, planned.load)}
+    if in_target is not None:
+        out["time_in_target"] = round(in_target, 2)
+    return out
+
+
+def _band(target: dict[str, Any], sport: str, th: Thresholds
+          ) -> tuple[str, float, float] | None:
+    """A target as (channel, low, high) in the stream's units, or None (RPE, or a
+    threshold not set)."""
+    low, high, kind = float(target["low"]), float(target["high"]), target["type"]
+    unit_m = 100.0 if sport == "swimming" else 1000.0
+    if kind == "watts":
+        return "power", low, high
+    if kind == "ftp_pct" and th.ftp_watts:
+        return "power", low * th.ftp_watts / 100, high * th.ftp_watts / 100
+    if kind == "bpm":
+        return "heartrate", low, high
+    if kind == "lthr_pct" and th.lthr_bpm:
+        return "heartrate", low * th.lthr_bpm / 100, high * th.lthr_bpm / 100
+    if kind == "pace":  # seconds per unit: the higher number is the slower speed
+        return "speed", unit_m / high, unit_m / low
+    if kind == "pace_pct" and th.pace_s:
+        speed = unit_m / th.pace_s
+        return "speed", speed * low / 100, speed * high / 100
+    return None
+
+
+def time_in_target(workout: dict[str, Any], th: Thresholds, streams: StreamSet
+                   ) -> float | None:
+    """The share of the activity's samples inside the target of the step planned at
+    their time: the steps laid end to end from the activity's start (repeats expanded,
+    each its planned time), up to the first step of unknown time (a lap press: the plan
+    and the recording part there); a step's samples count where its target's channel
+    (power, heart rate, speed) has a value. None when no sample counts (no targets, or
+    no such channel)."""
+    sport = workout["sport"]
+    t = np.asarray(streams.time, dtype=np.float64)
+    start, inside, counted = 0.0, 0, 0
+    expanded: list[dict[str, Any]] = []
+    for item in workout["steps"]:
+        expanded += ([s for _ in range(item["repeat"]) for s in item["steps"]]
+                     if "repeat" in item else [item])
+    for step in expanded:
+        seconds = step_seconds(step, sport, th)
+        if seconds is None:
+            break
+        band = None if "target" not in step else _band(step["target"], sport, th)
+        values = None if band is None else streams.get(band[0])
+        if band is not None and values is not None:
+            window = (t >= start) & (t < start + seconds) & ~np.isnan(values)
+            counted += int(window.sum())
+            inside += int((window & (values >= band[1]) & (values <= band[2])).sum())
+        start += seconds
+    return None if counted == 0 else inside / counted
 
 
 def match(planned: Sequence[Planned], done: Sequence[Done]) -> dict[str, Done]:
@@ -68,4 +130,4 @@ def days(first: date, last: date, planned: Mapping[date, list[dict[str, Any]]],
     return out
 
 
-__all__ = ["Done", "Planned", "compliance", "days", "match"]
+__all__ = ["Done", "Planned", "compliance", "days", "match", "time_in_target"]

@@ -23,6 +23,7 @@ from pacekeeper.fitness._errors import FitnessInputError
 from pacekeeper.fitness._settings import SettingsHistory, for_sport
 from pacekeeper.fitness._store import SqlFitnessStore
 from pacekeeper.fitness.analysis import AnalysisService, FitnessChart, local_day
+from pacekeeper.fitness.streams import StreamSet
 from pacekeeper.owner import Owner
 from pacekeeper.workouts import _calendar
 from pacekeeper.workouts._steps import (
@@ -37,6 +38,9 @@ from pacekeeper.workouts._store import SqlWorkoutStore, StoredWorkout
 
 Clock = Callable[[], datetime]
 MAX_CALENDAR_DAYS = 366
+# Time in target reads each matched activity's streams: for ranges up to 5 weeks only
+# (a month's calendar), not for a year's.
+TIME_IN_TARGET_DAYS = 35
 # How far the PMC is projected when no end is asked: the plan's last day, within a year.
 PLAN_HORIZON_DAYS = 365
 # The calendar feed: the plan from a month back to a year ahead.
@@ -223,13 +227,21 @@ class WorkoutService:
                    for w in workouts]
         matches = _calendar.match(planned, done)
         by_activity = {d.id: pid for pid, d in matches.items()}
+        streams = {r.id for r in rows if r.has_streams}
+        in_target: dict[str, float | None] = {}
+        if (last - first).days < TIME_IN_TARGET_DAYS:
+            for w in workouts:
+                d = matches.get(str(w.id))
+                if d is not None and uuid.UUID(d.id) in streams:
+                    assert w.day is not None
+                    in_target[str(w.id)] = await self._in_target(owner, w, d, history)
         planned_days: dict[date, list[dict[str, Any]]] = {}
         for p in planned:
             v = views[p.id]
             item = {k: v[k] for k in ("id", "name", "sport", "duration_s", "distance_m",
                                       "load", "load_method")}
             if p.id in matches:
-                item["done"] = _calendar.compliance(p, matches[p.id])
+                item["done"] = _calendar.compliance(p, matches[p.id], in_target.get(p.id))
             planned_days.setdefault(p.day, []).append(item)
         names = {r.id: r.name for r in rows}
         done_days: dict[date, list[dict[str, Any]]] = {}
@@ -245,6 +257,14 @@ class WorkoutService:
         return {"summary": f"{first} to {last}: {len(planned)} planned, {len(done)} done, "
                            f"{matched} planned workouts done",
                 "from": first.isoformat(), "to": last.isoformat(), "days": days}
+
+    async def _in_target(self, owner: Owner, w: StoredWorkout, done: _calendar.Done,
+                         history: SettingsHistory) -> float | None:
+        blob = await self.fitness.streams(owner.user_id, uuid.UUID(done.id))
+        if blob is None:
+            return None
+        return _calendar.time_in_target(w.shape(), self._thresholds(history, w.sport, done.day),
+                                        StreamSet.from_bytes(blob))
 
     # -- the PMC through the plan -------------------------------------------------------------
 

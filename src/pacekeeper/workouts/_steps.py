@@ -332,10 +332,11 @@ def derive(workout: Mapping[str, Any], thresholds: Thresholds) -> dict[str, Any]
         methods.add(method)
         hours = s * times / 3600
         load += hours * value if method == "rpe" else hours * value * value * 100
-    method = None if not methods else next(iter(methods)) if len(methods) == 1 else "mixed"
+    named: str | None = (None if not methods else next(iter(methods)) if len(methods) == 1
+                         else "mixed")
     return {"duration_s": None if seconds is None else round(seconds),
             "distance_m": None if metres is None else round(metres, 1),
-            "load": round(load, 1) if methods else None, "load_method": method,
+            "load": round(load, 1) if methods else None, "load_method": named,
             "load_complete": complete and bool(methods)}
 
 

@@ -8,9 +8,12 @@ import hashlib
 from datetime import date, timedelta
 from typing import Any
 
+import numpy as np
 import pytest
 from sqlalchemy import select
 
+from pacekeeper.fitness._tables import ActivityStreamRow
+from pacekeeper.fitness.streams import StreamSet
 from pacekeeper.workouts import _service
 from pacekeeper.workouts._tables import CalendarTokenRow
 from tests._pmc import plain_pmc
@@ -33,7 +36,7 @@ def _steady(name: str, sport: str, seconds: int, target: tuple[str, float],
 async def test_done_activity_matches_the_days_planned_workout(harness: Harness) -> None:
     """PLAN-3: a ride done on the day of a planned ride is matched to it: 1 h planned at 80 %
     FTP (load 0.64 x 100 = 64), 3000 s done with load 48: duration 3000/3600 = 0.83, load
-    48/64 = 0.75. A run that day has no planned run (unmatched); the next day's planned
+    48/64 = 0.75, time in target 2400 of 3000 samples at 200 W = 0.8. A run that day has no planned run (unmatched); the next day's planned
     run is not done; another person's activity on the day matches nothing of this one."""
     h = harness
     auth, owner = await _person(h, "calendar@example.com")
@@ -49,6 +52,12 @@ async def test_done_activity_matches_the_days_planned_workout(harness: Harness) 
         {"start": _at(day, 18), "sport": "run", "elapsed": 1500.0, "metrics": {"load": 20.0}}])
     await _store(h, other, [{"start": _at(day, 8), "sport": "ride", "elapsed": 3600.0,
                              "metrics": {"load": 70.0}}])
+    # The ride's power: 2400 s at 200 W (80 % of 250: in the target), 600 s at 150 W.
+    power = np.array([200.0] * 2400 + [150.0] * 600)
+    blob = StreamSet(np.arange(3000, dtype=np.int64), {"power": power}).to_bytes()
+    async with h.services.fitness.store._sessions() as session, session.begin():
+        session.add(ActivityStreamRow(activity_id=done_ride, user_id=owner.user_id,
+                                      samples=3000, channels="power", data=blob))
     r = await h.client.get(f"/api/calendar?from={day}&to={day + timedelta(days=1)}",
                            headers=auth)
     assert r.status_code == 200, r.text
@@ -57,7 +66,7 @@ async def test_done_activity_matches_the_days_planned_workout(harness: Harness) 
     (planned,) = days[0]["planned"]
     assert planned["id"] == ride["id"] and planned["load"] == 64.0
     assert planned["done"] == {"activity_id": str(done_ride), "duration_ratio": 0.83,
-                               "load_ratio": 0.75}
+                               "load_ratio": 0.75, "time_in_target": 0.8}
     assert [(d["id"], d.get("workout_id")) for d in days[0]["done"]] == [
         (str(done_ride), ride["id"]), (str(done_run), None)]
     (later,) = days[1]["planned"]

@@ -7,9 +7,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pytest
 
+from pacekeeper.fitness.streams import StreamSet
 from pacekeeper.workouts import Thresholds, WorkoutInvalid, check_workout, derive
+from pacekeeper.workouts._calendar import time_in_target
 
 NONE = Thresholds()
 FTP = Thresholds(ftp_watts=250)
@@ -122,3 +125,24 @@ def test_pace_pct_without_threshold_names_the_setting() -> None:
     with pytest.raises(WorkoutInvalid, match="sport must be one of"):
         check_workout({"name": "x", "sport": "curling", "steps": [
             _step("active", {"time_s": 60})]}, NONE)
+
+
+def test_time_in_target_lays_the_steps_from_the_start() -> None:
+    """PLAN-3's time in target, by hand. FTP 200: 60 s at 50-60 % (100-120 W), 2 x 30 s at
+    100-110 % (200-220 W), a lap press, 60 s more. The recording: 45 s at 110 W (in) and
+    15 s at 90 W (out), 30 s at 210 W (in), 30 s at 230 W (out), then 60 s at 110 W that
+    are past the lap press (not counted: the plan and the recording part there). 75 of
+    120 counted samples = 0.625; a heart-rate target on a recording without heart rate
+    counts nothing (None)."""
+    th = Thresholds(ftp_watts=200)
+    workout = check_workout({"name": "x", "sport": "cycling", "steps": [
+        _step("warmup", {"time_s": 60}, ("ftp_pct", 50, 60)),
+        {"repeat": 2, "steps": [_step("active", {"time_s": 30}, ("ftp_pct", 100, 110))]},
+        _step("rest", {"lap_press": True}),
+        _step("active", {"time_s": 60}, ("watts", 100, 120))]}, th)
+    power = np.array([110.0] * 45 + [90.0] * 15 + [210.0] * 30 + [230.0] * 30 + [110.0] * 60)
+    streams = StreamSet(np.arange(180, dtype=np.int64), {"power": power})
+    assert time_in_target(workout, th, streams) == 0.625
+    hr = check_workout({"name": "x", "sport": "cycling", "steps": [
+        _step("active", {"time_s": 60}, ("bpm", 120, 140))]}, th)
+    assert time_in_target(hr, th, streams) is None
