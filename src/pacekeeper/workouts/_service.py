@@ -81,14 +81,31 @@ def _workout_id(text: str) -> uuid.UUID:
         raise WorkoutNotFound("no such workout") from None
 
 
+# Each format's renderer (the exporters' modules, pure: ``_export_*``): module, function.
+_RENDERERS: dict[str, tuple[str, str]] = {
+    "fit": ("_export_fit", "render_fit"), "zwo": ("_export_zwo", "render_zwo"),
+    "erg": ("_export_erg", "render_erg"), "mrc": ("_export_erg", "render_mrc"),
+    "ics": ("_export_ics", "render_ics")}
+
+
 def _renderer(fmt: str) -> Callable[..., Any] | None:
-    """``render_<fmt>`` of ``_export_<fmt>``, or None while this build has none."""
+    """The format's renderer, or None while this build has none (the route says 501)."""
+    module_name, function = _RENDERERS[fmt]
     try:
-        module = importlib.import_module(f"pacekeeper.workouts._export_{fmt}")
+        module = importlib.import_module(f"pacekeeper.workouts.{module_name}")
     except ModuleNotFoundError:
         return None
-    found = getattr(module, f"render_{fmt}", None)
+    found = getattr(module, function, None)
     return found if callable(found) else None
+
+
+def export_thresholds(settings: Mapping[str, Any]) -> dict[str, Any]:
+    """The sport's settings as the renderers read them: ``for_sport``'s generic names,
+    and FTP also as ``ftp_w`` (the exporters' name for it)."""
+    out = dict(settings)
+    if settings.get("ftp_watts") is not None:
+        out["ftp_w"] = settings["ftp_watts"]
+    return out
 
 
 class WorkoutService:
@@ -346,7 +363,11 @@ class WorkoutService:
             raise FormatUnavailable(f"{fmt} export is not available on this server")
         history = await self._history(owner)
         day = found.day or await self.analysis.today(owner)
-        body = render(found.shape(), self._settings(history, found.sport, day))
+        thresholds = export_thresholds(self._settings(history, found.sport, day))
+        # FIT stamps the file's creation: the workout's last change, so the same
+        # workout always renders the same bytes.
+        extra = {"created": found.updated_at} if fmt == "fit" else {}
+        body = render(found.shape(), thresholds, **extra)
         data = body.encode() if isinstance(body, str) else bytes(body)
         media, ext = FORMATS[fmt]
         return data, media, f"workout-{found.id}.{ext}"
@@ -376,9 +397,21 @@ class WorkoutService:
         history = await self._history(owner)
         workouts = await self.store.between(owner.user_id, today - timedelta(
             days=FEED_BACK_DAYS), today + timedelta(days=FEED_AHEAD_DAYS))
-        events = [self.view(w, history, today) for w in workouts]
-        body = render(events)
+        events = [self._event(self.view(w, history, today)) for w in workouts]
+        changed = max((w.updated_at for w in workouts), default=self.clock())
+        body = render(events, dtstamp=changed)
         return body.decode() if isinstance(body, bytes) else str(body)
+
+    @staticmethod
+    def _event(view: dict[str, Any]) -> dict[str, Any]:
+        """A planned workout as the feed's event: all-day on its date, its planned
+        duration and load said in the description."""
+        said = [view.get("description") or ""]
+        if view.get("load") is not None:
+            said.append(f"planned load {view['load']:g} ({view['load_method']})")
+        return {"uid": f"{view['id']}@pacekeeper", "date": view["date"], "name": view["name"],
+                "sport": view["sport"], "duration_s": view["duration_s"],
+                "description": "\n".join(t for t in said if t)}
 
 
 __all__ = ["FORMATS", "FormatUnavailable", "WorkoutNotFound", "WorkoutService", "token_hash"]

@@ -151,7 +151,7 @@ async def test_save_training_week_keeps_the_suggested_sessions(harness: Harness)
     assert sum(len(d["planned"]) for d in cal["days"]) == len(sessions)
 
 
-def _fake_ics(events: list[dict[str, Any]]) -> str:
+def _fake_ics(events: list[dict[str, Any]], **_: Any) -> str:
     return "\n".join(f"{e['date']} {e['name']}" for e in events)
 
 
@@ -201,10 +201,11 @@ async def test_calendar_feed_needs_the_persons_secret(
 async def test_export_hands_the_renderer_the_workout_and_the_sports_thresholds(
         harness: Harness, monkeypatch: pytest.MonkeyPatch) -> None:
     """The export route calls ``render_<format>`` with the workout's shared shape and the
-    sport's thresholds under their generic names (cycling: ``ftp_watts``)."""
+    sport's thresholds under their generic names (cycling: ``ftp_watts``, also as the
+    exporters' ``ftp_w``)."""
     seen: list[tuple[dict[str, Any], dict[str, Any]]] = []
 
-    def render(workout: dict[str, Any], thresholds: dict[str, Any]) -> bytes:
+    def render(workout: dict[str, Any], thresholds: dict[str, Any], **_: Any) -> bytes:
         seen.append((workout, thresholds))
         return b"FIT"
 
@@ -219,6 +220,29 @@ async def test_export_hands_the_renderer_the_workout_and_the_sports_thresholds(
     assert r.headers["content-disposition"] == f'attachment; filename="workout-{made["id"]}.fit"'
     (workout, thresholds), = seen
     assert workout == {"name": "ss", "sport": "cycling", "steps": body["steps"]}
-    assert thresholds["ftp_watts"] == 280
+    assert thresholds["ftp_watts"] == thresholds["ftp_w"] == 280
     r = await h.client.get(f"/api/workouts/{made['id']}/export?format=mrc", headers=auth)
     assert r.status_code == 501
+
+
+async def test_the_exporters_render_through_the_routes(harness: Harness) -> None:
+    """With the exporters' modules in the build (``_export_*``): each format's file
+    comes back (200, its name), and the feed is a VCALENDAR with the planned workout.
+    Skipped on a build without them (the routes answer 501 there, tested above)."""
+    pytest.importorskip("pacekeeper.workouts._export_ics")
+    h = harness
+    auth, _ = await _person(h, "render@example.com")
+    await _ftp(h, auth)
+    day = _today(h) + timedelta(days=1)
+    made = (await h.client.post("/api/workouts", headers=auth, json=_steady(
+        "sweet spot", "cycling", 1200, ("ftp_pct", 90), day))).json()
+    for fmt in ("fit", "zwo", "erg", "mrc"):
+        r = await h.client.get(f"/api/workouts/{made['id']}/export?format={fmt}",
+                               headers=auth)
+        assert r.status_code == 200, (fmt, r.text)
+        assert r.headers["content-disposition"].endswith(f'.{fmt}"') and r.content
+    token = (await h.client.post("/api/account/calendar-token", headers=auth)).json()["token"]
+    feed = await h.client.get(f"/api/calendar.ics?token={token}")
+    assert feed.status_code == 200, feed.text
+    assert feed.text.startswith("BEGIN:VCALENDAR") and "SUMMARY:sweet spot" in feed.text
+    assert f"{made['id']}@pacekeeper" in feed.text

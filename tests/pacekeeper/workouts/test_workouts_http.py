@@ -148,7 +148,7 @@ async def test_export_route_is_wired(harness: Harness) -> None:
     made = (await h.client.post("/api/workouts", headers=auth, json=INTERVALS)).json()
     r = await h.client.get(f"/api/workouts/{made['id']}/export?format=pdf", headers=auth)
     assert r.status_code == 400 and "format must be one of" in r.json()["message"]
-    r = await h.client.get(f"/api/workouts/{made['id']}/export?format=zwo", headers=auth)
+    r = await h.client.get(f"/api/workouts/{made['id']}/export?format=fit", headers=auth)
     assert r.status_code in (200, 501), r.text
     if r.status_code == 200:
-        assert r.headers["content-disposition"].endswith('.zwo"')
+        assert r.headers["content-disposition"].endswith('.fit"')
