@@ -47,6 +47,15 @@ async def _refusals() -> AsyncIterator[None]:
         raise ToolError(exc.message) from None
 
 
+# A workout as the write tools answer it: the figures, not the steps sent (compact).
+_BRIEF = ("id", "date", "name", "sport", "duration_s", "distance_m", "load", "load_method",
+          "load_complete")
+
+
+def _brief(view: dict[str, Any]) -> dict[str, Any]:
+    return rounded_answer({k: view[k] for k in _BRIEF})
+
+
 class PlanTools(ToolGroup):
     def workouts(self) -> WorkoutService:
         found = self._services().workouts
@@ -66,7 +75,7 @@ class PlanTools(ToolGroup):
         if date is not None:
             body["date"] = date
         async with _refusals():
-            return rounded_answer(await self.workouts().create(owner, body))
+            return _brief(await self.workouts().create(owner, body))
 
     @tool(name="update_workout", description="Change a workout's name, sport, steps (as "
           "create_workout) or description.", annotations=IDEMPOTENT_WRITE, scopes=(WRITE,))
@@ -78,7 +87,7 @@ class PlanTools(ToolGroup):
         changes = {k: v for k, v in (("name", name), ("sport", sport), ("steps", steps),
                                      ("description", description)) if v is not None}
         async with _refusals():
-            return rounded_answer(await self.workouts().update(owner, workout_id, changes))
+            return _brief(await self.workouts().update(owner, workout_id, changes))
 
     @tool(name="delete_workout", description="Delete a workout for good.",
           annotations=DESTRUCTIVE, scopes=(WRITE,))
@@ -93,8 +102,7 @@ class PlanTools(ToolGroup):
     async def schedule_workout(self, owner: Owner, workout_id: WorkoutId,
                                date: OptionalDay = None) -> dict[str, Any]:
         async with _refusals():
-            found = await self.workouts().schedule(owner, workout_id, date)
-        return {k: found[k] for k in ("id", "date", "name", "duration_s", "load")}
+            return _brief(await self.workouts().schedule(owner, workout_id, date))
 
     @tool(name="get_calendar", description="Planned workouts and done activities per day, "
           "each done one matched to its plan with duration and load ratios. Default 4 weeks "

@@ -321,7 +321,10 @@ class WorkoutService:
         week) stored as one workout per session that is not rest: a single step of the
         session's duration at its intensity (``_WEEK_IF`` of the threshold the person has
         for the sport, else an RPE range), its suggested target as the note."""
-        week = await self.analysis.suggest_week(owner, goal_id, sport)
+        # The week's sport by either name (``cycling`` or ``ride``), checked here: the
+        # suggestion itself takes any text.
+        activity_sport = None if sport is None else stored_sport(check_sport(sport))
+        week = await self.analysis.suggest_week(owner, goal_id, activity_sport)
         history = await self._history(owner)
         saved: list[dict[str, Any]] = []
         for session in week["sessions"]:

@@ -118,7 +118,9 @@ async def test_mcp_tools_create_schedule_and_refuse_bad_steps(harness: Harness) 
     auth, _ = await _person(h, "mcp-plan@example.com")
     await _ftp(h, auth)
     made = (await _mcp(h, auth, "create_workout", INTERVALS))["structuredContent"]
-    assert (made["load"], made["date"]) == (51.1, None)
+    assert made == {"id": made["id"], "date": None, "name": "5 x 4 min", "sport": "cycling",
+                    "duration_s": None, "distance_m": None, "load": 51.1,
+                    "load_method": "tss", "load_complete": False}  # compact: no steps
     moved = (await _mcp(h, auth, "schedule_workout", {"workout_id": made["id"],
                                                      "date": "2030-05-04"}))
     assert moved["structuredContent"]["date"] == "2030-05-04"
@@ -126,6 +128,8 @@ async def test_mcp_tools_create_schedule_and_refuse_bad_steps(harness: Harness) 
                                                  "steps": [{"kind": "active"}]})
     assert bad["error"]["code"] == -32602
     assert "steps[0]: a step needs an end" in bad["error"]["message"]
+    bad = await _mcp(h, auth, "save_training_week", {"sport": "curling"})
+    assert bad["error"]["code"] == -32602 and "sport must be one of" in bad["error"]["message"]
     token = auth["authorization"].removeprefix("Bearer ")
     read_only = {"authorization": f"Bearer {oauth_token(h.app, token, READ)}"}
     headers = await h.mcp_session(read_only)
