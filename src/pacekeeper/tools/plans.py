@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Annotated, Any
 
-from mcpcast import InvalidParams, Param, ToolError, tool
+from mcpcast import InvalidParams, Param, ToolError, resource, tool
 from pacekeeper.errors import ApiError, ValidationFailed
 from pacekeeper.fitness._figures import rounded_answer
 from pacekeeper.owner import Owner
@@ -123,6 +123,12 @@ class PlanTools(ToolGroup):
     ) -> dict[str, Any]:
         async with _refusals():
             return rounded_answer(await self.workouts().save_week(owner, goal_id, sport))
+
+    @resource(uri="workout://{id}", name="workout", mime_type="application/json",
+              description="One workout: its steps and planned figures.")
+    async def workout_resource(self, id: str, owner: Owner) -> dict[str, Any]:
+        async with _refusals():
+            return rounded_answer(await self.workouts().get(owner, id))
 
 
 __all__ = ["PlanTools"]

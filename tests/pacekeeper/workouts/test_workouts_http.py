@@ -7,6 +7,8 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
+import orjson
+
 from pacekeeper.oauth2 import READ
 from tests.pacekeeper.conftest import Harness
 from tests.pacekeeper.fitness.test_analysis import _mcp, _person, _today
@@ -106,8 +108,19 @@ async def test_another_persons_workout_is_404_on_every_path(harness: Harness) ->
         result = await _mcp(h, bob, name, args)
         assert result["isError"] is True, (name, result)
         assert "no such workout" in result["content"][0]["text"]
+    headers = await h.mcp_session(bob)
+    read = (await h.client.post("/mcp", headers=headers, json={
+        "jsonrpc": "2.0", "id": 2, "method": "resources/read",
+        "params": {"uri": f"workout://{made['id']}"}})).json()
+    assert read["error"]["code"] == -32602 and "no such workout" in read["error"]["message"]
     still = (await h.client.get(path, headers=alice)).json()
     assert still == made
+    headers = await h.mcp_session(alice)
+    read = (await h.client.post("/mcp", headers=headers, json={
+        "jsonrpc": "2.0", "id": 2, "method": "resources/read",
+        "params": {"uri": f"workout://{made['id']}"}})).json()
+    (content,) = read["result"]["contents"]
+    assert orjson.loads(content["text"]) == made  # the resource is GET's answer
 
 
 async def test_mcp_tools_create_schedule_and_refuse_bad_steps(harness: Harness) -> None:
