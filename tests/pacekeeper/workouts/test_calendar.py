@@ -14,6 +14,7 @@ from sqlalchemy import select
 
 from pacekeeper.fitness._tables import ActivityStreamRow
 from pacekeeper.fitness.streams import StreamSet
+from pacekeeper.logredact import redact
 from pacekeeper.workouts import _service
 from pacekeeper.workouts._tables import CalendarTokenRow
 from tests._pmc import plain_pmc
@@ -196,6 +197,14 @@ async def test_calendar_feed_needs_the_persons_secret(
     assert (await h.client.delete("/api/account/calendar-token", headers=bob)
             ).status_code == 404
     assert (await h.client.post("/api/account/calendar-token")).status_code == 401
+
+
+def test_the_feed_token_is_masked_in_access_log_lines() -> None:
+    """PLAN-4: the feed's secret travels in its URL (calendar apps send no header), so the
+    access log line of a subscription must not carry it."""
+    line = '"GET /api/calendar.ics?token=Zm9vYmFyc2VjcmV0 HTTP/1.1" 200'
+    assert "Zm9vYmFyc2VjcmV0" not in redact(line)
+    assert "/api/calendar.ics?token=" in redact(line)
 
 
 async def test_export_hands_the_renderer_the_workout_and_the_sports_thresholds(

@@ -146,3 +146,4 @@ def test_time_in_target_lays_the_steps_from_the_start() -> None:
     hr = check_workout({"name": "x", "sport": "cycling", "steps": [
         _step("active", {"time_s": 60}, ("bpm", 120, 140))]}, th)
     assert time_in_target(hr, th, streams) is None
+
