@@ -55,6 +55,9 @@ def morton_power(t: npt.ArrayLike, cp: float, w_prime: float, p_max: float) -> F
     return cp + w_prime / (as_float(t) + w_prime / (p_max - cp))
 
 
+P_MAX_CEILING_W: Final = 5000.0  # above any human's 1 s power
+
+
 def critical_power_3p(
     durations: npt.ArrayLike,
     powers: npt.ArrayLike,
@@ -63,21 +66,22 @@ def critical_power_3p(
 ) -> CriticalPower | None:
     """Morton's 3-parameter critical power model fitted by least squares on power over
     mean-maximal points from ``min_s`` to ``max_s``: P = CP + W' / (t + k) with
-    k = W' / (Pmax - CP), by variable projection (``_stats.hyperbola_fit``; the same
-    least-squares optimum scipy.optimize.curve_fit reaches, tested against it).
-    R^2 = 1 - SS_res / SS_tot on power. None with fewer than 4 points or a fit outside
-    physiology (CP 1-3,000 W, W' 100-200,000 J, Pmax above CP and at most 5,000 W)."""
+    k = W' / (Pmax - CP) and Pmax at most 5,000 W, by variable projection
+    (``_stats.hyperbola_fit``; the bounded least-squares optimum scipy.optimize.curve_fit
+    reached when it did this, tested against it). R^2 = 1 - SS_res / SS_tot on power.
+    None with fewer than 4 points or a fit outside physiology (CP 1-3,000 W,
+    W' 100-200,000 J, Pmax above CP)."""
     t, p = _points(durations, powers, min_s, max_s)
     if len(t) < 4:
         return None
-    fit = hyperbola_fit(t, p, (0.01, 1e5))
+    fit = hyperbola_fit(t, p, (0.01, 1e5), P_MAX_CEILING_W)
     if fit is None:
         return None
     cp, w_prime, k = fit
     if not (1.0 <= cp <= 3000.0 and 100.0 <= w_prime <= 200000.0):
         return None
     p_max = cp + w_prime / k
-    if not cp < p_max <= 5000.0:
+    if not cp < p_max <= P_MAX_CEILING_W * (1 + 1e-12):
         return None
     residual = p - morton_power(t, cp, w_prime, p_max)
     total = float(np.sum((p - p.mean()) ** 2))

@@ -107,22 +107,28 @@ def bisect_decreasing(f: Callable[[float], float], lo: float, hi: float,
     return 0.5 * (lo + hi)
 
 
-def hyperbola_fit(t: FloatArray, p: FloatArray, k_bounds: tuple[float, float]
-                  ) -> tuple[float, float, float] | None:
-    """Least squares of p = c + w / (t + k) over (c, w, k), by variable projection
-    (Golub & Pereyra 1973): for a fixed k the model is linear in (c, w), solved exactly,
-    which leaves a one-dimensional search over k: a grid of 161 points, log-spaced over
-    ``k_bounds``, then golden-section refinement between the best point's neighbours.
-    The grid finds the global minimum wherever it is at least one grid step wide; the
-    refinement converges to it. Returns (c, w, k), or None with fewer than 3 points."""
+def hyperbola_fit(t: FloatArray, p: FloatArray, k_bounds: tuple[float, float],
+                  ceiling: float) -> tuple[float, float, float] | None:
+    """Least squares of p = c + w / (t + k) over (c, w, k) with the value at t = 0,
+    c + w / k, at most ``ceiling``, by variable projection (Golub & Pereyra 1973): for a
+    fixed k the model is linear in (c, w), a convex problem solved exactly (the
+    unconstrained solution, or when it passes the ceiling the one on it, w = k (ceiling
+    - c), linear in c alone), which leaves a one-dimensional search over k: a grid of
+    161 points, log-spaced over ``k_bounds``, then golden-section refinement between the
+    best point's neighbours. Returns (c, w, k), or None with fewer than 3 points."""
     if len(t) < 3:
         return None
 
     def solve(k: float) -> tuple[float, float, float]:
         basis = np.column_stack((np.ones_like(t), 1.0 / (t + k)))
         coef, *_ = np.linalg.lstsq(basis, p, rcond=None)
-        residual = p - basis @ coef
-        return float(coef[0]), float(coef[1]), float(residual @ residual)
+        c, w = float(coef[0]), float(coef[1])
+        if c + w / k > ceiling:
+            u, v = t / (t + k), ceiling * k / (t + k)
+            c = float((p - v) @ u) / float(u @ u)
+            w = k * (ceiling - c)
+        residual = p - c - w / (t + k)
+        return c, w, float(residual @ residual)
 
     grid = np.geomspace(k_bounds[0], k_bounds[1], 161)
     costs = [solve(float(k))[2] for k in grid]

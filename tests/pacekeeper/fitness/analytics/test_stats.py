@@ -88,6 +88,19 @@ def test_three_parameter_fit_is_curve_fits_optimum(seed: int) -> None:
     assert (ours.cp, ours.w_prime, ours.p_max) == pytest.approx((tcp, tw, tpmax), rel=1e-4)
 
 
+def test_three_parameter_fit_at_the_ceiling_is_curve_fits_bounded_optimum() -> None:
+    """A pure two-parameter curve (Pmax unbounded) puts the optimum on Pmax = 5,000 W,
+    where curve_fit's bounds held it: the fit is the one on that bound, not none."""
+    t = np.array([1, 2, 3, 5, 8, 12, 20, 30, 60, 120, 300, 600, 1200, 1800], dtype=float)
+    p = 250.0 + 2000.0 / t
+    ours = an.critical_power_3p(t, p)
+    (tcp, tw, tpmax), _ = optimize.curve_fit(
+        _morton, t, p, p0=(200.0, 20000.0, 400.0),
+        bounds=([1.0, 100.0, 1.0], [3000.0, 200000.0, 5000.0]), maxfev=20000)
+    assert ours is not None and ours.p_max == pytest.approx(5000.0)
+    assert (ours.cp, ours.w_prime) == pytest.approx((tcp, tw), rel=1e-5)
+
+
 def test_three_parameter_fit_outside_physiology_is_none() -> None:
     """Power rising with duration has no positive W': no fit rather than a clamped one."""
     t = np.array([60.0, 120.0, 300.0, 600.0, 1200.0])
