@@ -60,7 +60,7 @@ def test_icalendar_reads_it_back() -> None:
 
 
 def test_long_lines_fold_at_75_octets_without_splitting_a_character() -> None:
-    name = "Intervalle über die Schwelle, " * 6 + "ü€😀" * 10
+    name = "€" * 40 + "Intervalle über die Schwelle, " * 3 + "ü€😀" * 10
     text = render_ics([{"uid": "u", "date": "2026-12-08", "name": name, "sport": "running",
                         "description": ""}], dtstamp=_STAMP)
     lines = _lines(text)
