@@ -153,3 +153,13 @@ def test_a_target_fit_cannot_hold_is_refused(target: dict[str, Any],
 def test_a_malformed_workout_is_a_clear_error(steps: list[Any], message: str) -> None:
     with pytest.raises(WorkoutExportError, match=message):
         render_fit({"name": "x", "sport": "cycling", "steps": steps}, {})
+
+
+@pytest.mark.parametrize(("sport", "fit_sport"), [
+    ("running", "running"), ("run", "running"), ("strength", "training"),
+    ("yoga", "generic")])
+def test_sports_map_to_the_profile_and_unknown_ones_load_as_generic(sport: str,
+                                                                   fit_sport: str) -> None:
+    workout = {"name": "x", "sport": sport,
+               "steps": [{"kind": "active", "end": {"time_s": 600}}]}
+    assert _decode(render_fit(workout, {}))["workout_mesgs"][0]["sport"] == fit_sport
