@@ -58,7 +58,7 @@ def render_fit(workout: Mapping[str, Any], thresholds: Mapping[str, Any], *,
     than read from the clock so the same workout always renders the same bytes.
     Raises ``WorkoutExportError`` for a target that needs a threshold not given.
     """
-    from garmin_fit_sdk import Encoder  # the SDK's profile costs ~15 ms: load it on use
+    from garmin_fit_sdk import Encoder  # the SDK's profile costs 12-28 ms: load it on use
 
     plan = read_workout(workout)
     steps: list[dict[str, Any]] = []

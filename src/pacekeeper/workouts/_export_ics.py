@@ -1,7 +1,7 @@
 """Planned workouts as an iCalendar feed (RFC 5545) that calendar apps subscribe to.
 
 Written by hand rather than with the ``icalendar`` package: a feed of all-day and timed
-events is a few properties each, and the package costs ~70 ms to import (measured, with
+events is a few properties each, and the package costs 67-81 ms to import (measured, with
 its dateutil/tzdata) on every process that serves the feed. The rules that matter are
 kept here and tested by parsing the output back with ``icalendar``: CRLF line ends,
 lines folded at 75 octets without splitting a UTF-8 character, TEXT escaping of
