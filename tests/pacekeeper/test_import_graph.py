@@ -21,7 +21,7 @@ EDGE = {"http", "web", "tools", "mcp", "ops"}  # HTTP, pages, MCP, running the s
 WIRING = {"services"}  # the container: builds every service, handed to the edge
 SERVICES = {"account", "admin", "apikeys", "auth", "connections", "fitness", "jobs",
             "oauth2", "providers", "sync", "live", "crypto", "cpu", "masterkey",
-            "ratelimit", "backing"}
+            "ratelimit", "backing", "workouts"}
 STORAGE = {"db"}
 LEAVES = {"pacekeeper", "errors", "config", "owner", "pages", "metrics", "logredact",
           "confusables", "_openapi_parts"}
