@@ -1,7 +1,7 @@
 """``python -m bench.analytics``: the analytics engine against plain references, same run.
 
-- CTL/ATL/TSB over ten years of daily load: ``ctl_atl_tsb`` (two ``scipy.signal.lfilter``
-  calls) and a plain Python loop over the days, equal to 1e-9 (checked). Target: at
+- CTL/ATL/TSB over ten years of daily load: ``ctl_atl_tsb`` (two blocked numpy
+  filters) and a plain Python loop over the days, equal to 1e-9 (checked). Target: at
   least 2x faster (it replaced a numba loop at 50x; issue 30: docs/performance.md).
 - ``--memory``: resident memory of each entry point and of ``pacekeeper serve`` before
   and after its first fitness chart (``_memory.py``).

@@ -10,6 +10,7 @@ PacekeeperError
  +-- ApiError                     status, code, message -> {"error", "message"} (here)
  |    +-- ValidationFailed        400 validation_error
  |    |    +-- FitnessInputError     a bad fitness query or body [fitness._errors]
+ |    |    +-- WorkoutExportError    a workout a file format cannot hold [workouts._export_common]
  |    +-- Unauthenticated         401, always with WWW-Authenticate
  |    +-- Forbidden               403
  |    +-- CsrfFailed              403 csrf_failed

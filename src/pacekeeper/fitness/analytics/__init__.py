@@ -1,8 +1,9 @@
 """Pacekeeper's analytics engine: pure functions, numpy arrays in, numbers out.
 
 No I/O and no Python loop over samples: every formula is vectorised (cumulative sums,
-``scipy.signal.lfilter`` for recursive filters, ``searchsorted``). Each function names
-its formula and source; ``docs/analytics.md`` lists them with the tests that prove them.
+numpy blocks for recursive filters, ``searchsorted``), and no scipy (``_stats`` says
+why). Each function names its formula and source; ``docs/analytics.md`` lists them
+with the tests that prove them.
 """
 
 from ._activity import ActivityMetrics, AthleteSnapshot, LoadSource, analyze_activity, tss_for

@@ -16,6 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ._ewma import ewma_pair
+from ._stats import line_fit
 from ._types import FloatArray, as_float
 
 
@@ -148,7 +149,8 @@ class Trend:
 
 def trend(values: npt.ArrayLike, alpha: float = 0.05) -> Trend | None:
     """Least-squares line through a daily series (NaN days skipped) with the two-sided
-    p-value of the slope (scipy.stats.linregress, Wald test with a t distribution).
+    p-value of the slope (``_stats.line_fit``: Wald test with Student's t, as
+    scipy.stats.linregress computes it).
     ``direction`` is "flat" unless p < alpha. None with fewer than 3 values."""
     y = as_float(values)
     x = np.arange(len(y), dtype=np.float64)
@@ -157,14 +159,12 @@ def trend(values: npt.ArrayLike, alpha: float = 0.05) -> Trend | None:
         return None
     if np.ptp(y[ok]) == 0:
         return Trend(0.0, float(y[ok][0]), 1.0, 0.0, "flat")
-    from scipy import stats  # type: ignore[import-untyped]  # on use: docs/performance.md
-
-    r = stats.linregress(x[ok], y[ok])
-    slope, p = float(r.slope), float(r.pvalue)
+    r = line_fit(x[ok], y[ok])
+    slope, p = r.slope, r.p_value
     direction: Literal["up", "down", "flat"] = (
         "flat" if not p < alpha else ("up" if slope > 0 else "down")
     )
-    return Trend(slope, float(r.intercept), p, float(r.rvalue) ** 2, direction)
+    return Trend(slope, r.intercept, p, r.r**2, direction)
 
 
 __all__ = [

@@ -9,6 +9,8 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
+from ._ewma import ewma
+from ._stats import hyperbola_fit, line_fit
 from ._types import FloatArray, as_float
 
 
@@ -40,13 +42,11 @@ def critical_power_2p(
     t, p = _points(durations, powers, min_s, max_s)
     if len(t) < 2 or np.ptp(t) == 0:
         return None
-    from scipy import stats  # type: ignore[import-untyped]  # on use: docs/performance.md
-
-    r = stats.linregress(t, p * t)
-    cp, w_prime = float(r.slope), float(r.intercept)
+    fit = line_fit(t, p * t)
+    cp, w_prime = fit.slope, fit.intercept
     if cp <= 0 or w_prime <= 0:
         return None
-    return CriticalPower(cp, w_prime, float(r.rvalue) ** 2)
+    return CriticalPower(cp, w_prime, fit.r**2)
 
 
 def morton_power(t: npt.ArrayLike, cp: float, w_prime: float, p_max: float) -> FloatArray:
@@ -55,35 +55,33 @@ def morton_power(t: npt.ArrayLike, cp: float, w_prime: float, p_max: float) -> F
     return cp + w_prime / (as_float(t) + w_prime / (p_max - cp))
 
 
+P_MAX_CEILING_W: Final = 5000.0  # above any human's 1 s power
+
+
 def critical_power_3p(
     durations: npt.ArrayLike,
     powers: npt.ArrayLike,
     min_s: float = 1.0,
     max_s: float = 1800.0,
 ) -> CriticalPower | None:
-    """Morton's 3-parameter critical power model fitted by least squares on power
-    (scipy.optimize.curve_fit) over mean-maximal points from ``min_s`` to ``max_s``,
-    started from the 2-parameter fit. R^2 = 1 - SS_res / SS_tot on power."""
+    """Morton's 3-parameter critical power model fitted by least squares on power over
+    mean-maximal points from ``min_s`` to ``max_s``: P = CP + W' / (t + k) with
+    k = W' / (Pmax - CP) and Pmax at most 5,000 W, by variable projection
+    (``_stats.hyperbola_fit``; the bounded least-squares optimum scipy.optimize.curve_fit
+    reached when it did this, tested against it). R^2 = 1 - SS_res / SS_tot on power.
+    None with fewer than 4 points or a fit outside physiology (CP 1-3,000 W,
+    W' 100-200,000 J, Pmax above CP)."""
     t, p = _points(durations, powers, min_s, max_s)
     if len(t) < 4:
         return None
-    start = critical_power_2p(t, p, max(min_s, 120.0), max_s)
-    cp0, w0 = (start.cp, start.w_prime) if start else (float(p.min()), 20000.0)
-    from scipy import optimize
-
-    try:
-        params, _ = optimize.curve_fit(
-            morton_power,
-            t,
-            p,
-            p0=(cp0, w0, max(float(p.max()), cp0 * 1.5)),
-            bounds=([1.0, 100.0, 1.0], [3000.0, 200000.0, 5000.0]),
-            maxfev=20000,
-        )
-    except (RuntimeError, ValueError):
+    fit = hyperbola_fit(t, p, (0.01, 1e5), P_MAX_CEILING_W)
+    if fit is None:
         return None
-    cp, w_prime, p_max = (float(x) for x in params)
-    if p_max <= cp:
+    cp, w_prime, k = fit
+    if not (1.0 <= cp <= 3000.0 and 100.0 <= w_prime <= 200000.0):
+        return None
+    p_max = cp + w_prime / k
+    if not cp < p_max <= P_MAX_CEILING_W * (1 + 1e-12):
         return None
     residual = p - morton_power(t, cp, w_prime, p_max)
     total = float(np.sum((p - p.mean()) ** 2))
@@ -149,7 +147,8 @@ def w_prime_balance_skiba2012(
     """W' balance, Skiba et al. (2012), integral form:
     W'bal(t) = W' - sum over u <= t of W'exp(u) e^(-(t - u) / tau),
     W'exp(u) = max(0, P(u) - CP) x 1 s. The sum is a first-order recursive filter
-    S(t) = e^(-1/tau) S(t - 1) + W'exp(t), run by scipy.signal.lfilter (O(n), in C).
+    S(t) = e^(-1/tau) S(t - 1) + W'exp(t), run as ``_ewma.ewma`` (numpy blocks, O(n);
+    S = ewma(W'exp / (1 - k), k) with k = e^(-1/tau)).
     ``tau`` defaults to ``skiba_tau`` over the ride (sweat's static tau). NaN seconds
     (pauses) count as 0 W: recovery goes on in real time."""
     p = np.nan_to_num(as_float(power), nan=0.0)
@@ -158,10 +157,9 @@ def w_prime_balance_skiba2012(
     expended = np.maximum(p - cp, 0.0)
     if len(p) == 0:
         return np.zeros(0)
-    from scipy import signal
-
-    spent = signal.lfilter([1.0], [1.0, -math.exp(-1.0 / tau)], expended)
-    return w_prime - np.asarray(spent, dtype=np.float64)
+    k = math.exp(-1.0 / tau)
+    spent = ewma(expended / (1.0 - k), k, 0.0)
+    return w_prime - spent
 
 
 _BLOCK: Final = 128

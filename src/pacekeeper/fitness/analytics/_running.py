@@ -14,6 +14,7 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
+from ._stats import bisect_decreasing
 from ._types import FloatArray, as_float
 
 MILE_M: Final = 1609.344
@@ -53,14 +54,9 @@ def vdot_from_race(distance_m: float, time_s: float) -> float:
 
 def race_time_for_vdot(vdot: float, distance_m: float) -> float:
     """Race time (s) over ``distance_m`` for a VDOT: the t solving
-    ``vdot_from_race(distance_m, t) == vdot`` (scipy.optimize.brentq; VDOT falls
-    strictly as t grows over the bracket 1 s .. 2 days)."""
-    from scipy.optimize import brentq  # type: ignore[import-untyped]  # on use
-
-    root: float = brentq(
-        lambda t: vdot_from_race(distance_m, t) - vdot, 1.0, 172800.0, xtol=1e-9, rtol=1e-12
-    )
-    return float(root)
+    ``vdot_from_race(distance_m, t) == vdot``, by bisection (VDOT falls strictly as t
+    grows over the bracket 1 s .. 2 days)."""
+    return bisect_decreasing(lambda t: vdot_from_race(distance_m, t) - vdot, 1.0, 172800.0)
 
 
 def velocity_for_vo2(vo2: float) -> float:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hmac
 from collections.abc import Callable, Mapping, Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
@@ -43,6 +43,8 @@ T = TypeVar("T")
 _DAY = 86_400
 BackfillKind = Literal["activities", "activityDetails", "dailies", "sleeps", "hrv"]
 _REST = "/wellness-api/rest"
+_WORKOUT_CREATE = "/workoutportal/workout/v2"  # Training API V2 (docs/providers.md)
+_SCHEDULE = "/training-api/schedule/"
 
 
 class GarminClient:
@@ -137,7 +139,8 @@ class GarminClient:
 
     # -- data ------------------------------------------------------------------------
 
-    async def _call(self, method: str, token: TokenSet, path: str, **params: Any) -> httpx.Response:
+    async def _call(self, method: str, token: TokenSet, path: str, *, json: Any = None,
+                    **params: Any) -> httpx.Response:
         url = f"{self.api}{path}"
         if token.token_secret is not None:
             auth = OAuth1Auth(
@@ -146,17 +149,14 @@ class GarminClient:
                 token=token.access_token,
                 token_secret=token.token_secret,
             )
-            return await self.http.request(method, url, auth=auth, params=params or None)
+            return await self.http.request(method, url, auth=auth, params=params or None,
+                                           json=json)
         return await self.http.request(
-            method, url, bearer=token.access_token, params=params or None
+            method, url, bearer=token.access_token, params=params or None, json=json
         )
 
     async def _get_json(self, token: TokenSet, path: str, **params: Any) -> Any:
-        response = await self._call("GET", token, path, **params)
-        try:
-            return response.json()
-        except ValueError as exc:
-            raise ProviderResponseError("garmin", "response is not JSON") from exc
+        return _json(await self._call("GET", token, path, **params))
 
     @staticmethod
     def _map(mapper: Callable[[Any], T], row: Any) -> T:
@@ -223,6 +223,29 @@ class GarminClient:
         rows = await self._summaries(token, "sleeps", after, before)
         return [self._map(m.map_sleep, r) for r in rows]
 
+    # -- Training API V2: workouts onto the person's Garmin calendar and device ----------
+
+    async def push_workout(self, token: TokenSet, workout: Mapping[str, Any]) -> str:
+        """Create ``workout`` (a Training API V2 body: ``workouts.render_garmin_training``)
+        in the person's Garmin Connect; Garmin's id of it."""
+        response = await self._call("POST", token, _WORKOUT_CREATE, json=dict(workout))
+        body = expect_dict("garmin", _json(response))
+        if body.get("workoutId") is None:
+            raise ProviderResponseError("garmin", "workout response lacks workoutId")
+        return str(body["workoutId"])
+
+    async def schedule_workout(self, token: TokenSet, workout_id: str, day: date) -> str:
+        """Put a pushed workout on ``day`` of the person's Garmin calendar (the device
+        shows it that day after its next sync); Garmin's id of the schedule."""
+        response = await self._call("POST", token, _SCHEDULE,
+                                    json={"workoutId": int(workout_id), "date": day.isoformat()})
+        body = _json(response)
+        # Garmin answers the new schedule's id, as a bare number or in an object.
+        found = body.get("workoutScheduleId") if isinstance(body, dict) else body
+        if not isinstance(found, int | str) or isinstance(found, bool):
+            raise ProviderResponseError("garmin", "schedule response lacks its id")
+        return str(found)
+
     async def request_backfill(
         self, token: TokenSet, kind: BackfillKind, start: datetime, end: datetime
     ) -> bool:
@@ -242,6 +265,13 @@ class GarminClient:
                 return False
             raise
         return True
+
+
+def _json(response: httpx.Response) -> Any:
+    try:
+        return response.json()
+    except ValueError as exc:
+        raise ProviderResponseError("garmin", "response is not JSON") from exc
 
 
 def _with_query(url: str, extra: dict[str, str]) -> str:

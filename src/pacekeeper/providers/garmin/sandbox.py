@@ -19,6 +19,7 @@ from ..sandbox._consent import consent_page, error_page
 from ..sandbox._guard import Flavor, endpoint, generic_quota_headers, verify_oauth1
 from ..sandbox._oauth2_routes import OAuth2Flavor, oauth2_routes
 from ..sandbox._state import Grant, RequestToken, SandboxState
+from ._training_sandbox import TrainingCalendar, workout_problem
 
 _TYPES = {"Ride": "ROAD_BIKING", "Run": "RUNNING"}
 _MAX_WINDOW_S = 86_400
@@ -160,6 +161,7 @@ class GarminRoutes:
     def __init__(self, state: SandboxState) -> None:
         self.state = state
         self.backfills: set[tuple[int, str, int, int]] = set()
+        self.training = TrainingCalendar()
 
     async def user_id(self, request: Request, grant: Grant) -> Any:
         return {"userId": user_id(grant.athlete_id)}
@@ -203,6 +205,47 @@ class GarminRoutes:
             return JSONResponse(error(409, "duplicate backfill request"), status_code=409)
         self.backfills.add(key)
         return Response(status_code=202)
+
+    # -- Training API V2 ---------------------------------------------------------------
+
+    async def create_workout(self, request: Request, grant: Grant) -> Any:
+        try:
+            body = await request.json()
+        except ValueError:
+            return JSONResponse(error(400, "body is not JSON"), status_code=400)
+        problem = workout_problem(body)
+        if problem is not None:
+            return JSONResponse(error(400, problem), status_code=400)
+        return self.training.add_workout(grant.athlete_id, body)
+
+    async def workout(self, request: Request, grant: Grant) -> Any:
+        found = self.training.workout(grant.athlete_id, request.path_params["id"])
+        if found is None:
+            return JSONResponse(error(404, "workout not found"), status_code=404)
+        if request.method == "DELETE":
+            self.training.delete_workout(grant.athlete_id, found["workoutId"])
+            return Response(status_code=204)
+        return found
+
+    async def create_schedule(self, request: Request, grant: Grant) -> Any:
+        try:
+            body = await request.json()
+            day = date.fromisoformat(body["date"])
+            workout_id = int(body["workoutId"])
+        except (ValueError, KeyError, TypeError):
+            return JSONResponse(error(400, "workoutId and date (yyyy-mm-dd) are required"),
+                                status_code=400)
+        if self.training.workout(grant.athlete_id, str(workout_id)) is None:
+            return JSONResponse(error(404, "workout not found"), status_code=404)
+        return self.training.schedule(grant.athlete_id, workout_id, day)
+
+    async def schedules(self, request: Request, grant: Grant) -> Any:
+        try:
+            start = date.fromisoformat(request.query_params["startDate"])
+            end = date.fromisoformat(request.query_params["endDate"])
+        except (KeyError, ValueError):
+            return JSONResponse(error(400, "startDate and endDate are required"), status_code=400)
+        return self.training.schedules(grant.athlete_id, start, end)
 
     async def deregister(self, request: Request, grant: Grant) -> Any:
         self.state.revoke_athlete("garmin", grant.athlete_id)
@@ -322,6 +365,11 @@ def garmin_routes(state: SandboxState) -> list[Route]:
         api(f"{_REST}/user/id", r.user_id),
         api(f"{_REST}/user/registration", r.deregister, "DELETE"),
         api(f"{_REST}/backfill/{{kind}}", r.backfill),
+        api("/workoutportal/workout/v2", r.create_workout, "POST"),
+        Route("/training-api/workout/v2/{id}", endpoint(state, flavor, r.workout),
+              methods=["GET", "DELETE"]),
+        api("/training-api/schedule/", r.create_schedule, "POST"),
+        api("/training-api/schedule", r.schedules),
         api(f"{_REST}/{{kind}}", r.summaries),
     ]
 
