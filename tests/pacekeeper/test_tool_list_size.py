@@ -46,22 +46,26 @@ async def tools_list_bodies(client: httpx.AsyncClient) -> dict[str, bytes]:
 # Issue 27 item 14 measured (JSON bytes of every tools/list page, as received): 51,319 /
 # 51,463 bytes before (2025-11-25 / 2026-07-28), 35,784 / 35,928 after the first round,
 # 23,861 / 24,005 after the second (outputSchemas as field lists,
-# descriptions and argument texts said once; docs/performance.md). The guard is the goal.
-MAX_BYTES = 25_000
+# descriptions and argument texts said once; docs/performance.md). The guard is that goal
+# for issue 27's 41 tools, plus a budget for each tool added after them (issue 32's six
+# plan tools took 2,936 B, 489 B each): the list grows with what the service can do,
+# never by a tool getting fatter.
+TOOLS_OF_ISSUE_27, MAX_BYTES_FOR_THEM, PER_TOOL_ADDED = 41, 25_000, 500
 # A tool's description: what it answers, with units and defaults, in a sentence or two.
 DESCRIPTION_BUDGET = 180
 
 
 async def test_tools_list_is_compact_in_both_revisions(harness: Harness) -> None:
     """The whole tools/list answer, measured as a client receives it in each revision the
-    service speaks, stays under MAX_BYTES with every tool listed (a guard against the
+    service speaks, stays within its budget with every tool listed (a guard against the
     51 KB it was: titles, default nulls, anyOf [X, null] of optional arguments, repeated
     required lists, long descriptions)."""
     bodies = await tools_list_bodies(harness.client)
     for version, raw in bodies.items():
         tools = orjson.loads(raw)["result"]["tools"]
-        assert len(tools) >= 41, version
-        assert len(raw) < MAX_BYTES, (version, len(raw))
+        assert len(tools) >= TOOLS_OF_ISSUE_27, version
+        budget = MAX_BYTES_FOR_THEM + PER_TOOL_ADDED * (len(tools) - TOOLS_OF_ISSUE_27)
+        assert len(raw) < budget, (version, len(raw), budget)
 
 
 async def test_every_tool_says_what_it_is_for_within_its_budget(harness: Harness) -> None:
