@@ -62,8 +62,8 @@ async def workout(request: Request) -> Response:
 
 
 async def export_workout(request: Request) -> Response:
-    """GET /api/workouts/{id}/export?format=fit|zwo|erg|mrc: the file (501 while this
-    server has no renderer for the format)."""
+    """GET /api/workouts/{id}/export?format=fit|zwo|erg|mrc: the file (400 when the
+    format cannot hold the workout, saying why)."""
     owner, headers = await _caller(request)
     fmt = request.query_params.get("format", "")
     data, media, name = await _workouts(request).export(
@@ -155,7 +155,7 @@ def workout_paths() -> dict[str, dict[str, Any]]:
                 "application/octet-stream": {"schema": {"type": "string",
                                                         "format": "binary"}}}},
                 "400": _err("unknown format, or one the workout cannot be written in"),
-                "404": _NOT_YOURS, "501": _err("no renderer for the format here yet")}}},
+                "404": _NOT_YOURS}}},
         "/api/calendar": {"get": {
             "summary": "Planned workouts and done activities per day, with compliance",
             "security": _AUTH,
@@ -169,8 +169,7 @@ def workout_paths() -> dict[str, dict[str, Any]]:
                             "schema": {"type": "string"}}],
             "responses": {"200": {"description": "text/calendar", "content": {
                 "text/calendar": {"schema": {"type": "string"}}}},
-                "404": _err("no, a wrong or a revoked token"),
-                "501": _err("no iCalendar renderer here yet")}}},
+                "404": _err("no, a wrong or a revoked token")}}},
         TOKEN_PATH: {
             "post": {"summary": "A new calendar feed secret (shown once; replaces the old)",
                      "security": _AUTH,

@@ -15,14 +15,13 @@ from pacekeeper.workouts._export_garmin import render_garmin_training
 from pacekeeper.workouts._export_ics import render_ics
 from pacekeeper.workouts._export_zwo import render_zwo
 from pacekeeper.workouts._service import (
-    FormatUnavailable,
     WorkoutNotFound,
     WorkoutService,
 )
 from pacekeeper.workouts._steps import Thresholds, WorkoutInvalid, check_workout, derive
 from pacekeeper.workouts._store import SqlWorkoutStore
 
-__all__ = ["FormatUnavailable", "SqlWorkoutStore", "Thresholds", "WorkoutExportError",
+__all__ = ["SqlWorkoutStore", "Thresholds", "WorkoutExportError",
            "WorkoutInvalid", "WorkoutNotFound", "WorkoutService", "check_workout", "derive",
            "render_erg", "render_fit", "render_garmin_training", "render_ics", "render_mrc",
            "render_zwo"]

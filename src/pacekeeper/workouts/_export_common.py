@@ -9,17 +9,12 @@ drop it: a file that silently differs from the plan would be worse than no file.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, TypeGuard
 
 from pacekeeper.errors import ValidationFailed
-
-KINDS = ("warmup", "active", "recovery", "cooldown", "rest")
-TARGET_TYPES = ("ftp_pct", "watts", "lthr_pct", "bpm", "pace", "pace_pct", "rpe")
-# The workout's sport names, plus the short names activities are stored under.
-_SPORT_ALIASES = {"ride": "cycling", "run": "running", "swim": "swimming",
-                  "walk": "walking", "hike": "hiking", "row": "rowing"}
+from pacekeeper.workouts._steps import WorkoutInvalid, check_workout
 
 
 class WorkoutExportError(ValidationFailed):
@@ -76,81 +71,29 @@ class Workout:
 
 
 def read_workout(workout: Mapping[str, Any]) -> Workout:
-    """The mapping as typed blocks; a shape a renderer cannot read is a WorkoutExportError.
-
-    The workouts service validates workouts when they are saved; this only guards the
-    renderers against a mapping that never went through it (a clear error, not a KeyError).
-    """
-    name = workout.get("name")
-    if not isinstance(name, str) or not name.strip():
-        raise WorkoutExportError("the workout needs a name")
-    sport = workout.get("sport")
-    if not isinstance(sport, str) or not sport:
-        raise WorkoutExportError("the workout needs a sport")
-    description = workout.get("description")
-    raw_steps = workout.get("steps")
-    if not isinstance(raw_steps, Sequence) or isinstance(raw_steps, str) or not raw_steps:
-        raise WorkoutExportError("the workout needs at least one step")
+    """The workout as typed blocks, its shape checked by the one check of it
+    (``_steps.check_workout``, which the service applies when it saves one); a bad shape
+    is a ``WorkoutExportError`` with that check's message (a clear 400, not a KeyError)."""
+    try:
+        checked = check_workout(workout, None)
+    except WorkoutInvalid as exc:
+        raise WorkoutExportError(exc.message) from None
     counter = [0]
-    blocks: list[Block] = []
-    for raw in raw_steps:
-        if isinstance(raw, Mapping) and "repeat" in raw:
-            times = raw.get("repeat")
-            inner = raw.get("steps")
-            if not isinstance(times, int) or isinstance(times, bool) or times < 1:
-                raise WorkoutExportError("a repeat needs a whole number of times, 1 or more")
-            if not isinstance(inner, Sequence) or isinstance(inner, str) or not inner:
-                raise WorkoutExportError("a repeat needs at least one step")
-            blocks.append(Repeat(times, tuple(_read_step(s, counter) for s in inner)))
-        else:
-            blocks.append(_read_step(raw, counter))
-    return Workout(name=name.strip(), sport=_SPORT_ALIASES.get(sport, sport),
-                   description=description if isinstance(description, str) else None,
-                   blocks=tuple(blocks))
+    blocks: list[Block] = [
+        Repeat(item["repeat"], tuple(_typed(s, counter) for s in item["steps"]))
+        if "repeat" in item else _typed(item, counter) for item in checked["steps"]]
+    return Workout(name=checked["name"], sport=checked["sport"],
+                   description=checked.get("description"), blocks=tuple(blocks))
 
 
-def _read_step(raw: object, counter: list[int]) -> Step:
+def _typed(step: Mapping[str, Any], counter: list[int]) -> Step:
     counter[0] += 1
-    number = counter[0]
-    if not isinstance(raw, Mapping):
-        raise WorkoutExportError(f"step {number} is not an object")
-    if isinstance(raw.get("steps"), Sequence) and "repeat" not in raw:
-        raise WorkoutExportError(f"step {number}: steps inside a step need a repeat count")
-    kind = raw.get("kind")
-    if kind not in KINDS:
-        raise WorkoutExportError(f"step {number}: kind must be one of {', '.join(KINDS)}")
-    end = raw.get("end")
-    if not isinstance(end, Mapping):
-        raise WorkoutExportError(f"step {number} needs an end (time_s, distance_m or lap_press)")
-    time_s = end.get("time_s")
-    distance_m = end.get("distance_m")
-    if time_s is not None:
-        if not _is_number(time_s) or time_s <= 0:
-            raise WorkoutExportError(f"step {number}: time_s must be a positive number")
-        time_s = whole(time_s)
-        distance_m = None
-    elif distance_m is not None:
-        if not _is_number(distance_m) or distance_m <= 0:
-            raise WorkoutExportError(f"step {number}: distance_m must be a positive number")
-        distance_m = float(distance_m)
-    elif end.get("lap_press") is not True:
-        raise WorkoutExportError(f"step {number} needs an end (time_s, distance_m or lap_press)")
-    note = raw.get("note")
-    return Step(number=number, kind=str(kind), time_s=time_s, distance_m=distance_m,
-                target=_read_target(raw.get("target"), number),
-                note=note if isinstance(note, str) and note else None)
-
-
-def _read_target(raw: object, number: int) -> Target | None:
-    if raw is None:
-        return None
-    if not isinstance(raw, Mapping) or raw.get("type") not in TARGET_TYPES:
-        raise WorkoutExportError(
-            f"step {number}: a target's type must be one of {', '.join(TARGET_TYPES)}")
-    low, high = raw.get("low"), raw.get("high")
-    if not _is_number(low) or not _is_number(high) or low < 0 or high < 0:
-        raise WorkoutExportError(f"step {number}: a target needs numbers low and high")
-    return Target(str(raw["type"]), float(min(low, high)), float(max(low, high)))
+    end, target = step["end"], step.get("target")
+    return Step(number=counter[0], kind=step["kind"], time_s=end.get("time_s"),
+                distance_m=None if "distance_m" not in end else float(end["distance_m"]),
+                target=None if target is None else Target(
+                    target["type"], float(target["low"]), float(target["high"])),
+                note=step.get("note"))
 
 
 def whole(value: float) -> int:
@@ -210,7 +153,7 @@ def power_fraction(target: Target | None, thresholds: Mapping[str, Any],
     if target.type == "ftp_pct":
         return target.low / 100, target.high / 100
     if target.type == "watts":
-        ftp = threshold(thresholds, "ftp_w")
+        ftp = threshold(thresholds, "ftp_watts")
         if ftp is None:
             raise WorkoutExportError(f"{where}: a target in watts needs the FTP set")
         return target.low / ftp, target.high / ftp
@@ -230,6 +173,6 @@ def power_only_cycling(workout: Workout, fmt: str) -> None:
                 f"step {step.number} ends on {how}; {fmt} steps must end after a time")
 
 
-__all__ = ["KINDS", "TARGET_TYPES", "Block", "Repeat", "Step", "Target", "Workout",
+__all__ = ["Block", "Repeat", "Step", "Target", "Workout",
            "WorkoutExportError", "pace_metres", "power_fraction", "power_only_cycling",
            "read_workout", "speed_range_m_s", "threshold", "threshold_speed_m_s", "whole"]

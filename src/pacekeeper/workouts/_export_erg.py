@@ -26,12 +26,12 @@ from pacekeeper.workouts._export_common import (
 
 
 def render_erg(workout: Mapping[str, Any], thresholds: Mapping[str, Any]) -> str:
-    """The ride as an ERG file; targets in % FTP need ``thresholds["ftp_w"]``."""
+    """The ride as an ERG file; targets in % FTP need ``thresholds["ftp_watts"]``."""
     return _course(workout, thresholds, watts=True)
 
 
 def render_mrc(workout: Mapping[str, Any], thresholds: Mapping[str, Any]) -> str:
-    """The ride as an MRC file; targets in watts need ``thresholds["ftp_w"]``."""
+    """The ride as an MRC file; targets in watts need ``thresholds["ftp_watts"]``."""
     return _course(workout, thresholds, watts=False)
 
 
@@ -40,7 +40,7 @@ def _course(workout: Mapping[str, Any], thresholds: Mapping[str, Any], *, watts:
     fmt = "ERG" if watts else "MRC"
     plan = read_workout(workout)
     power_only_cycling(plan, fmt)
-    ftp = threshold(thresholds, "ftp_w")
+    ftp = threshold(thresholds, "ftp_watts")
     lines = ["[COURSE HEADER]", "VERSION = 2", "UNITS = ENGLISH",
              f"DESCRIPTION = {_line(plan.description or plan.name)}",
              f"FILE NAME = {_line(plan.name)}"]

@@ -39,10 +39,10 @@ from pacekeeper.workouts._export_common import (
 
 _FILE_ID, _WORKOUT, _WORKOUT_STEP = 0, 26, 27
 # The FIT profile's sport names for the workout's sports; others load as generic.
+# (The workout's sports are _steps.SPORT_NAMES.)
 _SPORTS = {"cycling": "cycling", "running": "running", "swimming": "swimming",
-           "walking": "walking", "hiking": "hiking", "rowing": "rowing",
-           "strength": "training", "training": "training",
-           "cross_country_skiing": "cross_country_skiing"}
+           "walk": "walking", "hike": "hiking", "row": "rowing", "strength": "training",
+           "ski": "cross_country_skiing"}
 _INTENSITY = {"warmup": "warmup", "active": "active", "recovery": "recovery",
               "cooldown": "cooldown", "rest": "rest"}
 # A string field holds at most 255 bytes with its terminating NUL; devices show far fewer
@@ -122,9 +122,7 @@ def _step(step: Step, index: int, sport: str, thresholds: Mapping[str, Any]
 def _custom_target(target: Target, sport: str, thresholds: Mapping[str, Any],
                    where: str) -> tuple[str, int, int]:
     """(target_type, custom low, custom high) in the profile's encodings."""
-    if target.type == "ftp_pct":
-        if target.high > 1000:
-            raise WorkoutExportError(f"{where}: FIT holds at most 1000 % FTP")
+    if target.type == "ftp_pct":  # at most 300 % (the shape's check): under FIT's 1000
         return "power", whole(target.low), whole(target.high)
     if target.type == "watts":
         return "power", whole(target.low) + 1000, whole(target.high) + 1000

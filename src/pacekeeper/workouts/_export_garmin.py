@@ -97,7 +97,7 @@ def _step(step: Step, number: int, sport: str, thresholds: Mapping[str, Any]
     elif target.type in ("ftp_pct", "watts"):
         scale = 1.0
         if target.type == "ftp_pct":
-            ftp = threshold(thresholds, "ftp_w")
+            ftp = threshold(thresholds, "ftp_watts")
             if ftp is None:
                 raise WorkoutExportError(f"{where}: a % FTP target needs the FTP set")
             scale = ftp / 100

@@ -10,7 +10,6 @@ file itself (``_export_*``).
 from __future__ import annotations
 
 import hashlib
-import importlib
 import secrets
 import uuid
 from collections.abc import Callable, Mapping
@@ -26,6 +25,10 @@ from pacekeeper.fitness.analysis import AnalysisService, FitnessChart, local_day
 from pacekeeper.fitness.streams import StreamSet
 from pacekeeper.owner import Owner
 from pacekeeper.workouts import _calendar
+from pacekeeper.workouts._export_erg import render_erg, render_mrc
+from pacekeeper.workouts._export_fit import render_fit
+from pacekeeper.workouts._export_ics import render_ics
+from pacekeeper.workouts._export_zwo import render_zwo
 from pacekeeper.workouts._steps import (
     Thresholds,
     WorkoutInvalid,
@@ -63,13 +66,6 @@ class WorkoutNotFound(ApiError):
     code = "not_found"
 
 
-class FormatUnavailable(ApiError):
-    """501: this server has no renderer for the format yet."""
-
-    status = 501
-    code = "not_implemented"
-
-
 def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
@@ -81,31 +77,19 @@ def _workout_id(text: str) -> uuid.UUID:
         raise WorkoutNotFound("no such workout") from None
 
 
-# Each format's renderer (the exporters' modules, pure: ``_export_*``): module, function.
-_RENDERERS: dict[str, tuple[str, str]] = {
-    "fit": ("_export_fit", "render_fit"), "zwo": ("_export_zwo", "render_zwo"),
-    "erg": ("_export_erg", "render_erg"), "mrc": ("_export_erg", "render_mrc"),
-    "ics": ("_export_ics", "render_ics")}
+# Each format's renderer (pure: ``_export_*``).
+_RENDERERS: dict[str, Callable[..., Any]] = {
+    "fit": render_fit, "zwo": render_zwo, "erg": render_erg, "mrc": render_mrc,
+    "ics": render_ics}
 
 
-def _renderer(fmt: str) -> Callable[..., Any] | None:
-    """The format's renderer, or None while this build has none (the route says 501)."""
-    module_name, function = _RENDERERS[fmt]
-    try:
-        module = importlib.import_module(f"pacekeeper.workouts.{module_name}")
-    except ModuleNotFoundError:
-        return None
-    found = getattr(module, function, None)
-    return found if callable(found) else None
+def _renderer(fmt: str) -> Callable[..., Any]:
+    return _RENDERERS[fmt]
 
 
 def export_thresholds(settings: Mapping[str, Any]) -> dict[str, Any]:
-    """The sport's settings as the renderers read them: ``for_sport``'s generic names,
-    and FTP also as ``ftp_w`` (the exporters' name for it)."""
-    out = dict(settings)
-    if settings.get("ftp_watts") is not None:
-        out["ftp_w"] = settings["ftp_watts"]
-    return out
+    """The sport's settings as the renderers read them: ``for_sport``'s generic names."""
+    return dict(settings)
 
 
 class WorkoutService:
@@ -362,8 +346,6 @@ class WorkoutService:
             raise WorkoutInvalid(f"format must be one of {', '.join(FORMATS)}")
         found = await self._get(owner, workout_id)
         render = _renderer(fmt)
-        if render is None:
-            raise FormatUnavailable(f"{fmt} export is not available on this server")
         history = await self._history(owner)
         day = found.day or await self.analysis.today(owner)
         thresholds = export_thresholds(self._settings(history, found.sport, day))
@@ -394,8 +376,6 @@ class WorkoutService:
         if owner is None:
             raise WorkoutNotFound("no such calendar")
         render = _renderer("ics")
-        if render is None:
-            raise FormatUnavailable("the calendar feed is not available on this server")
         today = await self.analysis.today(owner)
         history = await self._history(owner)
         workouts = await self.store.between(owner.user_id, today - timedelta(
@@ -417,4 +397,4 @@ class WorkoutService:
                 "description": "\n".join(t for t in said if t)}
 
 
-__all__ = ["FORMATS", "FormatUnavailable", "WorkoutNotFound", "WorkoutService", "token_hash"]
+__all__ = ["FORMATS", "WorkoutNotFound", "WorkoutService", "token_hash"]

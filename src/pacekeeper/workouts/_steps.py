@@ -106,10 +106,12 @@ def check_sport(value: Any) -> str:
     return name
 
 
-def check_workout(data: Any, thresholds: Thresholds) -> dict[str, Any]:
+def check_workout(data: Any, thresholds: Thresholds | None) -> dict[str, Any]:
     """The workout in its normal form (unknown keys refused, the sport's ``ride`` /
     ``run`` / ``swim`` named ``cycling`` / ``running`` / ``swimming``), or
-    ``WorkoutInvalid`` naming the first bad part by its path (``steps[2].end``)."""
+    ``WorkoutInvalid`` naming the first bad part by its path (``steps[2].end``).
+    ``thresholds`` None checks the shape alone (the file renderers, which say themselves
+    what a format needs); given, a % target without its threshold is refused too."""
     if not isinstance(data, Mapping):
         raise WorkoutInvalid("a workout is a JSON object")
     extra = set(data) - {"name", "sport", "steps", "description"}
@@ -132,7 +134,8 @@ def check_workout(data: Any, thresholds: Thresholds) -> dict[str, Any]:
     return out
 
 
-def _item(data: Any, where: str, sport: str, thresholds: Thresholds) -> dict[str, Any]:
+def _item(data: Any, where: str, sport: str, thresholds: Thresholds | None
+          ) -> dict[str, Any]:
     if isinstance(data, Mapping) and "repeat" in data:
         extra = set(data) - {"repeat", "steps"}
         if extra:
@@ -149,7 +152,8 @@ def _item(data: Any, where: str, sport: str, thresholds: Thresholds) -> dict[str
     return _step(data, where, sport, thresholds)
 
 
-def _step(data: Any, where: str, sport: str, thresholds: Thresholds) -> dict[str, Any]:
+def _step(data: Any, where: str, sport: str, thresholds: Thresholds | None
+          ) -> dict[str, Any]:
     if not isinstance(data, Mapping):
         raise _fail(where, "a step is a JSON object")
     if "repeat" in data:  # only reached inside a repeat
@@ -194,7 +198,8 @@ def _end(data: Any, where: str) -> dict[str, Any]:
     raise _fail(where, f"end must be one of {ways}")
 
 
-def _target(data: Any, where: str, sport: str, thresholds: Thresholds) -> dict[str, Any]:
+def _target(data: Any, where: str, sport: str, thresholds: Thresholds | None
+            ) -> dict[str, Any]:
     if not isinstance(data, Mapping) or set(data) != {"type", "low", "high"}:
         raise _fail(where, "a target is {type, low, high}")
     kind = data["type"]
@@ -205,11 +210,12 @@ def _target(data: Any, where: str, sport: str, thresholds: Thresholds) -> dict[s
     if low is None or high is None or not bottom <= low <= high <= top:
         raise _fail(where, f"low and high must be numbers with {bottom:g} <= low <= high "
                     f"<= {top:g} for {kind}")
-    missing = {"ftp_pct": ("ftp_watts", thresholds.ftp_watts),
-               "lthr_pct": ("lthr_bpm", thresholds.lthr_bpm),
-               "pace_pct": ("a threshold pace", thresholds.pace_s)}.get(kind)
     if kind in ("pace", "pace_pct") and sport not in ("running", "swimming"):
         raise _fail(where, f"{kind} targets are for running and swimming")
+    missing = None if thresholds is None else {
+        "ftp_pct": ("ftp_watts", thresholds.ftp_watts),
+        "lthr_pct": ("lthr_bpm", thresholds.lthr_bpm),
+        "pace_pct": ("a threshold pace", thresholds.pace_s)}.get(kind)
     if missing is not None and missing[1] is None:
         setting = missing[0]
         if kind == "pace_pct":

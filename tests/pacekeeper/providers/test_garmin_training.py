@@ -26,7 +26,7 @@ async def test_a_workout_reaches_the_person_s_garmin_calendar(
     garmin: GarminClient, http: httpx.AsyncClient
 ) -> None:
     tokens = await connect(garmin, http, athlete_id=3)
-    body = render_garmin_training(WORKOUT, {"ftp_w": 280}, source_id="wk1")
+    body = render_garmin_training(WORKOUT, {"ftp_watts": 280}, source_id="wk1")
     workout_id = await garmin.push_workout(tokens, body)
     schedule_id = await garmin.schedule_workout(tokens, workout_id, date(2026, 12, 9))
     assert schedule_id.isdigit()
@@ -44,7 +44,7 @@ async def test_another_person_cannot_read_or_schedule_it(
 ) -> None:
     mine = await connect(garmin, http, athlete_id=3)
     theirs = await connect(garmin, http, athlete_id=4)
-    workout_id = await garmin.push_workout(mine, render_garmin_training(WORKOUT, {"ftp_w": 280}))
+    workout_id = await garmin.push_workout(mine, render_garmin_training(WORKOUT, {"ftp_watts": 280}))
     with pytest.raises(ProviderRequestError) as refused:
         await garmin.schedule_workout(theirs, workout_id, date(2026, 12, 9))
     assert refused.value.status == 404
@@ -62,7 +62,7 @@ async def test_the_sandbox_refuses_what_garmin_refuses(
     garmin: GarminClient, http: httpx.AsyncClient, change: dict[str, object], message: str
 ) -> None:
     tokens = await connect(garmin, http, athlete_id=3)
-    body = {**render_garmin_training(WORKOUT, {"ftp_w": 280}), **change}
+    body = {**render_garmin_training(WORKOUT, {"ftp_watts": 280}), **change}
     with pytest.raises(ProviderRequestError) as refused:
         await garmin.push_workout(tokens, body)
     assert refused.value.status == 400

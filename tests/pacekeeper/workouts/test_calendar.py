@@ -210,15 +210,15 @@ def test_the_feed_token_is_masked_in_access_log_lines() -> None:
 async def test_export_hands_the_renderer_the_workout_and_the_sports_thresholds(
         harness: Harness, monkeypatch: pytest.MonkeyPatch) -> None:
     """The export route calls ``render_<format>`` with the workout's shared shape and the
-    sport's thresholds under their generic names (cycling: ``ftp_watts``, also as the
-    exporters' ``ftp_w``)."""
+    sport's thresholds under their generic names (cycling: ``ftp_watts``, the name the
+    exporters read too)."""
     seen: list[tuple[dict[str, Any], dict[str, Any]]] = []
 
     def render(workout: dict[str, Any], thresholds: dict[str, Any], **_: Any) -> bytes:
         seen.append((workout, thresholds))
         return b"FIT"
 
-    monkeypatch.setattr(_service, "_renderer", lambda fmt: render if fmt == "fit" else None)
+    monkeypatch.setattr(_service, "_renderer", lambda fmt: render)
     h = harness
     auth, _ = await _person(h, "export-wire@example.com")
     await _ftp(h, auth, 280)
@@ -229,16 +229,12 @@ async def test_export_hands_the_renderer_the_workout_and_the_sports_thresholds(
     assert r.headers["content-disposition"] == f'attachment; filename="workout-{made["id"]}.fit"'
     (workout, thresholds), = seen
     assert workout == {"name": "ss", "sport": "cycling", "steps": body["steps"]}
-    assert thresholds["ftp_watts"] == thresholds["ftp_w"] == 280
-    r = await h.client.get(f"/api/workouts/{made['id']}/export?format=mrc", headers=auth)
-    assert r.status_code == 501
+    assert thresholds["ftp_watts"] == 280
 
 
 async def test_the_exporters_render_through_the_routes(harness: Harness) -> None:
     """With the exporters' modules in the build (``_export_*``): each format's file
-    comes back (200, its name), and the feed is a VCALENDAR with the planned workout.
-    Skipped on a build without them (the routes answer 501 there, tested above)."""
-    pytest.importorskip("pacekeeper.workouts._export_ics")
+    comes back (200, its name), and the feed is a VCALENDAR with the planned workout."""
     h = harness
     auth, _ = await _person(h, "render@example.com")
     await _ftp(h, auth)

@@ -134,7 +134,7 @@ def test_a_long_unicode_name_is_cut_on_a_character_boundary() -> None:
 @pytest.mark.parametrize(("target", "thresholds", "message"), [
     ({"type": "lthr_pct", "low": 80, "high": 90}, {}, "LTHR"),
     ({"type": "pace_pct", "low": 95, "high": 100}, {}, "threshold pace"),
-    ({"type": "ftp_pct", "low": 900, "high": 1100}, {}, "1000 % FTP"),
+    ({"type": "ftp_pct", "low": 900, "high": 1100}, {}, "<= 300 for ftp_pct"),
 ])
 def test_a_target_fit_cannot_hold_is_refused(target: dict[str, Any],
                                              thresholds: dict[str, Any], message: str) -> None:
@@ -145,10 +145,11 @@ def test_a_target_fit_cannot_hold_is_refused(target: dict[str, Any],
 
 
 @pytest.mark.parametrize(("steps", "message"), [
-    ([{"kind": "active", "end": {}}], "needs an end"),
+    ([{"kind": "active", "end": {}}], "end must be one of"),
+    ([{"kind": "active"}], "needs an end"),
     ([{"kind": "sprint", "end": {"time_s": 60}}], "kind must be"),
-    ([{"repeat": 0, "steps": [{"kind": "active", "end": {"time_s": 60}}]}], "1 or more"),
-    ([], "at least one step"),
+    ([{"repeat": 0, "steps": [{"kind": "active", "end": {"time_s": 60}}]}], "from 1 to 100"),
+    ([], "steps must be a non-empty list"),
 ])
 def test_a_malformed_workout_is_a_clear_error(steps: list[Any], message: str) -> None:
     with pytest.raises(WorkoutExportError, match=message):

@@ -25,7 +25,7 @@ FIVE_BY_FOUR: dict[str, Any] = {
 
 
 def test_intervals_are_the_body_written_by_hand() -> None:
-    body = render_garmin_training(FIVE_BY_FOUR, {"ftp_w": 250}, source_id="w123")
+    body = render_garmin_training(FIVE_BY_FOUR, {"ftp_watts": 250}, source_id="w123")
     # 105-110 % of 250 W = 262.5 -> 263 (half up), 275; 50-65 % = 125, 162.5 -> 163.
     assert body == {
         "workoutName": "5 x 4 min VO2", "sport": "CYCLING", "workoutProvider": "Pacekeeper",
@@ -91,5 +91,5 @@ def test_more_steps_than_garmin_takes_are_refused() -> None:
 
 
 def test_a_long_source_id_is_left_out_rather_than_cut() -> None:
-    body = render_garmin_training(FIVE_BY_FOUR, {"ftp_w": 250}, source_id="x" * 21)
+    body = render_garmin_training(FIVE_BY_FOUR, {"ftp_watts": 250}, source_id="x" * 21)
     assert "workoutSourceId" not in body

@@ -54,7 +54,7 @@ def test_zwo_watts_become_fractions_of_ftp_and_odd_repeats_are_written_out() -> 
              "target": {"type": "watts", "low": 300, "high": 300}},
             {"kind": "rest", "end": {"time_s": 30}},
         ]}]}
-    body = ET.fromstring(render_zwo(workout, {"ftp_w": 250})).find("workout")
+    body = ET.fromstring(render_zwo(workout, {"ftp_watts": 250})).find("workout")
     assert body is not None
     assert [(e.tag, e.get("Duration"), e.get("Power")) for e in body] == [
         ("SteadyState", "120", "1.04"), ("SteadyState", "60", "1.2"),
@@ -90,7 +90,7 @@ _ERG = "\r\n".join([
 
 
 def test_erg_five_by_four_by_hand() -> None:
-    assert render_erg(five_by_four(), {"ftp_w": 250}) == _ERG
+    assert render_erg(five_by_four(), {"ftp_watts": 250}) == _ERG
 
 
 def test_mrc_five_by_four_by_hand() -> None:
@@ -113,7 +113,7 @@ def test_erg_and_mrc_convert_between_watts_and_percent_with_the_ftp() -> None:
          "target": {"type": "watts", "low": 200, "high": 200}}]}
     assert "0.00\t200\r\n1.50\t200\r\n" in render_erg(ride, {})  # watts need no FTP
     assert "FILE NAME = Line break name\r\n" in render_erg(ride, {})
-    assert "0.00\t80\r\n1.50\t80\r\n" in render_mrc(ride, {"ftp_w": 250})
+    assert "0.00\t80\r\n1.50\t80\r\n" in render_mrc(ride, {"ftp_watts": 250})
     with pytest.raises(WorkoutExportError, match="needs the FTP"):
         render_mrc(ride, {})
     with pytest.raises(WorkoutExportError, match="needs the FTP"):
@@ -144,7 +144,7 @@ _HR = {"type": "bpm", "low": 140, "high": 150}
 def test_erg_and_mrc_refuse_what_they_cannot_hold(render: Any, workout: dict[str, Any],
                                                   message: str) -> None:
     with pytest.raises(WorkoutExportError, match=message):
-        render(workout, {"ftp_w": 250})
+        render(workout, {"ftp_watts": 250})
 
 
 @pytest.mark.parametrize(("workout", "message"), [
@@ -152,7 +152,8 @@ def test_erg_and_mrc_refuse_what_they_cannot_hold(render: Any, workout: dict[str
     (_one_step("running", {"time_s": 60}, _HR), "only pace"),
     (_one_step("running", {"time_s": 60}, _PACE), "threshold pace"),
     (_one_step("running", {"lap_press": True}, None), "lap press"),
-    (_one_step("cycling", {"time_s": 60}, _PACE), "only power"),
+    (_one_step("cycling", {"time_s": 60}, _PACE), "for running and swimming"),
+    (_one_step("cycling", {"time_s": 60}, _HR), "only power"),
     (_one_step("cycling", {"time_s": 60}, {"type": "watts", "low": 1, "high": 2}), "FTP"),
 ])
 def test_zwo_refuses_what_it_cannot_hold(workout: dict[str, Any], message: str) -> None:

@@ -157,8 +157,8 @@ async def test_mcp_tools_create_schedule_and_refuse_bad_steps(harness: Harness) 
 
 
 async def test_export_route_is_wired(harness: Harness) -> None:
-    """An unknown format is 400; a known one is the file, or 501 on a build without that
-    renderer yet (the exporters are a module of their own)."""
+    """An unknown format is 400; a known one is the file; a format that cannot hold the
+    workout is 400 saying why (a run's pace targets are no trainer file)."""
     h = harness
     auth, _ = await _person(h, "export-plan@example.com")
     await _ftp(h, auth)
@@ -166,6 +166,11 @@ async def test_export_route_is_wired(harness: Harness) -> None:
     r = await h.client.get(f"/api/workouts/{made['id']}/export?format=pdf", headers=auth)
     assert r.status_code == 400 and "format must be one of" in r.json()["message"]
     r = await h.client.get(f"/api/workouts/{made['id']}/export?format=fit", headers=auth)
-    assert r.status_code in (200, 501), r.text
-    if r.status_code == 200:
-        assert r.headers["content-disposition"].endswith('.fit"')
+    assert r.status_code == 200, r.text
+    assert r.headers["content-disposition"].endswith('.fit"')
+    run = {"name": "tempo", "sport": "running", "steps": [
+        {"kind": "active", "end": {"time_s": 1200}, "target": {"type": "pace", "low": 250,
+                                                              "high": 260}}]}
+    made = (await h.client.post("/api/workouts", headers=auth, json=run)).json()
+    r = await h.client.get(f"/api/workouts/{made['id']}/export?format=erg", headers=auth)
+    assert r.status_code == 400 and "cycling" in r.json()["message"], r.text
