@@ -26,6 +26,8 @@ class ProviderSetup:
     settings: dict[str, ProviderSettings] = field(default_factory=dict)
     # True when at least one provider points at the built-in sandbox (mount it).
     sandbox: bool = False
+    # Which ones: their data is synthetic, no provider's terms apply to it.
+    sandboxed: frozenset[str] = frozenset()
 
 
 def callback_url(settings: Settings, provider: str) -> str:
@@ -34,7 +36,7 @@ def callback_url(settings: Settings, provider: str) -> str:
 
 def provider_setup(settings: Settings, environ: Mapping[str, str]) -> ProviderSetup:
     found: dict[str, ProviderSettings] = {}
-    sandbox = False
+    sandboxed: set[str] = set()
     for spec in SPECS.values():
         provider = spec.id
         names = [f"{provider.upper()}_{n}" for n in ("CLIENT_ID", "CLIENT_SECRET", "REDIRECT_URI")]
@@ -53,7 +55,7 @@ def provider_setup(settings: Settings, environ: Mapping[str, str]) -> ProviderSe
                     "the sandbox callback must be https or on localhost/127.0.0.1: "
                     "set PACEKEEPER_BASE_URL (e.g. http://127.0.0.1:8080)",
                 ) from None
-            sandbox = True
+            sandboxed.add(provider)
         if provider in found and spec.auth == "oauth1+oauth2":
             # PACEKEEPER_GARMIN_OAUTH_VERSION: the one switch between the two flavours.
             version: Literal[1, 2] = 1 if settings.garmin_oauth_version == 1 else 2
@@ -62,7 +64,7 @@ def provider_setup(settings: Settings, environ: Mapping[str, str]) -> ProviderSe
         webhook = SPECS[provider].webhook
         if webhook is not None:
             webhook.check(settings)  # what production needs of it (Garmin: a secret)
-    return ProviderSetup(found, sandbox)
+    return ProviderSetup(found, bool(sandboxed), frozenset(sandboxed))
 
 
 __all__ = ["PROVIDERS", "SANDBOX_PATH", "ProviderSetup", "callback_url", "provider_setup"]

@@ -32,7 +32,7 @@ class LoadTools(AnalysisGroup):
         scopes=(READ,),
     )
     async def get_training_summary(self, owner: Owner) -> TrainingSummary:
-        return await self.answer(self.analysis().training_summary(owner))
+        return await self.answer(owner, self.analysis().training_summary(owner))
 
     @tool(
         name="get_fitness_chart",
@@ -49,7 +49,7 @@ class LoadTools(AnalysisGroup):
         atl_days: Annotated[int | None, Param(
             description="Default 7."), Field(ge=1, le=365)] = None,
     ) -> FitnessChart:
-        return await self.answer(self.analysis().fitness_chart(
+        return await self.answer(owner, self.analysis().fitness_chart(
             owner, from_date, to_date, ctl_days, atl_days))
 
     @tool(
@@ -60,7 +60,7 @@ class LoadTools(AnalysisGroup):
         scopes=(READ,),
     )
     async def get_load_risk(self, owner: Owner, date: Day = None) -> LoadRisk:
-        return await self.answer(self.analysis().load_risk(owner, date))
+        return await self.answer(owner, self.analysis().load_risk(owner, date))
 
     @tool(
         name="get_readiness",
@@ -70,7 +70,7 @@ class LoadTools(AnalysisGroup):
         scopes=(READ,),
     )
     async def get_readiness(self, owner: Owner, date: Day = None) -> ReadinessResult:
-        return await self.answer(self.analysis().readiness(owner, date))
+        return await self.answer(owner, self.analysis().readiness(owner, date))
 
     @tool(
         name="get_recovery_status",
@@ -80,7 +80,7 @@ class LoadTools(AnalysisGroup):
         scopes=(READ,),
     )
     async def get_recovery_status(self, owner: Owner) -> RecoveryStatus:
-        return await self.answer(self.analysis().recovery_status(owner))
+        return await self.answer(owner, self.analysis().recovery_status(owner))
 
     @tool(
         name="get_weekly_load",
@@ -93,7 +93,7 @@ class LoadTools(AnalysisGroup):
         weeks: Annotated[int, Param(description="Weeks back, this one included."),
                          Field(ge=1, le=104)] = 8,
     ) -> WeeklyLoad:
-        return await self.answer(self.analysis().weekly_load(owner, weeks))
+        return await self.answer(owner, self.analysis().weekly_load(owner, weeks))
 
 
 __all__ = ["LoadTools"]
