@@ -15,10 +15,12 @@ from dataclasses import replace
 from datetime import date, timedelta
 from typing import Any
 
+from pacekeeper.connections import provider_setup
 from pacekeeper.fitness import Owner, SourceRef
 from pacekeeper.fitness._service import summary_of
 from pacekeeper.fitness._settings import check_settings
 from pacekeeper.providers import PROVIDERS, Policies, agreements
+from tests.pacekeeper.apikeys._helpers import create_key, user_token
 from tests.pacekeeper.conftest import Harness, make_settings
 from tests.pacekeeper.fitness._activity_files import activity, raw
 
@@ -209,3 +211,41 @@ async def test_strava_only_data_is_purged_after_seven_days(harness: Harness) -> 
     both = await fitness.store.get(owner.user_id, ids["both"])
     assert both is not None and {s.kind for s in both.sources} == {"provider", "file"}
     assert await fitness.store.get(owner.user_id, ids["own"]) is not None
+
+
+async def test_a2a_is_an_assistant_too(harness: Harness) -> None:
+    """An agent with the person's key gets the same reader as an MCP client: the
+    Strava-only activity is refused with the reason, the list leaves it out."""
+    h = harness
+    token = await user_token(h, "a2a-terms@example.com")
+    key = await create_key(h, token)
+    user = await h.services.users.get(uuid.UUID(key["user_id"]))
+    assert user is not None
+    ids = await _three(h, Owner(user.id, user.tenant_id))
+    _strava_only(h)
+    headers = {"x-api-key": key["api_key"]}
+
+    async def execute(tool: str, arguments: dict[str, Any]) -> str:
+        response = await h.client.post("/a2a/execute", headers=headers,
+                                        json={"tool": tool, "arguments": arguments})
+        assert response.status_code == 200, response.text
+        return response.text
+
+    one = await execute("get_activity", {"activity_id": str(ids["strava"])})
+    assert ONLY_STRAVA not in one and "AI assistants" in one
+    listed = await execute("list_activities", {})
+    assert str(ids["strava"]) not in listed and str(ids["own"]) in listed
+
+
+def test_only_real_providers_terms_apply(tmp_path: Any) -> None:
+    """A provider served by a sandbox (the built-in one, or one at
+    PACEKEEPER_PROVIDER_BASE_URL) has synthetic athletes: its terms do not apply. Real
+    credentials against the real API: they do."""
+    settings = make_settings("sqlite+aiosqlite://", tmp_path,
+                             base_url="http://127.0.0.1:8080")
+    creds = {"STRAVA_CLIENT_ID": "1", "STRAVA_CLIENT_SECRET": "s",
+             "STRAVA_REDIRECT_URI": "https://pk.example/api/oauth/callback/strava"}
+    assert "strava" in provider_setup(settings, {}).sandboxed
+    assert "strava" not in provider_setup(settings, creds).sandboxed
+    elsewhere = {**creds, "PACEKEEPER_PROVIDER_BASE_URL": "http://127.0.0.1:9000"}
+    assert "strava" in provider_setup(settings, elsewhere).sandboxed
