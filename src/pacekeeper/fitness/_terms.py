@@ -21,8 +21,8 @@ def withheld_reason(providers: frozenset[str], count: int) -> str:
     names = ", ".join(sorted(providers))
     return (f"{count} {'activity' if count == 1 else 'activities'} known only from "
             f"{names} withheld: its API terms forbid serving them to AI assistants. "
-            f"To use the same history, import your {names} account export "
-            f"(POST /api/imports): it is then your own.")
+            f"To use the same history, import your {names} account export (\"Download "
+            f"your data\") with POST /api/imports: it is then your own.")
 
 
 class ProviderTerms:
