@@ -65,6 +65,12 @@ class SqlTermsRecords:
         if not hide:
             return 0
         async with self._sessions() as session:
+            # Most people have nothing from a withheld provider: one probe of the source
+            # index (user, provider) answers them without visiting their activities.
+            if await session.scalar(select(ActivitySourceRow.id).where(
+                    ActivitySourceRow.user_id == user_id,
+                    ActivitySourceRow.provider.in_(sorted(hide))).limit(1)) is None:
+                return 0
             return int(await session.scalar(
                 select(func.count()).select_from(ActivityRow)
                 .where(ActivityRow.user_id == user_id, ~shown(user_id, hide))) or 0)

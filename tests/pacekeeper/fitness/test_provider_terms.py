@@ -16,7 +16,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from pacekeeper.connections import provider_setup
-from pacekeeper.fitness import Owner, SourceRef
+from pacekeeper.fitness import DailyHealth, Owner, SourceRef
 from pacekeeper.fitness._service import summary_of
 from pacekeeper.fitness._settings import check_settings
 from pacekeeper.providers import PROVIDERS, Policies, agreements
@@ -249,3 +249,22 @@ def test_only_real_providers_terms_apply(tmp_path: Any) -> None:
     assert "strava" not in provider_setup(settings, creds).sandboxed
     elsewhere = {**creds, "PACEKEEPER_PROVIDER_BASE_URL": "http://127.0.0.1:9000"}
     assert "strava" in provider_setup(settings, elsewhere).sandboxed
+
+
+async def test_daily_records_follow_their_source(harness: Harness) -> None:
+    """A withheld provider's daily records are left out of an assistant's days (and of
+    what its readiness reads); the person's own API shows them."""
+    h = harness
+    auth, owner = await _person(h, "daily-terms@example.com")
+    today = h.clock().date()
+    await h.services.fitness.store.upsert_daily(owner, [
+        DailyHealth(today, "garmin", resting_hr=48.0, steps=12345),
+        DailyHealth(today, "fitbit", sleep_s=27000.0)], h.clock())
+    h.services.policies = Policies(frozenset({"garmin"}), {})
+    headers = await h.mcp_session(auth)
+    body = json.dumps(await _rpc(h, headers, "tools/call", {
+        "name": "get_daily_summaries", "arguments": {}}))
+    assert "12345" not in body and "27000" in body
+    mine = (await h.client.get("/api/daily", headers=auth, params={
+        "from": today.isoformat(), "to": today.isoformat()})).text
+    assert "12345" in mine and "27000" in mine
