@@ -13,12 +13,17 @@ import json
 import uuid
 from dataclasses import replace
 from datetime import date, timedelta
+from types import SimpleNamespace
 from typing import Any
+
+import procrastinate
+from procrastinate.testing import InMemoryConnector
 
 from pacekeeper.connections import provider_setup
 from pacekeeper.fitness import DailyHealth, Owner, SourceRef
 from pacekeeper.fitness._service import summary_of
 from pacekeeper.fitness._settings import check_settings
+from pacekeeper.jobs import _register
 from pacekeeper.providers import PROVIDERS, Policies, agreements
 from tests.pacekeeper.apikeys._helpers import create_key, user_token
 from tests.pacekeeper.conftest import Harness, make_settings
@@ -268,3 +273,21 @@ async def test_daily_records_follow_their_source(harness: Harness) -> None:
     mine = (await h.client.get("/api/daily", headers=auth, params={
         "from": today.isoformat(), "to": today.isoformat()})).text
     assert "12345" in mine and "27000" in mine
+
+
+async def test_the_purge_is_a_periodic_job() -> None:
+    """Scheduled like the other periodic jobs (hourly), and it runs the service's purge."""
+    app = procrastinate.App(connector=InMemoryConnector())
+    tasks = _register(app)
+    crons = {name: task.cron for (name, _), task in app.periodic_registry.periodic_tasks.items()}
+    assert crons["purge_expired"] == "17 * * * *"
+    purged: list[bool] = []
+
+    async def purge() -> int:
+        purged.append(True)
+        return 3
+
+    services = SimpleNamespace(fitness=SimpleNamespace(purge_expired=purge))
+    context = SimpleNamespace(additional_context={"services": services})
+    await tasks["purge_expired"].func(context, timestamp=0)
+    assert purged == [True]
