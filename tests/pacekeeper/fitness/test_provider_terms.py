@@ -4,7 +4,9 @@ Strava's API Policy (effective 2026-06-01, sections 5.3-5.5): no AI application,
 combining, a 7-day cache. An activity known only from Strava is shown to its owner (web,
 their own HTTP API), kept at most 7 days (the purge job, with a clock), and never served
 to an assistant (every read tool, the resources, A2A) unless the operator declares an
-agreement; one the person also brought as a file is theirs.
+agreement; one the person also brought as a file is theirs. Requirements TERMS-1 (each
+record keeps its provenance), TERMS-2 (not served to assistants, the answer says why),
+TERMS-3 (purged when the limit passes).
 """
 
 from __future__ import annotations
@@ -138,8 +140,9 @@ async def _walk(h: Harness, headers: dict[str, str], ids: dict[str, uuid.UUID]
 
 
 async def test_no_read_tool_serves_a_strava_only_activity(harness: Harness) -> None:
-    """Walks every read tool (and the activity resources): the Strava-only activity's id
-    and name never appear; the one also uploaded as a file does; the answers say why."""
+    """TERMS-2. Walks every read tool (and the activity resources): the Strava-only
+    activity's id and name never appear; the one also uploaded as a file does; the
+    answers say why."""
     h = harness
     auth, owner = await _person(h, "terms@example.com")
     ids = await _three(h, owner)
@@ -161,6 +164,7 @@ async def test_no_read_tool_serves_a_strava_only_activity(harness: Harness) -> N
 
 
 async def test_the_agreement_serves_it_and_its_owner_always_sees_it(harness: Harness) -> None:
+    """TERMS-2's "unless the operator allows it"; the owner's own API is not an assistant."""
     h = harness
     auth, owner = await _person(h, "agreed@example.com")
     ids = await _three(h, owner)
@@ -201,6 +205,7 @@ async def test_aggregates_for_assistants_leave_it_out(harness: Harness) -> None:
 
 
 async def test_strava_only_data_is_purged_after_seven_days(harness: Harness) -> None:
+    """TERMS-3, and TERMS-1: the merged activity remembers both of its sources."""
     h = harness
     _, owner = await _person(h, "purge@example.com")
     ids = await _three(h, owner)
@@ -219,8 +224,8 @@ async def test_strava_only_data_is_purged_after_seven_days(harness: Harness) -> 
 
 
 async def test_a2a_is_an_assistant_too(harness: Harness) -> None:
-    """An agent with the person's key gets the same reader as an MCP client: the
-    Strava-only activity is refused with the reason, the list leaves it out."""
+    """TERMS-2 over A2A. An agent with the person's key gets the same reader as an MCP
+    client: the Strava-only activity is refused with the reason, the list leaves it out."""
     h = harness
     token = await user_token(h, "a2a-terms@example.com")
     key = await create_key(h, token)
