@@ -179,6 +179,11 @@ class Settings(BaseSettings):
     garmin_webhook_secret: SecretStr = SecretStr("")
     # Garmin webhook deliveries per minute from one client address (429 past it).
     garmin_webhook_limit_per_minute: int = Field(default=300, ge=1)
+    # The operator's agreement with a provider that allows serving its data to
+    # assistants (MCP, A2A), against its default terms (docs/providers.md): off, data
+    # known only from it is shown to its owner but withheld from assistants.
+    strava_ai_agreement: bool = False
+    garmin_ai_agreement: bool = False
 
     @field_validator("base_url", "jwt_issuer")
     @classmethod

@@ -14,10 +14,15 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True, slots=True)
 class Owner:
-    """Whose data: every store call names the user (and the tenant, for new rows)."""
+    """Whose data: every store call names the user (and the tenant, for new rows).
+
+    ``withheld``: the providers whose data known only from them this reader may not see
+    (an assistant, under those providers' terms: ``providers.Policies``); the stores'
+    reads leave it out. Empty for the person themselves (the web, their HTTP API)."""
 
     user_id: uuid.UUID
     tenant_id: uuid.UUID
+    withheld: frozenset[str] = frozenset()
 
 
 __all__ = ["Owner"]

@@ -55,6 +55,7 @@ from pacekeeper.connections import (
     ConnectionService,
     ProviderSetup,
     build_connection_layer,
+    provider_setup,
 )
 from pacekeeper.cpu import CpuPool
 from pacekeeper.crypto import retired_master_keys
@@ -74,6 +75,7 @@ from pacekeeper.live import LiveFeed, live_broadcasters
 from pacekeeper.masterkey import resolve_master_key
 from pacekeeper.oauth2 import OAuth2Components, SqlOAuthStore, build_oauth2
 from pacekeeper.oauth2._ratelimit import client_ip, parse_proxies
+from pacekeeper.providers import PROVIDERS, Policies, agreements
 from pacekeeper.ratelimit import MemoryRateLimiter, RateLimiter, RedisRateLimiter
 from pacekeeper.sync import BackgroundSyncs, SyncService
 from pacekeeper.workouts import SqlWorkoutStore, WorkoutService
@@ -140,6 +142,9 @@ class Services:
     live: LiveFeed | None = None
     # Plans: workouts, the calendar, the feed (issue 32); None only in hand-built Services.
     workouts: WorkoutService | None = None
+    # What the providers' terms allow in this deployment (issue 31 item 2): whose data
+    # assistants do not see, how long each provider's data is kept.
+    policies: Policies = field(default_factory=Policies)
 
     @property
     def connections(self) -> ConnectionService | None:
@@ -269,11 +274,16 @@ async def build_services(
     jobs = JobQueue.for_settings(settings)
     await jobs.open()
     fitness.recompute_later = jobs.enqueue_recompute
+    setup = providers or provider_setup(settings, os.environ)
+    policies = Policies.of(PROVIDERS.values(), agreed=agreements(PROVIDERS.values(), settings),
+                           sandboxed=setup.sandboxed)
+    fitness.retention = dict(policies.retention or {})
     services = Services(
         settings, engine, users, keys, tokens, csrf, accounts, limiter, resolver, clock,
         api_keys, fitness, master_key=master_key, oauth=oauth, connection_layer=layer, redis=redis,
         syncs=syncs, background=None if syncs is None else BackgroundSyncs(syncs),
         attempts=attempt_limiter(settings, limiter), jobs=jobs, live=live,
+        policies=policies,
     )
     services.account = AccountService(
         AccountParts(accounts, users, fitness, api_keys, clock,

@@ -73,6 +73,9 @@ class Principal(NamedTuple):
     # True when resolved as a WebSocket or SSE stream opened: every call on the stream
     # re-checks it (pacekeeper.mcp._caller). A POST's principal is this request's own.
     stream: bool = False
+    # True for the person's own HTTP API calling a tool in process (an analysis twin):
+    # they see all of their data; any other tool call is an assistant's (issue 31).
+    direct: bool = False
 
     @property
     def is_admin(self) -> bool:

@@ -14,7 +14,12 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from pacekeeper.config import Settings
-from pacekeeper.providers import PROVIDER_IDS, ProviderConfigError, ProviderSettings
+from pacekeeper.providers import (
+    ENV_SANDBOX_BASE,
+    PROVIDER_IDS,
+    ProviderConfigError,
+    ProviderSettings,
+)
 from pacekeeper.providers import PROVIDERS as SPECS
 
 PROVIDERS = PROVIDER_IDS  # a live view of the registry's ids, in its order
@@ -26,6 +31,9 @@ class ProviderSetup:
     settings: dict[str, ProviderSettings] = field(default_factory=dict)
     # True when at least one provider points at the built-in sandbox (mount it).
     sandbox: bool = False
+    # The providers any sandbox serves (this one, or one at PACEKEEPER_PROVIDER_BASE_URL):
+    # their athletes are synthetic, no provider's terms apply to their data.
+    sandboxed: frozenset[str] = frozenset()
 
 
 def callback_url(settings: Settings, provider: str) -> str:
@@ -34,12 +42,15 @@ def callback_url(settings: Settings, provider: str) -> str:
 
 def provider_setup(settings: Settings, environ: Mapping[str, str]) -> ProviderSetup:
     found: dict[str, ProviderSettings] = {}
-    sandbox = False
+    sandboxed: set[str] = set()  # the built-in sandbox's (mounted here)
+    emulated: set[str] = set()  # a sandbox's served from elsewhere
     for spec in SPECS.values():
         provider = spec.id
         names = [f"{provider.upper()}_{n}" for n in ("CLIENT_ID", "CLIENT_SECRET", "REDIRECT_URI")]
         if any(environ.get(name) for name in names):
             found[provider] = ProviderSettings.from_env(provider, environ)
+            if environ.get(ENV_SANDBOX_BASE):  # a sandbox elsewhere (its own process)
+                emulated.add(provider)
         elif settings.provider_sandbox and not settings.is_production:
             try:
                 found[provider] = ProviderSettings.for_sandbox(
@@ -53,7 +64,7 @@ def provider_setup(settings: Settings, environ: Mapping[str, str]) -> ProviderSe
                     "the sandbox callback must be https or on localhost/127.0.0.1: "
                     "set PACEKEEPER_BASE_URL (e.g. http://127.0.0.1:8080)",
                 ) from None
-            sandbox = True
+            sandboxed.add(provider)
         if provider in found and spec.auth == "oauth1+oauth2":
             # PACEKEEPER_GARMIN_OAUTH_VERSION: the one switch between the two flavours.
             version: Literal[1, 2] = 1 if settings.garmin_oauth_version == 1 else 2
@@ -62,7 +73,7 @@ def provider_setup(settings: Settings, environ: Mapping[str, str]) -> ProviderSe
         webhook = SPECS[provider].webhook
         if webhook is not None:
             webhook.check(settings)  # what production needs of it (Garmin: a secret)
-    return ProviderSetup(found, sandbox)
+    return ProviderSetup(found, bool(sandboxed), frozenset(sandboxed | emulated))
 
 
 __all__ = ["PROVIDERS", "SANDBOX_PATH", "ProviderSetup", "callback_url", "provider_setup"]

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from pacekeeper.fitness._settings import SETTINGS, SettingsHistory
     from pacekeeper.fitness._store import SqlFitnessStore
     from pacekeeper.fitness._tables import TABLES
+    from pacekeeper.fitness._terms import withheld_reason
     from pacekeeper.fitness._views import activity_event, activity_json, daily_json, outcome_json
     from pacekeeper.fitness.streams import CHANNELS, StreamSet
 
@@ -58,6 +59,7 @@ _LAZY = {
     "SqlFitnessStore": "_store", "TABLES": "_tables",
     "activity_event": "_views", "activity_json": "_views", "daily_json": "_views",
     "outcome_json": "_views", "CHANNELS": "streams", "StreamSet": "streams",
+    "withheld_reason": "_terms",
 }
 
 
@@ -110,4 +112,5 @@ __all__ = [
     "activity_json",
     "daily_json",
     "outcome_json",
+    "withheld_reason",
 ]

@@ -53,6 +53,7 @@ from pacekeeper.fitness._settings import (
     sport_values,
 )
 from pacekeeper.fitness._store import BadCursor, DuplicateSource, SqlFitnessStore
+from pacekeeper.fitness._terms import ProviderTerms, withheld_reason
 from pacekeeper.fitness.analysis import AnalysisService
 from pacekeeper.fitness.importers import ArchiveReader, ImportRejected, ParsedActivity, is_archive
 from pacekeeper.fitness.streams import CHANNELS, StreamSet
@@ -181,7 +182,7 @@ def summary_of(parsed: ParsedActivity) -> NewActivity:
     )  # fmt: skip
 
 
-class FitnessService:
+class FitnessService(ProviderTerms):
     def __init__(self, store: SqlFitnessStore, clock: Clock, *, max_import_bytes: int,
                  limiter: RateLimiter | None = None, import_limit_per_minute: int = 30,
                  archive_seconds: float = 60.0, settings_limit_per_minute: int = 20,
@@ -204,6 +205,7 @@ class FitnessService:
         # Set by the service (pacekeeper.jobs): recompute after a settings change in a
         # background job (its id) instead of before answering.
         self.recompute_later: Callable[[Owner, date], Awaitable[int | None]] | None = None
+        self.retention: dict[str, timedelta] = {}  # ProviderTerms: set by the wiring
 
     # -- getting data in ------------------------------------------------------------------
 
@@ -369,7 +371,14 @@ class FitnessService:
         return found
 
     async def get(self, owner: Owner, activity_id: uuid.UUID) -> StoredActivity:
-        return await self._get(owner.user_id, activity_id)
+        """The activity as ``owner`` may read it (an assistant: not one known only from
+        a provider whose terms keep it from assistants; it is told why)."""
+        found = await self.store.get(owner.user_id, activity_id, hide=owner.withheld)
+        if found is not None:
+            return found
+        if owner.withheld and await self.store.get(owner.user_id, activity_id) is not None:
+            raise ActivityNotFound(withheld_reason(owner.withheld, 1))
+        raise ActivityNotFound("no such activity")
 
     async def page(self, owner: Owner, filters: ActivityFilter, *, limit: int = 50,
                    cursor: str | None = None) -> Page:
@@ -378,7 +387,8 @@ class FitnessService:
         if filters.text and "\x00" in filters.text:  # PostgreSQL refuses NUL in text
             raise FitnessInputError("text must not contain NUL characters")
         try:
-            return await self.store.page(owner.user_id, filters, limit=limit, cursor=cursor)
+            return await self.store.page(owner.user_id, filters, limit=limit, cursor=cursor,
+                                         hide=owner.withheld)
         except BadCursor as exc:
             raise FitnessInputError(str(exc)) from None
 
@@ -394,7 +404,7 @@ class FitnessService:
                                         f"time, {', '.join(CHANNELS)}")
         if max_points is not None and not 2 <= max_points <= MAX_STREAM_POINTS:
             raise FitnessInputError(f"max_points must be between 2 and {MAX_STREAM_POINTS}")
-        await self._get(owner.user_id, activity_id)  # 404 before "no streams"
+        await self.get(owner, activity_id)  # 404 (or withheld) before "no streams"
         blob = await self.store.streams(owner.user_id, activity_id)
         # Decoding a long activity's grid (600,000 seconds for a 7-day GPX) and reducing it
         # takes tens of milliseconds: a worker thread's, not the event loop's (issue 28).
@@ -569,7 +579,7 @@ class FitnessService:
             raise FitnessInputError("'to' must not be before 'from'")
         if (end - start).days > 3660:
             raise FitnessInputError("ask for at most ten years of days at once")
-        return await self.store.daily(owner.user_id, start, end)
+        return await self.store.daily(owner.user_id, start, end, hide=owner.withheld)
 
     async def delete_provider_data(self, owner: Owner, provider: str) -> int:
         return await self.store.delete_provider_data(owner.user_id, provider)

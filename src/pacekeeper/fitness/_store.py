@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import base64
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import fields
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any, cast
@@ -34,6 +34,7 @@ from pacekeeper.fitness._records import (
     StoredActivity,
 )
 from pacekeeper.fitness._store_athlete import SqlAthleteRecords
+from pacekeeper.fitness._store_terms import _NONE, Hide, SqlTermsRecords, delete_children, shown
 from pacekeeper.fitness._tables import (
     ActivityFileRow,
     ActivityRow,
@@ -114,9 +115,10 @@ def _activity(row: ActivityRow, sources: Sequence[SourceRef], channels: str | No
     )  # fmt: skip
 
 
-class SqlFitnessStore(SqlAthleteRecords):
+class SqlFitnessStore(SqlTermsRecords, SqlAthleteRecords):
     """Activities (their sources, files, streams and metrics) here; a person's goals,
-    settings, daily health and sync state in ``SqlAthleteRecords`` (_store_athlete.py)."""
+    settings, daily health and sync state in ``SqlAthleteRecords`` (_store_athlete.py);
+    what the providers' terms ask of them in ``SqlTermsRecords`` (_store_terms.py)."""
 
     def __init__(self, sessions: async_sessionmaker[AsyncSession]) -> None:
         super().__init__(sessions)
@@ -151,18 +153,19 @@ class SqlFitnessStore(SqlAthleteRecords):
                           headlines[i] if headlines is not None else None)
                 for i, r in enumerate(rows)]
 
-    async def get(self, user_id: uuid.UUID, activity_id: uuid.UUID) -> StoredActivity | None:
+    async def get(self, user_id: uuid.UUID, activity_id: uuid.UUID, *, hide: Hide = _NONE
+                  ) -> StoredActivity | None:
         async with self._sessions() as session:
             row = (await session.execute(
                 select(ActivityRow).where(ActivityRow.user_id == user_id,
-                                          ActivityRow.id == activity_id)
+                                          ActivityRow.id == activity_id, shown(user_id, hide))
             )).scalar_one_or_none()  # fmt: skip
             if row is None:
                 return None
             return (await self._hydrate(session, [row]))[0]
 
     async def page(self, user_id: uuid.UUID, filters: ActivityFilter, *, limit: int,
-                   cursor: str | None = None) -> Page:
+                   cursor: str | None = None, hide: Hide = _NONE) -> Page:
         # A list reads the headline metrics out of the JSON in the database, not the
         # whole document (curves and zones make it ~5 KB a row).
         # The streams' channel names come in the same statement (one round trip less).
@@ -171,7 +174,7 @@ class SqlFitnessStore(SqlAthleteRecords):
                          defer(ActivityRow.device_metrics), defer(ActivityRow.structure))
                 .outerjoin(ActivityStreamRow, and_(ActivityStreamRow.activity_id == ActivityRow.id,
                                                    ActivityStreamRow.user_id == user_id))
-                .where(ActivityRow.user_id == user_id))
+                .where(ActivityRow.user_id == user_id, shown(user_id, hide)))
         if filters.sport:
             stmt = stmt.where(ActivityRow.sport == filters.sport)
         if filters.after:
@@ -348,25 +351,10 @@ class SqlFitnessStore(SqlAthleteRecords):
     async def delete(self, user_id: uuid.UUID, activity_id: uuid.UUID) -> bool:
         """The activity, its sources, original files and streams (one transaction)."""
         async with self._sessions() as session, session.begin():
-            await self._delete_children(session, user_id, [activity_id])
+            await delete_children(session, user_id, [activity_id])
             result = await session.execute(delete(ActivityRow).where(
                 ActivityRow.user_id == user_id, ActivityRow.id == activity_id))
             return int(result.rowcount) == 1  # type: ignore[attr-defined]
-
-    @staticmethod
-    async def _delete_children(session: AsyncSession, user_id: uuid.UUID,
-                               activity_ids: Iterable[uuid.UUID]) -> None:
-        # Explicit, not only ON DELETE CASCADE: SQLite enforces foreign keys per
-        # connection (our engine turns them on) and a hand-opened database may not.
-        ids = list(activity_ids)
-        sources = select(ActivitySourceRow.id).where(ActivitySourceRow.user_id == user_id,
-                                                     ActivitySourceRow.activity_id.in_(ids))
-        await session.execute(delete(ActivityFileRow).where(
-            ActivityFileRow.user_id == user_id, ActivityFileRow.source_id.in_(sources)))
-        await session.execute(delete(ActivitySourceRow).where(
-            ActivitySourceRow.user_id == user_id, ActivitySourceRow.activity_id.in_(ids)))
-        await session.execute(delete(ActivityStreamRow).where(
-            ActivityStreamRow.user_id == user_id, ActivityStreamRow.activity_id.in_(ids)))
 
     async def delete_provider_data(self, user_id: uuid.UUID, provider: str) -> int:
         """Forget what one provider brought: its sources, and the activities that had
@@ -386,7 +374,7 @@ class SqlFitnessStore(SqlAthleteRecords):
             await session.execute(delete(ActivitySourceRow).where(
                 ActivitySourceRow.user_id == user_id, ActivitySourceRow.provider == provider))
             if only:
-                await self._delete_children(session, user_id, only)
+                await delete_children(session, user_id, only)
                 await session.execute(delete(ActivityRow).where(
                     ActivityRow.user_id == user_id, ActivityRow.id.in_(only)))
             await session.execute(delete(DailyHealthRow).where(
@@ -487,8 +475,8 @@ class SqlFitnessStore(SqlAthleteRecords):
 
     # -- period questions (pacekeeper.fitness.analysis) -----------------------------------
 
-    async def load_points(self, user_id: uuid.UUID, start: datetime, end: datetime
-                          ) -> list[tuple[int, float]]:
+    async def load_points(self, user_id: uuid.UUID, start: datetime, end: datetime, *,
+                          hide: Hide = _NONE) -> list[tuple[int, float]]:
         """(local start in whole seconds since the epoch, load) of the activities with a
         load starting in [start, end): the daily load series reads two numbers per
         activity (``activities.load``, the start as an integer computed by the database:
@@ -498,46 +486,51 @@ class SqlFitnessStore(SqlAthleteRecords):
             rows = await session.execute(
                 select(local, ActivityRow.load)
                 .where(ActivityRow.user_id == user_id, ActivityRow.start_at >= start,
-                       ActivityRow.start_at < end, ActivityRow.load.is_not(None)))
+                       ActivityRow.start_at < end, ActivityRow.load.is_not(None),
+                       shown(user_id, hide)))
             # Plain tuples (not Row objects) for numpy; load is not null by the WHERE.
             return cast(list[tuple[int, float]], [tuple(r) for r in rows])
 
-    async def count_without_load(self, user_id: uuid.UUID, start: datetime, end: datetime
-                                 ) -> int:
+    async def count_without_load(self, user_id: uuid.UUID, start: datetime, end: datetime,
+                                 *, hide: Hide = _NONE) -> int:
         """Activities starting in [start, end) with no training load (no threshold to
         measure them against): a chart of zeros must say why."""
         async with self._sessions() as session:
             return int(await session.scalar(
                 select(func.count()).select_from(ActivityRow)
                 .where(ActivityRow.user_id == user_id, ActivityRow.start_at >= start,
-                       ActivityRow.start_at < end, ActivityRow.load.is_(None))) or 0)
+                       ActivityRow.start_at < end, ActivityRow.load.is_(None),
+                       shown(user_id, hide))) or 0)
 
-    async def first_load_start(self, user_id: uuid.UUID) -> datetime | None:
+    async def first_load_start(self, user_id: uuid.UUID, *, hide: Hide = _NONE
+                               ) -> datetime | None:
         """The start of the person's first activity with a load: where their training
         load history, and so the PMC, begins (one index lookup)."""
         async with self._sessions() as session:
             found = await session.scalar(
                 select(func.min(ActivityRow.start_at))
-                .where(ActivityRow.user_id == user_id, ActivityRow.load.is_not(None)))
+                .where(ActivityRow.user_id == user_id, ActivityRow.load.is_not(None),
+                       shown(user_id, hide)))
             if found is None:
                 return None
             return found if found.tzinfo else found.replace(tzinfo=UTC)
 
-    async def latest_offset(self, user_id: uuid.UUID, since: datetime, before: datetime
-                            ) -> int | None:
+    async def latest_offset(self, user_id: uuid.UUID, since: datetime, before: datetime, *,
+                            hide: Hide = _NONE) -> int | None:
         """The UTC offset (s) of the person's latest activity started in [since, before)
         with one: where they were last, for their own "today"."""
         async with self._sessions() as session:
             found = await session.scalar(
                 select(ActivityRow.utc_offset_s)
                 .where(ActivityRow.user_id == user_id, ActivityRow.start_at >= since,
-                       ActivityRow.start_at < before, ActivityRow.utc_offset_s.is_not(None))
+                       ActivityRow.start_at < before, ActivityRow.utc_offset_s.is_not(None),
+                       shown(user_id, hide))
                 .order_by(ActivityRow.start_at.desc()).limit(1))
             return None if found is None else int(found)
 
     async def period_rows(self, user_id: uuid.UUID, start: datetime, end: datetime,
                           keys: Sequence[str], *, sport: str | None = None,
-                          limit: int | None = None) -> list[PeriodRow]:
+                          limit: int | None = None, hide: Hide = _NONE) -> list[PeriodRow]:
         """The activities starting in [start, end), oldest first, with the summary
         columns and only the named members of their stored metrics (extracted by the
         database: the rest of each metrics JSON never reaches Python)."""
@@ -550,7 +543,7 @@ class SqlFitnessStore(SqlAthleteRecords):
                        ActivityRow.moving_s, ActivityRow.distance_m, ActivityRow.load,
                        ActivityRow.updated_at, has_streams.label("has_streams"), *parts)
                 .where(ActivityRow.user_id == user_id, ActivityRow.start_at >= start,
-                       ActivityRow.start_at < end)
+                       ActivityRow.start_at < end, shown(user_id, hide))
                 .order_by(ActivityRow.start_at, ActivityRow.id))
         if sport:
             stmt = stmt.where(ActivityRow.sport == sport)
@@ -562,7 +555,7 @@ class SqlFitnessStore(SqlAthleteRecords):
                           bool(r[10]), {k: r[11 + i] for i, k in enumerate(keys)})
                 for r in rows]
 
-    async def stale_activities(self, user_id: uuid.UUID) -> int:
+    async def stale_activities(self, user_id: uuid.UUID, *, hide: Hide = _NONE) -> int:
         """Activities with streams whose metrics predate a setting valid on their day
         (stored after their last computation): a recomputation has yet to reach them."""
         async with self._sessions() as session:
@@ -581,8 +574,8 @@ class SqlFitnessStore(SqlAthleteRecords):
             return int((await session.execute(
                 select(func.count()).select_from(ActivityRow).where(
                     ActivityRow.user_id == user_id, ActivityRow.updated_at < newest,
-                    later, streams))).scalar_one())
+                    later, streams, shown(user_id, hide)))).scalar_one())
 
 
-__all__ = ["BadCursor", "DuplicateSource", "SqlFitnessStore", "decode_cursor", "encode_cursor",
-           "load_of"]
+__all__ = ["BadCursor", "DuplicateSource", "Hide", "SqlFitnessStore", "decode_cursor",
+           "encode_cursor", "load_of", "shown"]

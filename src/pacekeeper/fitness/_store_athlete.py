@@ -94,12 +94,16 @@ class SqlAthleteRecords:
                 count += 1
         return count
 
-    async def daily(self, user_id: uuid.UUID, start: date, end: date) -> list[DailyHealth]:
+    async def daily(self, user_id: uuid.UUID, start: date, end: date, *,
+                    hide: frozenset[str] = frozenset()) -> list[DailyHealth]:
+        """The days' records, but those of a source hidden from the reader (``hide``:
+        the providers an assistant may not be served, as for activities)."""
         async with self._sessions() as session:
             rows = (await session.execute(
                 select(DailyHealthRow).where(DailyHealthRow.user_id == user_id,
                                              DailyHealthRow.day >= start,
-                                             DailyHealthRow.day <= end)
+                                             DailyHealthRow.day <= end,
+                                             DailyHealthRow.source.not_in(sorted(hide)))
                 .order_by(DailyHealthRow.day, DailyHealthRow.source)
             )).scalars()  # fmt: skip
             return [DailyHealth(r.day, r.source, **{k: getattr(r, k) for k in HEALTH_FIELDS})

@@ -165,8 +165,10 @@ def twin(server: Server, methods: Mapping[str, str]) -> Callable[[Request], Awai
             arguments = await read_json_object(request)
         else:
             arguments = _arguments(request, schema)
+        # The person's own API: the tool's owner sees all their data (no provider's
+        # assistant terms apply to it; pacekeeper.mcp._caller).
         exchange = Exchange(Session(None, LATEST_LEGACY), f"http-{secrets.token_hex(6)}",
-                            principal)
+                            principal._replace(direct=True))
         with failures() as failed:
             try:
                 result = await server.methods.call_tool(

@@ -24,6 +24,9 @@ Jobs:
 - ``schedule_syncs`` (periodic, every 5 minutes; deferred once per tick across all
   workers): queues a sync for every connected person whose last sync of that provider
   finished more than ``PACEKEEPER_SYNC_INTERVAL_MINUTES`` ago.
+- ``purge_expired`` (periodic, hourly): forgets what a provider brought longer ago than
+  its terms let us keep it (Strava: 7 days) and no file of the person's also gave
+  (``FitnessService.purge_expired``; docs/providers.md).
 
 On PostgreSQL every worker also sweeps the jobs of dead workers back into the queue, and
 lives through a database restart with one warning (jobs/_resilience.py).
@@ -64,6 +67,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("pacekeeper.jobs")
 QUEUE = "pacekeeper"
 SCHEDULE_CRON = "*/5 * * * *"
+# Hourly: a provider's term (Strava's 7 days) is kept to within the hour.
+PURGE_CRON = "17 * * * *"
 REDERIVE_LOCK = "rederive"
 # A worker stopped by a lost connection starts again after 1 s, doubling to 30 s.
 RESTART_FIRST_S, RESTART_MAX_S = 1.0, 30.0
@@ -172,8 +177,16 @@ def _register(app: procrastinate.App) -> dict[str, Any]:
                 log.info("scheduled %d background syncs", queued)
 
 
+    @app.periodic(cron=PURGE_CRON)
+    @app.task(name="purge_expired", queue=QUEUE, pass_context=True)
+    async def purge_expired(context: procrastinate.JobContext, timestamp: int) -> None:
+        gone = await _services(context).fitness.purge_expired()
+        if gone:
+            log.info("purged %d activities kept past their provider's term", gone)
+
     return {"sync_provider": sync_provider, "recompute_metrics": recompute_metrics,
-            "rederive_activities": rederive_activities, "schedule_syncs": schedule_syncs}
+            "rederive_activities": rederive_activities, "schedule_syncs": schedule_syncs,
+            "purge_expired": purge_expired}
 
 
 def _conninfo(database_url: str) -> str:

@@ -45,8 +45,8 @@ def caller_injectors(services: Callable[[], Services]) -> dict[type, Injector]:
     def owner(found: Any, args: dict[str, Any]) -> Owner | Coroutine[Any, Any, Owner]:
         given = principal(found, args)
         if isinstance(given, Principal):
-            return Owner(given.user_id, given.tenant_id)
-        return _owner(given)
+            return _reader(services(), given)
+        return _owner(services(), given)
 
     return {Principal: FromPrincipal(principal), Owner: FromPrincipal(owner)}
 
@@ -68,9 +68,17 @@ async def _recheck(services: Services, principal: Principal) -> Principal:
     return fresh
 
 
-async def _owner(pending: Coroutine[Any, Any, Principal]) -> Owner:
-    found = await pending
-    return Owner(found.user_id, found.tenant_id)
+def _reader(services: Services, principal: Principal) -> Owner:
+    """The owner as this caller may read them: an assistant (every MCP and A2A call)
+    does not see what the providers' terms keep from assistants (issue 31 item 2); the
+    person's own HTTP API calling a tool (`Principal.direct`) sees everything. The one
+    place tools get their reader: the stores filter by it."""
+    withheld = frozenset() if principal.direct else services.policies.withheld
+    return Owner(principal.user_id, principal.tenant_id, withheld)
+
+
+async def _owner(services: Services, pending: Coroutine[Any, Any, Principal]) -> Owner:
+    return _reader(services, await pending)
 
 
 __all__ = ["caller_injectors"]

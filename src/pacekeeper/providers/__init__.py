@@ -36,6 +36,7 @@ from ._errors import (
 from ._http import ProviderHTTP, RetryPolicy
 from ._memory import MemoryIdempotencyStore
 from ._oauth1 import OAuth1Auth
+from ._policy import DataPolicy, Policies, agreements
 from ._ratelimit import (
     DEFAULT_TENANT_SHARE,
     RateLimitTracker,
@@ -85,6 +86,7 @@ __all__ = [
     "AuthKind",
     "AuthorizationStart",
     "Capabilities",
+    "DataPolicy",
     "Endpoints",
     "FitbitClient",
     "GarminClient",
@@ -94,6 +96,7 @@ __all__ = [
     "IdempotencyStore",
     "MemoryIdempotencyStore",
     "OAuth1Auth",
+    "Policies",
     "ProviderAuthError",
     "ProviderCall",
     "ProviderClient",
@@ -121,6 +124,7 @@ __all__ = [
     "WebhookRequest",
     "WebhookResult",
     "WebhookSpec",
+    "agreements",
     "check_redirect_uri",
     "client_for",
     "code_challenge",

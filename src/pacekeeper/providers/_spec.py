@@ -19,6 +19,7 @@ from pacekeeper.fitness.models import Activity, DailySummary, SleepSession
 
 from ._base import ProviderClient
 from ._config import Endpoints, ProviderSettings
+from ._policy import UNDECLARED, DataPolicy
 from ._ratelimit import RateLimitParser, RateLimitTracker, parse_rate_limits
 from ._tokens import TokenSet
 from ._webhook import WebhookSpec
@@ -105,6 +106,8 @@ class ProviderSpec:
     rate_limits: RateLimitParser = parse_rate_limits
     # Its push webhook, served at /api/webhooks/<id>[/<kind>] (None: it pushes nothing).
     webhook: WebhookSpec | None = None
+    # What its terms allow (retention, assistants, combining): docs/providers.md.
+    policy: DataPolicy = UNDECLARED
 
     def sandbox_endpoints(self, base_url: str) -> Endpoints:
         """The endpoints of the sandbox at ``base_url``, which serves us under /<id>."""

@@ -11,6 +11,7 @@ from mcpcast import ToolError
 from pacekeeper.errors import ApiError
 from pacekeeper.fitness._figures import rounded_answer
 from pacekeeper.fitness.analysis import AnalysisService
+from pacekeeper.owner import Owner
 from pacekeeper.tools._base import ToolGroup
 
 T = TypeVar("T")
@@ -53,14 +54,18 @@ class AnalysisGroup(ToolGroup):
     def analysis(self) -> AnalysisService:
         return self.fitness().analysis
 
-    @staticmethod
-    async def answer(result: Awaitable[T]) -> T:
+    async def answer(self, owner: Owner, result: Awaitable[T]) -> T:
         """The service's typed result (the tool's output schema), every figure rounded by
         its name's unit (issue 27 item 14: the one place; the service keeps full
         precision for what it computes from its own results); a service refusal becomes
-        the tool's error."""
+        the tool's error. When the providers' terms kept activities from the assistant
+        asking (issue 31 item 2), its summary ends saying so."""
         with refusing():
-            return rounded_answer(await result)
+            found = rounded_answer(await result)
+            note = await self.withheld_note(owner)
+        if note and isinstance(found, dict) and isinstance(found.get("summary"), str):
+            found["summary"] = f"{found['summary']} {note}"
+        return found
 
 
 __all__ = ["AnalysisGroup", "failures", "refusing"]

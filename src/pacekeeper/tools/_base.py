@@ -14,9 +14,10 @@ from contextlib import asynccontextmanager
 
 from mcpcast import ToolError
 from pacekeeper.errors import ApiError
-from pacekeeper.fitness import FitnessService
+from pacekeeper.fitness import FitnessService, withheld_reason
 from pacekeeper.oauth2 import READ as SCOPE_READ
 from pacekeeper.oauth2 import WRITE as SCOPE_WRITE
+from pacekeeper.owner import Owner
 from pacekeeper.services import Services
 
 # OAuth scopes a tool declares (docs/oauth.md): reading needs fitness:read; anything that
@@ -36,6 +37,16 @@ class ToolGroup:
 
     def fitness(self) -> FitnessService:
         return self._services().fitness
+
+    async def withheld_note(self, owner: Owner) -> str | None:
+        """What an assistant's answer must say when the providers' terms kept some of the
+        person's activities from it (issue 31 item 2): how many, why, how to bring them
+        in as their own. None when nothing was withheld (no query for the person's own
+        reads, whose ``withheld`` is empty)."""
+        if not owner.withheld:
+            return None
+        count = await self.fitness().withheld(owner)
+        return withheld_reason(owner.withheld, count) if count else None
 
 
 @asynccontextmanager

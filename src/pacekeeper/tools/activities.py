@@ -88,7 +88,9 @@ class ActivityTools(ToolGroup):
         items = [cast(ActivityItem, activity_item(activity_json(a), units))
                  for a in page.items]
         more = " (more: pass next_cursor)" if page.next_cursor else ""
-        return ActivityPage(summary=f"{len(items)} activities{more}", activities=items,
+        note = await self.withheld_note(owner)
+        return ActivityPage(summary=f"{len(items)} activities{more}"
+                            + (f". {note}" if note else ""), activities=items,
                             next_cursor=page.next_cursor)
 
     @tool(

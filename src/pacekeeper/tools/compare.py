@@ -36,7 +36,7 @@ class CompareTools(AnalysisGroup):
     )
     async def analyze_activity(self, owner: Owner, activity_id: ActivityRef
                                ) -> ActivityAnalysis:
-        return await self.answer(self.analysis().analyze(owner, activity_id))
+        return await self.answer(owner, self.analysis().analyze(owner, activity_id))
 
     @tool(
         name="compare_activities",
@@ -49,7 +49,7 @@ class CompareTools(AnalysisGroup):
         activity_ids: Annotated[list[Annotated[str, Field(max_length=64)]], Param(
             description="2-5 ids."), Field(min_length=2, max_length=5)],
     ) -> ActivityComparison:
-        return await self.answer(self.analysis().compare_activities(owner, activity_ids))
+        return await self.answer(owner, self.analysis().compare_activities(owner, activity_ids))
 
     @tool(
         name="get_period_summary",
@@ -60,7 +60,7 @@ class CompareTools(AnalysisGroup):
     )
     async def get_period_summary(self, owner: Owner, from_date: From = None,
                                  to_date: To = None) -> PeriodStats:
-        return await self.answer(self.analysis().period_summary(owner, from_date, to_date))
+        return await self.answer(owner, self.analysis().period_summary(owner, from_date, to_date))
 
     @tool(
         name="compare_periods",
@@ -73,7 +73,7 @@ class CompareTools(AnalysisGroup):
         self, owner: Owner,
         a_from: AFrom, a_to: ATo, b_from: BFrom, b_to: BTo,
     ) -> PeriodComparison:
-        return await self.answer(self.analysis().compare_periods(
+        return await self.answer(owner, self.analysis().compare_periods(
             owner, (a_from, a_to), (b_from, b_to)))
 
     @tool(
@@ -88,7 +88,7 @@ class CompareTools(AnalysisGroup):
         weeks: Annotated[int, Param(),
                          Field(ge=4, le=104)] = 12,
     ) -> Patterns:
-        return await self.answer(self.analysis().patterns(owner, weeks))
+        return await self.answer(owner, self.analysis().patterns(owner, weeks))
 
     @resource(uri="activity://{id}/analysis", name="activity-analysis",
               mime_type="application/json",

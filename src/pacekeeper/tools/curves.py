@@ -35,7 +35,7 @@ class CurveTools(AnalysisGroup):
                               from_date: From = None, to_date: To = None,
                               durations_s: Durations = None,
                               sport: PowerSport = "ride") -> PowerCurve:
-        return await self.answer(self.analysis().curve(
+        return await self.answer(owner, self.analysis().curve(
             owner, "power", activity_id=activity_id, start=from_date, end=to_date,
             durations=durations_s, sport=sport))
 
@@ -52,7 +52,7 @@ class CurveTools(AnalysisGroup):
         to_date: To = None, durations_s: Durations = None,
         sport: AnySport = None,
     ) -> HrCurve:
-        return await self.answer(self.analysis().curve(
+        return await self.answer(owner, self.analysis().curve(
             owner, "hr", activity_id=activity_id, start=from_date, end=to_date,
             durations=durations_s, sport=sport))
 
@@ -70,7 +70,7 @@ class CurveTools(AnalysisGroup):
         sport: Annotated[SportName | None, Param(
             description="Default run.")] = None,
     ) -> PaceCurve:
-        return await self.answer(self.analysis().curve(
+        return await self.answer(owner, self.analysis().curve(
             owner, "pace", activity_id=activity_id, start=from_date, end=to_date,
             durations=durations_s, sport=sport))
 
@@ -83,7 +83,7 @@ class CurveTools(AnalysisGroup):
     )
     async def get_best_efforts(self, owner: Owner, from_date: From = None,
                                to_date: To = None) -> BestEfforts:
-        return await self.answer(self.analysis().best_efforts(owner, from_date, to_date))
+        return await self.answer(owner, self.analysis().best_efforts(owner, from_date, to_date))
 
 
 __all__ = ["CurveTools"]

@@ -40,19 +40,19 @@ class GoalTools(AnalysisGroup):
         value: Annotated[float | None, Param(
             description="FTP W, weight kg or weekly hours."), Field(gt=0, le=2000)] = None,
     ) -> GoalResult:
-        return await self.answer(self.analysis().set_goal(
+        return await self.answer(owner, self.analysis().set_goal(
             owner, kind=kind, target_date=date, name=name, sport=sport,
             distance_m=distance_m, time_s=time_s, value=value))
 
     @tool(name="get_goals", description="The athlete's goals and their ids, oldest first.",
           annotations=READ_ONLY, scopes=(READ,))
     async def get_goals(self, owner: Owner) -> GoalList:
-        return await self.answer(self.analysis().goals(owner))
+        return await self.answer(owner, self.analysis().goals(owner))
 
     @tool(name="delete_goal", description="Delete a goal for good (its id from get_goals).",
           annotations=DESTRUCTIVE, scopes=(WRITE,))
     async def delete_goal(self, owner: Owner, goal_id: GoalId) -> GoalDeleted:
-        return await self.answer(self.analysis().delete_goal(owner, goal_id))
+        return await self.answer(owner, self.analysis().delete_goal(owner, goal_id))
 
     @tool(
         name="goal_feasibility",
@@ -62,7 +62,7 @@ class GoalTools(AnalysisGroup):
         scopes=(READ,),
     )
     async def goal_feasibility(self, owner: Owner, goal_id: GoalId) -> Feasibility:
-        return await self.answer(self.analysis().goal_feasibility(owner, goal_id))
+        return await self.answer(owner, self.analysis().goal_feasibility(owner, goal_id))
 
 
 __all__ = ["GoalTools"]

@@ -32,7 +32,7 @@ class LoadTools(AnalysisGroup):
         scopes=(READ,),
     )
     async def get_training_summary(self, owner: Owner) -> TrainingSummary:
-        return await self.answer(self.analysis().training_summary(owner))
+        return await self.answer(owner, self.analysis().training_summary(owner))
 
     @tool(
         name="get_fitness_chart",
@@ -53,9 +53,9 @@ class LoadTools(AnalysisGroup):
     ) -> FitnessChart:
         workouts = self._services().workouts
         if include_plan and workouts is not None:
-            return await self.answer(workouts.fitness_chart(
+            return await self.answer(owner, workouts.fitness_chart(
                 owner, from_date, to_date, ctl_days, atl_days))
-        return await self.answer(self.analysis().fitness_chart(
+        return await self.answer(owner, self.analysis().fitness_chart(
             owner, from_date, to_date, ctl_days, atl_days))
 
     @tool(
@@ -66,7 +66,7 @@ class LoadTools(AnalysisGroup):
         scopes=(READ,),
     )
     async def get_load_risk(self, owner: Owner, date: Day = None) -> LoadRisk:
-        return await self.answer(self.analysis().load_risk(owner, date))
+        return await self.answer(owner, self.analysis().load_risk(owner, date))
 
     @tool(
         name="get_readiness",
@@ -76,7 +76,7 @@ class LoadTools(AnalysisGroup):
         scopes=(READ,),
     )
     async def get_readiness(self, owner: Owner, date: Day = None) -> ReadinessResult:
-        return await self.answer(self.analysis().readiness(owner, date))
+        return await self.answer(owner, self.analysis().readiness(owner, date))
 
     @tool(
         name="get_recovery_status",
@@ -86,7 +86,7 @@ class LoadTools(AnalysisGroup):
         scopes=(READ,),
     )
     async def get_recovery_status(self, owner: Owner) -> RecoveryStatus:
-        return await self.answer(self.analysis().recovery_status(owner))
+        return await self.answer(owner, self.analysis().recovery_status(owner))
 
     @tool(
         name="get_weekly_load",
@@ -99,7 +99,7 @@ class LoadTools(AnalysisGroup):
         weeks: Annotated[int, Param(description="Weeks back, this one included."),
                          Field(ge=1, le=104)] = 8,
     ) -> WeeklyLoad:
-        return await self.answer(self.analysis().weekly_load(owner, weeks))
+        return await self.answer(owner, self.analysis().weekly_load(owner, weeks))
 
 
 __all__ = ["LoadTools"]

@@ -37,7 +37,7 @@ class PhysiologyTools(AnalysisGroup):
         model: Annotated[Literal["2p", "3p"], Param()] = "2p",
         sport: PowerSport = "ride",
     ) -> CriticalPowerResult:
-        return await self.answer(self.analysis().critical_power(
+        return await self.answer(owner, self.analysis().critical_power(
             owner, from_date, to_date, model, sport))
 
     @tool(
@@ -49,7 +49,7 @@ class PhysiologyTools(AnalysisGroup):
     )
     async def estimate_ftp(self, owner: Owner, from_date: From = None,
                            to_date: To = None, sport: PowerSport = "ride") -> FtpEstimate:
-        return await self.answer(self.analysis().ftp_estimate(
+        return await self.answer(owner, self.analysis().ftp_estimate(
             owner, from_date, to_date, sport))
 
     @tool(
@@ -69,7 +69,7 @@ class PhysiologyTools(AnalysisGroup):
         max_points: Annotated[int, Param(),
                               Field(ge=10, le=1000)] = 200,
     ) -> WPrimeBalance:
-        return await self.answer(self.analysis().w_prime_balance(
+        return await self.answer(owner, self.analysis().w_prime_balance(
             owner, activity_id, cp_watts, w_prime_j, model, max_points))
 
     @tool(
@@ -85,7 +85,7 @@ class PhysiologyTools(AnalysisGroup):
         kind: Annotated[Literal["power", "hr", "pace"], Param()] = "power",
         sport: AnySport = None,
     ) -> ZoneDistribution:
-        return await self.answer(self.analysis().zone_distribution(
+        return await self.answer(owner, self.analysis().zone_distribution(
             owner, from_date, to_date, kind, sport))
 
     @tool(
@@ -126,7 +126,7 @@ class PhysiologyTools(AnalysisGroup):
         scopes=(READ,),
     )
     async def estimate_vo2max(self, owner: Owner) -> Vo2max:
-        return await self.answer(self.analysis().vo2max(owner))
+        return await self.answer(owner, self.analysis().vo2max(owner))
 
     @resource(uri="athlete://zones", name="athlete-zones", mime_type="application/json",
               description="The athlete's current power, heart-rate and pace zones.")

@@ -30,7 +30,7 @@ class PlanningTools(AnalysisGroup):
         sport: Annotated[SportName | None, Param(
             description="Default the goal's, else the most trained.")] = None,
     ) -> TrainingWeek:
-        return await self.answer(self.analysis().suggest_week(owner, goal_id, sport))
+        return await self.answer(owner, self.analysis().suggest_week(owner, goal_id, sport))
 
     @prompt(name="weekly_review", description="Review the past week of training.")
     def weekly_review(self) -> list[Message]:

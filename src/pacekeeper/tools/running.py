@@ -35,7 +35,7 @@ class RunningTools(AnalysisGroup):
         target_distance_m: Annotated[float | None, Param(
             description="Distance to predict, m."), Field(ge=800, le=100000)] = None,
     ) -> RacePrediction:
-        return await self.answer(self.analysis().race_prediction(
+        return await self.answer(owner, self.analysis().race_prediction(
             owner, distance_m, time_s, [target_distance_m] if target_distance_m else []))
 
     @tool(

@@ -47,7 +47,7 @@ class AnalysisBase:
         10:00 there."""
         now = self.clock().astimezone(UTC)
         offset = await self.store.latest_offset(
-            owner.user_id, now - timedelta(days=WHERE_DAYS), now)
+            owner.user_id, now - timedelta(days=WHERE_DAYS), now, hide=owner.withheld)
         return (now + timedelta(seconds=offset or 0)).date()
 
     async def period(self, owner: Owner, start: str | None, end: str | None,
@@ -69,7 +69,7 @@ class AnalysisBase:
         day each side for the offsets, then filtered by local day)."""
         rows = await self.store.period_rows(
             owner.user_id, _midnight(first - timedelta(days=1)),
-            _midnight(last + timedelta(days=2)), keys, sport=sport)
+            _midnight(last + timedelta(days=2)), keys, sport=sport, hide=owner.withheld)
         return [r for r in rows if first <= local_day(r.start_at, r.utc_offset_s) <= last]
 
     async def daily_loads(self, owner: Owner, first: date, last: date) -> FloatArray:
@@ -77,7 +77,7 @@ class AnalysisBase:
         n = (last - first).days + 1
         points = await self.store.load_points(
             owner.user_id, _midnight(first - timedelta(days=1)),
-            _midnight(last + timedelta(days=2)))
+            _midnight(last + timedelta(days=2)), hide=owner.withheld)
         if not points:
             return np.zeros(max(n, 0))
         table = np.array(points, dtype=np.float64)  # (local start s, load) per activity
@@ -99,7 +99,7 @@ class AnalysisBase:
         left older load out, and the same day read 30.5 or 30.4 by range).
 
         ``planned``: loads added to their days (the plan's, for a projection: issue 32)."""
-        origin = await self.store.first_load_start(owner.user_id)
+        origin = await self.store.first_load_start(owner.user_id, hide=owner.withheld)
         start = first
         if origin is not None:  # a day early: its local day may be the UTC day before
             start = min(first, origin.astimezone(UTC).date() - timedelta(days=1))
@@ -119,14 +119,15 @@ class AnalysisBase:
         return float(p.ctl[-1]), float(p.atl[-1]), float(p.tsb[-1])
 
     async def recomputing(self, owner: Owner) -> int:
-        return await self.store.stale_activities(owner.user_id)
+        return await self.store.stale_activities(owner.user_id, hide=owner.withheld)
 
     async def _health(self, owner: Owner, first: date, last: date
                       ) -> dict[date, dict[str, Any]]:
         """Daily health per day, merged across sources by the one rule the daily
         summaries use (``daily_json``: the first source in name order with a figure), so
         readiness and get_daily_summaries read the same HRV and resting HR for a day."""
-        days: list[DailyHealth] = await self.store.daily(owner.user_id, first, last)
+        days: list[DailyHealth] = await self.store.daily(owner.user_id, first, last,
+                                                           hide=owner.withheld)
         return {date.fromisoformat(e["date"]): e for e in daily_json(days)}
 
     @staticmethod

@@ -46,7 +46,8 @@ class CompareAnalysis(PhysiologyAnalysis):
                     "normalized_graded_speed")
 
     async def analyze(self, owner: Owner, activity_id: str) -> ActivityAnalysis:
-        found = await self.store.get(owner.user_id, _activity_uuid(activity_id))
+        found = await self.store.get(owner.user_id, _activity_uuid(activity_id),
+                                    hide=owner.withheld)
         if found is None:
             raise ActivityNotFound("no such activity")
         m = found.metrics

@@ -72,7 +72,8 @@ class CurveAnalysis(AnalysisBase):
         if activity_id:
             if start or end:
                 raise FitnessInputError("give activity_id, or from/to, not both")
-            found = await self.store.get(owner.user_id, _activity_uuid(activity_id))
+            found = await self.store.get(owner.user_id, _activity_uuid(activity_id),
+                                    hide=owner.withheld)
             if found is None:
                 raise ActivityNotFound("no such activity")
             best = aligned(found.metrics.get(key), found.metrics.get("curve_durations"))

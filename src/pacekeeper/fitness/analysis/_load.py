@@ -91,7 +91,7 @@ class LoadAnalysis(AnalysisBase):
                         f"{ahead[0]}" if ahead else "; no planned load in range")
         unmeasured = await self.store.count_without_load(
             owner.user_id, datetime.combine(first - timedelta(days=1), time.min, UTC),
-            datetime.combine(last + timedelta(days=2), time.min, UTC))
+            datetime.combine(last + timedelta(days=2), time.min, UTC), hide=owner.withheld)
         if unmeasured:  # a day either side: the local day of a UTC start
             summary += (f"; {unmeasured} activities have no training load: set ftp_watts "
                         "(power), threshold_pace_s_per_km (runs) or lthr_bpm, max_hr_bpm "

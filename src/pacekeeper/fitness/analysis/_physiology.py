@@ -112,7 +112,8 @@ class PhysiologyAnalysis(AnalysisBase):
     async def w_prime_balance(self, owner: Owner, activity_id: str, cp: float | None,
                               w_prime: float | None, model: Literal["skiba2012", "skiba2015"],
                               max_points: int) -> WPrimeBalance:
-        found = await self.store.get(owner.user_id, _activity_uuid(activity_id))
+        found = await self.store.get(owner.user_id, _activity_uuid(activity_id),
+                                    hide=owner.withheld)
         if found is None:
             raise ActivityNotFound("no such activity")
         blob = await self.store.streams(owner.user_id, found.id)

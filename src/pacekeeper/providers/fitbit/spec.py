@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from pacekeeper.fitness.models import DailySummary, SleepSession
 
 from .._config import Endpoints
+from .._policy import DataPolicy
 from .._spec import Capabilities, HealthDays, ListedActivities, ProviderCall, ProviderSpec
 from .._tokens import TokenSet
 from ._id import ID
@@ -82,4 +83,12 @@ SPEC = ProviderSpec(
     capabilities=Capabilities(activity_streams=False, daily_health=True, push_webhooks=False),
     sync=FitbitSync(),
     rate_limits=rate_limits,
+    # Google Health API terms and policies, effective 2026-03-24 (docs/providers.md): no
+    # storage limit (delete on the user's request), prohibited uses are selling and
+    # advertising; serving the person's own data to the assistant they authorised is a
+    # feature they asked for.
+    policy=DataPolicy(retention=None, assistants=True, combined=True,
+                      terms="https://developers.google.com/health/policies/"
+                            "health-api-developer-user-data-policy",
+                      read_on=date(2026, 12, 7)),
 )

@@ -11,6 +11,7 @@ import httpx
 from pacekeeper.fitness.models import Activity, DailySummary, SleepSession
 
 from .._config import Endpoints, ProviderSettings
+from .._policy import DataPolicy
 from .._ratelimit import RateLimitTracker
 from .._spec import ActivityBatch, Capabilities, HealthDays, ProviderCall, ProviderSpec
 from .._tokens import TokenSet
@@ -109,4 +110,10 @@ SPEC = ProviderSpec(
     capabilities=Capabilities(activity_streams=True, daily_health=True, push_webhooks=True),
     sync=GarminSync(),
     webhook=WEBHOOK,
+    # The Garmin Connect Developer Program agreement is shown to members only; what we
+    # could read of it says nothing we could confirm about assistants or combining, so
+    # we hold back until the operator declares it allows that (docs/providers.md).
+    policy=DataPolicy(retention=None, assistants=False, combined=False,
+                      terms="https://developerportal.garmin.com/ (program agreement)",
+                      read_on=date(2026, 12, 7), agreement_setting="garmin_ai_agreement"),
 )

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import date, timedelta
 from typing import TYPE_CHECKING
 
 from .._config import Endpoints
+from .._policy import DataPolicy
 from .._spec import Capabilities, ListedActivities, ProviderSpec
 from ._id import ID
 from .client import SCOPES, StravaClient
@@ -47,4 +49,10 @@ SPEC = ProviderSpec(
     sync=ListedActivities(streams=True),
     rate_limits=rate_limits,
     webhook=WEBHOOK,
+    # Strava API Policy, effective 2026-06-01: a 7-day cache (5.5), no combining with
+    # other data for analytics (5.4), nothing to an AI application, "ingestion into a
+    # context window or working memory" named (5.3). docs/providers.md quotes them.
+    policy=DataPolicy(retention=timedelta(days=7), assistants=False, combined=False,
+                      terms="https://www.strava.com/legal/api", read_on=date(2026, 12, 7),
+                      agreement_setting="strava_ai_agreement"),
 )
