@@ -218,7 +218,8 @@ class WorkoutService:
         workouts = await self.store.between(owner.user_id, first, last)
         rows = await self.fitness.period_rows(
             owner.user_id, datetime.combine(first - timedelta(days=1), time.min, UTC),
-            datetime.combine(last + timedelta(days=2), time.min, UTC), ())
+            datetime.combine(last + timedelta(days=2), time.min, UTC), (),
+            hide=owner.withheld)
         done = [_calendar.Done(str(r.id), local_day(r.start_at, r.utc_offset_s), r.sport,
                                r.moving_s or r.elapsed_s, r.load) for r in rows]
         done = [d for d in done if first <= d.day <= last]

@@ -112,9 +112,16 @@ async def _rpc(h: Harness, headers: dict[str, str], method: str,
     return body
 
 
-def _arguments(schema: dict[str, Any], ids: dict[str, uuid.UUID]) -> dict[str, Any]:
-    """What a read tool needs to be asked about the Strava-only activity."""
+def _arguments(schema: dict[str, Any], ids: dict[str, uuid.UUID], day: date
+               ) -> dict[str, Any]:
+    """What a read tool needs to be asked about the Strava-only activity: its id where
+    it takes one, and a range around its day where it takes one (a default range of
+    recent weeks would miss a 2013 ride, and prove nothing)."""
     args: dict[str, Any] = {}
+    properties = schema.get("properties", {})
+    if "from" in properties and "to" in properties:
+        args["from"] = (day - timedelta(days=3)).isoformat()
+        args["to"] = (day + timedelta(days=3)).isoformat()
     for name in schema.get("required", []):
         if name == "activity_id":
             args[name] = str(ids["strava"])
@@ -125,15 +132,18 @@ def _arguments(schema: dict[str, Any], ids: dict[str, uuid.UUID]) -> dict[str, A
     return args
 
 
-async def _walk(h: Harness, headers: dict[str, str], ids: dict[str, uuid.UUID]
-                ) -> dict[str, str]:
+async def _walk(h: Harness, headers: dict[str, str], ids: dict[str, uuid.UUID],
+                owner: Owner) -> dict[str, str]:
     """Every read tool's answer (its whole JSON) by name."""
     listed = await _rpc(h, headers, "tools/list", {})
     answers = {}
+    stored = await h.services.fitness.store.get(owner.user_id, ids["strava"])
+    assert stored is not None
+    day = stored.start_at.date()
     for tool in listed["result"]["tools"]:
         if not tool.get("annotations", {}).get("readOnlyHint"):
             continue
-        args = _arguments(tool["inputSchema"], ids)
+        args = _arguments(tool["inputSchema"], ids, day)
         body = await _rpc(h, headers, "tools/call", {"name": tool["name"], "arguments": args})
         answers[tool["name"]] = json.dumps(body)
     return answers
@@ -148,7 +158,7 @@ async def test_no_read_tool_serves_a_strava_only_activity(harness: Harness) -> N
     ids = await _three(h, owner)
     _strava_only(h)
     headers = await h.mcp_session(auth)
-    answers = await _walk(h, headers, ids)
+    answers = await _walk(h, headers, ids, owner)
     assert len(answers) >= 20  # the walk reached the read tools
     for name, text in answers.items():
         assert str(ids["strava"]) not in text and ONLY_STRAVA not in text, name
@@ -177,8 +187,9 @@ async def test_the_agreement_serves_it_and_its_owner_always_sees_it(harness: Har
     # An operator's agreement (PACEKEEPER_STRAVA_AI_AGREEMENT=1): assistants see it too.
     h.services.policies = Policies(frozenset(), {"strava": timedelta(days=7)})
     headers = await h.mcp_session(auth)
-    answers = await _walk(h, headers, ids)
+    answers = await _walk(h, headers, ids, owner)
     assert str(ids["strava"]) in answers["list_activities"]
+    assert str(ids["strava"]) in answers["get_calendar"]  # the walk's range reaches it
     assert ONLY_STRAVA in answers["get_activity"]
     assert "withheld" not in answers["list_activities"]
 
