@@ -12,6 +12,7 @@ from typing import Any
 
 from tests.pacekeeper.conftest import Harness
 from tests.pacekeeper.fitness.test_analysis import STD, _mcp, _person, _store, _today
+from tests.pacekeeper.fitness.test_answer_units import walk
 
 MILE = 1609.344
 # 4:00/km is 240 s/km; a mile at that speed 240 x 1.609344 = 386.24 s = 6:26/mi.
@@ -50,6 +51,10 @@ async def _both(h: Harness, auth: dict[str, str], tool: str, route: str,
     answer = await _mcp(h, auth, tool, args)
     assert not answer.get("isError"), answer
     body: dict[str, Any] = answer["structuredContent"]
+    bad_unit: list[str] = []
+    bad_round: list[str] = []
+    walk(body, tool, "", "", bad_unit, bad_round)  # every figure named and rounded by unit
+    assert not bad_unit and not bad_round, (bad_unit, bad_round)
     twin = await h.client.get(route, headers=auth, params=args)
     assert twin.status_code == 200, twin.text
     assert twin.json() == body, route
