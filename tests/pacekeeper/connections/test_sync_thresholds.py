@@ -20,18 +20,19 @@ from tests.pacekeeper.connections.conftest import ConnHarness
 DAYS = 21
 
 
-async def _connected(h: ConnHarness, email: str) -> tuple[Owner, dict[str, str]]:
+async def _connected(h: ConnHarness, email: str, provider: str = "strava"
+                     ) -> tuple[Owner, dict[str, str]]:
     user_id, headers = await h.user(email)
-    assert (await h.connect("strava", user_id, headers)).status_code == 200
+    assert (await h.connect(provider, user_id, headers)).status_code == 200
     user = await h.services.users.get(uuid.UUID(user_id))
     assert user is not None
     return Owner(user.id, user.tenant_id), headers
 
 
-async def _sync(h: ConnHarness, owner: Owner) -> Any:
+async def _sync(h: ConnHarness, owner: Owner, provider: str = "strava") -> Any:
     syncs = h.services.syncs
     assert syncs is not None
-    report = await syncs.sync(owner, "strava")
+    report = await syncs.sync(owner, provider)
     assert report.status == "done", report.message
     return report
 
@@ -83,6 +84,16 @@ async def test_a_persons_own_setting_is_never_overwritten(
         await _sync(h, owner)
         settings = (await h.client.get("/api/athlete", headers=headers)).json()["settings"]
         assert settings["weight_kg"] == 70.0
+
+
+async def test_fitbit_gives_the_profile_weight(conn_factory: Callable[..., Any]) -> None:
+    """Fitbit's profile has a weight (kg: no Accept-Language is sent) and no threshold."""
+    async with conn_factory(worker="off", sync_history_days=7) as h:
+        owner, headers = await _connected(h, "thresholds-fitbit@example.com", "fitbit")
+        report = await _sync(h, owner, "fitbit")
+        assert report.thresholds == {"weight_kg": gen.athlete(7).weight_kg}
+        history = (await h.client.get("/api/athlete", headers=headers)).json()["history"]
+        assert history["weight_kg"][0]["provider"] == "fitbit"
 
 
 def test_which_provider_values_are_stored() -> None:
