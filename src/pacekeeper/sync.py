@@ -27,8 +27,9 @@ from typing import Any, TypeVar
 from pacekeeper.connections import ConnectionProblem, ConnectionService, ProviderSession
 from pacekeeper.fitness._records import DailyHealth, NewActivity, Owner, SourceRef, SyncState
 from pacekeeper.fitness._service import FitnessService, richness
+from pacekeeper.fitness._settings import provider_settings
 from pacekeeper.fitness._views import activity_event
-from pacekeeper.fitness.models import Activity, DailySummary, SleepSession
+from pacekeeper.fitness.models import Activity, Athlete, DailySummary, SleepSession
 from pacekeeper.fitness.streams import StreamSet
 from pacekeeper.fitness.summary import summary_values
 from pacekeeper.providers import (
@@ -67,13 +68,16 @@ class SyncReport:
     health_through: str | None = None
     # Where the first sync's history began (ISO instant, providers.history_start), carried.
     history_from: str | None = None
+    # Settings imported from the provider's athlete API in this run (name -> value).
+    thresholds: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {"provider": self.provider, "status": self.status, "imported": self.imported,
                 "merged": self.merged, "duplicates": self.duplicates,
                 "with_streams": self.with_streams, "days": self.days,
                 "message": self.message, "cursor": self.cursor,
-                "health_through": self.health_through, "history_from": self.history_from}
+                "health_through": self.health_through, "history_from": self.history_from,
+                **({"thresholds": self.thresholds} if self.thresholds else {})}
 
 
 def new_activity(a: Activity) -> NewActivity:
@@ -173,6 +177,8 @@ class SyncService:
         # request (issue 29: 732 reads for a first sync of 365 Strava activities, now 1).
         session = self.connections.session(owner.user_id, provider)
         try:
+            # Before the activities: a first sync's rides get their load from the FTP.
+            await self._thresholds(owner, provider, session, report)
             await self._activities(owner, provider, session, cursor, now, report, progress)
             # From the day the last finished health fetch reached (it may have been
             # partial then), else as far back as a first sync reaches.
@@ -269,6 +275,42 @@ class SyncService:
                 await self._event(owner, activity_event(outcome.activity, provider))
         if streams is not None and len(streams):
             report.with_streams += 1
+
+    async def _thresholds(self, owner: Owner, provider: str, session: ProviderSession,
+                          report: SyncReport) -> None:
+        """The provider's thresholds (FTP, maximum HR, weight: ``provider_settings``) as
+        the person's settings with the provider as their source, for the settings the
+        person has never set themselves. A setting with no value before holds from the
+        start of the synced history (the activities synced get their load from it); a
+        changed one from today. Activities stored from that day are recomputed, as after
+        a person's change. A profile the provider refuses or answers badly
+        (``provider_error``: a scope not granted) skips the import, never the sync; a
+        provider out of reach, rate limited or needing a reconnect stops the sync as its
+        first activity request would (pausing it, or failing it to resume next time)."""
+        try:
+            athlete: Athlete = await self._call(session, provider,
+                                                lambda c, t: c.fetch_athlete(t))
+        except ConnectionProblem as problem:
+            if problem.code != "provider_error":
+                raise
+            log.info("sync of %s: no athlete profile (%s)", provider, problem.code)
+            return
+        offered = {"ftp_watts": athlete.ftp_watts, "max_hr_bpm": athlete.max_heartrate,
+                   "weight_kg": athlete.weight_kg}
+        found = provider_settings(await self.fitness.store.settings(owner.user_id), offered)
+        if not found:
+            return
+        today = self.clock().date()
+        start = (datetime.fromisoformat(report.history_from).date() if report.history_from
+                 else today)
+        firsts = {k: v for k, (v, first) in found.items() if first}
+        changed = {k: v for k, (v, first) in found.items() if not first}
+        for values, day in ((firsts, min(start, today)), (changed, today)):
+            if values:
+                await self.fitness.store.set_settings(owner, values, day, self.clock(),
+                                                      source=provider)
+        report.thresholds = {k: v for k, (v, _) in found.items()}
+        await self.fitness.recompute(owner, since=min(start, today) if firsts else today)
 
     async def _health(self, owner: Owner, provider: str, session: ProviderSession,
                       since: datetime, report: SyncReport,

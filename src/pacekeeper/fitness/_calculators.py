@@ -11,6 +11,7 @@ from typing_extensions import TypedDict
 from pacekeeper.fitness import analytics as an
 from pacekeeper.fitness._errors import FitnessInputError
 from pacekeeper.fitness._figures import clock as hms
+from pacekeeper.fitness._figures import run_pace_unit
 from pacekeeper.fitness.analysis._results import Prediction, RacePrediction, TrainingPaces, Zones
 
 STANDARD_RACES = {"5km": 5000.0, "10km": 10000.0, "half_marathon": 21097.5,
@@ -32,9 +33,12 @@ def _race(distance_m: float, time_s: float) -> float:
     return vdot
 
 
-def predict_race(distance_m: float, time_s: float, targets: list[float]) -> RacePrediction:
-    """Daniels-Gilbert VDOT equivalents and Riegel (T2 = T1 (D2/D1)^1.06) for each target."""
+def predict_race(distance_m: float, time_s: float, targets: list[float],
+                 units: str = "metric") -> RacePrediction:
+    """Daniels-Gilbert VDOT equivalents and Riegel (T2 = T1 (D2/D1)^1.06) for each target,
+    each with its pace per km (per mile in imperial ``units``)."""
     vdot = _race(distance_m, time_s)
+    per, unit = run_pace_unit(units)
     if not targets:
         targets = list(STANDARD_RACES.values())
     for t in targets:
@@ -48,9 +52,13 @@ def predict_race(distance_m: float, time_s: float, targets: list[float]) -> Race
         for method, seconds in methods:
             # Full precision: the tool rounds by unit (_figures.rounded_answer) once;
             # a tenth first turned 11480.55 s into 11480.5, then 11480.
-            predictions.append({"method": method, "distance_m": target,
-                                "time_s": seconds, "time": hms(seconds),
-                                "pace_s_per_km": seconds / target * 1000.0})
+            one: Prediction = {"method": method, "distance_m": target,
+                               "time_s": seconds, "time": hms(seconds)}
+            if unit == "mi":
+                one["pace_s_per_mi"] = seconds / target * per
+            else:
+                one["pace_s_per_km"] = seconds / target * per
+            predictions.append(one)
     # One prediction per distance: Daniels' (the one every answer gives); Riegel's
     # formula beside it, named, as a second opinion.
     first = {p["method"]: p["time"] for p in predictions if p["distance_m"] == targets[0]}
@@ -61,9 +69,10 @@ def predict_race(distance_m: float, time_s: float, targets: list[float]) -> Race
             "predictions": predictions}
 
 
-def training_paces(vdot: float | None, distance_m: float | None, time_s: float | None
-                   ) -> TrainingPaces:
-    """Daniels E/M/T/I/R paces for a VDOT, or for the VDOT of a race."""
+def training_paces(vdot: float | None, distance_m: float | None, time_s: float | None,
+                   units: str = "metric") -> TrainingPaces:
+    """Daniels E/M/T/I/R paces for a VDOT, or for the VDOT of a race, per km (per mile in
+    imperial ``units``; R also per 400 m, a track's lap in either)."""
     if vdot is None:
         if distance_m is None or time_s is None:
             raise FitnessInputError("give vdot, or distance_m and time_s of a race")
@@ -71,14 +80,22 @@ def training_paces(vdot: float | None, distance_m: float | None, time_s: float |
     elif not 15 <= vdot <= 90:
         raise FitnessInputError("vdot must be between 15 and 90")
     p = an.training_paces(vdot)
-    paces = {"easy_fast": p.easy_fast, "easy_slow": p.easy_slow, "marathon": p.marathon,
-             "threshold": p.threshold, "interval": p.interval, "repetition": p.repetition}
-    text = {k: f"{hms(v)}/km" for k, v in paces.items()}
-    return {"summary": f"VDOT {vdot:.1f}: E {text['easy_fast']}-{text['easy_slow']}, "
-                       f"M {text['marathon']}, T {text['threshold']}, I {text['interval']}, "
-                       f"R {hms(p.r_per_400m)}/400 m",
-            "vdot": round(vdot, 1), "paces_s_per_km": {k: round(v) for k, v in paces.items()},
-            "paces": text, "repetition_per_400m_s": round(p.r_per_400m)}
+    per, unit = run_pace_unit(units)
+    scale = per / 1000.0  # the engine's paces are per km
+    paces = {k: v * scale for k, v in (
+        ("easy_fast", p.easy_fast), ("easy_slow", p.easy_slow), ("marathon", p.marathon),
+        ("threshold", p.threshold), ("interval", p.interval), ("repetition", p.repetition))}
+    text = {k: f"{hms(v)}/{unit}" for k, v in paces.items()}
+    out: TrainingPaces = {
+        "summary": f"VDOT {vdot:.1f}: E {text['easy_fast']}-{text['easy_slow']}, "
+                   f"M {text['marathon']}, T {text['threshold']}, I {text['interval']}, "
+                   f"R {hms(p.r_per_400m)}/400 m",
+        "vdot": round(vdot, 1), "paces": text, "repetition_per_400m_s": round(p.r_per_400m)}
+    if unit == "mi":
+        out["paces_s_per_mi"] = {k: round(v) for k, v in paces.items()}
+    else:
+        out["paces_s_per_km"] = {k: round(v) for k, v in paces.items()}
+    return out
 
 
 def _first_whole(bound: float, digits: int) -> float:
@@ -121,10 +138,10 @@ class ZoneBands(TypedDict):
     pace: NotRequired[list[dict[str, Any]]]
 
 
-def zones(settings: dict[str, Any]) -> Zones:
+def zones(settings: dict[str, Any], units: str = "metric") -> Zones:
     """Power (Coggan, % FTP), heart rate (Friel % LTHR, cycling's and running's sets, else
-    Karvonen, else % max) and pace (Friel, % threshold pace) zones from whichever settings
-    are given."""
+    Karvonen, else % max) and pace (Friel, % threshold pace; per km, per mile in imperial
+    ``units``) zones from whichever settings are given."""
     out: ZoneBands = {"settings": settings}
     ftp = settings.get("ftp_watts")
     lthr, top, rest = (settings.get(k) for k in ("lthr_bpm", "max_hr_bpm", "resting_hr_bpm"))
@@ -151,15 +168,16 @@ def zones(settings: dict[str, Any]) -> Zones:
         parts.append(f"HR from max {top}")
     if pace:
         speeds = [float(x) for x in an.pace_zones(pace)]
+        per, unit = run_pace_unit(units)
         rows = []
         for i, low in enumerate(speeds):
             high = speeds[i + 1] if i + 1 < len(speeds) else math.inf
             rows.append({"zone": PACE_NAMES[i],
-                         "slowest_s_per_km": None if low == 0 else round(1000 / low),
-                         "fastest_s_per_km": None if math.isinf(high) else round(1000 / high),
-                         "unit": "s/km"})
+                         f"slowest_s_per_{unit}": None if low == 0 else round(per / low),
+                         f"fastest_s_per_{unit}": None if math.isinf(high)
+                         else round(per / high), "unit": f"s/{unit}"})
         out["pace"] = rows
-        parts.append(f"pace from threshold {hms(pace)}/km")
+        parts.append(f"pace from threshold {hms(pace * per / 1000)}/{unit}")
     summary = ("zones: " + "; ".join(parts)) if parts else (
         "no zones: give (or set) ftp_watts, lthr_bpm, max_hr_bpm (with resting_hr_bpm) or "
         "threshold_pace_s_per_km")

@@ -136,6 +136,14 @@ _PACED = {"run": 1000.0, "walk": 1000.0, "hike": 1000.0}  # sports read as a pac
 MILE_M = 1609.344
 
 
+def run_pace_unit(units: str = "metric") -> tuple[float, str]:
+    """A run's pace as the person reads it: seconds per (metres, the unit that names the
+    field and the text): per km, per mile in imperial units (``pace_s_per_mi``,
+    ``4:00/km`` = ``6:26/mi``). A swim's pace stays per 100 m in either (``pace_or_speed``,
+    ``speed_figure``), as pools are measured in metres or yards by the pool, not the person."""
+    return (MILE_M, "mi") if units == "imperial" else (1000.0, "km")
+
+
 def pace_or_speed(sport: str, speed_mps: float | None, units: str = "metric"
                   ) -> dict[str, Any]:
     """The figure a person of this sport reads: runs (walks, hikes) a pace per km or mile
@@ -280,5 +288,5 @@ def activity_detail(a: dict[str, Any]) -> dict[str, Any]:
 
 __all__ = ["DAILY_NAMES", "DEFAULT_DECIMALS", "DETAIL_NAMES", "METRIC_NAMES", "SPEED_METRICS",
            "activity_detail", "activity_item", "clock", "daily_day", "decimals_for", "device_name",
-           "pace_or_speed", "rounded", "rounded_answer", "speed_figure",
+           "pace_or_speed", "rounded", "rounded_answer", "run_pace_unit", "speed_figure",
            "stream_units", "streams_answer"]

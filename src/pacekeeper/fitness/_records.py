@@ -101,6 +101,7 @@ class SettingValue:
     field: str
     valid_from: date
     value: Any
+    source: str | None = None  # the provider it was imported from; None: the person's
 
 
 @dataclass(frozen=True, slots=True)

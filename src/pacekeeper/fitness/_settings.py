@@ -140,9 +140,11 @@ class SettingsHistory:
     def __init__(self, values: Iterable[SettingValue]) -> None:
         self._days: dict[str, list[date]] = {}
         self._values: dict[str, list[Any]] = {}
+        self._sources: dict[str, list[str | None]] = {}
         for v in sorted(values, key=lambda v: (v.field, v.valid_from)):
             self._days.setdefault(v.field, []).append(v.valid_from)
             self._values.setdefault(v.field, []).append(v.value)
+            self._sources.setdefault(v.field, []).append(v.source)
 
     def on(self, day: date) -> dict[str, Any]:
         """The value of every setting valid on ``day`` (settings with none are absent)."""
@@ -154,11 +156,47 @@ class SettingsHistory:
         return out
 
     def history(self) -> dict[str, list[dict[str, Any]]]:
+        """Each setting's values by first day; one a provider gave says so
+        (``"source": "provider", "provider": "strava"``), the person's own say nothing."""
         return {
-            name: [{"valid_from": d.isoformat(), "value": v}
-                   for d, v in zip(days, self._values[name], strict=True)]
+            name: [{"valid_from": d.isoformat(), "value": v,
+                    **({"source": "provider", "provider": s} if s else {})}
+                   for d, v, s in zip(days, self._values[name], self._sources[name],
+                                      strict=True)]
             for name, days in self._days.items()
         }
+
+
+# What a provider's athlete API gives that is a setting here (issue 27 item 10), from its
+# mapped profile (models.Athlete): Strava's ``ftp`` (cycling FTP, W) and ``weight`` (kg),
+# Fitbit's profile weight, a maximum heart rate where one is given. Garmin's Health API
+# gives none; heart-rate zones (Strava's ``/athlete/zones``) are not imported: a zone's
+# edges are not a threshold the API states (custom zones may be anything).
+PROVIDER_SETTINGS: tuple[str, ...] = ("ftp_watts", "max_hr_bpm", "weight_kg")
+
+
+def provider_settings(stored: Iterable[SettingValue], offered: Mapping[str, Any]
+                      ) -> dict[str, tuple[Any, bool]]:
+    """Of the values a provider offers, the ones to store, each with whether the setting
+    had no value before: only for a setting the person has never set (their own value,
+    whatever its day, always wins and is never overwritten), only a valid value, and
+    only when it differs from the provider's value stored last."""
+    rows: dict[str, list[SettingValue]] = {}
+    for row in sorted(stored, key=lambda r: r.valid_from):
+        rows.setdefault(row.field, []).append(row)
+    out: dict[str, tuple[Any, bool]] = {}
+    for name in PROVIDER_SETTINGS:
+        if offered.get(name) is None:
+            continue
+        try:
+            value = SETTINGS[name].check(offered[name])
+        except ValueError:
+            continue  # a provider's 0 W FTP or a weight out of range: nothing to import
+        had = rows.get(name, [])
+        if any(r.source is None for r in had) or (had and had[-1].value == value):
+            continue
+        out[name] = (value, not had)
+    return out
 
 
 def check_settings(values: Mapping[str, Any]) -> dict[str, Any]:
@@ -174,5 +212,6 @@ def check_settings(values: Mapping[str, Any]) -> dict[str, Any]:
     return checked
 
 
-__all__ = ["SETTINGS", "THRESHOLD_SPORTS", "SettingSpec", "SettingsHistory", "check_settings",
-           "for_sport", "sport_values", "threshold_sport"]
+__all__ = ["PROVIDER_SETTINGS", "SETTINGS", "THRESHOLD_SPORTS", "SettingSpec",
+           "SettingsHistory", "check_settings", "for_sport", "provider_settings",
+           "sport_values", "threshold_sport"]

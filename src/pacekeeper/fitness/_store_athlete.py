@@ -63,18 +63,20 @@ class SqlAthleteRecords:
                 select(AthleteSettingRow).where(AthleteSettingRow.user_id == user_id)
                 .order_by(AthleteSettingRow.field, AthleteSettingRow.valid_from)
             )).scalars()  # fmt: skip
-            return [SettingValue(r.field, r.valid_from, r.value) for r in rows]
+            return [SettingValue(r.field, r.valid_from, r.value, r.source) for r in rows]
 
     async def set_settings(self, owner: Owner, values: dict[str, Any], valid_from: date,
-                           now: datetime) -> None:
+                           now: datetime, *, source: str | None = None) -> None:
+        """Store values from ``valid_from`` on: the person's (``source`` None), or a
+        provider's imported on sync (its name)."""
         async with self._sessions() as session, session.begin():
             for name, value in values.items():
                 stmt = self._insert(AthleteSettingRow).values(
                     user_id=owner.user_id, field=name, valid_from=valid_from,
-                    tenant_id=owner.tenant_id, value=value, created_at=now)
+                    tenant_id=owner.tenant_id, value=value, created_at=now, source=source)
                 await session.execute(stmt.on_conflict_do_update(
                     index_elements=["user_id", "field", "valid_from"],
-                    set_={"value": value, "created_at": now}))
+                    set_={"value": value, "created_at": now, "source": source}))
 
     # -- daily health ----------------------------------------------------------------------
 

@@ -183,6 +183,8 @@ class AthleteSettingRow(Base):
     tenant_id: Mapped[uuid.UUID] = _tenant_fk()
     value: Mapped[Any] = mapped_column(JSON, nullable=True)
     created_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    # The provider whose athlete API gave the value (imported on sync); None: the person's.
+    source: Mapped[str | None] = mapped_column(String(40), nullable=True)
 
 
 class SyncStateRow(Base):

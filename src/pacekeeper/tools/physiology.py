@@ -116,7 +116,8 @@ class PhysiologyTools(AnalysisGroup):
         with refusing():
             if not given:
                 given = await self.fitness().thresholds(owner, sport)
-            return rounded_answer(zones(given))
+            # Pace zones per km, or per mile for a person in imperial units.
+            return rounded_answer(zones(given, await self.analysis().units(owner)))
 
     @tool(
         name="estimate_vo2max",
@@ -131,7 +132,8 @@ class PhysiologyTools(AnalysisGroup):
     @resource(uri="athlete://zones", name="athlete-zones", mime_type="application/json",
               description="The athlete's current power, heart-rate and pace zones.")
     async def zones_resource(self, owner: Owner) -> Zones:
-        return rounded_answer(zones((await self.fitness().athlete(owner))["settings"]))
+        settings = (await self.fitness().athlete(owner))["settings"]
+        return rounded_answer(zones(settings, settings.get("units") or "metric"))
 
 
 __all__ = ["PhysiologyTools"]

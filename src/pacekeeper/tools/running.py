@@ -46,7 +46,7 @@ class RunningTools(AnalysisGroup):
         scopes=(READ,),
     )
     async def get_training_paces(
-        self,
+        self, owner: Owner,
         vdot: Annotated[float | None, Param(description="VDOT (15-90)."),
                         Field(ge=15, le=90)] = None,
         distance_m: Annotated[float | None, Param(description="A race's distance."),
@@ -54,8 +54,9 @@ class RunningTools(AnalysisGroup):
         time_s: Annotated[float | None, Param(description="That race's time."),
                           Field(ge=60, le=86400)] = None,
     ) -> TrainingPaces:
-        with refusing():
-            return rounded_answer(training_paces(vdot, distance_m, time_s))
+        with refusing():  # per km, or per mile for a person in imperial units
+            units = await self.analysis().units(owner)
+            return rounded_answer(training_paces(vdot, distance_m, time_s, units))
 
 
 __all__ = ["RunningTools"]

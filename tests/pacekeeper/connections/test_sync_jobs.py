@@ -154,7 +154,8 @@ async def test_a_rate_limited_sync_waits_and_finishes(conn_factory: Callable[...
         assert report.status == "done", report.message
         made = await _requests(h) - before
         assert report.imported >= 3 and report.duplicates == 0
-        assert made == 1 + report.imported + 3  # the list, the streams, three repeats
+        # The athlete's profile (its thresholds), the list, the streams, three repeats.
+        assert made == 2 + report.imported + 3
         again = await syncs.sync(owner, "strava")
         assert again.status == "done" and again.imported == 0
 

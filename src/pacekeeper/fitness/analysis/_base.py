@@ -13,6 +13,7 @@ from pacekeeper.fitness import _inputs
 from pacekeeper.fitness import analytics as an
 from pacekeeper.fitness._errors import FitnessInputError
 from pacekeeper.fitness._records import DailyHealth, Owner, PeriodRow
+from pacekeeper.fitness._settings import SettingsHistory
 from pacekeeper.fitness._store import SqlFitnessStore
 from pacekeeper.fitness._views import daily_json
 from pacekeeper.fitness.analysis._common import (
@@ -49,6 +50,13 @@ class AnalysisBase:
         offset = await self.store.latest_offset(
             owner.user_id, now - timedelta(days=WHERE_DAYS), now, hide=owner.withheld)
         return (now + timedelta(seconds=offset or 0)).date()
+
+    async def units(self, owner: Owner, day: date | None = None) -> str:
+        """The person's ``units`` setting on ``day`` (their today by default): ``metric``
+        or ``imperial``, which every run pace in an answer follows (min/km or min/mi)."""
+        values = SettingsHistory(await self.store.settings(owner.user_id)).on(
+            day or await self.today(owner))
+        return "imperial" if values.get("units") == "imperial" else "metric"
 
     async def period(self, owner: Owner, start: str | None, end: str | None,
                      default_days: int) -> tuple[date, date]:

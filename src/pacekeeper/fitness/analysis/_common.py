@@ -14,7 +14,7 @@ import numpy as np
 from pacekeeper.errors import ApiError
 from pacekeeper.fitness import analytics as an
 from pacekeeper.fitness._errors import ActivityNotFound, FitnessInputError
-from pacekeeper.fitness._figures import clock
+from pacekeeper.fitness._figures import clock, run_pace_unit
 from pacekeeper.fitness._records import Goal, PeriodRow, StoredActivity
 from pacekeeper.fitness.analytics._types import FloatArray
 from pacekeeper.fitness.models import Sport
@@ -91,8 +91,10 @@ def _midnight(day: date) -> datetime:
 _hms = clock  # m:ss or h:mm:ss: one definition, _figures'
 
 
-def _pace(s_per_km: float) -> str:
-    return f"{_hms(s_per_km)}/km"
+def _pace(s_per_km: float, units: str = "metric") -> str:
+    """A run's pace in text as the person reads it: ``4:00/km``, ``6:26/mi`` (imperial)."""
+    per, unit = run_pace_unit(units)
+    return f"{_hms(s_per_km * per / 1000.0)}/{unit}"
 
 
 def aligned(curve: Sequence[float | None] | None, durations: Sequence[int] | None

@@ -15,7 +15,6 @@ from pacekeeper.fitness import analytics as an
 from pacekeeper.fitness._errors import ActivityNotFound, FitnessInputError
 from pacekeeper.fitness._figures import METRIC_NAMES, SPEED_METRICS, speed_figure
 from pacekeeper.fitness._records import Owner
-from pacekeeper.fitness._settings import SettingsHistory
 from pacekeeper.fitness.analysis._common import (
     _CURVE_KEY,
     _INDEX,
@@ -52,8 +51,7 @@ class CompareAnalysis(PhysiologyAnalysis):
             raise ActivityNotFound("no such activity")
         m = found.metrics
         day = local_day(found.start_at, found.utc_offset_s)
-        units = SettingsHistory(await self.store.settings(owner.user_id)).on(day).get(
-            "units") or "metric"  # a run's pace per km or per mile, as the person reads
+        units = await self.units(owner, day)  # a run's pace per km or per mile
         # Named with their units (rounded by those at the tool: _figures.rounded_answer).
         metrics: dict[str, Any] = {}
         for k in self._HEAD:

@@ -11,6 +11,7 @@ import numpy as np
 
 from pacekeeper.fitness import analytics as an
 from pacekeeper.fitness._errors import ActivityNotFound, FitnessInputError
+from pacekeeper.fitness._figures import run_pace_unit
 from pacekeeper.fitness._records import Owner, PeriodRow
 from pacekeeper.fitness.analysis._base import AnalysisBase
 from pacekeeper.fitness.analysis._common import (
@@ -121,15 +122,19 @@ class CurveAnalysis(AnalysisBase):
                 for d, v, a, day in found_at]}
             return hr
         # Full precision: the tool rounds by unit (_figures.rounded_answer) once; a
-        # tenth first read 190.52 W as 190.5, then 190. A swim's pace is per 100 m.
+        # tenth first read 190.52 W as 190.5, then 190. A swim's pace is per 100 m (in
+        # either units), a run's per km or per mile as the person reads it.
+        per, unit = run_pace_unit(await self.units(owner))
         points: list[PacePoint] = []
         for d, v, a, day in found_at:
             point: PacePoint = {"duration_s": d, "speed_mps": v, "activity_id": a,
                                 "date": day}
             if sport == "swim":
                 point["pace_s_per_100m"] = 100.0 / v if v > 0 else None
+            elif unit == "mi":
+                point["pace_s_per_mi"] = per / v if v > 0 else None
             else:
-                point["pace_s_per_km"] = 1000.0 / v if v > 0 else None
+                point["pace_s_per_km"] = per / v if v > 0 else None
             points.append(point)
         pace: PaceCurve = {**head, "points": points}
         return pace
@@ -150,13 +155,14 @@ class CurveAnalysis(AnalysisBase):
                            ) -> BestEfforts:
         first, last = await self.period(owner, start, end, 365)
         efforts = await self._efforts(owner, first, last)
+        per, unit = run_pace_unit(await self.units(owner))
         out: list[dict[str, Any]] = []
         for name, meters in an.BEST_EFFORT_DISTANCES.items():
             if name not in efforts:
                 continue
             t, aid, day = efforts[name]
             out.append({"distance": name, "distance_m": meters, "time_s": _r(t, 0),
-                        "time": _hms(t), "pace_s_per_km": _r(t / meters * 1000.0, 0),
+                        "time": _hms(t), f"pace_s_per_{unit}": _r(t / meters * per, 0),
                         "vdot": _r(an.vdot_from_race(meters, t), 1) if meters >= 1609 else None,
                         "activity_id": aid, "date": day})
         vdot = self._vdot(efforts)

@@ -128,7 +128,7 @@ OPENER_MIN, OPENER_IF = 20.0, 0.65
 RECOVERY_MIN, RECOVERY_IF = 30.0, 0.60
 
 
-def _race_target(goal: Goal, sport: str | None) -> str:
+def _race_target(goal: Goal, sport: str | None, units: str | None = None) -> str:
     """Race day's target: the distance, the goal time and its pace (a race goal is set
     with a distance and a time; "race" alone if one was ever stored without)."""
     if not goal.distance_m:
@@ -137,7 +137,8 @@ def _race_target(goal: Goal, sport: str | None) -> str:
     if goal.time_s:
         speed = goal.time_s / (goal.distance_m / 1000)  # s per km
         pace = (f"{3600 / speed:.1f} km/h" if sport == "ride" else
-                f"{_hms(speed / 10)}/100 m" if sport == "swim" else _pace(speed))
+                f"{_hms(speed / 10)}/100 m" if sport == "swim"
+                else _pace(speed, units or "metric"))
         text += f", goal {_hms(goal.time_s)} ({pace})"
     return text
 
@@ -165,7 +166,7 @@ def _race_week(today: date, days_to_race: int, weekly: float, goal: Goal, sport:
         to_race = (race - day).days
         if to_race == 0:
             out.append(_session(day, "race", race_sport, race_load, race_min,
-                                _race_target(goal, race_sport)))
+                                _race_target(goal, race_sport, settings.get("units"))))
         elif to_race == 1:
             out.append(_session(day, "opener", sport, opener_load, OPENER_MIN,
                                 "opener: 20 min easy with 3-4 x 1 min at race pace"))
@@ -192,6 +193,7 @@ def _target(kind: str, sport: str, settings: dict[str, Any]) -> str:
     ftp = settings.get("ftp_watts")
     pace = settings.get("threshold_pace_s_per_km")
     lthr = for_sport(settings, sport)[0].get("lthr_bpm")  # the sport's, else the general
+    units = settings.get("units") or "metric"  # a run's pace per km or per mile
     if sport == "ride" and ftp:
         return f"{label}: {lo * ftp:.0f}-{hi * ftp:.0f} W"
     if sport == "run" and pace:
@@ -200,10 +202,10 @@ def _target(kind: str, sport: str, settings: dict[str, Any]) -> str:
         # zone 3); intervals at 103-111 % of threshold speed (zone 5b, 90-97 %).
         if kind in ("easy", "long"):
             slowest, fastest = an.FRIEL_PACE_ZONES[1], an.FRIEL_PACE_ZONES[2]
-            return f"{label}: {_pace(pace * fastest)}-{_pace(pace * slowest)}"
+            return f"{label}: {_pace(pace * fastest, units)}-{_pace(pace * slowest, units)}"
         if kind == "intervals":
             lo, hi = 1.03, 1.11
-        return f"{label}: {_pace(pace / hi)}-{_pace(pace / lo)}"
+        return f"{label}: {_pace(pace / hi, units)}-{_pace(pace / lo, units)}"
     if lthr:
         hr = {"easy": (0.81, 0.89), "long": (0.81, 0.89), "tempo": (0.90, 0.96),
               "intervals": (1.00, 1.06)}[kind]

@@ -74,7 +74,8 @@ class PacePoint(TypedDict):
     duration_s: int
     speed_mps: NotRequired[float | None]
     pace_s_per_km: NotRequired[float | None]
-    pace_s_per_100m: NotRequired[Hidden[float | None]]  # a swim's, instead
+    pace_s_per_mi: NotRequired[Hidden[float | None]]  # instead, in imperial units
+    pace_s_per_100m: NotRequired[Hidden[float | None]]  # a swim's, instead (either units)
     activity_id: str
     date: str
 
@@ -108,7 +109,8 @@ class Prediction(TypedDict):
     distance_m: float
     time_s: float
     time: str
-    pace_s_per_km: float
+    pace_s_per_km: NotRequired[float]
+    pace_s_per_mi: NotRequired[Hidden[float]]  # instead, in imperial units
 
 
 class RacePrediction(Result):
@@ -121,7 +123,8 @@ class RacePrediction(Result):
 
 class TrainingPaces(Result):
     vdot: float
-    paces_s_per_km: dict[str, float]
+    paces_s_per_km: NotRequired[dict[str, float]]
+    paces_s_per_mi: NotRequired[Hidden[dict[str, float]]]  # instead, in imperial units
     paces: dict[str, str]
     repetition_per_400m_s: float
 

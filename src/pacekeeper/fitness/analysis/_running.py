@@ -24,7 +24,7 @@ class RunningAnalysis(AnalysisBase):
             if distance_m is None or time_s is None:
                 raise FitnessInputError("give distance_m and time_s of a race, or neither "
                                         "to predict from your own best efforts")
-            return predict_race(distance_m, time_s, targets)
+            return predict_race(distance_m, time_s, targets, await self.units(owner))
         today = await self.today(owner)
         efforts = await self._efforts(owner, today - timedelta(days=89), today)
         vdot = self._vdot(efforts)
@@ -33,7 +33,8 @@ class RunningAnalysis(AnalysisBase):
                                     "from: give distance_m and time_s of a recent race")
         name = vdot[1]
         seconds, activity_id, day = efforts[name]
-        out = predict_race(an.BEST_EFFORT_DISTANCES[name], seconds, targets)
+        out = predict_race(an.BEST_EFFORT_DISTANCES[name], seconds, targets,
+                           await self.units(owner, today))
         out["summary"] = f"from your best {name} ({day}): {out['summary']}"
         out["basis"] = {"effort": name, "activity_id": activity_id, "date": day}
         return out
