@@ -290,7 +290,8 @@ async def build_services(
                      connections=services.connections, grants=oauth.server),
         SqlAccountStore(engine), revocations.bump)
     services.workouts = WorkoutService(SqlWorkoutStore(sessions), fitness.store,
-                                       fitness.analysis, clock)
+                                       fitness.analysis, clock,
+                                       connections=lambda: services.connections)
     services.admin = AdminService(users, SqlAdminStore(sessions), revocations,
                                   settings.registration, clock)
     return services

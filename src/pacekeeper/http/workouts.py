@@ -15,8 +15,10 @@ from starlette.routing import BaseRoute, Route
 from pacekeeper._openapi_parts import SESSION_AUTH as _AUTH
 from pacekeeper._openapi_parts import error_response as _err
 from pacekeeper._openapi_parts import json_response as _json
+from pacekeeper.connections._errors import ConnectionProblem
 from pacekeeper.errors import ApiError
 from pacekeeper.http._common import JSONResponse, read_json_object, services
+from pacekeeper.http.connections import api_error
 from pacekeeper.owner import Owner
 from pacekeeper.workouts import WorkoutService
 from pacekeeper.workouts._service import FORMATS
@@ -72,6 +74,20 @@ async def export_workout(request: Request) -> Response:
         "Content-Disposition": f'attachment; filename="{name}"', **headers})
 
 
+async def send_workout(request: Request) -> Response:
+    """POST /api/workouts/{id}/send {"provider"}: onto the person's account there (and
+    its calendar on the workout's date), whence their device gets it."""
+    owner, headers = await _caller(request)
+    body = await read_json_object(request)
+    provider = body.get("provider")
+    try:
+        sent = await _workouts(request).send(
+            owner, str(request.path_params["workout_id"]), str(provider or ""))
+    except ConnectionProblem as problem:
+        raise api_error(problem) from None
+    return JSONResponse(sent, headers=headers)
+
+
 async def calendar(request: Request) -> Response:
     """GET /api/calendar?from=&to=: planned and done per day, with compliance."""
     owner, headers = await _caller(request)
@@ -108,6 +124,7 @@ def workout_routes() -> list[BaseRoute]:
         Route("/api/workouts", create_workout, methods=["POST"]),
         Route("/api/workouts/{workout_id}", workout, methods=["GET", "PATCH", "DELETE"]),
         Route("/api/workouts/{workout_id}/export", export_workout, methods=["GET"]),
+        Route("/api/workouts/{workout_id}/send", send_workout, methods=["POST"]),
         Route("/api/calendar", calendar, methods=["GET"]),
         Route(FEED_PATH, calendar_feed, methods=["GET"]),
         Route(TOKEN_PATH, calendar_token, methods=["POST", "DELETE"]),
@@ -156,6 +173,19 @@ def workout_paths() -> dict[str, dict[str, Any]]:
                                                         "format": "binary"}}}},
                 "400": _err("unknown format, or one the workout cannot be written in"),
                 "404": _NOT_YOURS}}},
+        "/api/workouts/{workout_id}/send": {"post": {
+            "summary": "Send the workout to the person's device account (Garmin's Training "
+                       "API): created there and put on its date",
+            "security": _AUTH, "parameters": _ID,
+            "requestBody": {"required": True, "content": {"application/json": {"schema": {
+                "type": "object", "required": ["provider"],
+                "properties": {"provider": {"type": "string"}}}}}},
+            "responses": {"200": _json("the provider's ids of it", {"type": "object"}),
+                          "400": _err("a provider that takes no workouts, or a target "
+                                      "the provider cannot hold"),
+                          "404": _err("no such workout, or the provider not connected"),
+                          "409": _err("the provider needs reconnecting"),
+                          "502": _err("the provider refused or failed")}}},
         "/api/calendar": {"get": {
             "summary": "Planned workouts and done activities per day, with compliance",
             "security": _AUTH,

@@ -13,7 +13,7 @@ Typical use::
 
 import httpx
 
-from ._base import IdempotencyStore, ProviderClient, TokenLookup
+from ._base import IdempotencyStore, ProviderClient, TokenLookup, WorkoutReceiver
 from ._config import (
     ENV_SANDBOX_BASE,
     Endpoints,
@@ -124,6 +124,7 @@ __all__ = [
     "WebhookRequest",
     "WebhookResult",
     "WebhookSpec",
+    "WorkoutReceiver",
     "agreements",
     "check_redirect_uri",
     "client_for",

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from datetime import datetime
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from datetime import date, datetime
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from pacekeeper.fitness.models import Activity, Athlete, ProviderId
 
@@ -55,6 +55,20 @@ class ProviderClient(Protocol):
     ) -> list[Activity]: ...
 
     async def fetch_streams(self, token: TokenSet, activity_id: str) -> StreamSet: ...
+
+
+@runtime_checkable
+class WorkoutReceiver(Protocol):
+    """A provider that takes structured workouts onto the person's calendar, whence their
+    device gets them (``Capabilities.workout_format``; Garmin's Training API)."""
+
+    async def push_workout(self, token: TokenSet, workout: Mapping[str, Any]) -> str:
+        """Create the workout (the provider's own body); the provider's id of it."""
+        ...
+
+    async def schedule_workout(self, token: TokenSet, workout_id: str, day: date) -> str:
+        """Put a pushed workout on ``day``; the provider's id of that schedule."""
+        ...
 
 
 class IdempotencyStore(Protocol):

@@ -86,6 +86,9 @@ class Capabilities:
     daily_health: bool  # daily summaries and sleep
     # Pushes data to our webhooks, naming the user by access token (we keep its digest).
     push_webhooks: bool
+    # Takes structured workouts onto the person's calendar and device (``WorkoutReceiver``),
+    # as a body in this format (a renderer of ``pacekeeper.workouts`` by that name).
+    workout_format: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,14 +23,21 @@ PROVIDERS: Mapping[str, ProviderSpec] = _SPECS
 # The ids in registry order, as a live view (``in``, iteration, ``len``).
 PROVIDER_IDS: KeysView[str] = _SPECS.keys()
 
+# The providers that take structured workouts onto a person's device account.
+WORKOUT_PROVIDER_IDS: tuple[str, ...] = tuple(
+    p.id for p in PROVIDERS.values() if p.capabilities.workout_format)
+
 if TYPE_CHECKING:  # a type checker cannot see a Literal built at run time
     ProviderName = str
+    DeviceProviderName = str
 else:  # for tool schemas: the registry's ids as the argument's enum
     ProviderName = Literal[tuple(PROVIDER_IDS)]
+    DeviceProviderName = Literal[WORKOUT_PROVIDER_IDS]
 
 
 def default_endpoints() -> dict[str, Endpoints]:
     return {p.id: p.endpoints for p in PROVIDERS.values()}
 
 
-__all__ = ["PROVIDERS", "PROVIDER_IDS", "ProviderName", "default_endpoints"]
+__all__ = ["PROVIDERS", "PROVIDER_IDS", "WORKOUT_PROVIDER_IDS", "DeviceProviderName",
+           "ProviderName", "default_endpoints"]

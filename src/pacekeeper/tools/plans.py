@@ -9,9 +9,11 @@ from contextlib import asynccontextmanager
 from typing import Annotated, Any
 
 from mcpcast import InvalidParams, Param, ToolError, resource, tool
+from pacekeeper.connections._errors import ConnectionProblem
 from pacekeeper.errors import ApiError, ValidationFailed
 from pacekeeper.fitness._figures import rounded_answer
 from pacekeeper.owner import Owner
+from pacekeeper.providers.registry import DeviceProviderName as DeviceProvider
 from pacekeeper.tools._base import (
     DESTRUCTIVE,
     IDEMPOTENT_WRITE,
@@ -100,9 +102,18 @@ class PlanTools(ToolGroup):
           "without a date it leaves the calendar.", annotations=IDEMPOTENT_WRITE,
           scopes=(WRITE,))
     async def schedule_workout(self, owner: Owner, workout_id: WorkoutId,
-                               date: OptionalDay = None) -> dict[str, Any]:
+                               date: OptionalDay = None,
+                               send_to: Annotated[DeviceProvider | None, Param(
+                                   description="Also onto this account's calendar and "
+                                   "device.")] = None) -> dict[str, Any]:
         async with _refusals():
-            return _brief(await self.workouts().schedule(owner, workout_id, date))
+            answer = _brief(await self.workouts().schedule(owner, workout_id, date))
+            if send_to is not None:
+                try:
+                    answer["sent"] = await self.workouts().send(owner, workout_id, send_to)
+                except ConnectionProblem as problem:
+                    raise ToolError(problem.message) from None
+            return answer
 
     @tool(name="get_calendar", description="Planned workouts and done activities per day, "
           "each done one matched to its plan with duration and load ratios. Default 4 weeks "

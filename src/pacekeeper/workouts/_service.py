@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
+from pacekeeper.connections import ConnectionService
 from pacekeeper.errors import ApiError
 from pacekeeper.fitness import _inputs
 from pacekeeper.fitness._errors import FitnessInputError
@@ -24,9 +25,11 @@ from pacekeeper.fitness._store import SqlFitnessStore
 from pacekeeper.fitness.analysis import AnalysisService, FitnessChart, local_day
 from pacekeeper.fitness.streams import StreamSet
 from pacekeeper.owner import Owner
+from pacekeeper.providers import PROVIDERS, ProviderClient, TokenSet, WorkoutReceiver
 from pacekeeper.workouts import _calendar
 from pacekeeper.workouts._export_erg import render_erg, render_mrc
 from pacekeeper.workouts._export_fit import render_fit
+from pacekeeper.workouts._export_garmin import render_garmin_training
 from pacekeeper.workouts._export_ics import render_ics
 from pacekeeper.workouts._export_zwo import render_zwo
 from pacekeeper.workouts._steps import (
@@ -78,6 +81,9 @@ def _workout_id(text: str) -> uuid.UUID:
 
 
 # Each format's renderer (pure: ``_export_*``).
+# The bodies providers take workouts in (``Capabilities.workout_format``).
+DEVICE_FORMATS: dict[str, Callable[..., dict[str, Any]]] = {
+    "garmin-training-v2": render_garmin_training}
 _RENDERERS: dict[str, Callable[..., Any]] = {
     "fit": render_fit, "zwo": render_zwo, "erg": render_erg, "mrc": render_mrc,
     "ics": render_ics}
@@ -94,11 +100,13 @@ def export_thresholds(settings: Mapping[str, Any]) -> dict[str, Any]:
 
 class WorkoutService:
     def __init__(self, store: SqlWorkoutStore, fitness: SqlFitnessStore,
-                 analysis: AnalysisService, clock: Clock) -> None:
+                 analysis: AnalysisService, clock: Clock,
+                 connections: Callable[[], ConnectionService | None] = lambda: None) -> None:
         self.store = store
         self.fitness = fitness
         self.analysis = analysis
         self.clock = clock
+        self._connections = connections  # read when used: the app attaches them later
 
     # -- thresholds -------------------------------------------------------------------------
 
@@ -357,6 +365,42 @@ class WorkoutService:
         data = body.encode() if isinstance(body, str) else bytes(body)
         media, ext = FORMATS[fmt]
         return data, media, f"workout-{found.id}.{ext}"
+
+    # -- onto the device -----------------------------------------------------------------
+
+    async def send(self, owner: Owner, workout_id: str, provider: str) -> dict[str, Any]:
+        """Push the workout to the person's account at ``provider`` (one whose registry
+        entry takes workouts: Garmin's Training API) and, when it has a date, put it on
+        that day there; the device gets it on its next sync with that account. Each send
+        makes a new copy there (the answer names it), as the provider's API keeps no link
+        back that a later send could update."""
+        takers = {p: s.capabilities.workout_format for p, s in PROVIDERS.items()
+                  if s.capabilities.workout_format}
+        if provider not in takers:
+            raise WorkoutInvalid(f"provider must be one that takes workouts: "
+                                 f"{', '.join(takers) or 'none here'}")
+        found = await self._get(owner, workout_id)
+        connections = self._connections()
+        if connections is None:
+            raise ApiError("provider connections are not available on this server",
+                           status=503)
+        day = found.day or await self.analysis.today(owner)
+        body = DEVICE_FORMATS[takers[provider]](found.shape(), export_thresholds(
+            self._settings(await self._history(owner), found.sport, day)))
+        session = connections.session(owner.user_id, provider, owner.tenant_id)
+
+        async def push(client: ProviderClient, token: TokenSet) -> tuple[str, str | None]:
+            if not isinstance(client, WorkoutReceiver):  # the registry said it would
+                raise WorkoutInvalid(f"{provider} takes no workouts here")
+            pushed = await client.push_workout(token, body)
+            scheduled = (None if found.day is None
+                         else await client.schedule_workout(token, pushed, found.day))
+            return pushed, scheduled
+
+        pushed, scheduled = await session.call(push)
+        return {"id": str(found.id), "provider": provider, "provider_workout_id": pushed,
+                "date": None if found.day is None else found.day.isoformat(),
+                "provider_schedule_id": scheduled}
 
     # -- the calendar feed (PLAN-4) --------------------------------------------------------
 
