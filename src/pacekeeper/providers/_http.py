@@ -99,6 +99,7 @@ class ProviderHTTP:
         auth: httpx.Auth | None = None,
         params: Mapping[str, Any] | None = None,
         data: Mapping[str, Any] | None = None,
+        json: Any = None,  # a JSON body (Google Health's rollups are POSTs)
         headers: Mapping[str, str] | None = None,
     ) -> httpx.Response:
         all_headers = {"Accept": "application/json", **(headers or {})}
@@ -119,6 +120,7 @@ class ProviderHTTP:
                     url,
                     params=params,
                     data=data,
+                    json=json,
                     headers=all_headers,
                     auth=auth if auth is not None else httpx.USE_CLIENT_DEFAULT,
                     timeout=self.policy.timeout,
