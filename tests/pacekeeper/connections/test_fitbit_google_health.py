@@ -123,3 +123,29 @@ def test_the_legacy_setting_names_only_providers_with_a_retired_api(
 ) -> None:
     with pytest.raises(ProviderConfigError):
         conn_factory(provider_legacy_apis="strava")
+
+
+async def test_a_refresh_keeps_the_refresh_token_google_does_not_resend(
+    conn: ConnHarness,
+) -> None:
+    """Google's refresh answer has an access token and no refresh token: the stored one
+    is kept, and the next refresh (with it) works."""
+    from tests.pacekeeper.connections.test_refresh import expire_soon
+
+    user_id, headers = await _connect(conn, "gh-refresh@example.com")
+    layer = conn.services.connection_layer
+    assert layer is not None
+    service = layer.service
+    uid = uuid.UUID(user_id)
+    old = await expire_soon(service, user_id, "fitbit")
+    before = conn.transport.token_hits("fitbit")
+    fresh = await service.keeper.tokens(uid, "fitbit")
+    assert conn.transport.token_hits("fitbit") - before == 1
+    assert fresh.access_token != old.access_token
+    assert fresh.refresh_token == old.refresh_token
+    await expire_soon(service, user_id, "fitbit")
+    again = await service.keeper.tokens(uid, "fitbit")
+    assert again.access_token != fresh.access_token
+    assert again.refresh_token == old.refresh_token
+    status = (await conn.client.get("/oauth/status", headers=headers)).json()
+    assert status["fitbit"]["connected"] is True
