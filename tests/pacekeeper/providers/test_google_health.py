@@ -175,5 +175,8 @@ def test_daily_and_weight_figures() -> None:
     kg = gm.latest_weight_kg([
         {"weight": {"sampleTime": {"physicalTime": "2026-03-01T07:00:00Z"}, "weightGrams": 70100}},
         {"weight": {"sampleTime": {"physicalTime": "2026-03-08T07:00:00Z"}, "weightGrams": 69800}},
+        # Earlier although it reads later as text: instants are compared, not strings.
+        {"weight": {"sampleTime": {"physicalTime": "2026-03-08T09:00:00+05:00"},
+                    "weightGrams": 71000}},
     ])
     assert kg == pytest.approx(69.8)

@@ -154,7 +154,8 @@ def map_sleep(point: dict[str, Any]) -> SleepSession:
         duration_s=(end - start).total_seconds(),
         asleep_min=float(asleep) if asleep is not None else None,
         efficiency=None,  # the v4 summary has no efficiency figure
-        is_main_sleep=sleep.get("type", "MAIN") != "NAP",
+        # No main-sleep or nap flag was found in the reference: each sleep counts as one.
+        is_main_sleep=True,
         stages=stages,
     )
 
@@ -184,11 +185,11 @@ def map_days(first: date, last: date, steps: list[Any], resting: list[Any],
 
 def latest_weight_kg(points: list[Any]) -> float | None:
     """The newest ``weight`` point's grams, in kilograms."""
-    best: tuple[str, float] | None = None
+    best: tuple[datetime, float] | None = None
     for point in points:
         body = point["weight"]
         grams = number(body.get("weightGrams"))
-        when = str(body["sampleTime"]["physicalTime"])
+        when = _instant(str(body["sampleTime"]["physicalTime"]), None)
         if grams is not None and (best is None or when > best[0]):
             best = (when, grams / 1000)
     return best[1] if best else None
