@@ -14,6 +14,7 @@ quota headers.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
@@ -91,7 +92,10 @@ def _instant(text: str) -> datetime | None:
     return parsed if parsed.tzinfo else None
 
 
-def _page(request: Request, rows: list[Any], max_size: int) -> dict[str, Any] | JSONResponse:
+def _page(request: Request, rows: list[Any], max_size: int,
+          shape: Callable[[Any], Any] = lambda row: row) -> dict[str, Any] | JSONResponse:
+    """One page of ``rows``, each shaped only once it is on the page (an exercise's
+    summary is the costly part)."""
     q = request.query_params
     try:
         size = int(q.get("pageSize", str(min(DEFAULT_PAGE, max_size))))
@@ -101,7 +105,7 @@ def _page(request: Request, rows: list[Any], max_size: int) -> dict[str, Any] | 
     if size < 1 or offset < 0:
         return _bad("Invalid pageSize or pageToken.")
     size = min(size, max_size)  # larger sizes are truncated, as documented
-    body: dict[str, Any] = {"dataPoints": rows[offset : offset + size]}
+    body: dict[str, Any] = {"dataPoints": [shape(r) for r in rows[offset : offset + size]]}
     if offset + size < len(rows):
         body["nextPageToken"] = str(offset + size)
     return body
@@ -142,9 +146,9 @@ class GoogleHealthRoutes:
         done = [a for a in acts if lo <= a.start < hi
                 and a.start + timedelta(seconds=a.duration_s) <= now]
         uid = health_user_id(grant.athlete_id)
-        rows = [self._exercise(uid, a) for a in sorted(done, key=lambda a: a.start,
-                                                       reverse=True)]  # newest first
-        return _page(request, rows, MAX_SESSION_PAGE)
+        newest_first = sorted(done, key=lambda a: a.start, reverse=True)
+        return _page(request, newest_first, MAX_SESSION_PAGE,
+                     lambda a: self._exercise(uid, a))
 
     @staticmethod
     def _exercise(uid: str, act: gen.SandboxActivity) -> dict[str, Any]:
