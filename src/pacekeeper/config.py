@@ -173,6 +173,9 @@ class Settings(BaseSettings):
     # Fair share of a provider's (application-wide) quota: a tenant may use at most this
     # fraction of what it can still reach in each window (1 = no per-tenant limit).
     provider_tenant_share: float = Field(default=0.5, gt=0, le=1)
+    # Providers (comma-separated ids) whose retired API is still spoken instead of the
+    # current one (docs/providers.md): empty, the default, means none.
+    provider_legacy_apis: str = ""
     # Garmin: 2 = OAuth 2.0 + PKCE (current API), 1 = OAuth 1.0a (legacy Health API).
     garmin_oauth_version: int = Field(default=2, ge=1, le=2)
     # Shared secret expected as `?secret=` on the Garmin webhook URLs (empty: none).

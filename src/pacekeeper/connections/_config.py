@@ -40,15 +40,28 @@ def callback_url(settings: Settings, provider: str) -> str:
     return f"{settings.public_base_url}/api/oauth/callback/{provider}"
 
 
+def legacy_providers(settings: Settings) -> frozenset[str]:
+    """PACEKEEPER_PROVIDER_LEGACY_APIS: providers whose retired API is still spoken."""
+    named = {p.strip() for p in settings.provider_legacy_apis.split(",") if p.strip()}
+    for provider in named:
+        spec = SPECS.get(provider)
+        if spec is None or spec.legacy is None:
+            raise ProviderConfigError(provider, "PACEKEEPER_PROVIDER_LEGACY_APIS names a "
+                                      "provider without a retired API")
+    return frozenset(named)
+
+
 def provider_setup(settings: Settings, environ: Mapping[str, str]) -> ProviderSetup:
     found: dict[str, ProviderSettings] = {}
     sandboxed: set[str] = set()  # the built-in sandbox's (mounted here)
     emulated: set[str] = set()  # a sandbox's served from elsewhere
+    legacy = legacy_providers(settings)
     for spec in SPECS.values():
         provider = spec.id
         names = [f"{provider.upper()}_{n}" for n in ("CLIENT_ID", "CLIENT_SECRET", "REDIRECT_URI")]
         if any(environ.get(name) for name in names):
-            found[provider] = ProviderSettings.from_env(provider, environ)
+            found[provider] = ProviderSettings.from_env(provider, environ,
+                                                        legacy=provider in legacy)
             if environ.get(ENV_SANDBOX_BASE):  # a sandbox elsewhere (its own process)
                 emulated.add(provider)
         elif settings.provider_sandbox and not settings.is_production:
@@ -57,6 +70,7 @@ def provider_setup(settings: Settings, environ: Mapping[str, str]) -> ProviderSe
                     provider,
                     settings.public_base_url + SANDBOX_PATH,
                     redirect_uri=callback_url(settings, provider),
+                    legacy=provider in legacy,
                 )
             except ProviderConfigError:
                 raise ProviderConfigError(
@@ -76,4 +90,5 @@ def provider_setup(settings: Settings, environ: Mapping[str, str]) -> ProviderSe
     return ProviderSetup(found, bool(sandboxed), frozenset(sandboxed | emulated))
 
 
-__all__ = ["PROVIDERS", "SANDBOX_PATH", "ProviderSetup", "callback_url", "provider_setup"]
+__all__ = ["PROVIDERS", "SANDBOX_PATH", "ProviderSetup", "callback_url", "legacy_providers",
+           "provider_setup"]

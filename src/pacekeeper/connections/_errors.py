@@ -60,11 +60,9 @@ class NeedsReconnect(ConnectionProblem):
     code = "needs_reconnect"
     status = 409
 
-    def __init__(self, provider: str) -> None:
-        super().__init__(
-            f"{provider} needs to be reconnected (access was revoked or expired): "
-            "call connect_provider again"
-        )
+    def __init__(self, provider: str, reason: str | None = None) -> None:
+        why = reason or "access was revoked or expired"
+        super().__init__(f"{provider} needs to be reconnected ({why}): call connect_provider again")
 
 
 class TokensUnreadable(ConnectionProblem):

@@ -58,8 +58,11 @@ class TokenKeeper:
         clients: Callable[[str], ProviderClient],
         clock: Clock,
         margin_s: float,
+        retired: Callable[[StoredConnection], str | None] = lambda record: None,
     ) -> None:
         self._connections = connections
+        # Why a stored grant cannot serve the configured API (made against a retired one).
+        self.retired = retired
         self._cipher = cipher
         self._clients = clients
         self._clock = clock
@@ -108,12 +111,14 @@ class TokenKeeper:
     def _due(self, tokens: TokenSet) -> bool:
         return tokens.expires_within(self._margin, now=self._clock().timestamp())
 
-    @staticmethod
-    def _usable(record: StoredConnection | None, provider: str) -> StoredConnection:
+    def _usable(self, record: StoredConnection | None, provider: str) -> StoredConnection:
         if record is None:
             raise NotConnected(provider)
         if record.status is ConnectionStatus.NEEDS_RECONNECT:
             raise NeedsReconnect(provider)
+        reason = self.retired(record)
+        if reason is not None:  # its tokens mean nothing to the API now spoken
+            raise NeedsReconnect(provider, reason)
         return record
 
     async def tokens(

@@ -83,7 +83,17 @@ class ConnectionService:
         self._state_ttl = timedelta(seconds=state_ttl_s)
         self._tenant_share = tenant_share
         self._clients: dict[str, ProviderClient] = {}
-        self.keeper = TokenKeeper(connections, cipher, self.client, clock, refresh_margin_s)
+        self.keeper = TokenKeeper(connections, cipher, self.client, clock, refresh_margin_s,
+                                  retired=self.retired_reason)
+
+    def retired_reason(self, row: StoredConnection) -> str | None:
+        """Why a connection must be made again although its tokens may still work: it was
+        made against a provider API that is no longer spoken (Fitbit's Web API)."""
+        spec = SPECS.get(row.provider)
+        if spec is None:
+            return None
+        settings = self.setup.settings.get(row.provider)
+        return spec.retired_grant(row.scopes, legacy=settings is not None and settings.legacy)
 
     def client(self, provider: str) -> ProviderClient:
         """One client per provider: it carries the provider's shared rate-limit state."""
@@ -270,11 +280,16 @@ class ConnectionService:
         body: dict[str, Any] = {"connected_providers": []}
         for provider in PROVIDERS:
             row = rows.get(provider)
-            connected = row is not None and row.status is ConnectionStatus.CONNECTED
+            retired = self.retired_reason(row) if row is not None else None
+            connected = (row is not None and row.status is ConnectionStatus.CONNECTED
+                         and retired is None)
             entry: dict[str, Any] = {"connected": connected}
             if row is not None:
                 entry["expires_at"] = _iso(row)
-                entry["needs_reconnect"] = row.status is ConnectionStatus.NEEDS_RECONNECT
+                entry["needs_reconnect"] = (row.status is ConnectionStatus.NEEDS_RECONNECT
+                                            or retired is not None)
+                if retired is not None:
+                    entry["reason"] = retired
             if connected:
                 body["connected_providers"].append(provider)
             body[provider] = entry

@@ -21,6 +21,7 @@ _STATUS = {
             "connected": {"type": "boolean"},
             "expires_at": {"type": ["string", "null"], "format": "date-time"},
             "needs_reconnect": {"type": "boolean"},
+            "reason": {"type": "string"},  # why a reconnect is needed, when not a lost grant
         },
     },
 }

@@ -48,9 +48,9 @@ def _spec(provider: str) -> ProviderSpec:
     return spec
 
 
-def sandbox_endpoints(provider: str, base_url: str) -> Endpoints:
+def sandbox_endpoints(provider: str, base_url: str, *, legacy: bool = False) -> Endpoints:
     """The same paths the sandbox serves under ``<base>/<provider>``."""
-    return _spec(provider).sandbox_endpoints(base_url)
+    return _spec(provider).sandbox_endpoints(base_url, legacy=legacy)
 
 
 def check_redirect_uri(provider: str, uri: str) -> None:
@@ -77,6 +77,8 @@ class ProviderSettings:
     scopes: tuple[str, ...] = ()
     # For a provider that speaks both OAuth 1.0a and 2.0 (auth "oauth1+oauth2"): which.
     oauth_version: Literal[1, 2] = 2
+    # Its retired API (``ProviderSpec.legacy``), where an operator still configures it.
+    legacy: bool = False
 
     def __post_init__(self) -> None:
         if not self.client_id or not self.client_secret:
@@ -84,7 +86,8 @@ class ProviderSettings:
         check_redirect_uri(self.provider, self.redirect_uri)
 
     @classmethod
-    def from_env(cls, provider: str, environ: Mapping[str, str]) -> ProviderSettings:
+    def from_env(cls, provider: str, environ: Mapping[str, str], *, legacy: bool = False
+                 ) -> ProviderSettings:
         prefix = provider.upper()
         missing = [
             f"{prefix}_{n}"
@@ -95,13 +98,17 @@ class ProviderSettings:
             raise ProviderConfigError(provider, f"missing settings: {', '.join(missing)}")
         base = environ.get(ENV_SANDBOX_BASE)
         spec = _spec(provider)
-        endpoints = spec.sandbox_endpoints(base) if base else spec.endpoints
+        if base:
+            endpoints = spec.sandbox_endpoints(base, legacy=legacy)
+        else:
+            endpoints = spec.endpoints_for(legacy=legacy)
         return cls(
             provider=provider,
             client_id=environ[f"{prefix}_CLIENT_ID"],
             client_secret=environ[f"{prefix}_CLIENT_SECRET"],
             redirect_uri=environ[f"{prefix}_REDIRECT_URI"],
             endpoints=endpoints,
+            legacy=legacy and spec.legacy is not None,
         )
 
     @classmethod
@@ -113,13 +120,15 @@ class ProviderSettings:
         client_id: str = "sandbox-client",
         client_secret: str = "sandbox-secret",  # noqa: S107 - the sandbox's public test secret
         redirect_uri: str = "http://127.0.0.1:8000/api/oauth/callback/{provider}",
+        legacy: bool = False,
     ) -> ProviderSettings:
         return cls(
             provider=provider,
             client_id=client_id,
             client_secret=client_secret,
             redirect_uri=redirect_uri.format(provider=provider),
-            endpoints=sandbox_endpoints(provider, base_url),
+            endpoints=sandbox_endpoints(provider, base_url, legacy=legacy),
+            legacy=legacy and _spec(provider).legacy is not None,
         )
 
     def with_scopes(self, *scopes: str) -> ProviderSettings:

@@ -99,7 +99,7 @@ class ProviderHTTP:
         auth: httpx.Auth | None = None,
         params: Mapping[str, Any] | None = None,
         data: Mapping[str, Any] | None = None,
-        json: Any = None,
+        json: Any = None,  # a JSON body (Google Health rollups, Garmin workouts)
         headers: Mapping[str, str] | None = None,
     ) -> httpx.Response:
         all_headers = {"Accept": "application/json", **(headers or {})}

@@ -92,6 +92,19 @@ class Capabilities:
 
 
 @dataclass(frozen=True, slots=True)
+class LegacyApi:
+    """A provider's retired API, still spoken only where an operator configures it
+    (``PACEKEEPER_PROVIDER_LEGACY_APIS``): its endpoints (real and in the sandbox), and
+    how to tell a grant made against it, which the current API cannot use."""
+
+    endpoints: Endpoints
+    sandbox_paths: Endpoints
+    # Whether a stored grant (its scopes) was made against the current API.
+    current_grant: Callable[[str | None], bool]
+    reason: str  # why such a connection needs reconnecting, for people
+
+
+@dataclass(frozen=True, slots=True)
 class ProviderSpec:
     id: str  # the path segment, the env prefix (upper-cased) and the stored name
     name: str  # for people
@@ -111,10 +124,23 @@ class ProviderSpec:
     webhook: WebhookSpec | None = None
     # What its terms allow (retention, assistants, combining): docs/providers.md.
     policy: DataPolicy = UNDECLARED
+    # Its retired API while it may still be configured (None: it has none).
+    legacy: LegacyApi | None = None
 
-    def sandbox_endpoints(self, base_url: str) -> Endpoints:
+    def sandbox_endpoints(self, base_url: str, *, legacy: bool = False) -> Endpoints:
         """The endpoints of the sandbox at ``base_url``, which serves us under /<id>."""
-        return self.sandbox_paths.under(f"{base_url.rstrip('/')}/{self.id}")
+        paths = self.legacy.sandbox_paths if legacy and self.legacy else self.sandbox_paths
+        return paths.under(f"{base_url.rstrip('/')}/{self.id}")
+
+    def endpoints_for(self, *, legacy: bool) -> Endpoints:
+        return self.legacy.endpoints if legacy and self.legacy else self.endpoints
+
+    def retired_grant(self, scopes: str | None, *, legacy: bool) -> str | None:
+        """Why a stored grant cannot be used by the API configured (None: it can):
+        one made against the retired API once it is no longer configured."""
+        if self.legacy is None or legacy or self.legacy.current_grant(scopes):
+            return None
+        return self.legacy.reason
 
 
 class ListedActivities:
@@ -152,6 +178,7 @@ __all__ = [
     "Capabilities",
     "ClientFactory",
     "HealthDays",
+    "LegacyApi",
     "ListedActivities",
     "ProviderCall",
     "ProviderSpec",

@@ -32,7 +32,9 @@ def _row(provider: str, entry: dict[str, Any]) -> dict[str, str]:
             state += f" · access renews automatically (now until {expires:%d %b %H:%M} UTC)"
         row.update(css="connected", state=state)
     elif entry.get("needs_reconnect"):
-        row.update(css="needs_reconnect", state="Access expired or was revoked: reconnect")
+        # A retired provider API says why (its own words); otherwise the grant was lost.
+        why = entry.get("reason") or "Access expired or was revoked"
+        row.update(css="needs_reconnect", state=f"{why}: reconnect")
     else:
         row.update(css="disconnected", state="Not connected")
     return row

@@ -21,7 +21,8 @@ from pacekeeper.ratelimit import MemoryRateLimiter
 from tests.pacekeeper.conftest import PASSWORD, FakeClock, Harness, _harness, make_settings
 
 PROVIDERS = ("strava", "fitbit", "garmin")
-TOKEN_PATHS = ("/oauth/token", "/oauth2/token", "/oauth/access_token")
+# The last: Google's (oauth2.googleapis.com/token), for Fitbit through the Google Health API.
+TOKEN_PATHS = ("/oauth/token", "/oauth2/token", "/oauth/access_token", "/google/token")
 
 
 class CountingTransport(httpx.AsyncBaseTransport):

@@ -113,7 +113,8 @@ _SPELLED_OUT = {
     "fitness/_figures.py": "the list_activities line (a chosen few, renamed)",
     "providers/strava/_map.py": "Strava's names mapped",
     "providers/garmin/_map.py": "Garmin's names mapped",
-    "providers/fitbit/_map.py": "Fitbit's names mapped",
+    "providers/fitbit/_map.py": "Fitbit's names mapped (the retired Fitbit Web API)",
+    "providers/fitbit/_google_map.py": "Fitbit's names mapped (the Google Health API)",
 }
 
 

@@ -14,6 +14,7 @@ from pacekeeper.providers import (
     RetryPolicy,
     StravaClient,
 )
+from pacekeeper.providers.fitbit.google import GoogleHealthClient
 from pacekeeper.providers.sandbox import SandboxState, create_sandbox_app
 
 from ._helpers import BASE, FakeClock, RecordingSleep
@@ -56,7 +57,17 @@ def strava(http: httpx.AsyncClient, sleeps: RecordingSleep, policy: RetryPolicy)
 
 @pytest.fixture
 def fitbit(http: httpx.AsyncClient, sleeps: RecordingSleep, policy: RetryPolicy) -> FitbitClient:
+    """The retired Fitbit Web API's client (kept while an operator configures it)."""
     return FitbitClient(
+        ProviderSettings.for_sandbox("fitbit", BASE, legacy=True), http, sleep=sleeps,
+        policy=policy,
+    )
+
+
+@pytest.fixture
+def google_health(http: httpx.AsyncClient, sleeps: RecordingSleep, policy: RetryPolicy
+                  ) -> GoogleHealthClient:
+    return GoogleHealthClient(
         ProviderSettings.for_sandbox("fitbit", BASE), http, sleep=sleeps, policy=policy
     )
 

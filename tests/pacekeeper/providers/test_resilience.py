@@ -117,13 +117,14 @@ async def test_strava_quota_headers_stop_us_before_429(
 async def test_sandbox_quota_429_carries_headers(
     http: httpx.AsyncClient, state: SandboxState
 ) -> None:
-    """The emulated Fitbit answers over-quota requests with 429 and its headers."""
+    """The emulated Fitbit Web API (the retired one, still emulated) answers over-quota
+    requests with 429 and its headers."""
     from pacekeeper.providers import ProviderSettings
 
     from ._helpers import BASE
 
     state.set_limits("fitbit", [(1, 3600.0)])
-    client = FitbitClient(ProviderSettings.for_sandbox("fitbit", BASE), http)
+    client = FitbitClient(ProviderSettings.for_sandbox("fitbit", BASE, legacy=True), http)
     tokens = await connect(client, http)
     await client.fetch_athlete(tokens)
     r = await http.get(

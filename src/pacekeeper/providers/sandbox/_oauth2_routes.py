@@ -37,6 +37,10 @@ class OAuth2Flavor:
     grant_error: Callable[[str], dict[str, Any]]  # body for a refused grant
     # Strava's deauthorize answers with the revoked token; the others with nothing.
     revoke_echoes_token: bool = False
+    # Google: a refresh token only for ``access_type=offline``, and refresh tokens that
+    # do not rotate (a refresh answer carries none).
+    refresh_needs_offline: bool = False
+    rotates_refresh: bool = True
 
 
 def _redirect(uri: str, params: dict[str, str]) -> RedirectResponse:
@@ -94,6 +98,7 @@ def oauth2_routes(state: SandboxState, cfg: OAuth2Flavor) -> list[Route]:
             scope=params.get("scope", ""),
             code_challenge=params.get("code_challenge"),
             expires_at=state.clock() + CODE_TTL_S,
+            offline=params.get("access_type") == "offline" or not cfg.refresh_needs_offline,
         )
         return _redirect(
             params["redirect_uri"], {"code": code, "scope": params.get("scope", ""), **back}
@@ -151,9 +156,13 @@ def oauth2_routes(state: SandboxState, cfg: OAuth2Flavor) -> list[Route]:
                 if not hmac.compare_digest(computed, pending.code_challenge):
                     return JSONResponse(cfg.grant_error("invalid_grant"), status_code=400)
             grant = state.issue(provider, pending.athlete_id, pending.scope)
+            if not pending.offline and grant.refresh_token:
+                state.refresh_index.pop(grant.refresh_token, None)
+                grant.refresh_token = None
             return JSONResponse(cfg.token_body(grant, True), headers={"Cache-Control": "no-store"})
         if grant_type == "refresh_token":
-            fresh = state.rotate(form.get("refresh_token", ""))
+            presented = form.get("refresh_token", "")
+            fresh = state.rotate(presented) if cfg.rotates_refresh else state.renew(presented)
             if fresh is None:
                 return JSONResponse(cfg.grant_error("invalid_grant"), status_code=400)
             return JSONResponse(cfg.token_body(fresh, False), headers={"Cache-Control": "no-store"})

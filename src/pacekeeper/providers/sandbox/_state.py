@@ -41,6 +41,8 @@ class PendingCode:
     scope: str
     code_challenge: str | None
     expires_at: float
+    # Google issues a refresh token only to ``access_type=offline`` requests.
+    offline: bool = True
 
 
 @dataclass(slots=True)
@@ -119,6 +121,20 @@ class SandboxState:
             return None
         self.grants.pop(old.access_token, None)
         return self.issue(old.provider, old.athlete_id, old.scope)
+
+    def renew(self, refresh_token: str) -> Grant | None:
+        """Refresh grant without rotation (Google): a new access token; the refresh
+        token stays valid and is not sent again."""
+        old = self.refresh_index.get(refresh_token)
+        if old is None or old.revoked:
+            return None
+        self.grants.pop(old.access_token, None)
+        grant = Grant(provider=old.provider, athlete_id=old.athlete_id, scope=old.scope,
+                      access_token=secrets.token_urlsafe(24), refresh_token=refresh_token,
+                      expires_at=self.clock() + self.token_ttl_s)
+        self.grants[grant.access_token] = grant
+        self.refresh_index[refresh_token] = grant
+        return grant
 
     def lookup(self, provider: str, access_token: str) -> Grant | None:
         grant = self.grants.get(access_token)
