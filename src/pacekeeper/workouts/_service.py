@@ -83,7 +83,7 @@ def _workout_id(text: str) -> uuid.UUID:
 # Each format's renderer (pure: ``_export_*``).
 # The bodies providers take workouts in (``Capabilities.workout_format``).
 DEVICE_FORMATS: dict[str, Callable[..., dict[str, Any]]] = {
-    "garmin-training-v2": render_garmin_training}
+    "training-api-v2": render_garmin_training}
 _RENDERERS: dict[str, Callable[..., Any]] = {
     "fit": render_fit, "zwo": render_zwo, "erg": render_erg, "mrc": render_mrc,
     "ics": render_ics}

@@ -108,7 +108,7 @@ SPEC = ProviderSpec(
     sandbox_routes=_sandbox,
     sandbox_limits=((1000, 60.0),),
     capabilities=Capabilities(activity_streams=True, daily_health=True, push_webhooks=True,
-                              workout_format="garmin-training-v2"),
+                              workout_format="training-api-v2"),
     sync=GarminSync(),
     webhook=WEBHOOK,
     # The Garmin Connect Developer Program agreement is shown to members only; what we
