@@ -14,7 +14,8 @@
   function says(box, text) { box.replaceChildren(el("p", {class: "muted", text: text})); }
   function failed(box, error) { says(box, error.status === 404 ? "Not available on this server yet." : error.message); }
   const signed = (v) => (v > 0 ? "+" : "") + v.toFixed(1);
-  const hours = (h) => fmt.duration(Math.round(h * 3600)).replace(/:\d\d$/, "") + (h >= 1 ? " h" : " min");
+  // The weekly answer's hours are to a tenth: shown as they are, not as made-up minutes.
+  const hours = (h) => h.toFixed(1) + " h";
 
   let units = "metric";
   const distance = (km) => (units === "imperial" ? (km / 1.609344).toFixed(1) + " mi" : km.toFixed(1) + " km");
