@@ -101,12 +101,13 @@
       ["Time", (l) => fmt.duration(l.elapsed_s)],
       ["Distance", (l) => lapDistance(l.distance_m, units)],
       [sports.some((s) => fmt.paceBasis(s, units)) ? "Pace" : "Speed", (l, i) => lapPace(sports[i], l.avg_speed_mps, units)],
-      ["Avg HR", (l) => fmt.num(l.avg_heartrate, 0, "bpm")],
-      [["Max HR", true], (l) => fmt.num(l.max_heartrate, 0, "bpm")],
-      ["Avg power", (l) => fmt.num(l.avg_watts, 0, "W")],
-      [["Ascent", true], (l) => fmt.num(l.elevation_gain_m, 0, "m")],
+      // Units in the headings, not in every cell: a phone's 390 px holds five columns.
+      ["Avg HR (bpm)", (l) => fmt.num(l.avg_heartrate, 0)],
+      [["Max HR (bpm)", true], (l) => fmt.num(l.max_heartrate, 0)],
+      [["Avg power (W)", true], (l) => fmt.num(l.avg_watts, 0)],
+      [["Ascent (m)", true], (l) => fmt.num(l.elevation_gain_m, 0)],
     ].filter(([, figure]) => list.some((l, i) => figure(l, i) !== "–"));
-    const rows = list.map((l, i) => [(a.legs || []).length ? (i + 1) + " " + sports[i] : String(i + 1),
+    const rows = list.map((l, i) => [(a.legs || []).length ? el("span", {class: "two"}, String(i + 1), el("small", {text: sports[i]})) : String(i + 1),
       ...columns.map(([, figure]) => twoFigures(figure(l, i), l.computed ? figure(l.computed, i) : undefined))]);
     root.querySelector("[data-laps]").replaceChildren(table("Laps", ["Lap", ...columns.map((c) => c[0])], rows));
   }
@@ -161,7 +162,7 @@
     const total = list.reduce((sum, l) => sum + (l.distance_m || 0), 0);
     rows.push(["Total", fmt.duration(a.elapsed_time_s), fmt.km(total), fmt.num(a.average_heartrate, 0, "bpm"), fmt.num(a.average_power, 0, "W")]);
     root.querySelector("[data-legs]").replaceChildren(
-      table("Legs of this multisport activity", ["Leg", "Time", "Distance", "Avg heart rate", "Avg power"], rows));
+      table("Legs of this multisport activity", ["Leg", "Time", "Distance", "Avg heart rate", ["Avg power", true]], rows));
   }
 
   // A pool swim: lengths, pace per 100 m, strokes, SWOLF and rests, from the device's lengths.
