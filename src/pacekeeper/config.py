@@ -166,6 +166,11 @@ class Settings(BaseSettings):
     provider_sandbox: bool = True
     # How many days of history the mounted sandbox serves per athlete.
     sandbox_history_days: int = Field(default=365, ge=1, le=3650)
+    # The activity page's map: tiles from this server ({z}/{x}/{y}, optional {s}), with
+    # its required attribution. Only this tile host is let into the page's img-src; where
+    # the tiles cannot be reached the route is drawn on its own.
+    map_tile_url: str = "https://tile.openstreetmap.org/{z}/{x}/{y}.png"
+    map_tile_attribution: str = "\u00a9 OpenStreetMap contributors"
     # Refresh provider tokens this long before they expire (PROV-6).
     provider_refresh_margin_seconds: float = Field(default=300, ge=0)
     # How long a provider authorization (the `state`) may take.
@@ -192,6 +197,15 @@ class Settings(BaseSettings):
     @classmethod
     def _strip_slash(cls, value: str) -> str:
         return value.rstrip("/")
+
+    @field_validator("map_tile_url")
+    @classmethod
+    def _tile_template(cls, value: str) -> str:
+        # Checked at start-up: the page's img-src is made from its scheme and host.
+        if not value.startswith(("https://", "http://")) or any(
+                part not in value for part in ("{z}", "{x}", "{y}")):
+            raise ValueError("PACEKEEPER_MAP_TILE_URL must be an http(s) URL with {z}, {x}, {y}")
+        return value
 
     @model_validator(mode="after")
     def _production_key_size(self) -> Settings:

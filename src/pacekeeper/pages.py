@@ -41,11 +41,14 @@ BRAND_MARK = (_WEB / "templates" / "_brand.html").read_text()
 @dataclass(frozen=True, slots=True)
 class PageSecurity:
     form_targets: tuple[str, ...] = ()
+    # Image sources beyond our own: the map tile server, on the activity page only.
+    image_sources: tuple[str, ...] = ()
 
     def headers(self) -> dict[str, str]:
         form_action = " ".join(("'self'", *self.form_targets))
+        img_src = " ".join(("'self'", "data:", *self.image_sources))
         csp = (
-            "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+            f"default-src 'none'; script-src 'self'; style-src 'self'; img-src {img_src}; "
             f"connect-src 'self'; form-action {form_action}; frame-ancestors 'none'; "
             "base-uri 'none'"
         )

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -22,11 +23,12 @@ from starlette.staticfiles import StaticFiles
 from pacekeeper.auth import Principal
 from pacekeeper.config import RegistrationMode
 from pacekeeper.errors import ApiError
-from pacekeeper.pages import STATIC_PREFIX, render_page
+from pacekeeper.pages import STATIC_PREFIX, PageSecurity, render_page
 from pacekeeper.services import registration_mode
 from pacekeeper.services import request_services as services
 
 CHARTS = ("vendor/uplot/uPlot.iife.min.js", "charts.js")
+MAP = ("vendor/leaflet/leaflet.js", "map.js")
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +55,7 @@ PAGES = (
 )
 _BY_KEY = {p.key: p for p in PAGES}
 _UPLOT_CSS = ("vendor/uplot/uPlot.min.css",)
+_LEAFLET_CSS = ("vendor/leaflet/leaflet.css",)
 
 
 async def session_principal(request: Request) -> Principal | None:
@@ -84,24 +87,36 @@ async def sign_in_page(request: Request, title: str = "Sign in") -> Response:
 
 def app_page(
     principal: Principal, page: str, template: str, title: str,
-    scripts: tuple[str, ...] | None = None, **extra: Any,
+    scripts: tuple[str, ...] | None = None, security: PageSecurity | None = None,
+    **extra: Any,
 ) -> Response:
     """A page of the app for a signed-in person: the layout, the navigation, the page's
     scripts (its own by default) after app.js."""
     if scripts is None:
         scripts = _BY_KEY[page].scripts
-    css = _UPLOT_CSS if any("uplot" in s for s in scripts) else ()
+    css = (*(_UPLOT_CSS if any("uplot" in s for s in scripts) else ()),
+           *(_LEAFLET_CSS if any("leaflet" in s for s in scripts) else ()))
     return render_page(template, {
         "layout": "app", "page": page, "title": title, "user": _user(principal),
         "nav": _nav(principal), "scripts": ("app.js", *scripts), "extra_css": css, **extra,
-    })  # fmt: skip
+    }, security=security)  # fmt: skip
+
+
+def tile_source(url: str) -> str:
+    """The img-src entry for a tile URL template: its scheme and host, a `{s}` subdomain
+    as `*` (https://{s}.tile.example.org/... -> https://*.tile.example.org)."""
+    parts = urlsplit(url.replace("{s}", "s-placeholder"))
+    host = (parts.netloc or "").replace("s-placeholder", "*")
+    if parts.scheme not in ("http", "https") or not host or "{" in host:
+        raise ValueError(f"PACEKEEPER_MAP_TILE_URL is not an http(s) URL: {url!r}")
+    return f"{parts.scheme}://{host}"
 
 
 async def home(request: Request) -> Response:
     principal = await session_principal(request)
     if principal is None:
         return await sign_in_page(request, "Welcome")
-    return app_page(principal, "home", "home.html", "Home", ())
+    return app_page(principal, "home", "home.html", "Home", (*CHARTS, "home.js"))
 
 
 def _page_handler(page: Page) -> Any:
@@ -124,8 +139,13 @@ async def activity_page(request: Request) -> Response:
     principal = await session_principal(request)
     if principal is None:
         return await sign_in_page(request)
+    settings = services(request).settings
     return app_page(principal, "activities", "activity.html", "Activity",
-                     (*CHARTS, "activity.js"), activity_id=request.path_params["activity_id"])
+                    (*CHARTS, *MAP, "activity.js"),
+                    PageSecurity(image_sources=(tile_source(settings.map_tile_url),)),
+                    activity_id=request.path_params["activity_id"],
+                    tile_url=settings.map_tile_url,
+                    tile_attribution=settings.map_tile_attribution)
 
 
 def web_routes() -> list[BaseRoute]:
@@ -138,4 +158,5 @@ def web_routes() -> list[BaseRoute]:
     return routes
 
 
-__all__ = ["PAGES", "app_page", "session_principal", "sign_in_page", "web_routes"]
+__all__ = ["PAGES", "app_page", "session_principal", "sign_in_page", "tile_source",
+           "web_routes"]

@@ -11,9 +11,11 @@
 
   function row(a) {
     return el("tr", {},
-      el("td", {text: fmt.localDate(a.start_time)}),
-      el("td", {}, el("a", {href: "/activities/" + a.id, text: a.name || "Untitled " + a.sport})),
-      el("td", {text: a.sport}),
+      el("td", {class: "date", text: fmt.localDate(a.start_time)}),
+      // A phone has no room for the Sport column: the sport goes under the name.
+      el("td", {}, el("a", {href: "/activities/" + a.id, text: a.name || "Untitled " + a.sport}),
+        el("small", {class: "show-phone", text: a.sport})),
+      el("td", {class: "hide-phone", text: a.sport}),
       el("td", {class: "num", text: fmt.km(a.distance_m)}),
       el("td", {class: "num", text: fmt.duration(a.moving_time_s || a.elapsed_time_s)}),
       el("td", {class: "num", text: a.load === null || a.load === undefined ? "–" : fmt.num(a.load)}));

@@ -39,10 +39,111 @@
 
   function metres(m) { return m === null || m === undefined ? "–" : Math.round(m).toLocaleString() + " m"; }
 
+  /* A table of figures: the first column a label, the rest numbers. A heading given as
+     [text, true] is a column a phone leaves out; a cell may be a node. */
   function table(caption, head, rows) {
+    const phone = head.map((h) => Array.isArray(h) && h[1]);
+    const cls = (i) => [i ? "num" : null, phone[i] ? "hide-phone" : null].filter(Boolean).join(" ") || null;
     return el("table", {class: "data"}, el("caption", {class: "sr-only", text: caption}),
-      el("thead", {}, el("tr", {}, ...head.map((h, i) => el("th", {class: i ? "num" : null, scope: "col", text: h})))),
-      el("tbody", {}, ...rows.map((r) => el("tr", {}, ...r.map((c, i) => el("td", {class: i ? "num" : null, text: c}))))));
+      el("thead", {}, el("tr", {}, ...head.map((h, i) => el("th", {class: cls(i), scope: "col", text: Array.isArray(h) ? h[0] : h})))),
+      el("tbody", {}, ...rows.map((r) => el("tr", {}, ...r.map((c, i) => el("td", {class: cls(i), text: c instanceof Node ? null : c}, c instanceof Node ? c : null))))));
+  }
+
+  /* The route from the lat/lng streams, on the configured tiles (map.js). */
+  async function routeMap(a) {
+    const streams = a.streams || [];
+    if (!streams.includes("lat") || !streams.includes("lng")) { return; }
+    const data = await Pk.api("/api/activities/" + encodeURIComponent(id) + "/streams?keys=lat,lng&max_points=2000");
+    const section = root.querySelector("[data-map-section]");
+    section.hidden = false;
+    const drawn = RouteMap.draw(root.querySelector("[data-map]"), data.streams.lat || [], data.streams.lng || [],
+      root.querySelector("[data-map-note]"));
+    if (!drawn) { section.hidden = true; }
+  }
+
+  /* A figure as shown (the device's where the file has one) with ours beneath where the
+     two read differently; both already formatted. */
+  function twoFigures(shown, ours) {
+    if (ours === undefined || ours === "–" || ours === shown) { return shown; }
+    return el("span", {class: "two"}, shown, el("small", {class: "ours", text: "ours " + ours}));
+  }
+
+  // The sport a lap was done in: its leg's (a multisport file; a transition's is none),
+  // else the activity's.
+  function lapSport(a, lap) {
+    const legs = (a.legs || []).filter((l) => Date.parse(l.start) <= Date.parse(lap.start));
+    const leg = legs[legs.length - 1];
+    return leg ? (leg.transition ? "transition" : leg.sport) : a.sport;
+  }
+
+  // A run's (walk's, hike's) lap pace per km or mile, never km/h; a ride's speed.
+  function lapPace(sport, mps, units) {
+    const basis = fmt.paceBasis(sport, units);
+    if (mps === null || mps === undefined) { return "–"; }
+    return basis ? fmt.pace(fmt.secondsPer(mps, basis.per), basis.unit) : fmt.num(mps * 3.6, 1, "km/h");
+  }
+
+  function lapDistance(m, units) {
+    if (m === null || m === undefined) { return "–"; }
+    if (units === "imperial") { return (m / 1609.344).toFixed(2) + " mi"; }
+    return m >= 1000 ? (m / 1000).toFixed(2) + " km" : metres(m);
+  }
+
+  /* The laps, one row each: the device's figures, ours beneath where they differ. A pool
+     swim's laps are its own table (lengths, strokes). */
+  function laps(a, units) {
+    const list = a.laps || [];
+    const section = root.querySelector("[data-laps-section]");
+    if (!list.length || list.some((l) => l.swim)) { section.hidden = true; return; }
+    section.hidden = false;
+    const sports = list.map((l) => lapSport(a, l));
+    const columns = [
+      ["Time", (l) => fmt.duration(l.elapsed_s)],
+      ["Distance", (l) => lapDistance(l.distance_m, units)],
+      [sports.some((s) => fmt.paceBasis(s, units)) ? "Pace" : "Speed", (l, i) => lapPace(sports[i], l.avg_speed_mps, units)],
+      // Units in the headings, not in every cell: a phone's 390 px holds five columns.
+      ["Avg HR (bpm)", (l) => fmt.num(l.avg_heartrate, 0)],
+      [["Max HR (bpm)", true], (l) => fmt.num(l.max_heartrate, 0)],
+      [["Avg power (W)", true], (l) => fmt.num(l.avg_watts, 0)],
+      [["Ascent (m)", true], (l) => fmt.num(l.elevation_gain_m, 0)],
+    ].filter(([, figure]) => list.some((l, i) => figure(l, i) !== "–"));
+    const rows = list.map((l, i) => [(a.legs || []).length ? el("span", {class: "two"}, String(i + 1), el("small", {text: sports[i]})) : String(i + 1),
+      ...columns.map(([, figure]) => twoFigures(figure(l, i), l.computed ? figure(l.computed, i) : undefined))]);
+    root.querySelector("[data-laps]").replaceChildren(table("Laps", ["Lap", ...columns.map((c) => c[0])], rows));
+  }
+
+  /* Time in zones: the activity's own analysis (its zones as they were on its day). */
+  function zones(a, units) {
+    const m = a.metrics || {};
+    const basis = fmt.paceBasis(a.sport, units) || fmt.paceBasis("run", units);
+    const kinds = [
+      ["power", "Power", m.time_in_power_zones, m.power_zone_bounds, (v) => Math.round(v) + " W"],
+      ["hr", "Heart rate", m.time_in_hr_zones, m.hr_zone_bounds, (v) => Math.round(v) + " bpm"],
+      ["pace", "Pace", m.time_in_pace_zones, m.pace_zone_bounds, (v) => fmt.pace(fmt.secondsPer(v, basis.per), basis.unit)],
+    ].filter((k) => Array.isArray(k[2]) && Array.isArray(k[3]) && k[2].some((t) => t > 0));
+    const section = root.querySelector("[data-zones-section]");
+    const box = root.querySelector("[data-zones]");
+    if (!kinds.length) {
+      // Samples that zones would sort, but no threshold to sort them by: say what to set.
+      section.hidden = !(a.streams || []).some((k) => ["power", "heartrate", "speed"].includes(k));
+      box.replaceChildren(el("p", {class: "muted"}, "No zones yet: set your FTP, threshold heart rate or threshold pace ",
+        el("a", {href: "/#thresholds", text: "on the Home page"}), ", and this activity's time in zones follows."));
+      return;
+    }
+    section.hidden = false;
+    box.replaceChildren(...kinds.map(([key, label, times, bounds, value]) => {
+      const total = times.reduce((sum, t) => sum + t, 0) || 1;
+      const range = (i) => {
+        const low = bounds[i] > 0 ? value(bounds[i]) : null;
+        const high = i + 1 < bounds.length ? value(bounds[i + 1]) : null;
+        if (key === "pace") { return low === null ? "slower than " + high : high === null ? "faster than " + low : low + " to " + high; }
+        return low === null ? "below " + high : high === null ? low + " and up" : low + " to " + high;
+      };
+      return el("div", {class: "zone-table", "data-zone-kind": key}, el("h3", {text: label}),
+        table(label + " zones", ["Zone", ["Range", true], "Time", "Share"], times.map((t, i) => ["Z" + (i + 1), range(i), fmt.duration(t),
+          el("span", {class: "share"}, el("meter", {min: "0", max: "1", value: String(t / total), "aria-label": label + " zone " + (i + 1) + " share"}),
+            " " + Math.round(t / total * 100) + "%")])));
+    }));
   }
 
   // A multisport file's legs: each with its own sport, times and figures; they add up.
@@ -61,7 +162,7 @@
     const total = list.reduce((sum, l) => sum + (l.distance_m || 0), 0);
     rows.push(["Total", fmt.duration(a.elapsed_time_s), fmt.km(total), fmt.num(a.average_heartrate, 0, "bpm"), fmt.num(a.average_power, 0, "W")]);
     root.querySelector("[data-legs]").replaceChildren(
-      table("Legs of this multisport activity", ["Leg", "Time", "Distance", "Avg heart rate", "Avg power"], rows));
+      table("Legs of this multisport activity", ["Leg", "Time", "Distance", "Avg heart rate", ["Avg power", true]], rows));
   }
 
   // A pool swim: lengths, pace per 100 m, strokes, SWOLF and rests, from the device's lengths.
@@ -81,12 +182,15 @@
       metric("Rest", fmt.duration(s.rest_s) + " in " + (s.rest || []).length + " intervals"),
     ].filter(Boolean));
     const laps = (a.laps || []).filter((l) => l.swim);
-    root.querySelector("[data-swim-laps]").replaceChildren(laps.length ? table("Laps of this swim",
-      ["Lap", "Lengths", "Distance", "Time", "Pace", "Strokes", "SWOLF"],
+    // At a phone's width: the pace's unit in its heading, not in every cell; the stroke
+    // beneath the lap's number; lengths and strokes left out (the distance and SWOLF count them).
+    const lap = (i, note) => el("span", {class: "two"}, String(i + 1), note ? el("small", {text: note}) : null);
+    root.querySelector("[data-swim-laps]").replaceChildren(laps.length ? table("Laps",
+      ["Lap", ["Lengths", true], "Distance", "Time", "Pace /100 m", ["Strokes", true], "SWOLF"],
       laps.map((l, i) => l.swim.rest
-        ? [String(i + 1) + " rest", "–", "–", fmt.duration(l.elapsed_s), "–", "–", "–"]
-        : [String(i + 1) + (l.swim.stroke ? " " + l.swim.stroke : ""), String(l.swim.lengths), metres(l.distance_m),
-          fmt.duration(l.moving_s), pace100(l.swim.pace_s_per_100m),
+        ? [lap(i, "rest"), "–", "–", fmt.duration(l.elapsed_s), "–", "–", "–"]
+        : [lap(i, l.swim.stroke), String(l.swim.lengths), metres(l.distance_m),
+          fmt.duration(l.moving_s), fmt.mss(l.swim.pace_s_per_100m),
           l.swim.strokes === null ? "–" : String(l.swim.strokes), fmt.num(l.swim.swolf, 1)])) : "");
   }
 
@@ -134,6 +238,9 @@
     root.querySelector("[data-metrics]").replaceChildren(...items.filter(Boolean));
     legs(a);
     swim(a);
+    laps(a, units);
+    zones(a, units);
+    routeMap(a).catch(Pk.showError);
 
     const box = root.querySelector("[data-streams]");
     const wanted = STREAMS.filter((s) => (a.streams || []).includes(s.key));
