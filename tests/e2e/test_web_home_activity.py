@@ -179,6 +179,17 @@ def test_home_answers_how_am_i_doing(server: str) -> None:
     run_km, ride_km, run_h = 2400 * 3.2 / 1000, 3600 * 8.0 / 1000, 2400 / 3600
     summary = httpx.get(f"{server}/api/training-summary", headers=auth).json()
     readiness = httpx.get(f"{server}/api/readiness", headers=auth).json()
+    # Planned next (issue 32): a workout in three days, 2 x 20 min at 95-100 % LTHR with
+    # 10 min easy between; planned 50 min, hrTSS by hand: (40/60) x 0.975^2 x 100 = 63.4.
+    plan_day = (datetime.now(UTC) + timedelta(days=3)).date()
+    made = httpx.post(f"{server}/api/workouts", headers=auth, json={
+        "name": "Two by twenty", "sport": "running", "date": plan_day.isoformat(), "steps": [
+            {"repeat": 2, "steps": [
+                {"kind": "active", "end": {"time_s": 1200},
+                 "target": {"type": "lthr_pct", "low": 95, "high": 100}},
+                {"kind": "recovery", "end": {"time_s": 300}}]}]})
+    assert made.status_code == 201, made.text
+    assert made.json()["load"] == 63.4 and made.json()["duration_s"] == 3000
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
@@ -205,6 +216,12 @@ def test_home_answers_how_am_i_doing(server: str) -> None:
             expect(latest.locator("tbody tr")).to_have_count(5)
             expect(latest.locator("tbody tr").first).to_contain_text(f"running {today:%b %d}")
             expect(page.get_by_role("region", name="Get started")).to_be_hidden()
+            planned = page.get_by_role("table", name="Planned next")
+            expect(planned.locator("tbody tr")).to_have_count(1)
+            expect(planned.locator("tbody tr")).to_contain_text("Two by twenty")
+            expect(planned.locator("tbody tr td").nth(3)).to_have_text("63")
+            expect(planned.get_by_role("link", name="FIT")).to_have_attribute(
+                "href", f"/api/workouts/{made.json()['id']}/export?format=fit")
             checks.page_done("home-week")
         finally:
             browser.close()

@@ -108,6 +108,30 @@
     } catch (error) { failed(box, error); }
   }
 
+  /* Planned next: the next two weeks' planned workouts not done yet (the calendar,
+     issue 32), each with its planned time and load and its file for a device. */
+  async function planned() {
+    const box = $("[data-planned]");
+    const today = new Date();
+    try {
+      const answer = await Pk.api("/api/calendar?from=" + iso(today) + "&to=" + iso(new Date(today.getTime() + 13 * DAY)));
+      const rows = [];
+      for (const day of answer.days || []) {
+        for (const w of day.planned) { if (!w.done) { rows.push([day.date, w]); } }
+      }
+      if (!rows.length) { return; }
+      box.replaceChildren(box.querySelector("h2"), el("div", {class: "table-wrap"}, el("table", {class: "data", "aria-label": "Planned next"},
+        el("thead", {}, el("tr", {}, el("th", {scope: "col", text: "Date"}), el("th", {scope: "col", text: "Workout"}),
+          el("th", {scope: "col", class: "num", text: "Time"}), el("th", {scope: "col", class: "num", text: "Load"}))),
+        el("tbody", {}, ...rows.map(([date, w]) => el("tr", {},
+          el("td", {class: "date", text: fmt.localDate(date + "T12:00:00")}),
+          el("td", {}, w.name, el("small", {class: "sport", text: " " + w.sport + " · "}),
+            el("a", {href: "/api/workouts/" + w.id + "/export?format=fit", download: "", text: "FIT"})),
+          el("td", {class: "num", text: w.duration_s ? fmt.duration(w.duration_s) : "–"}),
+          el("td", {class: "num", text: w.load === null || w.load === undefined ? "–" : String(Math.round(w.load))})))))));
+    } catch (error) { if (error.status !== 404) { failed(box, error); } }
+  }
+
   /* The latest activities; none: how to bring some in (the Get started card). */
   async function latest() {
     const box = $("[data-latest]");
@@ -179,7 +203,7 @@
     thresholds(athlete);
     const when = $("[data-today]");
     if (athlete.as_of) { when.textContent = fmt.localDate(athlete.as_of) + ": your form, your week and your latest sessions."; }
-    await Promise.all([latest(), form(), readiness(), week()]);
+    await Promise.all([latest(), form(), readiness(), week(), planned()]);
   }
   main().catch(Pk.showError);
 })();
