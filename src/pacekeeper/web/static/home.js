@@ -42,11 +42,7 @@
           el("dt", {text: "Fatigue (ATL)"}), el("dd", {text: summary.atl.toFixed(1)})));
       Charts.line(box, {id: "form", title: "The last 6 weeks", xKind: "date", xLabel: "Date", height: 160,
         x: days.map((d) => Date.parse(d.date) / 1000),
-        series: [
-          {label: "Fitness (CTL)", values: days.map((d) => d.ctl), color: Charts.COLORS.ctl, digits: 1},
-          {label: "Fatigue (ATL)", values: days.map((d) => d.atl), color: Charts.COLORS.atl, digits: 1},
-          {label: "Form (TSB)", values: days.map((d) => d.tsb), color: Charts.COLORS.tsb, digits: 1, dash: [6, 4]},
-        ],
+        series: Charts.pmcSeries(days),
         summary: chart.summary || "Fitness, fatigue and form over six weeks"});
     } catch (error) { failed(box, error); }
   }
