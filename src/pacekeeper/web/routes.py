@@ -44,6 +44,7 @@ class Page:
 PAGES = (
     Page("activities", "/activities", "Activities", ("activities.js",)),
     Page("fitness", "/fitness", "Fitness", (*CHARTS, "fitness.js")),
+    Page("records", "/records", "Records", (*CHARTS, "records.js")),
     # Served by pacekeeper.web.connections (the provider list is rendered there).
     # The Live panel: mcpcast's browser client, served with /mcp (pacekeeper.live).
     Page("connections", "/connections", "Connections",
