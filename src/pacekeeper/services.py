@@ -69,6 +69,7 @@ from pacekeeper.db import (
     wait_for_database,
 )
 from pacekeeper.fitness import FitnessService, SqlFitnessStore
+from pacekeeper.fitness.exports import ExportImports, SqlHistoryImports
 from pacekeeper.jobs import JobQueue
 from pacekeeper.live import LiveFeed, live_broadcasters
 from pacekeeper.masterkey import resolve_master_key
@@ -137,6 +138,8 @@ class Services:
     admin: AdminService | None = None
     # The person's live events (sync progress, new activities) to their own topic.
     live: LiveFeed | None = None
+    # Whole-account exports in, as background jobs (fitness/exports).
+    exports: ExportImports | None = None
 
     @property
     def connections(self) -> ConnectionService | None:
@@ -266,11 +269,15 @@ async def build_services(
     jobs = JobQueue.for_settings(settings)
     await jobs.open()
     fitness.recompute_later = jobs.enqueue_recompute
+    exports = ExportImports(fitness, SqlHistoryImports(sessions), clock,
+                            data_dir=settings.data_dir, max_bytes=settings.max_export_bytes,
+                            enqueue=jobs.enqueue_export, publish=live.publish)
     services = Services(
         settings, engine, users, keys, tokens, csrf, accounts, limiter, resolver, clock,
         api_keys, fitness, master_key=master_key, oauth=oauth, connection_layer=layer, redis=redis,
         syncs=syncs, background=None if syncs is None else BackgroundSyncs(syncs),
         attempts=attempt_limiter(settings, limiter), jobs=jobs, live=live,
+        exports=exports,
     )
     services.account = AccountService(
         AccountParts(accounts, users, fitness, api_keys, clock,
