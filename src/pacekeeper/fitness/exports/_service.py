@@ -94,7 +94,10 @@ class ExportImports:
         if await self.store.unfinished(owner.user_id) >= MAX_UNFINISHED:
             raise ApiError(f"{MAX_UNFINISHED} imports are already waiting or running; "
                            "retry when one is done", code="rate_limited", status=429,
-                           headers={"Retry-After": "60"})
+                           headers={"Retry-After": "60",
+                                    "X-RateLimit-Limit": str(MAX_UNFINISHED),
+                                    "X-RateLimit-Remaining": "0",
+                                    "X-RateLimit-Reset": "60"})
         import_id = uuid.uuid4()
         await asyncio.to_thread(self.folder.mkdir, parents=True, exist_ok=True)
         path = self.folder / f"{import_id}.upload"
