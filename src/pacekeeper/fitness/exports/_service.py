@@ -224,22 +224,38 @@ class ExportImports:
         job.total = len(units)
         await self.store.save(job, self.clock())
         settings = await self.fitness.store.settings(job.user_id)
-        for index in range(job.done, len(units)):
-            unit = units[index]
+
+        def ahead(i: int) -> asyncio.Task[Prepared | ImportOutcome] | None:
+            """The next activity read and parsed while this one is stored: the pool and
+            the database work at once (one pool call at a time per import, still)."""
+            if i >= len(units) or units[i].action != "activity":
+                return None
+            unit = units[i]
             source = archive if unit.container is None else nested.get(unit.container)
-            if unit.action == "health":
-                await self._health(job, source, unit)
-            else:
-                outcome = await self._activity(job, source, unit, settings)
-                self._count(job, outcome)
-                if outcome.activity is not None and (
-                        values := listing.get(_listing_key(unit.name))):
-                    await self.fitness.store.annotate(job.user_id, outcome.activity.id,
-                                                      values, self.clock())
-            job.done = index + 1
-            await self.store.save(job, self.clock())
-            if job.done % 50 == 0:
-                await self._tell(job)
+            return asyncio.create_task(self._prepare(job, source, unit, settings))
+
+        following = ahead(job.done)
+        try:
+            for index in range(job.done, len(units)):
+                unit, current = units[index], following
+                following = ahead(index + 1)
+                if current is None:  # a health file
+                    source = archive if unit.container is None else nested.get(unit.container)
+                    await self._health(job, source, unit)
+                else:
+                    outcome = await self._store(job, unit, await current)
+                    self._count(job, outcome)
+                    if outcome.activity is not None and (
+                            values := listing.get(_listing_key(unit.name))):
+                        await self.fitness.store.annotate(job.user_id, outcome.activity.id,
+                                                          values, self.clock())
+                job.done = index + 1
+                await self.store.save(job, self.clock())
+                if job.done % 50 == 0:
+                    await self._tell(job)
+        finally:
+            if following is not None:
+                following.cancel()
 
     async def _read(self, job: HistoryImport, source: zipfile.ZipFile | None, unit: Unit,
                     limit: int) -> bytes:
@@ -254,9 +270,9 @@ class ExportImports:
             return await asyncio.to_thread(whole)
         return await asyncio.to_thread(read_member, source, source.getinfo(unit.name), limit)
 
-    async def _activity(self, job: HistoryImport, source: zipfile.ZipFile | None,
-                        unit: Unit, settings: list[Any], workout: Workout | None = None
-                        ) -> ImportOutcome:
+    async def _prepare(self, job: HistoryImport, source: zipfile.ZipFile | None,
+                       unit: Unit, settings: list[Any]) -> Prepared | ImportOutcome:
+        """An activity file read (bounded) and parsed in the pool, or why not."""
         limit = self.fitness.max_import_bytes
         try:
             raw = await self._read(job, source, unit, limit)
@@ -268,8 +284,13 @@ class ExportImports:
         except WorkerCrashed:
             return ImportOutcome(unit.name, rejected=ImportRejected(
                 "corrupt", "the file cannot be read as an activity"))
-        del raw
         assert prepared is not None
+        return prepared
+
+    async def _store(self, job: HistoryImport, unit: Unit, prepared: Prepared | ImportOutcome,
+                     workout: Workout | None = None) -> ImportOutcome:
+        if isinstance(prepared, ImportOutcome):
+            return prepared
         if prepared.parsed is None:
             reason, message = prepared.rejected or ("corrupt", "no activity in it")
             return ImportOutcome(unit.name, rejected=ImportRejected(reason, message))
@@ -327,7 +348,8 @@ class ExportImports:
         name = f"workout {w.start.isoformat()}"
         if w.route is not None and (folder + w.route) in archive.namelist():
             unit = Unit("activity", folder + w.route)
-            outcome = await self._activity(job, archive, unit, settings, w)
+            outcome = await self._store(
+                job, unit, await self._prepare(job, archive, unit, settings), w)
             if outcome.rejected is None:
                 return outcome
             # A route that does not read: the workout still goes in from its figures.

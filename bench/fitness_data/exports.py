@@ -1,0 +1,113 @@
+"""A ten-year Strava export (``bench/run fitness_data``'s export row, issue 31 item 3).
+
+``python -m bench.fitness_data.exports [--count 3650]``: writes a Strava "Download your
+data" archive of ``count`` activities, one a day (real GPX and TCX tracks of
+tests/data/activities moved to each day: tests/pacekeeper/fitness/_exports.py), then
+imports it as ``pacekeeper import-export`` does (the service on SQLite, one import
+worker process as deployed) and reports activities per second and the peak resident
+memory of the serving process and of the import worker. Target: at least 5 activities
+a second. The import runs in a fresh process so that its peak memory is its own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import base64
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+TARGET_PER_S = 5.0
+
+
+def _peak_kib(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+async def _import(path: Path, data_dir: Path) -> dict[str, Any]:
+    from pacekeeper.config import Settings
+    from pacekeeper.owner import Owner
+    from pacekeeper.services import build_services
+
+    settings = Settings(data_dir=data_dir, jwt_rsa_key_bits=2048, registration="open",
+                        master_encryption_key=base64.b64encode(bytes(32)).decode(),
+                        argon2_memory_kib=1024, argon2_time_cost=1, worker="off",
+                        import_workers=1)
+    services = await build_services(settings)
+    try:
+        user = await services.accounts.register("bench@example.com", "bench-Passw0rd!")
+        owner = Owner(user.id, user.tenant_id)
+        exports = services.exports
+        assert exports is not None
+        exports.enqueue = None
+        started = time.perf_counter()
+        job = await exports.from_path(owner, path)
+        finished = await exports.run(owner, job.id)
+        seconds = time.perf_counter() - started
+        assert finished is not None
+        executor = services.fitness.pool._executor
+        workers = [p.pid for p in (executor._processes or {}).values()] if executor else []
+        return {"status": finished.status, "report": finished.report,
+                "done": finished.done, "seconds": seconds,
+                "server_peak_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+                "worker_peak_kib": max((_peak_kib(pid) for pid in workers), default=0)}
+    finally:
+        await services.close()
+
+
+def rows(count: int = 3650) -> list[dict[str, Any]]:
+    from tests.pacekeeper.fitness._exports import strava_export, ten_years
+
+    with tempfile.TemporaryDirectory(prefix="pk-bench-export-") as tmp:
+        path = strava_export(Path(tmp) / "export_bench.zip", ten_years(count))
+        size = path.stat().st_size
+        out = subprocess.run([sys.executable, "-m", "bench.fitness_data.exports", "--run",
+                              str(path), str(Path(tmp) / "data")],
+                             check=True, capture_output=True, text=True,
+                             env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+        result = json.loads(out.stdout.strip().splitlines()[-1])
+    rate = result["report"]["imported"] / result["seconds"]
+    return [{"figure": f"ten-year Strava export ({count} activities, {size / 1e6:.0f} MB) "
+                       "imported end to end", "activities_per_s": round(rate, 2),
+             "seconds": round(result["seconds"], 1), "imported": result["report"]["imported"],
+             "rejected": result["report"]["rejected_total"],
+             "server_peak_rss_mib": round(result["server_peak_kib"] / 1024, 1),
+             "worker_peak_rss_mib": round(result["worker_peak_kib"] / 1024, 1),
+             "target": f">= {TARGET_PER_S:g} activities/s", "met": rate >= TARGET_PER_S}]
+
+
+def describe(row: dict[str, Any]) -> str:
+    return (f"{row['figure']:<62} {row['activities_per_s']:.1f} activities/s "
+            f"({row['seconds']} s; peak RSS {row['server_peak_rss_mib']} MiB serving, "
+            f"{row['worker_peak_rss_mib']} MiB worker)  [{row['target']}: "
+            f"{'met' if row['met'] else 'NOT met'}]")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--count", type=int, default=3650)
+    parser.add_argument("--run", nargs=2, metavar=("EXPORT", "DATA_DIR"),
+                        help=argparse.SUPPRESS)  # the child process
+    args = parser.parse_args()
+    if args.run:
+        print(json.dumps(asyncio.run(_import(Path(args.run[0]), Path(args.run[1])))))
+        return
+    for row in rows(args.count):
+        print(describe(row))
+
+
+if __name__ == "__main__":
+    main()
