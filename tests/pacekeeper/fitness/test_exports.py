@@ -265,3 +265,32 @@ async def test_the_job_is_durable_and_one_per_person(harness: Harness, tmp_path:
     rows = await jobs.app.job_manager.list_jobs_async(id=job_id)
     assert rows[0].lock == f"import:{owner.user_id}"
 
+
+
+async def test_a_member_past_the_size_limit_is_rejected_alone(harness_factory: Any,
+                                                            tmp_path: Path) -> None:
+    """The archive rules apply to every member: one that inflates past
+    max_import_bytes (a bomb: 3 MB of one byte) is rejected, the others go in."""
+    path = strava_export(tmp_path / "export.zip", [
+        ("1.gpx", raw("gpx/korita-zbevnica.gpx"), {"Activity Name": "Fine"}),
+        ("2.gpx", b"<" * 3_000_000, {"Activity Name": "Bomb"})])
+    async with harness_factory(max_import_bytes=1_000_000) as h:
+        auth, _ = await _user(h, "bomb@example.com")
+        body = await _finished(h, auth, (await _upload(h, auth, path))["status_url"])
+        assert body["report"]["imported"] == 1
+        [rejected] = body["report"]["rejected"]
+        assert rejected["name"] == "activities/2.gpx" and "limit" in rejected["error"]
+
+
+async def test_a_fourth_waiting_import_is_429(harness: Harness, tmp_path: Path) -> None:
+    h = harness
+    auth, owner = await _user(h, "many@example.com")
+    exports = h.services.exports
+    assert exports is not None
+    exports.enqueue = None  # nothing runs them: they stay queued
+    for _ in range(3):
+        await exports.from_path(owner, _strava(tmp_path))
+    response = await h.client.post("/api/imports", headers=auth, files={
+        "file": ("x.fit", raw("fit/garmin-fenix-5-bike.fit"))})
+    assert response.status_code == 429 and response.headers["retry-after"] == "60"
+    assert response.json()["error"] == "rate_limited"
