@@ -325,3 +325,17 @@ async def test_an_upload_is_streamed_to_disk_not_held(harness: Harness) -> None:
     assert job.size == 40 * len(chunk)
     assert await asyncio.to_thread(lambda: Path(job.path).stat().st_size) == job.size
     assert peak < 8 * len(chunk), peak
+
+
+async def test_an_import_whose_file_is_gone_fails_with_the_reason(harness: Harness,
+                                                                  tmp_path: Path) -> None:
+    h = harness
+    _, owner = await _user(h, "gone@example.com")
+    exports = h.services.exports
+    assert exports is not None
+    exports.enqueue = None
+    job = await exports.from_path(owner, _strava(tmp_path))
+    await asyncio.to_thread(Path(job.path).unlink)
+    finished = await exports.run(owner, job.id)
+    assert finished is not None and finished.status == "failed"
+    assert finished.error == "the uploaded file can no longer be read"

@@ -154,6 +154,9 @@ class ExportImports:
             job.status, job.error = "failed", str(exc)
         except ImportRejected as exc:
             job.status, job.error = "failed", exc.message
+        except OSError:  # the upload is gone (a data dir restored without it) or unreadable
+            log.warning("import %s: its file cannot be read", job.id, exc_info=True)
+            job.status, job.error = "failed", "the uploaded file can no longer be read"
         else:
             job.status = "done"
         await self.store.save(job, self.clock())
@@ -336,17 +339,18 @@ class ExportImports:
         await self.store.save(job, self.clock())
         folder = member.rsplit("/", 1)[0] + "/" if "/" in member else ""
         settings = await self.fitness.store.settings(job.user_id)
+        routes = {n for n in archive.namelist() if n.startswith(folder + "workout-routes/")}
         for index in range(job.done - 1, len(scan.workouts)):
             workout = scan.workouts[index]
-            outcome = await self._workout(job, archive, folder, workout, settings)
+            outcome = await self._workout(job, archive, folder, workout, settings, routes)
             self._count(job, outcome)
             job.done = index + 2
             await self.store.save(job, self.clock())
 
     async def _workout(self, job: HistoryImport, archive: zipfile.ZipFile, folder: str,
-                       w: Workout, settings: list[Any]) -> ImportOutcome:
+                       w: Workout, settings: list[Any], routes: set[str]) -> ImportOutcome:
         name = f"workout {w.start.isoformat()}"
-        if w.route is not None and (folder + w.route) in archive.namelist():
+        if w.route is not None and (folder + w.route) in routes:
             unit = Unit("activity", folder + w.route)
             outcome = await self._store(
                 job, unit, await self._prepare(job, archive, unit, settings), w)
