@@ -339,3 +339,27 @@ async def test_an_import_whose_file_is_gone_fails_with_the_reason(harness: Harne
     finished = await exports.run(owner, job.id)
     assert finished is not None and finished.status == "failed"
     assert finished.error == "the uploaded file can no longer be read"
+
+
+async def test_member_names_never_become_paths(harness: Harness, tmp_path: Path) -> None:
+    """A nested zip (written to disk to be read) named to climb out of the data dir is
+    written under the import's own folder by number: nothing lands where it points."""
+    import io
+    import zipfile
+
+    inner = io.BytesIO()
+    with zipfile.ZipFile(inner, "w") as nested:
+        nested.writestr("ride.fit", raw("fit/garmin-fenix-5-bike.fit"))
+    path = tmp_path / "garmin.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("DI_CONNECT/DI-Connect-Uploaded-Files/../../../../escaped.zip",
+                         inner.getvalue())
+        archive.writestr("DI_CONNECT/DI-Connect-Uploaded-Files/UploadedFiles_0.zip",
+                         inner.getvalue())
+    h = harness
+    auth, _ = await _user(h, "climb@example.com")
+    body = await _finished(h, auth, (await _upload(h, auth, path))["status_url"])
+    assert body["status"] == "done" and body["kind"] == "garmin"
+    assert (body["report"]["imported"], body["report"]["duplicates"]) == (1, 1)
+    found = await asyncio.to_thread(lambda: list(tmp_path.parent.rglob("escaped.zip")))
+    assert found == []
