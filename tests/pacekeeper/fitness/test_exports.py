@@ -363,3 +363,19 @@ async def test_member_names_never_become_paths(harness: Harness, tmp_path: Path)
     assert (body["report"]["imported"], body["report"]["duplicates"]) == (1, 1)
     found = await asyncio.to_thread(lambda: list(tmp_path.parent.rglob("escaped.zip")))
     assert found == []
+
+
+async def test_an_archive_listing_too_many_files_fails_before_its_directory_is_read(
+        harness: Harness, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from pacekeeper.fitness.exports import _service
+
+    monkeypatch.setattr(_service, "MAX_ENTRIES", 3)
+    h = harness
+    _, owner = await _user(h, "listing@example.com")
+    exports = h.services.exports
+    assert exports is not None
+    exports.enqueue = None
+    job = await exports.from_path(owner, _strava(tmp_path))  # 7 files
+    finished = await exports.run(owner, job.id)
+    assert finished is not None and finished.status == "failed"
+    assert finished.error == "the archive lists 7 files, more than the 3 an export is read with"

@@ -57,6 +57,9 @@ WRITE_CHUNK: Final = 1 << 20
 # about 20:1), and never past APPLE_XML_MAX.
 APPLE_RATIO: Final = 40
 APPLE_XML_MAX: Final = 64 * 1024 ** 3
+# Files an export's archive may list: zipfile holds its whole central directory (about
+# half a KB a file); ten years of Google Takeout day files and Apple routes are far fewer.
+MAX_ENTRIES: Final = 500_000
 # Imports one person may have waiting or running at once.
 MAX_UNFINISHED: Final = 3
 
@@ -172,6 +175,10 @@ class ExportImports:
             job.kind = "files"
             await self._units(job, None, [Unit("activity", job.filename)], {}, {})
             return
+        entries = await asyncio.to_thread(_entries, path)
+        if entries is not None and entries > MAX_ENTRIES:
+            raise _Failed(f"the archive lists {entries} files, more than the "
+                          f"{MAX_ENTRIES} an export is read with")
         try:
             archive = await asyncio.to_thread(zipfile.ZipFile, path)
         except (zipfile.BadZipFile, OSError, EOFError, ValueError):
@@ -390,6 +397,17 @@ class ExportImports:
             with contextlib.suppress(Exception):  # the panel is a courtesy
                 await self.publish(job.user_id, {"type": "import_progress",
                                                  **status_json(job, "")})
+
+
+def _entries(path: Path) -> int | None:
+    """How many files the archive's end record says it lists, read before the central
+    directory is (zipfile reads all of it into memory at once)."""
+    end_record = getattr(zipfile, "_EndRecData", None)  # stable since Python 2, private
+    if end_record is None:
+        return None
+    with path.open("rb") as handle:
+        found = end_record(handle)
+    return None if not found else int(found[zipfile._ECD_ENTRIES_TOTAL])  # type: ignore[attr-defined]
 
 
 def _head(path: Path) -> bytes:
