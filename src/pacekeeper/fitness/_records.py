@@ -80,6 +80,10 @@ class StoredActivity(ActivitySummary):
     # and why its file could not be read again at the last re-derivation.
     engine_version: int | None = None
     rederive_error: str | None = None
+    # From a Strava export's activities.csv (fitness/exports): no activity file has them.
+    description: str | None = None
+    gear: str | None = None
+    commute: bool | None = None
 
 
 @dataclass(frozen=True, slots=True)

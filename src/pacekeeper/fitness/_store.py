@@ -112,6 +112,7 @@ def _activity(row: ActivityRow, sources: Sequence[SourceRef], channels: str | No
         stream_channels=tuple(channels.split(",")) if channels else (),
         created_at=row.created_at, updated_at=row.updated_at,
         engine_version=row.engine_version, rederive_error=row.rederive_error,
+        description=row.description, gear=row.gear, commute=row.commute,
     )  # fmt: skip
 
 
@@ -326,6 +327,16 @@ class SqlFitnessStore(SqlTermsRecords, SqlAthleteRecords):
     async def update_summary(self, user_id: uuid.UUID, activity_id: uuid.UUID,
                              new: NewActivity, now: datetime) -> None:
         values = {name: getattr(new, name) for name in _NEW_FIELDS}
+        async with self._sessions() as session, session.begin():
+            await session.execute(
+                update(ActivityRow)
+                .where(ActivityRow.user_id == user_id, ActivityRow.id == activity_id)
+                .values(**values, updated_at=now))
+
+    async def annotate(self, user_id: uuid.UUID, activity_id: uuid.UUID, values: dict[str, Any],
+                       now: datetime) -> None:
+        """What an export's listing says of an activity (name, description, gear,
+        commute: fitness/exports), over what its file said."""
         async with self._sessions() as session, session.begin():
             await session.execute(
                 update(ActivityRow)

@@ -14,6 +14,8 @@ from typing import Any
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
+    Boolean,
     Date,
     Float,
     ForeignKey,
@@ -21,6 +23,7 @@ from sqlalchemy import (
     Integer,
     LargeBinary,
     String,
+    Text,
     UniqueConstraint,
     Uuid,
 )
@@ -80,6 +83,10 @@ class ActivityRow(Base):
     # stamp), and why the last re-derivation could not read the original file again.
     engine_version: Mapped[int | None] = mapped_column(Integer, nullable=True)
     rederive_error: Mapped[str | None] = mapped_column(String(300), nullable=True)
+    # What a Strava export's activities.csv says that no activity file does (0019).
+    description: Mapped[str | None] = mapped_column(Text, nullable=True)
+    gear: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    commute: Mapped[bool | None] = mapped_column(Boolean, nullable=True)
 
 
 # Newest first, per person: the list's order and its cursor.
@@ -227,6 +234,31 @@ class GoalRow(Base):
 Index("ix_goals_user", GoalRow.user_id, GoalRow.created_at)
 
 
+class HistoryImportRow(Base):
+    """An uploaded whole-account export and the job working through it (migration
+    0019): ``done`` of ``total`` units are in, so a restarted job goes on from there."""
+
+    __tablename__ = "history_imports"
+
+    id: Mapped[uuid.UUID] = mapped_column(Uuid, primary_key=True)
+    user_id: Mapped[uuid.UUID] = _user_fk()
+    tenant_id: Mapped[uuid.UUID] = _tenant_fk()
+    filename: Mapped[str] = mapped_column(String(300))
+    path: Mapped[str] = mapped_column(Text)
+    size: Mapped[int] = mapped_column(BigInteger)
+    kind: Mapped[str | None] = mapped_column(String(10), nullable=True)
+    status: Mapped[str] = mapped_column(String(10))  # queued, running, done, failed
+    done: Mapped[int] = mapped_column(Integer)
+    total: Mapped[int] = mapped_column(Integer)
+    report: Mapped[dict[str, Any]] = mapped_column(JSON)
+    error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    updated_at: Mapped[datetime] = mapped_column(UtcDateTime)
+
+
+Index("ix_history_imports_user", HistoryImportRow.user_id, HistoryImportRow.created_at)
+
+
 TABLES = (
     "activities",
     "activity_sources",
@@ -246,5 +278,6 @@ __all__ = [
     "AthleteSettingRow",
     "DailyHealthRow",
     "GoalRow",
+    "HistoryImportRow",
     "SyncStateRow",
 ]
