@@ -405,7 +405,8 @@ def test_every_page_fits_a_phone(server: str) -> None:
     email = "phone@example.com"
     auth = _person(server, email)
     ids = [_import(server, auth, f.name, f.read_bytes())["id"] for f in (RUN, POOL, MULTISPORT)]
-    pages = ["/", "/activities", "/fitness", "/records", "/connections", "/keys", "/assistants",
+    pages = ["/", "/activities", "/fitness", "/records", "/import", "/connections", "/keys",
+             "/assistants",
              "/account",
              *(f"/activities/{i}" for i in ids)]
 

@@ -39,12 +39,14 @@ class Page:
     scripts: tuple[str, ...] = ()
     admin: bool = False
     own_route: bool = False
+    in_nav: bool = True  # False: reached from another page's link
 
 
 PAGES = (
     Page("activities", "/activities", "Activities", ("activities.js",)),
     Page("fitness", "/fitness", "Fitness", (*CHARTS, "fitness.js")),
     Page("records", "/records", "Records", (*CHARTS, "records.js")),
+    Page("import", "/import", "Import your history", ("import.js",), in_nav=False),
     # Served by pacekeeper.web.connections (the provider list is rendered there).
     # The Live panel: mcpcast's browser client, served with /mcp (pacekeeper.live).
     Page("connections", "/connections", "Connections",
@@ -70,7 +72,8 @@ async def session_principal(request: Request) -> Principal | None:
 
 
 def _nav(principal: Principal) -> list[tuple[str, str, str]]:
-    return [(p.key, p.path, p.label) for p in PAGES if not p.admin or principal.is_admin]
+    return [(p.key, p.path, p.label) for p in PAGES
+            if p.in_nav and (not p.admin or principal.is_admin)]
 
 
 def _user(principal: Principal) -> dict[str, Any]:
