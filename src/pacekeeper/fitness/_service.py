@@ -493,7 +493,7 @@ class FitnessService(ProviderTerms):
                            activity.sport)
         # In the pool: a thread would hold the GIL for the analysis (issue 30).
         return await self.in_pool(reanalyze, blob, activity.sport, athlete,
-                                   activity.distance_m)
+                                   activity.distance_m, activity.moving_s)
 
     # -- re-deriving after an upgrade (pacekeeper.fitness._engine) --------------------------
 
