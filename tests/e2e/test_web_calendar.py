@@ -11,6 +11,7 @@ with axe-core, for CSP violations and console errors, and photographed at 1280 a
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -18,7 +19,14 @@ import httpx
 import pytest
 
 from tests.e2e.test_web_app import CHROMIUM, CHROMIUM_ARGS, SHOTS
-from tests.e2e.test_web_home_activity import _clean, _person, _sign_in, server  # noqa: F401
+from tests.e2e.test_web_home_activity import (  # noqa: F401
+    _clean,
+    _gpx,
+    _import,
+    _person,
+    _sign_in,
+    server,
+)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -54,7 +62,9 @@ def test_build_see_move_and_export_a_workout(server: str) -> None:  # noqa: F811
     email, other = "planner@example.com", "someone-else@example.com"
     auth = _person(server, email)
     _person(server, other)
-    day = datetime.now(UTC).date()
+    # Tuesday and Wednesday of this week: one row of the month's grid and of the week's.
+    today = datetime.now(UTC).date()
+    day = today - timedelta(days=today.weekday()) + timedelta(days=1)
     moved = day + timedelta(days=1)
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
@@ -116,12 +126,27 @@ def test_build_see_move_and_export_a_workout(server: str) -> None:  # noqa: F811
             assert where.get(moved.isoformat()) == [workout_id]
             assert not where.get(day.isoformat())
 
+            # Dragged back to its first day, where a 50-minute ride was done: compliance.
+            ride = _import(server, auth, "ride.gpx", _gpx(
+                datetime.combine(day, datetime.min.time(), UTC) + timedelta(hours=10),
+                "cycling", 3000, 8.0, 140))
+            page.reload()
+            after.get_by_role("link", name="5 x 4 min").drag_to(cell)
+            expect(cell.get_by_role("link", name="5 x 4 min")).to_be_visible()
+            answer = httpx.get(f"{server}/api/calendar", headers=auth,
+                               params={"from": day.isoformat(), "to": moved.isoformat()}).json()
+            where = {d["date"]: [w["id"] for w in d["planned"]] for d in answer["days"]}
+            assert where.get(day.isoformat()) == [workout_id]
+            expect(cell.get_by_role("link", name=ride["name"])).to_have_attribute(
+                "href", f"/activities/{ride['id']}")
+            expect(cell).to_contain_text("Done: time 100 %")
+
             page.get_by_role("button", name="Week").click()
             expect(calendar.get_by_role("cell")).to_have_count(7)
             checks.page_done("calendar-week")
 
             # The workout: its steps, the chart of targets, its files.
-            after.get_by_role("link", name="5 x 4 min").click()
+            cell.get_by_role("link", name="5 x 4 min").click()
             expect(page.get_by_role("heading", name="5 x 4 min", level=1)).to_be_visible()
             expect(page.locator("[data-w-facts]")).to_contain_text(LOAD)
             expect(page.locator("figure[data-chart=targets]")).to_be_visible()
@@ -135,6 +160,18 @@ def test_build_see_move_and_export_a_workout(server: str) -> None:  # noqa: F811
             expect(page.get_by_role("button", name="Send to Garmin")).to_be_hidden()
             checks.page_done("workout")
             _fits(page)
+
+            # The calendar feed, from the Account page: an address that works, then not.
+            page.goto(f"{server}/account")
+            page.get_by_role("button", name="Get a feed address").click()
+            expect(page.get_by_label("Feed address")).to_have_value(re.compile(r"^http.*token="))
+            url = page.get_by_label("Feed address").input_value()
+            feed = httpx.get(url)
+            assert feed.status_code == 200 and "5 x 4 min" in feed.text, feed.text[:200]
+            checks.page_done("account-feed")
+            page.get_by_role("button", name="Turn the feed off").click()
+            expect(page.locator("[data-feed-status]")).to_contain_text("The feed is off")
+            assert httpx.get(url).status_code == 404
             _clean(checks)
             page.context.close()
 

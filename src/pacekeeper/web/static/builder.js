@@ -32,11 +32,11 @@
     const endKind = s.end.lap_press ? "lap" : s.end.distance_m ? "distance" : "time";
     const t = s.target || {};
     const pace = t.type === "pace";
-    const endValue = el("input", {name: "end_value", "aria-label": "Step " + n + " length", size: "6",
+    const endValue = el("input", {type: "text", name: "end_value", "aria-label": "Step " + n + " length", size: "6",
       value: endKind === "time" ? fmt.mss(s.end.time_s) : endKind === "distance" ? String(s.end.distance_m) : ""});
     const endSel = el("select", {name: "end", "aria-label": "Step " + n + " ends by"}, ...options(ENDS, endKind));
-    const low = el("input", {name: "low", "aria-label": "Step " + n + " target low", size: "5", value: t.low === undefined ? "" : pace ? fmt.mss(t.low) : String(t.low)});
-    const high = el("input", {name: "high", "aria-label": "Step " + n + " target high", size: "5", value: t.high === undefined ? "" : pace ? fmt.mss(t.high) : String(t.high)});
+    const low = el("input", {type: "text", name: "low", "aria-label": "Step " + n + " target low", size: "5", value: t.low === undefined ? "" : pace ? fmt.mss(t.low) : String(t.low)});
+    const high = el("input", {type: "text", name: "high", "aria-label": "Step " + n + " target high", size: "5", value: t.high === undefined ? "" : pace ? fmt.mss(t.high) : String(t.high)});
     const targetSel = el("select", {name: "target", "aria-label": "Step " + n + " target"}, ...options(TARGETS, t.type || ""));
     const sync = () => { endValue.hidden = endSel.value === "lap"; low.hidden = high.hidden = !targetSel.value; };
     endSel.addEventListener("change", sync);
@@ -45,7 +45,7 @@
       el("select", {name: "kind", "aria-label": "Step " + n + " kind"}, ...options(KINDS, s.kind)),
       el("span", {class: "b-end"}, endSel, endValue),
       el("span", {class: "b-target"}, targetSel, low, high),
-      el("input", {name: "note", "aria-label": "Step " + n + " note", placeholder: "note", value: s.note || "", size: "10"}),
+      el("input", {type: "text", name: "note", "aria-label": "Step " + n + " note", placeholder: "note", value: s.note || "", size: "10"}),
       el("button", {type: "button", class: "link", "aria-label": "Remove step " + n, text: "Remove", onclick: () => row.remove()}),
       el("p", {class: "error b-step-error", role: "status"}));
     sync();
@@ -57,7 +57,7 @@
     const n = ++serial;
     const inner = el("ol", {class: "b-steps", "aria-label": "Repeated steps " + n}, ...g.steps.map(stepRow));
     const row = el("li", {class: "b-repeat", "data-repeat": ""},
-      el("label", {}, "Repeat ", el("input", {name: "repeat", type: "number", min: "1", max: "100", value: String(g.repeat), class: "b-count"}), " times"),
+      el("label", {class: "b-count-label"}, "Repeat ", el("input", {name: "repeat", type: "number", min: "1", max: "100", value: String(g.repeat), class: "b-count"}), " times"),
       inner,
       el("p", {}, el("button", {type: "button", class: "secondary", text: "Add step to repeat", onclick: () => inner.append(stepRow())}), " ",
         el("button", {type: "button", class: "link", "aria-label": "Remove repeat " + n, text: "Remove repeat", onclick: () => row.remove()})),
