@@ -18,7 +18,8 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.e2e.test_web_app import CHROMIUM, CHROMIUM_ARGS, SHOTS
+from tests.e2e._connect import connect_without_browser
+from tests.e2e.test_web_app import CHROMIUM, CHROMIUM_ARGS, PASSWORD, SHOTS
 from tests.e2e.test_web_home_activity import (  # noqa: F401
     _clean,
     _gpx,
@@ -60,7 +61,9 @@ def test_build_see_move_and_export_a_workout(server: str) -> None:  # noqa: F811
 
     SHOTS.mkdir(parents=True, exist_ok=True)
     email, other = "planner@example.com", "someone-else@example.com"
-    auth = _person(server, email)
+    registered = httpx.post(f"{server}/api/auth/register",
+                            json={"email": email, "password": PASSWORD}).json()
+    auth = {"authorization": f"Bearer {registered['token']}"}
     _person(server, other)
     # Tuesday and Wednesday of this week: one row of the month's grid and of the week's.
     today = datetime.now(UTC).date()
@@ -160,6 +163,14 @@ def test_build_see_move_and_export_a_workout(server: str) -> None:  # noqa: F811
             expect(page.get_by_role("button", name="Send to Garmin")).to_be_hidden()
             checks.page_done("workout")
             _fits(page)
+
+            # With Garmin connected (the sandbox), Send to Garmin puts it there.
+            connect_without_browser(server, registered["token"], registered["user_id"],
+                                    "garmin", 7)
+            page.reload()
+            page.get_by_role("button", name="Send to Garmin").click()
+            expect(page.locator("[data-w-send-status]")).to_contain_text(
+                "Sent to Garmin Connect")
 
             # The calendar feed, from the Account page: an address that works, then not.
             page.goto(f"{server}/account")
