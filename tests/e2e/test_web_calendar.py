@@ -104,6 +104,24 @@ def test_build_see_move_and_export_a_workout(server: str) -> None:  # noqa: F811
             checks.page_done("workout-builder")
             _fits(page)
 
+            # Editing: the builder filled from the API; a repeat of zero refused by the
+            # group; six repeats are 600 + 6 x 420 + 300 s = 57:00 and 53.65 + 7.70 + 1.51
+            # = 62.86 TSS; back to five.
+            page.goto(f"{server}/workouts/{workout_id}/edit")
+            count = page.get_by_role("spinbutton", name="Repeat times")
+            expect(count).to_have_value("5")
+            count.fill("0")
+            page.get_by_role("button", name="Save workout").click()
+            expect(alert).to_contain_text("steps[1]: repeat must be")
+            expect(steps.locator("li.b-repeat")).to_have_attribute("aria-invalid", "true")
+            count.fill("6")
+            page.get_by_role("button", name="Save workout").click()
+            expect(saved).to_contain_text("Saved: 57:00, load 63 TSS")
+            expect(alert).to_be_empty()
+            count.fill("5")
+            page.get_by_role("button", name="Save workout").click()
+            expect(saved).to_contain_text(f"Saved: {DURATION}, load {LOAD}")
+
             # On the calendar, the day's cell holds it with its time and load.
             page.goto(f"{server}/calendar")
             calendar = page.get_by_role("region", name="Calendar")
