@@ -121,7 +121,7 @@
           el("th", {scope: "col", class: "num", text: "Time"}), el("th", {scope: "col", class: "num", text: "Load"}))),
         el("tbody", {}, ...rows.map(([date, w]) => el("tr", {},
           el("td", {class: "date", text: fmt.localDate(date + "T12:00:00")}),
-          el("td", {}, w.name, el("small", {class: "sport", text: " " + w.sport + " · "}),
+          el("td", {}, el("a", {href: "/workouts/" + w.id, text: w.name}), el("small", {class: "sport", text: " " + w.sport + " · "}),
             el("a", {href: "/api/workouts/" + w.id + "/export?format=fit", download: "", text: "FIT"})),
           el("td", {class: "num", text: w.duration_s ? fmt.duration(w.duration_s) : "–"}),
           el("td", {class: "num", text: w.load === null || w.load === undefined ? "–" : String(Math.round(w.load))})))))));
