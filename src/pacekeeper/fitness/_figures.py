@@ -42,6 +42,7 @@ _DECIMALS: tuple[tuple[re.Pattern[str], int], ...] = tuple(
         (r"(^|_)(hr|heartrate|power|watts|cadence|calories)$|^(hr|power)_", 0),
         (r"(_pct|_kg|_kmh|_mph|_h|_hours|_min|_weeks|_ms)$|^(hours)$", 1),
         (r"^weeks_", 1), (r"^days_", 0),  # a name that begins with its unit
+        (r"^sessions$", 0),  # a count (per week: to a tenth)
         (r"speed", 2),  # the engine's stored speeds (m/s)
         # unitless quantities: TSS points and the models' outputs, shares and fits, scores
         (r"(^|_)(tss|rtss|trimp|load|ctl|atl|tsb|vdot|vo2max|ramp|ramp_rate)(_|$)", 1),

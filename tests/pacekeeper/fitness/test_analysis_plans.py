@@ -175,7 +175,7 @@ async def test_detect_patterns_by_hand(harness: Harness) -> None:
                                f"high {high:.0%}")  # 78 % easy: no 80/20 remark
 
     assert found["consistency"]["active_weeks"] == 4
-    assert found["consistency"]["sessions_per_week"] == 1.75
+    assert found["consistency"]["sessions_per_week"] == round(7 / 4, 1)  # a count a week, to a tenth
     assert (found["favourite_day"]["day"], found["favourite_day"]["count"]) == ("Tuesday", 4)
     three = "; ".join(p["finding"] for p in body["patterns"][:3])
     assert body["summary"] == f"{body['from']} to {body['to']}: {three}"

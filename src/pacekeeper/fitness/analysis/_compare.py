@@ -227,7 +227,7 @@ class CompareAnalysis(PhysiologyAnalysis):
         active_weeks = int(np.sum(weekly > 0))
         add("consistency", f"trained in {active_weeks} of {weeks} weeks; "
             f"{len(rows) / weeks:.1f} sessions per week", active_weeks=active_weeks,
-            sessions_per_week=_r(len(rows) / weeks, 2))
+            sessions_per_week=_r(len(rows) / weeks, 1))
         if days:
             day, count = days.most_common(1)[0]
             add("favourite_day", f"most sessions on {day} ({count})", day=day, count=count)
