@@ -80,6 +80,10 @@ class StoredActivity(ActivitySummary):
     # and why its file could not be read again at the last re-derivation.
     engine_version: int | None = None
     rederive_error: str | None = None
+    # The person's description and private notes, and the fields they edited.
+    description: str | None = None
+    notes: str | None = None
+    edited: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

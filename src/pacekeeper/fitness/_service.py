@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 
 from pacekeeper.cpu import Busy, CpuPool, WorkerCrashed
 from pacekeeper.errors import RateLimited
+from pacekeeper.fitness._edit import EDITED, check_edit
 from pacekeeper.fitness._engine import ENGINE_VERSION
 from pacekeeper.fitness._errors import ActivityNotFound, FitnessInputError
 from pacekeeper.fitness._prepare import (
@@ -336,14 +337,18 @@ class FitnessService(ProviderTerms):
             richer = streams is not None and richness(streams) > (
                 len(candidate.stream_channels), await self._samples(owner, candidate))
             try:
+                # What the person set themselves (name, sport) stays theirs.
+                kept = replace(new, **{f: getattr(candidate, f) for f in candidate.edited})
                 await self.store.attach(
-                    owner, candidate.id, ref, replace=new if richer else None,
+                    owner, candidate.id, ref, replace=kept if richer else None,
                     metrics=metrics if richer else None, streams=blob if richer else None,
                     stream_channels=channels, samples=samples, original=original, now=now,
                     ref_offset=new.utc_offset_s)
             except DuplicateSource as dup:
                 return ImportOutcome(name, await self._get(owner.user_id, dup.activity_id),
                                      duplicate=True)
+            if richer and "sport" in candidate.edited:  # metrics of the person's sport
+                await self._refresh_metrics(owner, candidate.id)
             return ImportOutcome(name, await self._get(owner.user_id, candidate.id),
                                  merged=True)
         try:
@@ -409,6 +414,31 @@ class FitnessService(ProviderTerms):
         # Decoding a long activity's grid (600,000 seconds for a 7-day GPX) and reducing it
         # takes tens of milliseconds: a worker thread's, not the event loop's (issue 28).
         return await asyncio.to_thread(_shaped_streams, blob, keys, max_points)
+
+    async def edit(self, owner: Owner, activity_id: uuid.UUID, changes: Mapping[str, Any]
+                   ) -> StoredActivity:
+        """The person's own changes to an activity (``name``, ``sport``, ``description``,
+        ``notes``; fitness/_edit.py checks them). A new sport computes the metrics again
+        with that sport's thresholds (rTSS for a run, TSS for a ride...), so its load
+        and the fitness chart follow. ``ActivityNotFound`` for another person's."""
+        values = check_edit(changes)
+        current = await self._get(owner.user_id, activity_id)
+        edited = sorted(set(current.edited) | {k for k in values if k in EDITED})
+        metrics = None
+        if values.get("sport", current.sport) != current.sport:
+            history = SettingsHistory(await self.store.settings(owner.user_id))
+            metrics = await self._metrics_again(owner, activity_id, history,
+                                                sport=values["sport"])
+        if not await self.store.edit(owner.user_id, activity_id, values, edited,
+                                     self.clock(), metrics):
+            raise ActivityNotFound("no such activity")
+        return await self._get(owner.user_id, activity_id)
+
+    async def _refresh_metrics(self, owner: Owner, activity_id: uuid.UUID) -> None:
+        history = SettingsHistory(await self.store.settings(owner.user_id))
+        metrics = await self._metrics_again(owner, activity_id, history)
+        if metrics is not None:
+            await self.store.set_metrics(owner.user_id, activity_id, metrics, self.clock())
 
     async def delete(self, owner: Owner, activity_id: uuid.UUID) -> None:
         if not await self.store.delete(owner.user_id, activity_id):
@@ -482,18 +512,18 @@ class FitnessService(ProviderTerms):
         return count
 
     async def _metrics_again(self, owner: Owner, activity_id: uuid.UUID,
-                             history: SettingsHistory) -> dict[str, Any] | None:
-        """The activity's metrics computed again from its stored streams (None: it has
-        none, or is gone)."""
+                             history: SettingsHistory, sport: str | None = None
+                             ) -> dict[str, Any] | None:
+        """The activity's metrics computed again from its stored streams, as an activity
+        of ``sport`` (its own by default); None: it has none, or is gone."""
         activity = await self.store.get(owner.user_id, activity_id)
         blob = await self.store.streams(owner.user_id, activity_id)
         if activity is None or blob is None:
             return None
-        athlete = snapshot(history.on(activity.start_at.astimezone(UTC).date()),
-                           activity.sport)
+        sport = sport or activity.sport
+        athlete = snapshot(history.on(activity.start_at.astimezone(UTC).date()), sport)
         # In the pool: a thread would hold the GIL for the analysis (issue 30).
-        return await self.in_pool(reanalyze, blob, activity.sport, athlete,
-                                   activity.distance_m)
+        return await self.in_pool(reanalyze, blob, sport, athlete, activity.distance_m)
 
     # -- re-deriving after an upgrade (pacekeeper.fitness._engine) --------------------------
 
@@ -556,12 +586,17 @@ class FitnessService(ProviderTerms):
         parsed, computed = prepared.parsed, prepared.computed
         assert computed is not None
         streams = parsed.streams if len(parsed.streams) else None
+        new = summary_of(parsed)
+        if "sport" in activity.edited:  # the person's sport, not the file's
+            new = replace(new, sport=activity.sport)
         await self.store.rederived(
-            user_id, activity_id, version=ENGINE_VERSION, now=now, new=summary_of(parsed),
+            user_id, activity_id, version=ENGINE_VERSION, now=now, new=new,
             metrics=computed.metrics, streams=computed.blob,
             stream_channels=",".join(k for k in streams.keys if streams.has(k))
             if streams else "",
             samples=len(streams) if streams is not None else 0)
+        if "sport" in activity.edited:
+            await self._refresh_metrics(owner, activity_id)
         return RederiveReport(reparsed=1)
 
     async def rederive_all(self, *, per_owner: int | None = None) -> RederiveReport:

@@ -21,6 +21,7 @@ from sqlalchemy import (
     Integer,
     LargeBinary,
     String,
+    Text,
     UniqueConstraint,
     Uuid,
 )
@@ -80,6 +81,11 @@ class ActivityRow(Base):
     # stamp), and why the last re-derivation could not read the original file again.
     engine_version: Mapped[int | None] = mapped_column(Integer, nullable=True)
     rederive_error: Mapped[str | None] = mapped_column(String(300), nullable=True)
+    # The person's own words (migration 0022): a description, private notes, and which
+    # fields they set themselves (["name", "sport"]), which no later source overwrites.
+    description: Mapped[str | None] = mapped_column(Text, nullable=True)
+    notes: Mapped[str | None] = mapped_column(Text, nullable=True)
+    edited: Mapped[list[str] | None] = mapped_column(JSON, nullable=True)
 
 
 # Newest first, per person: the list's order and its cursor.
