@@ -3,6 +3,7 @@ the PMC and the period queries every part reads."""
 
 from __future__ import annotations
 
+import zoneinfo
 from collections.abc import Mapping, Sequence
 from datetime import UTC, date, timedelta
 from typing import Any
@@ -40,13 +41,31 @@ class AnalysisBase:
         self.store = store
         self.clock = clock
 
+    async def locale(self, owner: Owner) -> tuple[str | None, int]:
+        """The person's ``time_zone`` setting (None: not set) and the weekday their
+        weeks start on (0 Monday, 6 Sunday), as valid now: read on tomorrow's UTC date,
+        so a change made today counts at once in a zone ahead of UTC."""
+        values = SettingsHistory(await self.store.settings(owner.user_id)).on(
+            self.clock().astimezone(UTC).date() + timedelta(days=1))
+        zone = values.get("time_zone")
+        return (zone if isinstance(zone, str) else None,
+                6 if values.get("first_day_of_week") == "sunday" else 0)
+
+    async def week_start(self, owner: Owner, day: date) -> date:
+        """The first day of ``day``'s week, as the person's weeks start."""
+        _, first = await self.locale(owner)
+        return day - timedelta(days=(day.weekday() - first) % 7)
+
     async def today(self, owner: Owner) -> date:
-        """The person's own today: the date at the UTC offset of their latest activity of
-        the last ``WHERE_DAYS`` days (the service keeps no time zone setting; a recent
-        activity says where they are), UTC's without one. A UTC date would leave a Sydney
-        morning's ride out of "today" (and of the week, the summary and the chart) until
-        10:00 there."""
+        """The person's own today: the date in their ``time_zone`` setting; without one,
+        at the UTC offset of their latest activity of the last ``WHERE_DAYS`` days (a
+        recent activity says where they are), UTC's without one. A UTC date would leave a
+        Sydney morning's ride out of "today" (and of the week, the summary and the chart)
+        until 10:00 there."""
         now = self.clock().astimezone(UTC)
+        zone, _ = await self.locale(owner)
+        if zone is not None:
+            return now.astimezone(zoneinfo.ZoneInfo(zone)).date()
         offset = await self.store.latest_offset(
             owner.user_id, now - timedelta(days=WHERE_DAYS), now, hide=owner.withheld)
         return (now + timedelta(seconds=offset or 0)).date()
