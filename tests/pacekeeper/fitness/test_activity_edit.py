@@ -6,6 +6,7 @@ was; the notes reach the owner's own assistant (docs/fitness.md)."""
 
 from __future__ import annotations
 
+import uuid
 from datetime import timedelta
 from typing import Any
 
@@ -109,3 +110,29 @@ async def test_another_persons_activity_is_a_404_and_stays_as_it_was(harness: Ha
     assert response.status_code == 404 and response.json()["error"] == "not_found"
     stored = (await h.client.get(f"/api/activities/{activity_id}", headers=auth)).json()
     assert stored["name"] != "mine now" and stored["notes"] is None
+
+
+async def test_the_persons_sport_and_name_survive_a_rederivation(harness: Harness) -> None:
+    """A ride edited into a run, then stamped as an older engine's: re-deriving parses
+    the file again (which says "Biking") but keeps the person's sport and name, and the
+    load is the run's hrTSS (run LTHR 170), not the ride's (165)."""
+    h = harness
+    auth, owner = await person(h, "rederive-edit@example.com")
+    today = h.clock().date()
+    since = (today - timedelta(days=60)).isoformat()
+    await patch(h, auth, {"lthr_bpm": 165, "max_hr_bpm": 190, "resting_hr_bpm": 50,
+                          "sex": "M", "valid_from": since})
+    await patch(h, auth, {"sport": "run", "lthr_bpm": 170, "valid_from": since})
+    activity_id = await put(h, owner, tcx("Biking", at(today - timedelta(days=1), 8),
+                                          hr=np.full(3600, 140.0)))
+    edited = await h.client.patch(f"/api/activities/{activity_id}", headers=auth,
+                                  json={"sport": "run", "name": "Treadmill"})
+    assert edited.status_code == 200, edited.text
+    store = h.services.fitness.store
+    await store.rederived(owner.user_id, uuid.UUID(activity_id), version=0, now=h.clock(),
+                          metrics={"load": 999.0, "load_method": "power"})
+    report = await h.services.fitness.rederive(owner)
+    assert report.reparsed == 1
+    after = (await h.client.get(f"/api/activities/{activity_id}", headers=auth)).json()
+    assert after["sport"] == "run" and after["name"] == "Treadmill"
+    assert after["load"] == pytest.approx(hr_tss_by_hand(140, 170, 50, 190), abs=0.05)
