@@ -18,7 +18,7 @@ import asyncio
 import logging
 import uuid
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, timedelta
 from typing import Any, TypeVar
 
@@ -27,6 +27,7 @@ from pacekeeper.errors import RateLimited
 from pacekeeper.fitness._edit import EDITED, check_edit
 from pacekeeper.fitness._engine import ENGINE_VERSION
 from pacekeeper.fitness._errors import ActivityNotFound, FitnessInputError
+from pacekeeper.fitness._parsed import summary_of
 from pacekeeper.fitness._prepare import (
     Computed,
     Prepared,
@@ -58,7 +59,6 @@ from pacekeeper.fitness._terms import ProviderTerms, withheld_reason
 from pacekeeper.fitness.analysis import AnalysisService
 from pacekeeper.fitness.importers import ArchiveReader, ImportRejected, ParsedActivity, is_archive
 from pacekeeper.fitness.streams import CHANNELS, StreamSet
-from pacekeeper.fitness.summary import summary_values
 from pacekeeper.ratelimit import RateLimiter
 
 Clock = Callable[[], datetime]
@@ -131,56 +131,6 @@ def _same_activity(a: StoredActivity, new: NewActivity) -> bool:
         and abs(a.distance_m - new.distance_m) <= max(100.0, 0.03 * a.distance_m)
     )
     return elapsed_ok or distance_ok
-
-
-def default_name(sport: str, start: datetime, utc_offset_s: int | None) -> str:
-    """A name for a file that has none, as a watch's app would give it ("Morning ride"),
-    from the local time of day when the file says its offset (else UTC)."""
-    hour = (start + timedelta(seconds=utc_offset_s or 0)).astimezone(UTC).hour
-    part = ("Night" if hour < 5 else "Morning" if hour < 11 else "Lunch" if hour < 14
-            else "Afternoon" if hour < 17 else "Evening" if hour < 21 else "Night")
-    return f"{part} {sport}"
-
-
-def _two(values: Mapping[str, Any]) -> dict[str, Any]:
-    # Our figures beside the device's: to 0.01, more than any of them measures.
-    return {k: round(v, 2) if isinstance(v, float) else v for k, v in values.items()}
-
-
-def _plain(item: Any) -> dict[str, Any]:
-    """A lap or leg as JSON: times as ISO 8601, the computed figures as a plain dict."""
-    return {k: (v.isoformat() if isinstance(v, datetime) else _two(v)
-                if isinstance(v, Mapping) else v) for k, v in asdict(item).items()}
-
-
-def structure_of(parsed: ParsedActivity) -> dict[str, Any]:
-    """The file's structure beside the summary (docs/import.md): the device's timer
-    time, our figures where the device's totals are shown, a multisport file's legs, a
-    pool swim's figures. Empty keys are left out."""
-    out: dict[str, Any] = {}
-    if parsed.timer_s is not None:
-        out["timer_s"] = parsed.timer_s
-    if parsed.computed:
-        out["computed"] = _two(parsed.computed)
-    if parsed.legs:
-        out["legs"] = [_two(_plain(leg)) for leg in parsed.legs]
-    if parsed.swim is not None:
-        out["swim"] = asdict(parsed.swim)
-    return out
-
-
-def summary_of(parsed: ParsedActivity) -> NewActivity:
-    laps = [_plain(lap) for lap in parsed.laps]
-    return NewActivity(
-        sport=parsed.sport.value, start_at=parsed.start,
-        source_sport=parsed.file_sport,
-        name=parsed.name or default_name("multisport" if parsed.legs else parsed.sport.value,
-                                         parsed.start, parsed.utc_offset_s),
-        name_generated=not parsed.name,
-        utc_offset_s=parsed.utc_offset_s, **summary_values(parsed),
-        device_name=parsed.device_name, laps=laps, device_metrics=dict(parsed.device_metrics),
-        structure=structure_of(parsed),
-    )  # fmt: skip
 
 
 class FitnessService(ProviderTerms):
