@@ -52,6 +52,7 @@ from pacekeeper.fitness._settings import (
     SettingsHistory,
     check_settings,
     for_sport,
+    local_today,
     sport_values,
 )
 from pacekeeper.fitness._store import BadCursor, DuplicateSource, SqlFitnessStore
@@ -398,7 +399,7 @@ class FitnessService(ProviderTerms):
 
     async def athlete(self, owner: Owner, *, on: date | None = None) -> dict[str, Any]:
         history = SettingsHistory(await self.store.settings(owner.user_id))
-        day = on or self.clock().date()
+        day = on or local_today(history, self.clock())
         values = history.on(day)
         by_sport: dict[str, Any] = {}
         for sport in THRESHOLD_SPORTS:

@@ -7,7 +7,7 @@ import bisect
 import zoneinfo
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from datetime import date
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from pacekeeper.fitness._records import SettingValue
@@ -223,6 +223,14 @@ def provider_settings(stored: Iterable[SettingValue], offered: Mapping[str, Any]
     return out
 
 
+def local_today(history: SettingsHistory, now: datetime) -> date:
+    """Today in the person's ``time_zone`` setting (as valid on tomorrow's UTC date, so
+    a zone ahead of UTC counts at once); UTC's date without one."""
+    now = now.astimezone(UTC)
+    zone = history.on(now.date() + timedelta(days=1)).get("time_zone")
+    return now.astimezone(zoneinfo.ZoneInfo(zone)).date() if isinstance(zone, str) else now.date()
+
+
 def check_settings(values: Mapping[str, Any]) -> dict[str, Any]:
     """Validated values; ValueError naming the first bad or unknown setting."""
     if not values:
@@ -237,5 +245,5 @@ def check_settings(values: Mapping[str, Any]) -> dict[str, Any]:
 
 
 __all__ = ["PROVIDER_SETTINGS", "SETTINGS", "THRESHOLD_SPORTS", "SettingSpec",
-           "SettingsHistory", "check_settings", "for_sport", "provider_settings",
-           "sport_values", "threshold_sport", "time_zone"]
+           "SettingsHistory", "check_settings", "for_sport", "local_today",
+           "provider_settings", "sport_values", "threshold_sport", "time_zone"]

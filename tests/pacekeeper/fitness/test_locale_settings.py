@@ -91,7 +91,12 @@ async def test_today_is_the_date_in_the_persons_zone(harness: Harness) -> None:
     h.clock.value = (datetime.combine(sunday, datetime.min.time(), UTC)
                      + timedelta(hours=23, minutes=30))
     analysis = h.services.fitness.analysis
-    await h.services.fitness.update_athlete(owner, {"time_zone": "Pacific/Auckland"})
+    fitness = h.services.fitness
+    assert (await fitness.athlete(owner))["as_of"] == sunday.isoformat()  # UTC's, unset
+    await fitness.update_athlete(owner, {"time_zone": "Pacific/Auckland"})
     assert await analysis.today(owner) == sunday + timedelta(days=1)
-    await h.services.fitness.update_athlete(owner, {"time_zone": "America/Los_Angeles"})
+    # The athlete answer's day (Home's "as of") is the same date.
+    assert (await fitness.athlete(owner))["as_of"] == (sunday + timedelta(days=1)).isoformat()
+    await fitness.update_athlete(owner, {"time_zone": "America/Los_Angeles"})
     assert await analysis.today(owner) == sunday
+    assert (await fitness.athlete(owner))["as_of"] == sunday.isoformat()
