@@ -136,3 +136,32 @@ async def test_the_persons_sport_and_name_survive_a_rederivation(harness: Harnes
     after = (await h.client.get(f"/api/activities/{activity_id}", headers=auth)).json()
     assert after["sport"] == "run" and after["name"] == "Treadmill"
     assert after["load"] == pytest.approx(hr_tss_by_hand(140, 170, 50, 190), abs=0.05)
+
+
+async def test_the_persons_sport_survives_a_richer_source_merged_later(harness: Harness
+                                                                       ) -> None:
+    """A ride with heart rate only, edited into a run; then the same hour arrives with
+    power too (richer streams: it replaces the summary and streams). The sport stays the
+    person's, and the load is the run's hrTSS (no running FTP: power gives no run TSS),
+    not the cycling TSS the power would give against the 250 W FTP."""
+    h = harness
+    auth, owner = await person(h, "merge-edit@example.com")
+    today = h.clock().date()
+    since = (today - timedelta(days=60)).isoformat()
+    await patch(h, auth, {"ftp_watts": 250, "lthr_bpm": 165, "max_hr_bpm": 190,
+                          "resting_hr_bpm": 50, "sex": "M", "valid_from": since})
+    await patch(h, auth, {"sport": "run", "lthr_bpm": 170, "valid_from": since})
+    start = at(today - timedelta(days=1), 8)
+    activity_id = await put(h, owner, tcx("Biking", start, hr=np.full(3600, 140.0)))
+    edited = await h.client.patch(f"/api/activities/{activity_id}", headers=auth,
+                                  json={"sport": "run"})
+    assert edited.status_code == 200, edited.text
+    richer = tcx("Biking", start, np.full(3600, 225.0), np.full(3600, 140.0))
+    outcome = (await h.services.fitness.import_file(owner, richer, "b.tcx",
+                                                    bounded=False))[0]
+    assert outcome.merged and outcome.activity is not None
+    assert str(outcome.activity.id) == activity_id
+    after = (await h.client.get(f"/api/activities/{activity_id}", headers=auth)).json()
+    assert "power" in after["streams"]  # the richer source's streams were taken
+    assert after["sport"] == "run" and after["load_method"] == "heart_rate"
+    assert after["load"] == pytest.approx(hr_tss_by_hand(140, 170, 50, 190), abs=0.05)
