@@ -51,9 +51,11 @@ from pacekeeper.fitness._settings import (
     THRESHOLD_SPORTS,
     SettingsHistory,
     check_settings,
+    day_in,
     for_sport,
     local_today,
     sport_values,
+    zone_of,
 )
 from pacekeeper.fitness._store import BadCursor, DuplicateSource, SqlFitnessStore
 from pacekeeper.fitness._terms import ProviderTerms, withheld_reason
@@ -441,7 +443,15 @@ class FitnessService(ProviderTerms):
             checked = check_settings(sport_values(values, sport))
         except ValueError as exc:
             raise FitnessInputError(str(exc)) from None
-        day = valid_from or self.clock().date()
+        if valid_from is None:
+            # Today: the earlier of UTC's date (the day an activity's settings are read
+            # on) and the person's own (the day the answers are "as of"), so a value set
+            # now holds for both; with the zone this call sets, if it sets one.
+            now = self.clock()
+            zone = (checked["time_zone"] if "time_zone" in checked else
+                    zone_of(SettingsHistory(await self.store.settings(owner.user_id)), now))
+            valid_from = min(now.astimezone(UTC).date(), day_in(zone, now))
+        day = valid_from
         await self.store.set_settings(owner, checked, day, self.clock())
         if self.recompute_later is not None:
             job = await self.recompute_later(owner, day)

@@ -223,12 +223,21 @@ def provider_settings(stored: Iterable[SettingValue], offered: Mapping[str, Any]
     return out
 
 
+def zone_of(history: SettingsHistory, now: datetime) -> str | None:
+    """The person's ``time_zone`` as valid now: read on tomorrow's UTC date, so a change
+    made today counts at once in a zone ahead of UTC."""
+    zone = history.on(now.astimezone(UTC).date() + timedelta(days=1)).get("time_zone")
+    return zone if isinstance(zone, str) else None
+
+
+def day_in(zone: str | None, now: datetime) -> date:
+    """``now``'s date in ``zone`` (UTC's without one)."""
+    return now.astimezone(zoneinfo.ZoneInfo(zone) if zone else UTC).date()
+
+
 def local_today(history: SettingsHistory, now: datetime) -> date:
-    """Today in the person's ``time_zone`` setting (as valid on tomorrow's UTC date, so
-    a zone ahead of UTC counts at once); UTC's date without one."""
-    now = now.astimezone(UTC)
-    zone = history.on(now.date() + timedelta(days=1)).get("time_zone")
-    return now.astimezone(zoneinfo.ZoneInfo(zone)).date() if isinstance(zone, str) else now.date()
+    """Today in the person's ``time_zone`` setting; UTC's date without one."""
+    return day_in(zone_of(history, now), now)
 
 
 def check_settings(values: Mapping[str, Any]) -> dict[str, Any]:
@@ -245,5 +254,5 @@ def check_settings(values: Mapping[str, Any]) -> dict[str, Any]:
 
 
 __all__ = ["PROVIDER_SETTINGS", "SETTINGS", "THRESHOLD_SPORTS", "SettingSpec",
-           "SettingsHistory", "check_settings", "for_sport", "local_today",
-           "provider_settings", "sport_values", "threshold_sport", "time_zone"]
+           "SettingsHistory", "check_settings", "day_in", "for_sport", "local_today",
+           "provider_settings", "sport_values", "threshold_sport", "time_zone", "zone_of"]

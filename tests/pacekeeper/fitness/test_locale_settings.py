@@ -100,3 +100,31 @@ async def test_today_is_the_date_in_the_persons_zone(harness: Harness) -> None:
     await fitness.update_athlete(owner, {"time_zone": "America/Los_Angeles"})
     assert await analysis.today(owner) == sunday
     assert (await fitness.athlete(owner))["as_of"] == sunday.isoformat()
+
+
+async def test_a_value_set_now_holds_on_both_the_persons_today_and_utcs(harness: Harness
+                                                                        ) -> None:
+    """Monday 05:00 UTC is Sunday 21:00 in Los Angeles: a zone set then is in the answer
+    (valid from Sunday, the person's today, not Monday's UTC date after it). Sunday
+    23:30 UTC is Monday in Auckland: an FTP set then is valid from Sunday, UTC's date,
+    which an activity of that Auckland morning is read on."""
+    h = harness
+    _, owner = await person(h, "valid-from@example.com")
+    fitness = h.services.fitness
+    now = h.clock()
+    monday = (now + timedelta(days=(7 - now.weekday()) % 7 or 7)).date()
+    h.clock.value = datetime.combine(monday, datetime.min.time(), UTC) + timedelta(hours=5)
+    body = await fitness.update_athlete(owner, {"time_zone": "America/Los_Angeles"})
+    sunday = monday - timedelta(days=1)
+    assert body["as_of"] == sunday.isoformat()
+    assert body["settings"]["time_zone"] == "America/Los_Angeles"
+    assert body["history"]["time_zone"][-1]["valid_from"] == sunday.isoformat()
+
+    h.clock.value = datetime.combine(monday, datetime.min.time(), UTC) + timedelta(
+        days=6, hours=23, minutes=30)  # the next Sunday, 23:30 UTC
+    next_sunday = monday + timedelta(days=6)
+    await fitness.update_athlete(owner, {"time_zone": "Pacific/Auckland"})
+    body = await fitness.update_athlete(owner, {"ftp_watts": 250})
+    assert body["as_of"] == (next_sunday + timedelta(days=1)).isoformat()
+    assert body["settings"]["ftp_watts"] == 250
+    assert body["history"]["ftp_watts"][-1]["valid_from"] == next_sunday.isoformat()

@@ -3,7 +3,6 @@ the PMC and the period queries every part reads."""
 
 from __future__ import annotations
 
-import zoneinfo
 from collections.abc import Mapping, Sequence
 from datetime import UTC, date, timedelta
 from typing import Any
@@ -14,7 +13,7 @@ from pacekeeper.fitness import _inputs
 from pacekeeper.fitness import analytics as an
 from pacekeeper.fitness._errors import FitnessInputError
 from pacekeeper.fitness._records import DailyHealth, Owner, PeriodRow
-from pacekeeper.fitness._settings import SettingsHistory
+from pacekeeper.fitness._settings import SettingsHistory, day_in, zone_of
 from pacekeeper.fitness._store import SqlFitnessStore
 from pacekeeper.fitness._views import daily_json
 from pacekeeper.fitness.analysis._common import (
@@ -42,14 +41,13 @@ class AnalysisBase:
         self.clock = clock
 
     async def locale(self, owner: Owner) -> tuple[str | None, int]:
-        """The person's ``time_zone`` setting (None: not set) and the weekday their
-        weeks start on (0 Monday, 6 Sunday), as valid now: read on tomorrow's UTC date,
-        so a change made today counts at once in a zone ahead of UTC."""
-        values = SettingsHistory(await self.store.settings(owner.user_id)).on(
-            self.clock().astimezone(UTC).date() + timedelta(days=1))
-        zone = values.get("time_zone")
-        return (zone if isinstance(zone, str) else None,
-                6 if values.get("first_day_of_week") == "sunday" else 0)
+        """The person's ``time_zone`` setting as valid now (None: not set) and the
+        weekday their weeks start on (0 Monday, 6 Sunday)."""
+        now = self.clock()
+        history = SettingsHistory(await self.store.settings(owner.user_id))
+        first = history.on(now.astimezone(UTC).date() + timedelta(days=1)).get(
+            "first_day_of_week")
+        return zone_of(history, now), 6 if first == "sunday" else 0
 
     async def week_start(self, owner: Owner, day: date) -> date:
         """The first day of ``day``'s week, as the person's weeks start."""
@@ -65,7 +63,7 @@ class AnalysisBase:
         now = self.clock().astimezone(UTC)
         zone, _ = await self.locale(owner)
         if zone is not None:
-            return now.astimezone(zoneinfo.ZoneInfo(zone)).date()
+            return day_in(zone, now)
         offset = await self.store.latest_offset(
             owner.user_id, now - timedelta(days=WHERE_DAYS), now, hide=owner.withheld)
         return (now + timedelta(seconds=offset or 0)).date()
