@@ -9,6 +9,10 @@
 3. The streams of a six-hour ride read back (the store's row and ``StreamSet.from_bytes``),
    against zlib's decompression of the same value alone. Target: under 20 ms. Over HTTP,
    downsampled to 500 points as the tools ask, beside it.
+5. A ten-year Strava export (3,650 activities, real GPX and TCX tracks moved to each day)
+   imported end to end as ``pacekeeper import-export`` does (``exports``), with the peak
+   resident memory of the serving process and of the import worker. Target: at least 5
+   activities a second.
 4. A year of sandbox history synced end to end from nothing (``sync_year``: the sandbox in
    its own process on loopback, the real ``SyncService`` and provider clients) for Garmin,
    Fitbit and Strava (with its published limit, then with the sandbox's limit raised),
@@ -39,7 +43,7 @@ import numpy as np
 from garmin_fit_sdk import Decoder, Stream
 
 from bench.analytics._http import _seed, _service, _time
-from bench.fitness_data import sync_year
+from bench.fitness_data import exports, sync_year
 from bench.fitness_data.import_ratio import synthetic_ride
 from pacekeeper.config import Settings
 from pacekeeper.fitness import Owner, StreamSet
@@ -169,14 +173,20 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="fewer runs (a smoke run)")
     parser.add_argument("--no-sync", action="store_true",
                         help="skip the year-of-history syncs (about a minute and a half)")
+    parser.add_argument("--no-export", action="store_true",
+                        help="skip the ten-year Strava export (ten minutes or so)")
     args = parser.parse_args()
     runs, requests = (3, 50) if args.quick else (15, 300)
     rows = asyncio.run(import_rows(runs)) + streams_rows(runs * 3) + http_rows(requests)
     if not args.no_sync:
         rows += sync_year.rows(["garmin", "fitbit", "strava"])
+    if not args.no_export:
+        rows += exports.rows(365 if args.quick else 3650)
     for r in rows:
         if "provider" in r:
             print(sync_year.describe(r))
+        elif "activities_per_s" in r:
+            print(exports.describe(r))
         elif "p50_ms" in r:
             print(f"{r['figure']:<62} p50 {r['p50_ms']:7.2f} ms  p90 {r['p90_ms']:7.2f} ms"
                   + (f"  [{r['target']}: {'met' if r['met'] else 'NOT met'}]"

@@ -5,7 +5,7 @@ pacekeeper.workouts._steps), each planned on a day or not yet; `calendar_tokens`
 SHA-256 of each person's calendar feed secret (PLAN-4), one per person.
 
 Revision ID: 0021_workouts
-Revises: 0018_setting_source
+Revises: 0019_history_imports
 Create Date: 2026-12-07
 """
 
@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0021_workouts"
-down_revision = "0018_setting_source"
+down_revision = "0019_history_imports"
 branch_labels = None
 depends_on = None
 

@@ -1,5 +1,5 @@
-"""An activity's description and private notes, and which fields the person edited
-(issue 33: edit an activity).
+"""An activity's private notes, and which fields the person edited (issue 33: edit an
+activity; its description is 0019_history_imports' column).
 
 `edited` lists the fields the person set themselves (``name``, ``sport``): a richer
 source merged later or a re-derivation after an upgrade keeps them.
@@ -22,7 +22,6 @@ depends_on = None
 
 def upgrade() -> None:
     with op.batch_alter_table("activities") as batch:
-        batch.add_column(sa.Column("description", sa.Text(), nullable=True))
         batch.add_column(sa.Column("notes", sa.Text(), nullable=True))
         batch.add_column(sa.Column("edited", sa.JSON(), nullable=True))
 
@@ -31,4 +30,3 @@ def downgrade() -> None:
     with op.batch_alter_table("activities") as batch:
         batch.drop_column("edited")
         batch.drop_column("notes")
-        batch.drop_column("description")

@@ -26,10 +26,12 @@ Inspector's ``--strict`` flags it: Gemini's dialect has one type per schema).
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import inspect
 import re
 import types
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
@@ -164,9 +166,36 @@ class Signature:
         return _render_dynamic(value)
 
 
+# Signatures already read, per function (a bound method's: per its class's function).
+# A Signature depends only on the function's code, yet reading one costs pydantic's
+# schema generation: about 150 ms of CPU for pacekeeper's fifty tools, again for every
+# server built from the same class (the service's test suite builds about a thousand).
+# Weak keys: a function defined and dropped (tests do) takes its entry with it.
+_READ: weakref.WeakKeyDictionary[Callable[..., Any],
+                                 dict[tuple[bool, tuple[type, ...], bool], Signature]] = \
+    weakref.WeakKeyDictionary()
+
+
 def analyse(func: Callable[..., Any], *, injectables: tuple[type, ...],
             skip_self: bool = True) -> Signature:
     """Read ``func`` once; raise ``RegistrationError`` for what cannot be served."""
+    method = inspect.ismethod(func)
+    try:
+        known = _READ.setdefault(func.__func__ if method else func, {})  # type: ignore[attr-defined]
+    except TypeError:  # a callable object that cannot be weakly referenced: read it anew
+        return _read(func, injectables=injectables, skip_self=skip_self)
+    key = (method, injectables, skip_self)
+    sig = known.get(key)
+    if sig is None:
+        sig = known[key] = _read(func, injectables=injectables, skip_self=skip_self)
+    # Each server gets schemas of its own: a registry may copy them into listings that a
+    # caller changes, which must not reach another server of the same class.
+    return dataclasses.replace(sig, input_schema=copy.deepcopy(sig.input_schema),
+                               output_schema=copy.deepcopy(sig.output_schema))
+
+
+def _read(func: Callable[..., Any], *, injectables: tuple[type, ...],
+          skip_self: bool) -> Signature:
     where = getattr(func, "__qualname__", repr(func))
     try:
         parameters = list(inspect.signature(func).parameters.values())

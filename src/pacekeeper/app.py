@@ -42,6 +42,7 @@ from pacekeeper.http.analysis import analysis_routes
 from pacekeeper.http.apikeys import delete_key, keys_collection
 from pacekeeper.http.connections import connection_routes
 from pacekeeper.http.fitness import IMPORT_PATH, fitness_routes
+from pacekeeper.http.imports import IMPORTS_PATH, import_routes
 from pacekeeper.http.webhooks import webhook_body_limits, webhook_routes
 from pacekeeper.http.workouts import workout_routes
 from pacekeeper.jobs import stop_worker
@@ -252,6 +253,7 @@ def create_app(
         *admin_routes(),
         *fitness_routes(),
         *workout_routes(),
+        *import_routes(),
         *analysis_routes(mcp_server),
         *a2a_routes(mcp_server),
         *oauth2_routes(),
@@ -292,6 +294,7 @@ def create_app(
             # Each provider webhook has its own (from the registry: Garmin's is 8 MiB).
             Middleware(BodyLimitMiddleware, max_bytes=limit, exempt=("/mcp",),
                        overrides={IMPORT_PATH: settings.max_import_bytes + 64 * 1024,
+                                  IMPORTS_PATH: settings.max_export_bytes + 64 * 1024,
                                   **webhook_body_limits()})
         ],
         lifespan=lifespan,

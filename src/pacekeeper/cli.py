@@ -1,5 +1,5 @@
-"""`pacekeeper` command line: serve, import, admin create, user create|disable, keys rotate,
-db upgrade."""
+"""`pacekeeper` command line: serve, import, import-export, admin create, user
+create|disable, keys rotate, db upgrade."""
 
 from __future__ import annotations
 
@@ -198,6 +198,52 @@ def import_files(
     counts = _with_services(action)
     typer.echo(", ".join(f"{n} {state}" for state, n in counts.items()))
     if counts["rejected"] and counts["rejected"] == sum(counts.values()):
+        raise typer.Exit(code=1)
+
+
+@cli.command("import-export")
+def import_export(
+    file: Annotated[Path, typer.Argument(help="A whole-account export: Strava, Garmin "
+                                         "Connect, Google Takeout (Fitbit) or Apple Health.",
+                                         exists=True, dir_okay=False, readable=True)],
+    email: Annotated[str, typer.Option("--email", help="Whose history it is.")],
+) -> None:
+    """Import a whole-account export for a user, as POST /api/imports does, here and
+    now, with a progress bar; the same report at the end (docs/import.md)."""
+    from rich.progress import Progress
+
+    from pacekeeper.fitness.exports import status_json
+    from pacekeeper.owner import Owner
+
+    async def action(services: Services) -> dict[str, object]:
+        exports = services.exports
+        assert exports is not None
+        user = await services.users.get_by_email(email.strip().lower())
+        if user is None:
+            raise ApiError("no such user")
+        owner = Owner(user.id, user.tenant_id)
+        exports.enqueue = None  # run here, not in a worker
+        job = await exports.from_path(owner, file)
+        with Progress(transient=False) as progress:
+            bar = progress.add_task(f"importing {file.name}", total=None)
+            running = asyncio.create_task(exports.run(owner, job.id))
+            while not running.done():
+                await asyncio.wait({running}, timeout=0.5)
+                now = await exports.get(owner, job.id)
+                progress.update(bar, completed=now.done, total=now.total or None)
+            await running
+        return status_json(await exports.get(owner, job.id), "")
+
+    body = _with_services(action)
+    report = body["report"]
+    assert isinstance(report, dict)
+    for item in report["rejected"]:
+        typer.echo(f"{item['name']}: rejected: {item['error']}")
+    typer.echo(f"{body['kind']}: {body['status']}; {report['imported']} imported, "
+               f"{report['merged']} merged, {report['duplicates']} duplicates, "
+               f"{report['days']} days, {report['rejected_total']} rejected")
+    if body["status"] != "done":
+        typer.echo(f"error: {body.get('error')}", err=True)
         raise typer.Exit(code=1)
 
 

@@ -75,6 +75,9 @@ class Settings(BaseSettings):
     # What one person's imports may cost (HTTP and MCP; the CLI is not bounded): files
     # per minute, an archive counting as the whole minute's worth (429 past it), and the
     # wall-clock time one archive import may take before the rest is not imported.
+    # A whole-account export (POST /api/imports; Strava, Garmin, Google, Apple): the
+    # upload is streamed to disk under data_dir/imports, larger ones are 413.
+    max_export_bytes: int = Field(default=8 * 1024**3, ge=1024)
     import_limit_per_minute: int = Field(default=30, ge=1)
     import_archive_seconds: float = Field(default=60.0, gt=0)
     # Processes that parse and analyse imported files, off the event loop (issue 30;

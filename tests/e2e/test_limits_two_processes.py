@@ -45,14 +45,15 @@ def _process(env: dict[str, str], data_dir: Path) -> Iterator[str]:
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60
-        while True:
-            assert proc.poll() is None, "the server process exited"
-            assert time.monotonic() < deadline, "the server process did not start"
-            try:
-                if httpx.get(f"{base}/health", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                time.sleep(0.2)
+        with httpx.Client(timeout=1) as http:  # one client: httpx.get makes one a poll
+            while True:
+                assert proc.poll() is None, "the server process exited"
+                assert time.monotonic() < deadline, "the server process did not start"
+                try:
+                    if http.get(f"{base}/health").status_code == 200:
+                        break
+                except httpx.TransportError:
+                    time.sleep(0.2)
         yield base
     finally:
         proc.terminate()

@@ -26,7 +26,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from playwright.async_api import async_playwright
 
-from pacekeeper.tools.apps import ACTIVITY, FITNESS_CHART, view_html
+from pacekeeper.tools.apps import ACTIVITY, CALENDAR, FITNESS_CHART, view_html
 from tests._services import free_port
 from tests.e2e._connect import CHROMIUM, CHROMIUM_ARGS
 from tests.e2e._service_process import running, service_env
@@ -42,7 +42,11 @@ PERIOD = {"from": "2020-04-01", "to": "2021-03-31"}
 MIME = "text/html;profile=mcp-app"
 VIEWS = {"get_fitness_chart": "ui://pacekeeper/fitness-chart",
          "get_power_curve": "ui://pacekeeper/curve", "get_hr_curve": "ui://pacekeeper/curve",
-         "get_pace_curve": "ui://pacekeeper/curve", "get_activity": "ui://pacekeeper/activity"}
+         "get_pace_curve": "ui://pacekeeper/curve", "get_activity": "ui://pacekeeper/activity",
+         "get_calendar": "ui://pacekeeper/calendar"}
+# The week of the first ride (Monday 2020-06-01): a planned ride on its day (matched to it)
+# and one two days later, not done.
+WEEK = {"from": "2020-06-01", "to": "2020-06-07"}
 
 # The host side of the protocol, as little as a host needs: answer ui/initialize, then
 # send the tool result once the view says it is initialized.
@@ -125,6 +129,12 @@ def person(server: str) -> tuple[dict[str, str], list[str]]:
                             files={"file": (name, (FIT / name).read_bytes())})
         assert answer.status_code == 201, answer.text
         ids.append(answer.json()["activity"]["id"])
+    for day, name in (("2020-06-01", "Endurance ride"), ("2020-06-03", "Sweet spot 3x12")):
+        made = httpx.post(f"{server}/api/workouts", headers=auth, json={
+            "name": name, "sport": "cycling", "date": day, "steps": [
+                {"kind": "active", "end": {"time_s": 3600},
+                 "target": {"type": "ftp_pct", "low": 60, "high": 70}}]})
+        assert made.status_code == 201, made.text
     return auth, ids
 
 
@@ -145,7 +155,7 @@ async def _results(server: str, auth: dict[str, str], ids: list[str]
             html[uri] = getattr(contents[0], "text")
         results: dict[str, Any] = {}
         for name, args in (("get_fitness_chart", PERIOD), ("get_power_curve", PERIOD),
-                           ("get_activity", {"activity_id": ids[0]})):
+                           ("get_activity", {"activity_id": ids[0]}), ("get_calendar", WEEK)):
             called = await client.call_tool(name, args)
             assert not called.is_error, called
             results[name] = called.model_dump(by_alias=True, exclude_none=True, mode="json")
@@ -167,7 +177,8 @@ async def test_views_are_advertised_served_and_drawn(
     SHOTS.mkdir(parents=True, exist_ok=True)
     expected = {"get_fitness_chart": ("ui://pacekeeper/fitness-chart", "Fitness, fatigue and form"),
                 "get_power_curve": ("ui://pacekeeper/curve", "Power curve"),
-                "get_activity": ("ui://pacekeeper/activity", "Power curve")}
+                "get_activity": ("ui://pacekeeper/activity", "Power curve"),
+                "get_calendar": ("ui://pacekeeper/calendar", "Training calendar")}
     async with async_playwright() as pw:
         browser = await pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
@@ -184,10 +195,22 @@ async def test_views_are_advertised_served_and_drawn(
                 state = await view.locator("body").get_attribute("data-state")
                 assert state == "rendered", (name, await view.locator("main").inner_text())
                 assert heading in await view.locator("main").inner_text()
-                paths = view.locator("svg path[data-series]")
-                assert await paths.count() >= 1
-                drawn = await paths.first.get_attribute("d") or ""
-                assert len(re.findall(r"[ML]", drawn)) >= 2, (name, drawn)  # a line, not a dot
+                if name == "get_calendar":
+                    # One week, Monday first: the planned ride done on its day, with its
+                    # ratios; the one not done two days later.
+                    days = view.locator("table[aria-label=Calendar] tbody td")
+                    assert await days.count() == 7
+                    monday = view.locator("td[data-date='2020-06-01'] li.planned.done")
+                    assert "Endurance ride" in await monday.inner_text()
+                    assert "done: time" in await monday.inner_text()
+                    wednesday = view.locator("td[data-date='2020-06-03'] li.planned")
+                    assert "Sweet spot 3x12" in await wednesday.inner_text()
+                    assert "done" not in await wednesday.get_attribute("class")
+                else:
+                    paths = view.locator("svg path[data-series]")
+                    assert await paths.count() >= 1
+                    drawn = await paths.first.get_attribute("d") or ""
+                    assert len(re.findall(r"[ML]", drawn)) >= 2, (name, drawn)  # a line
                 seen = await page.evaluate("window.__seen")
                 assert seen[:2] == ["ui/initialize", "ui/notifications/initialized"], seen
                 assert problems == [], (name, problems)  # no CSP violation, no error
@@ -214,11 +237,16 @@ async def test_markup_in_a_persons_data_is_shown_as_text_never_run() -> None:
     chart = {"summary": name, "days": [
         {"date": "2020-06-01", "load": 50.0, "ctl": 1.0, "atl": 7.0, "tsb": -6.0},
         {"date": "2020-06-02", "load": 0.0, "ctl": 1.2, "atl": 6.0, "tsb": -4.8}]}
+    calendar = {"summary": "one week", "from": "2020-06-01", "to": "2020-06-07", "days": [
+        {"date": "2020-06-02", "planned": [{"id": "w", "name": name, "sport": "ride</td>",
+                                            "duration_s": 600, "load": 10.0}],
+         "done": [{"id": "a", "name": name, "sport": "run", "moving_s": 60, "load": 1.0}]}]}
     async with async_playwright() as pw:
         browser = await pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
             for uri, data, heading in ((ACTIVITY, activity, "h1"),
-                                       (FITNESS_CHART, chart, "p.summary")):
+                                       (FITNESS_CHART, chart, "p.summary"),
+                                       (CALENDAR, calendar, "li strong")):
                 page = await browser.new_page()
                 problems: list[str] = []
                 page.on("console", lambda m: problems.append(m.text)

@@ -64,14 +64,15 @@ def server_process(secret: str | None) -> Iterator[tuple[subprocess.Popen[bytes]
     )
     try:
         deadline = time.monotonic() + 20
-        while True:
-            assert proc.poll() is None, "the server process exited"
-            assert time.monotonic() < deadline, "the server process did not start"
-            try:
-                httpx.get(f"http://127.0.0.1:{port}/mcp", timeout=1)
-                break
-            except httpx.TransportError:
-                time.sleep(0.1)
+        with httpx.Client(timeout=1) as http:  # one client: httpx.get makes one a poll
+            while True:
+                assert proc.poll() is None, "the server process exited"
+                assert time.monotonic() < deadline, "the server process did not start"
+                try:
+                    http.get(f"http://127.0.0.1:{port}/mcp")
+                    break
+                except httpx.TransportError:
+                    time.sleep(0.1)
         yield proc, port
     finally:
         proc.terminate()

@@ -6,6 +6,7 @@ import asyncio
 import base64
 import contextlib
 import secrets
+import shutil
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -65,15 +66,21 @@ def clock() -> FakeClock:
     return FakeClock()
 
 
-async def _create_database(admin_url: str, name: str) -> None:
-    url = make_url(admin_url)
+async def _admin_execute(url: str, sql: str) -> None:
+    """Run ``sql`` (one statement or several) on the database of ``url`` in one round trip."""
+    parsed = make_url(url)
     conn = await asyncpg.connect(
-        host=url.host, port=url.port, user=url.username, database=url.database
+        host=parsed.host, port=parsed.port, user=parsed.username, database=parsed.database
     )
     try:
-        await conn.execute(f'CREATE DATABASE "{name}"')
+        await conn.execute(sql)
     finally:
         await conn.close()
+
+
+async def _create_database(admin_url: str, name: str, template: str | None = None) -> None:
+    like = f' TEMPLATE "{template}"' if template else ""
+    await _admin_execute(admin_url, f'CREATE DATABASE "{name}"{like}')
 
 
 async def _migrate(url: str) -> None:
@@ -84,23 +91,56 @@ async def _migrate(url: str) -> None:
         await engine.dispose()
 
 
+def _postgres_database(admin_url: str, name: str) -> str:
+    return str(make_url(admin_url).set(database=name).render_as_string(hide_password=False))
+
+
+@pytest.fixture(scope="session")
+def migrated_templates(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """Per backend, a database migrated once per session that each module's database is
+    copied from (a file copy; PostgreSQL's CREATE DATABASE ... TEMPLATE): migrating again
+    per module cost 0.2 s (SQLite) and 1.5-2.3 s (PostgreSQL) on this box, the copy
+    0.01 s and 0.3 s. Filled on first use by `migrated_db`; never handed to a test."""
+    return {}
+
+
 @pytest.fixture(scope="module", params=["sqlite", "postgres"])
-def migrated_db(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> str:
-    """A migrated database per test module and backend: every storage test runs on both."""
+def migrated_db(
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    migrated_templates: dict[str, str],
+) -> str:
+    """A migrated database per test module and backend: every storage test runs on both.
+    Each module's is a copy of the session's template, so a module may change its schema
+    (the migration round trips do)."""
     if request.param == "sqlite":
-        url = f"sqlite+aiosqlite:///{tmp_path_factory.mktemp('db') / 'pacekeeper.db'}"
-    else:
-        admin_url: str = request.getfixturevalue("postgres_url")
-        name = "pk_" + secrets.token_hex(6)
-        asyncio.run(_create_database(admin_url, name))
-        url = str(make_url(admin_url).set(database=name).render_as_string(hide_password=False))
-    asyncio.run(_migrate(url))
-    return url
+        if "sqlite" not in migrated_templates:
+            template = tmp_path_factory.mktemp("db-template") / "pacekeeper.db"
+            asyncio.run(_migrate(f"sqlite+aiosqlite:///{template}"))
+            migrated_templates["sqlite"] = str(template)
+        path = tmp_path_factory.mktemp("db") / "pacekeeper.db"
+        shutil.copyfile(migrated_templates["sqlite"], path)
+        return f"sqlite+aiosqlite:///{path}"
+    admin_url: str = request.getfixturevalue("postgres_url")
+    if "postgres" not in migrated_templates:
+        template = "pk_template_" + secrets.token_hex(6)
+        asyncio.run(_create_database(admin_url, template))
+        asyncio.run(_migrate(_postgres_database(admin_url, template)))
+        migrated_templates["postgres"] = template
+    name = "pk_" + secrets.token_hex(6)
+    asyncio.run(_create_database(admin_url, name, template=migrated_templates["postgres"]))
+    return _postgres_database(admin_url, name)
 
 
 @pytest.fixture
 async def db_url(migrated_db: str) -> str:
     """The module's database, emptied before each test."""
+    if make_url(migrated_db).get_backend_name() == "postgresql":
+        # Every DELETE in one statement list, one round trip: 0.04 s instead of 0.26 s
+        # for a statement each through SQLAlchemy (about 500 tests a run).
+        await _admin_execute(migrated_db, "; ".join(
+            f'DELETE FROM "{table.name}"' for table in reversed(Base.metadata.sorted_tables)))
+        return migrated_db
     engine = create_engine(migrated_db)
     try:
         async with engine.begin() as conn:

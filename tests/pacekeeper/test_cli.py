@@ -121,3 +121,25 @@ def test_recompute_a_users_stored_metrics(env: Path) -> None:
     assert "recomputed 1 activities" in result.output
     nobody = runner.invoke(cli, ["user", "recompute", "nobody@example.com"])
     assert nobody.exit_code == 2 and "no such user" in nobody.output
+
+
+def test_import_export_for_a_user(env: Path) -> None:
+    """`pacekeeper import-export`: a whole-account export imported in the shell's own
+    process, with the job's report at the end; exit 2 for an unknown user."""
+    from tests.pacekeeper.fitness._exports import raw, strava_export
+
+    export = strava_export(env / "export_1.zip", [
+        ("1.gpx", raw("gpx/korita-zbevnica.gpx"), {"Activity Name": "Korita"}),
+        ("2.fit", raw("corrupt/activity-unexpected-eof.fit")[:40], {})])
+    runner = CliRunner()
+    assert runner.invoke(cli, ["user", "create", "--email", "rider@example.com",
+                               "--password", "pw-123456789"]).exit_code == 0
+    result = runner.invoke(cli, ["import-export", "--email", "Rider@Example.com",
+                                 str(export)])
+    assert result.exit_code == 0, result.output
+    assert "activities/2.fit: rejected: " in result.output
+    assert "strava: done; 1 imported, 0 merged, 0 duplicates, 0 days, 1 rejected" \
+        in result.output
+    nobody = runner.invoke(cli, ["import-export", "--email", "nobody@example.com",
+                                 str(export)])
+    assert nobody.exit_code == 2 and "no such user" in nobody.output

@@ -17,6 +17,7 @@ from tests.pacekeeper.conftest import (  # noqa: F401 - fixtures
     harness_factory,
     keygen,
     migrated_db,
+    migrated_templates,
     rsa_keys,
 )
 from tests.security._live import live_factory

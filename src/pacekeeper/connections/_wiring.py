@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import ssl
 import uuid
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
@@ -81,6 +83,13 @@ async def rotate_provider_tokens(
         await engine.dispose()
 
 
+@functools.cache
+def _provider_tls() -> ssl.SSLContext:
+    """The provider client's TLS context, made once per process: loading the CA bundle
+    cost 25-50 ms of CPU per client, and the test suite builds a layer per app (~900)."""
+    return httpx.create_ssl_context()
+
+
 def build_connection_layer(
     settings: Settings,
     sessions: async_sessionmaker[AsyncSession],
@@ -92,7 +101,7 @@ def build_connection_layer(
     transport: httpx.AsyncBaseTransport | None = None,
 ) -> ConnectionLayer:
     setup = setup or provider_setup(settings, environ)
-    http = httpx.AsyncClient(transport=transport, follow_redirects=False)
+    http = httpx.AsyncClient(transport=transport, follow_redirects=False, verify=_provider_tls())
     repository = SqlConnectionRepository(sessions)
     service = ConnectionService(
         states=SqlOAuthStateRepository(sessions),

@@ -11,11 +11,11 @@ every stored figure as it was (a refactor, a new tool over the same figures).
 
 History: 0 (or NULL) before the stamp existed; 1 issue 27 (TSS over the whole series,
 power dropouts as zero, moving time within the timer, multisport legs, pool swims,
-device totals shown, best efforts).
+device totals shown, best efforts); 2 swims' load from CSS (sTSS).
 """
 
 from __future__ import annotations
 
-ENGINE_VERSION = 1
+ENGINE_VERSION = 2
 
 __all__ = ["ENGINE_VERSION"]

@@ -6,13 +6,13 @@ loop. Nothing here does I/O."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
 from pacekeeper.fitness._records import NewActivity, SettingValue
 from pacekeeper.fitness._settings import SettingsHistory, for_sport
-from pacekeeper.fitness.analytics import AthleteSnapshot, analyze_activity, tss_for
+from pacekeeper.fitness.analytics import AthleteSnapshot, analyze_activity, swim_tss, tss_for
 from pacekeeper.fitness.importers import (
     ImportRejected,
     ParsedActivity,
@@ -34,6 +34,7 @@ def snapshot(values: Mapping[str, Any], sport: str | None) -> AthleteSnapshot:
         max_hr_bpm=values.get("max_hr_bpm"),
         resting_hr_bpm=values.get("resting_hr_bpm"),
         threshold_pace_s_per_km=values.get("threshold_pace_s_per_km"),
+        threshold_pace_s_per_100m=values.get("threshold_pace_s_per_100m"),
         weight_kg=values.get("weight_kg"),
         sex=values.get("sex"),
         birth_year=values.get("birth_year"),
@@ -50,15 +51,16 @@ class Computed:
 
 
 def _computed(streams: StreamSet | None, sport: str, start: datetime,
-              distance_m: float | None, history: SettingsHistory) -> Computed:
+              distance_m: float | None, history: SettingsHistory,
+              moving_s: float | None = None) -> Computed:
     if streams is None:
         return Computed(None, {})
     athlete = snapshot(history.on(start.astimezone(UTC).date()), sport)
-    return Computed(streams.to_bytes(), analyze(streams, sport, athlete, distance_m))
+    return Computed(streams.to_bytes(), analyze(streams, sport, athlete, distance_m, moving_s))
 
 
 def compute(streams: StreamSet | None, new: NewActivity, history: SettingsHistory) -> Computed:
-    return _computed(streams, new.sport, new.start_at, new.distance_m, history)
+    return _computed(streams, new.sport, new.start_at, new.distance_m, history, new.moving_s)
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +76,8 @@ class Prepared:
 def _prepared(parsed: ParsedActivity, settings: list[SettingValue]) -> Prepared:
     streams = parsed.streams if len(parsed.streams) else None
     return Prepared(parsed, _computed(streams, parsed.sport.value, parsed.start,
-                                      parsed.distance_m, SettingsHistory(settings)))
+                                      parsed.distance_m, SettingsHistory(settings),
+                                      parsed.moving_s))
 
 
 def prepare_file(data: bytes, filename: str | None, max_bytes: int,
@@ -97,12 +100,17 @@ def prepare_member(raw: bytes, name: str, max_bytes: int,
 
 
 def analyze(streams: StreamSet, sport: str, athlete: AthleteSnapshot,
-            distance_m: float | None) -> dict[str, Any]:
+            distance_m: float | None, moving_s: float | None = None) -> dict[str, Any]:
     try:
         kind = Sport(sport)
     except ValueError:
         kind = Sport.OTHER
     metrics = analyze_activity(streams, kind, athlete)
+    css = athlete.threshold_pace_s_per_100m
+    if kind is Sport.SWIM and css and distance_m and moving_s:
+        # The activity's distance and moving time (a pool swim's from its lengths), not
+        # the streams': the swim's own figures, the ones its page shows.
+        metrics = replace(metrics, stss=swim_tss(distance_m, moving_s, css))
     result: dict[str, Any] = metrics.to_json()
     if distance_m is not None:
         # One distance everywhere: the activity's (the device's total where the file
@@ -116,10 +124,10 @@ def analyze(streams: StreamSet, sport: str, athlete: AthleteSnapshot,
 
 
 def reanalyze(blob: bytes, sport: str, athlete: AthleteSnapshot,
-              distance_m: float | None) -> dict[str, Any]:
+              distance_m: float | None, moving_s: float | None = None) -> dict[str, Any]:
     """A stored activity's metrics computed again from its stored samples (a recompute
     after a settings change, a re-derivation without a kept file)."""
-    return analyze(StreamSet.from_bytes(blob), sport, athlete, distance_m)
+    return analyze(StreamSet.from_bytes(blob), sport, athlete, distance_m, moving_s)
 
 
 __all__ = ["Computed", "Prepared", "analyze", "compute", "prepare_file", "prepare_member",

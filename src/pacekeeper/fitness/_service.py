@@ -57,7 +57,7 @@ from pacekeeper.fitness._settings import (
     sport_values,
     zone_of,
 )
-from pacekeeper.fitness._store import BadCursor, DuplicateSource, SqlFitnessStore
+from pacekeeper.fitness._store import BadCursor, DuplicateSource, SqlFitnessStore, load_of
 from pacekeeper.fitness._terms import ProviderTerms, withheld_reason
 from pacekeeper.fitness.analysis import AnalysisService
 from pacekeeper.fitness.importers import ArchiveReader, ImportRejected, ParsedActivity, is_archive
@@ -382,8 +382,10 @@ class FitnessService(ProviderTerms):
             history = SettingsHistory(await self.store.settings(owner.user_id))
             metrics = await self._metrics_again(owner, activity_id, history,
                                                 sport=values["sport"])
-        if not await self.store.edit(owner.user_id, activity_id, values, edited,
-                                     self.clock(), metrics):
+        if metrics is not None:
+            values.update(metrics=metrics, load=load_of(metrics))
+        if not await self.store.annotate(owner.user_id, activity_id,
+                                         {**values, "edited": edited or None}, self.clock()):
             raise ActivityNotFound("no such activity")
         return await self._get(owner.user_id, activity_id)
 
@@ -484,7 +486,8 @@ class FitnessService(ProviderTerms):
         sport = sport or activity.sport
         athlete = snapshot(history.on(activity.start_at.astimezone(UTC).date()), sport)
         # In the pool: a thread would hold the GIL for the analysis (issue 30).
-        return await self.in_pool(reanalyze, blob, sport, athlete, activity.distance_m)
+        return await self.in_pool(reanalyze, blob, sport, athlete, activity.distance_m,
+                                   activity.moving_s)
 
     # -- re-deriving after an upgrade (pacekeeper.fitness._engine) --------------------------
 

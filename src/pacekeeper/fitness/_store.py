@@ -112,7 +112,8 @@ def _activity(row: ActivityRow, sources: Sequence[SourceRef], channels: str | No
         stream_channels=tuple(channels.split(",")) if channels else (),
         created_at=row.created_at, updated_at=row.updated_at,
         engine_version=row.engine_version, rederive_error=row.rederive_error,
-        description=row.description, notes=row.notes, edited=tuple(row.edited or ()),
+        description=row.description, gear=row.gear, commute=row.commute,
+        notes=row.notes, edited=tuple(row.edited or ()),
     )  # fmt: skip
 
 
@@ -333,19 +334,16 @@ class SqlFitnessStore(SqlTermsRecords, SqlAthleteRecords):
                 .where(ActivityRow.user_id == user_id, ActivityRow.id == activity_id)
                 .values(**values, updated_at=now))
 
-    async def edit(self, user_id: uuid.UUID, activity_id: uuid.UUID,
-                   values: dict[str, Any], edited: list[str], now: datetime,
-                   metrics: dict[str, Any] | None = None) -> bool:
-        """The person's own changes (name, sport, description, notes), the fields they
-        have edited so far and, after a change of sport, the metrics computed again; in
-        one statement. False when the activity is not theirs."""
-        extra: dict[str, Any] = {} if metrics is None else {"metrics": metrics,
-                                                             "load": load_of(metrics)}
+    async def annotate(self, user_id: uuid.UUID, activity_id: uuid.UUID, values: dict[str, Any],
+                       now: datetime) -> bool:
+        """What an export's listing says of an activity (name, description, gear,
+        commute: fitness/exports), over what its file said; or the person's own edit
+        (FitnessService.edit). False when the activity is not theirs."""
         async with self._sessions() as session, session.begin():
             result = await session.execute(
                 update(ActivityRow)
                 .where(ActivityRow.user_id == user_id, ActivityRow.id == activity_id)
-                .values(**values, **extra, edited=edited or None, updated_at=now))
+                .values(**values, updated_at=now))
             return int(result.rowcount) == 1  # type: ignore[attr-defined]
 
     async def set_metrics(self, user_id: uuid.UUID, activity_id: uuid.UUID,

@@ -14,6 +14,8 @@ from typing import Any
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
+    Boolean,
     Date,
     Float,
     ForeignKey,
@@ -81,9 +83,12 @@ class ActivityRow(Base):
     # stamp), and why the last re-derivation could not read the original file again.
     engine_version: Mapped[int | None] = mapped_column(Integer, nullable=True)
     rederive_error: Mapped[str | None] = mapped_column(String(300), nullable=True)
-    # The person's own words (migration 0022): a description, private notes, and which
-    # fields they set themselves (["name", "sport"]), which no later source overwrites.
+    # What a Strava export's activities.csv says that no activity file does (0019).
     description: Mapped[str | None] = mapped_column(Text, nullable=True)
+    gear: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    commute: Mapped[bool | None] = mapped_column(Boolean, nullable=True)
+    # The person's private notes and the fields they set themselves (["name", "sport"]),
+    # which no later source overwrites (migration 0022; the description is 0019's).
     notes: Mapped[str | None] = mapped_column(Text, nullable=True)
     edited: Mapped[list[str] | None] = mapped_column(JSON, nullable=True)
 
@@ -233,6 +238,31 @@ class GoalRow(Base):
 Index("ix_goals_user", GoalRow.user_id, GoalRow.created_at)
 
 
+class HistoryImportRow(Base):
+    """An uploaded whole-account export and the job working through it (migration
+    0019): ``done`` of ``total`` units are in, so a restarted job goes on from there."""
+
+    __tablename__ = "history_imports"
+
+    id: Mapped[uuid.UUID] = mapped_column(Uuid, primary_key=True)
+    user_id: Mapped[uuid.UUID] = _user_fk()
+    tenant_id: Mapped[uuid.UUID] = _tenant_fk()
+    filename: Mapped[str] = mapped_column(String(300))
+    path: Mapped[str] = mapped_column(Text)
+    size: Mapped[int] = mapped_column(BigInteger)
+    kind: Mapped[str | None] = mapped_column(String(10), nullable=True)
+    status: Mapped[str] = mapped_column(String(10))  # queued, running, done, failed
+    done: Mapped[int] = mapped_column(Integer)
+    total: Mapped[int] = mapped_column(Integer)
+    report: Mapped[dict[str, Any]] = mapped_column(JSON)
+    error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    updated_at: Mapped[datetime] = mapped_column(UtcDateTime)
+
+
+Index("ix_history_imports_user", HistoryImportRow.user_id, HistoryImportRow.created_at)
+
+
 TABLES = (
     "activities",
     "activity_sources",
@@ -252,5 +282,6 @@ __all__ = [
     "AthleteSettingRow",
     "DailyHealthRow",
     "GoalRow",
+    "HistoryImportRow",
     "SyncStateRow",
 ]

@@ -70,6 +70,9 @@ def activity_json(activity: StoredActivity, *, detail: bool = False) -> dict[str
             created_at=_iso(activity.created_at),
             updated_at=_iso(activity.updated_at),
         )
+        # An export's listing (fitness/exports): only where it said something.
+        out.update({k: v for k in ("description", "gear", "commute")
+                    if (v := getattr(activity, k)) is not None})
     return out
 
 

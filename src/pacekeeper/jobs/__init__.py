@@ -21,6 +21,10 @@ Jobs:
   their file or recomputed from their streams (``FitnessService.rederive``); queued at
   start, it queues itself again while any remain. One at a time (a queueing lock and a
   lock); the per-activity stamp is its progress, so a crash loses nothing.
+- ``import_export(user, tenant, import_id)``: a whole-account export uploaded to
+  ``POST /api/imports`` (fitness/exports), worked through one unit at a time with its
+  progress saved, so a run after a restart goes on where it stopped. One per person at
+  a time (a lock per person): one person's history never takes every import worker.
 - ``schedule_syncs`` (periodic, every 5 minutes; deferred once per tick across all
   workers): queues a sync for every connected person whose last sync of that provider
   finished more than ``PACEKEEPER_SYNC_INTERVAL_MINUTES`` ago.
@@ -62,6 +66,7 @@ if TYPE_CHECKING:
     from pacekeeper.connections import ConnectionLayer
     from pacekeeper.db import UserRepository
     from pacekeeper.fitness import FitnessService
+    from pacekeeper.fitness.exports import ExportImports, HistoryImport
     from pacekeeper.sync import SyncService
 
 log = logging.getLogger("pacekeeper.jobs")
@@ -96,6 +101,8 @@ class JobServices(Protocol):
     def jobs(self) -> JobQueue | None: ...
     @property
     def connection_layer(self) -> ConnectionLayer | None: ...
+    @property
+    def exports(self) -> ExportImports | None: ...
 
 
 def _services(context: procrastinate.JobContext) -> JobServices:
@@ -167,6 +174,15 @@ def _register(app: procrastinate.App) -> dict[str, Any]:
                 await services.jobs.enqueue_rederive()
 
 
+    @app.task(name="import_export", queue=QUEUE, pass_context=True, retry=SHUTDOWN_RETRY)
+    async def import_export(context: procrastinate.JobContext, user: str, tenant: str,
+                            import_id: str) -> None:
+        services = _services(context)
+        if services.exports is not None:
+            await services.exports.run(Owner(uuid.UUID(user), uuid.UUID(tenant)),
+                                       uuid.UUID(import_id))
+
+
     @app.periodic(cron=SCHEDULE_CRON)
     @app.task(name="schedule_syncs", queue=QUEUE, pass_context=True)
     async def schedule_syncs(context: procrastinate.JobContext, timestamp: int) -> None:
@@ -186,7 +202,7 @@ def _register(app: procrastinate.App) -> dict[str, Any]:
 
     return {"sync_provider": sync_provider, "recompute_metrics": recompute_metrics,
             "rederive_activities": rederive_activities, "schedule_syncs": schedule_syncs,
-            "purge_expired": purge_expired}
+            "purge_expired": purge_expired, "import_export": import_export}
 
 
 def _conninfo(database_url: str) -> str:
@@ -272,6 +288,14 @@ class JobQueue:
         except pq_errors.AlreadyEnqueued:
             return False
         return True
+
+    async def enqueue_export(self, job: HistoryImport) -> int:
+        """Queue an uploaded export's import; the person's lock runs theirs one by one."""
+        user = str(job.user_id)
+        job_id: int = await self.tasks["import_export"].configure(
+            lock=f"import:{user}").defer_async(user=user, tenant=str(job.tenant_id),
+                                               import_id=str(job.id))
+        return job_id
 
     async def enqueue_due_syncs(self) -> int:
         """A sync for every connected person and provider whose last one is older than

@@ -1,6 +1,7 @@
 """MCP Apps views (the extension SEP-1865, `@modelcontextprotocol/ext-apps`): the fitness
-chart, a mean-maximal curve and one activity, drawn by a host that supports MCP Apps from
-the very result the tool returned; hosts that do not keep using the structured result.
+chart, a mean-maximal curve, one activity and the training calendar, drawn by a host
+that supports MCP Apps from the very result the tool returned; hosts that do not keep
+using the structured result.
 
 Each view is a `ui://pacekeeper/...` resource of type `text/html;profile=mcp-app`, named
 by its tools in `_meta.ui.resourceUri` only: ext-apps deprecates the older flat
@@ -27,9 +28,11 @@ MIME = "text/html;profile=mcp-app"
 FITNESS_CHART = "ui://pacekeeper/fitness-chart"
 CURVE = "ui://pacekeeper/curve"
 ACTIVITY = "ui://pacekeeper/activity"
+CALENDAR = "ui://pacekeeper/calendar"
 _VIEWS = {FITNESS_CHART: ("Fitness chart", "fitness-chart.js"),
           CURVE: ("Mean-maximal curve", "curve.js"),
-          ACTIVITY: ("Activity", "activity.js")}
+          ACTIVITY: ("Activity", "activity.js"),
+          CALENDAR: ("Training calendar", "calendar.js")}
 
 
 def ui_meta(uri: str) -> dict[str, Any]:
@@ -80,5 +83,11 @@ class AppViews:
     def activity_view(self) -> str:
         return view_html(ACTIVITY)
 
+    @resource(uri=CALENDAR, name="calendar-view", mime_type=MIME,
+              description="MCP Apps view of get_calendar: the weeks, planned and done.")
+    def calendar_view(self) -> str:
+        return view_html(CALENDAR)
 
-__all__ = ["ACTIVITY", "CURVE", "FITNESS_CHART", "MIME", "AppViews", "ui_meta", "view_html"]
+
+__all__ = ["ACTIVITY", "CALENDAR", "CURVE", "FITNESS_CHART", "MIME", "AppViews", "ui_meta",
+           "view_html"]

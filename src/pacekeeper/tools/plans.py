@@ -24,6 +24,7 @@ from pacekeeper.tools._base import (
     ToolGroup,
 )
 from pacekeeper.tools._params import From, OptionalDay
+from pacekeeper.tools.apps import CALENDAR, ui_meta
 from pacekeeper.workouts import WorkoutService
 
 # Lengths and shapes beyond the JSON types are the service's checks (its messages are
@@ -117,7 +118,7 @@ class PlanTools(ToolGroup):
 
     @tool(name="get_calendar", description="Planned workouts and done activities per day, "
           "each done one matched to its plan with duration and load ratios. Default 4 weeks "
-          "from Monday.", annotations=READ_ONLY, scopes=(READ,))
+          "from Monday.", annotations=READ_ONLY, scopes=(READ,), meta=ui_meta(CALENDAR))
     async def get_calendar(self, owner: Owner, from_date: From = None,
                            to_date: Annotated[OptionalDay, Param(name="to")] = None
                            ) -> dict[str, Any]:

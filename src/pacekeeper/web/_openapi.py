@@ -18,10 +18,14 @@ def _page(summary: str) -> dict[str, Any]:
 def web_paths() -> dict[str, dict[str, Any]]:
     paths = {"/": _page("Landing page, or home")}
     paths.update({p.path: _page(f"{p.label} page") for p in PAGES})
-    paths["/activities/{activity_id}"] = {"get": {
-        **_page("One activity's page")["get"],
-        "parameters": [{"name": "activity_id", "in": "path", "required": True,
-                        "schema": {"type": "string"}}]}}
+    for path, summary, name in (("/activities/{activity_id}", "One activity's page", "activity_id"),
+                                ("/workouts/{workout_id}", "One workout's page", "workout_id"),
+                                ("/workouts/{workout_id}/edit", "The workout builder, editing",
+                                 "workout_id")):
+        paths[path] = {"get": {**_page(summary)["get"],
+                               "parameters": [{"name": name, "in": "path", "required": True,
+                                               "schema": {"type": "string"}}]}}
+    paths["/workouts/new"] = _page("The workout builder")
     return paths
 
 

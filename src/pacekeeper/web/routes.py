@@ -40,11 +40,15 @@ class Page:
     scripts: tuple[str, ...] = ()
     admin: bool = False
     own_route: bool = False
+    in_nav: bool = True  # False: reached from another page's link
 
 
 PAGES = (
     Page("activities", "/activities", "Activities", ("activities.js",)),
+    Page("calendar", "/calendar", "Calendar", ("calendar.js",)),
     Page("fitness", "/fitness", "Fitness", (*CHARTS, "fitness.js")),
+    Page("records", "/records", "Records", (*CHARTS, "records.js")),
+    Page("import", "/import", "Import your history", ("import.js",), in_nav=False),
     # Served by pacekeeper.web.connections (the provider list is rendered there).
     # The Live panel: mcpcast's browser client, served with /mcp (pacekeeper.live).
     Page("connections", "/connections", "Connections",
@@ -70,7 +74,8 @@ async def session_principal(request: Request) -> Principal | None:
 
 
 def _nav(principal: Principal) -> list[tuple[str, str, str]]:
-    return [(p.key, p.path, p.label) for p in PAGES if not p.admin or principal.is_admin]
+    return [(p.key, p.path, p.label) for p in PAGES
+            if p.in_nav and (not p.admin or principal.is_admin)]
 
 
 def _user(principal: Principal) -> dict[str, Any]:
@@ -150,11 +155,35 @@ async def activity_page(request: Request) -> Response:
                     tile_attribution=settings.map_tile_attribution)
 
 
+async def workout_page(request: Request) -> Response:
+    """/workouts/{id}: one workout (its steps as a chart of targets, its files, a send to
+    Garmin); its data, and a 404 for another person's, come from the API."""
+    principal = await session_principal(request)
+    if principal is None:
+        return await sign_in_page(request)
+    return app_page(principal, "calendar", "workout.html", "Workout", (*CHARTS, "workout.js"),
+                    workout_id=request.path_params["workout_id"])
+
+
+async def builder_page(request: Request) -> Response:
+    """/workouts/new and /workouts/{id}/edit: the workout builder."""
+    principal = await session_principal(request)
+    if principal is None:
+        return await sign_in_page(request)
+    workout_id = request.path_params.get("workout_id", "")
+    return app_page(principal, "calendar", "builder.html",
+                    "Edit workout" if workout_id else "New workout", ("builder.js",),
+                    workout_id=workout_id)
+
+
 def web_routes() -> list[BaseRoute]:
     routes: list[BaseRoute] = [Route("/", home, methods=["GET"])]
     routes.extend(Route(p.path, _page_handler(p), methods=["GET"]) for p in PAGES
                   if not p.own_route)
     routes.append(Route("/activities/{activity_id}", activity_page, methods=["GET"]))
+    routes.append(Route("/workouts/new", builder_page, methods=["GET"]))
+    routes.append(Route("/workouts/{workout_id}/edit", builder_page, methods=["GET"]))
+    routes.append(Route("/workouts/{workout_id}", workout_page, methods=["GET"]))
     routes.append(Mount(STATIC_PREFIX, app=StaticFiles(packages=[("pacekeeper.web", "static")]),
                         name="static"))
     return routes

@@ -166,6 +166,11 @@ def power_only_cycling(workout: Workout, fmt: str) -> None:
     if workout.sport != "cycling":
         raise WorkoutExportError(
             f"{fmt} files are for cycling on a trainer; this workout is {workout.sport}")
+    all_timed(workout, fmt)
+
+
+def all_timed(workout: Workout, fmt: str) -> None:
+    """Refuse a step that does not end after a time (``fmt`` names the format)."""
     for step in workout.flat_steps():
         if step.time_s is None:
             how = "a lap press" if step.lap_press else "a distance"
@@ -174,5 +179,5 @@ def power_only_cycling(workout: Workout, fmt: str) -> None:
 
 
 __all__ = ["Block", "Repeat", "Step", "Target", "Workout",
-           "WorkoutExportError", "pace_metres", "power_fraction", "power_only_cycling",
+           "WorkoutExportError", "all_timed", "pace_metres", "power_fraction", "power_only_cycling",
            "read_workout", "speed_range_m_s", "threshold", "threshold_speed_m_s", "whole"]

@@ -35,6 +35,10 @@ MAX_STEPS = 100  # a single-sport workout, repeat steps counted
 PROVIDER = "Pacekeeper"
 _SPORTS = {"cycling": "CYCLING", "running": "RUNNING", "swimming": "LAP_SWIMMING",
            "strength": "STRENGTH_TRAINING", "yoga": "YOGA"}
+# A target as the API's absolute one: (its type, the threshold a percent is of, its name).
+_ABSOLUTE: dict[str, tuple[str, str | None, str]] = {
+    "watts": ("POWER", None, "FTP"), "ftp_pct": ("POWER", "ftp_watts", "FTP"),
+    "bpm": ("HEART_RATE", None, "LTHR"), "lthr_pct": ("HEART_RATE", "lthr_bpm", "LTHR")}
 _INTENSITY = {"warmup": "WARMUP", "active": "ACTIVE", "recovery": "RECOVERY",
               "cooldown": "COOLDOWN", "rest": "REST"}
 
@@ -94,23 +98,15 @@ def _step(step: Step, number: int, sport: str, thresholds: Mapping[str, Any]
         if target is not None:
             rpe = f"RPE {target.low:g}-{target.high:g}"
             note = f"{rpe}: {note}" if note else rpe
-    elif target.type in ("ftp_pct", "watts"):
+    elif target.type in _ABSOLUTE:
+        kind, relative_to, name = _ABSOLUTE[target.type]
         scale = 1.0
-        if target.type == "ftp_pct":
-            ftp = threshold(thresholds, "ftp_watts")
-            if ftp is None:
-                raise WorkoutExportError(f"{where}: a % FTP target needs the FTP set")
-            scale = ftp / 100
-        out.update(targetType="POWER", targetValueLow=whole(target.low * scale),
-                   targetValueHigh=whole(target.high * scale))
-    elif target.type in ("bpm", "lthr_pct"):
-        scale = 1.0
-        if target.type == "lthr_pct":
-            lthr = threshold(thresholds, "lthr_bpm")
-            if lthr is None:
-                raise WorkoutExportError(f"{where}: a % LTHR target needs the LTHR set")
-            scale = lthr / 100
-        out.update(targetType="HEART_RATE", targetValueLow=whole(target.low * scale),
+        if relative_to is not None:
+            reference = threshold(thresholds, relative_to)
+            if reference is None:
+                raise WorkoutExportError(f"{where}: a % {name} target needs the {name} set")
+            scale = reference / 100
+        out.update(targetType=kind, targetValueLow=whole(target.low * scale),
                    targetValueHigh=whole(target.high * scale))
     else:
         slow, fast = speed_range_m_s(target, sport, thresholds, where)

@@ -26,6 +26,7 @@ from pacekeeper.workouts._export_common import (
     Step,
     Workout,
     WorkoutExportError,
+    all_timed,
     power_fraction,
     read_workout,
     speed_range_m_s,
@@ -42,11 +43,7 @@ def render_zwo(workout: Mapping[str, Any], thresholds: Mapping[str, Any]) -> str
     if sport_type is None:
         raise WorkoutExportError(
             f"Zwift workouts are rides or runs; this workout is {plan.sport}")
-    for step in plan.flat_steps():
-        if step.time_s is None:
-            how = "a lap press" if step.lap_press else "a distance"
-            raise WorkoutExportError(
-                f"step {step.number} ends on {how}; Zwift steps must end after a time")
+    all_timed(plan, "Zwift")
     root = ET.Element("workout_file")
     ET.SubElement(root, "author").text = "Pacekeeper"
     ET.SubElement(root, "name").text = _text(plan.name)

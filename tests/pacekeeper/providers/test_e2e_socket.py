@@ -40,16 +40,17 @@ def sandbox_url() -> Iterator[str]:
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 30
-        while True:
-            try:
-                if httpx.get(url + "/", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                err = proc.stderr.read().decode() if proc.stderr else ""
-                raise RuntimeError(f"sandbox did not start: {err[-2000:]}")
-            time.sleep(0.1)
+        with httpx.Client(timeout=1) as http:  # one client: httpx.get makes one a poll
+            while True:
+                try:
+                    if http.get(url + "/").status_code == 200:
+                        break
+                except httpx.TransportError:
+                    pass
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    err = proc.stderr.read().decode() if proc.stderr else ""
+                    raise RuntimeError(f"sandbox did not start: {err[-2000:]}")
+                time.sleep(0.1)
         yield url
     finally:
         proc.terminate()

@@ -7,6 +7,6 @@ from tests._migrations import down_and_up
 
 async def test_workouts_migration_round_trip(db_url: str) -> None:
     tables = {"workouts", "calendar_tokens"}
-    down, up = await down_and_up(db_url, tables, "0017_queued_jobs")
+    down, up = await down_and_up(db_url, tables, "0019_history_imports")
     assert not tables & down
     assert tables <= up

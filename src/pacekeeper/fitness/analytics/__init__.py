@@ -91,6 +91,7 @@ from ._running import (
     vdot_from_race,
     velocity_for_vo2,
 )
+from ._swim import swim_tss
 
 __all__ = [
     "BANISTER_COEFFICIENTS",
@@ -159,6 +160,7 @@ __all__ = [
     "skiba_tau",
     "speed_to_pace",
     "standard_curve",
+    "swim_tss",
     "time_in_zones",
     "training_paces",
     "trend",

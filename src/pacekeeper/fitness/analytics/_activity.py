@@ -22,6 +22,7 @@ class AthleteSnapshot:
     max_hr_bpm: float | None = None
     resting_hr_bpm: float | None = None
     threshold_pace_s_per_km: float | None = None
+    threshold_pace_s_per_100m: float | None = None  # a swimmer's CSS
     weight_kg: float | None = None
     sex: Literal["M", "F"] | None = None
     birth_year: int | None = None
@@ -59,6 +60,7 @@ class ActivityMetrics:
     max_speed: float | None = None
     normalized_graded_speed: float | None = None
     rtss: float | None = None
+    stss: float | None = None  # swim TSS (``analyze`` fills it: it needs the moving time)
     power_zone_bounds: list[float] | None = None
     time_in_power_zones: list[float] | None = None
     hr_zone_model: str | None = None
@@ -215,16 +217,18 @@ def analyze_activity(streams: StreamSet, sport: Sport, athlete: AthleteSnapshot)
     return ActivityMetrics(**m)
 
 
-LoadSource = Literal["power", "running", "heart_rate"]
+LoadSource = Literal["power", "running", "swimming", "heart_rate"]
 
 
 def tss_for(metrics: ActivityMetrics) -> tuple[float, LoadSource] | None:
     """The load figure for the load model, and which it is: power TSS, else rTSS (runs),
-    else hrTSS; None when none could be computed."""
+    else sTSS (swims), else hrTSS; None when none could be computed."""
     if metrics.tss is not None:
         return metrics.tss, "power"
     if metrics.rtss is not None:
         return metrics.rtss, "running"
+    if metrics.stss is not None:
+        return metrics.stss, "swimming"
     if metrics.hr_tss is not None:
         return metrics.hr_tss, "heart_rate"
     return None

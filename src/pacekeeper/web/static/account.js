@@ -72,6 +72,26 @@
     exportButton.disabled = false;
   });
 
+  /* The calendar feed (PLAN-4): a new secret address (shown once), or none. */
+  const feedUrl = document.querySelector("[data-feed-url]");
+  const feedStatus = document.querySelector("[data-feed-status]");
+  document.querySelector("[data-feed-new]").addEventListener("click", async () => {
+    try {
+      const answer = await Pk.api("/api/account/calendar-token", {method: "POST"});
+      feedUrl.value = answer.url;
+      feedUrl.closest("label").hidden = false;
+      feedStatus.textContent = "Copy this address into your calendar app now: it is not shown again.";
+    } catch (error) { feedStatus.textContent = error.message; }
+  });
+  document.querySelector("[data-feed-revoke]").addEventListener("click", async () => {
+    try {
+      await Pk.api("/api/account/calendar-token", {method: "DELETE"});
+      feedStatus.textContent = "The feed is off: its address no longer works.";
+    } catch (error) { feedStatus.textContent = error.status === 404 ? "There is no feed to turn off." : error.message; }
+    feedUrl.value = "";
+    feedUrl.closest("label").hidden = true;
+  });
+
   const remove = document.querySelector("[data-delete-account]");
   remove.addEventListener("submit", async (event) => {
     event.preventDefault();

@@ -78,5 +78,14 @@ const Charts = (() => {
     return (s / 3600).toFixed(s % 3600 ? 1 : 0) + "h";
   }
 
-  return {line: line, COLORS: COLORS, durationLabel: durationLabel};
+  /* The PMC's three lines of a fitness chart answer's days (Home and the Fitness page). */
+  function pmcSeries(days) {
+    return [
+      {label: "Fitness (CTL)", values: days.map((d) => d.ctl), color: COLORS.ctl, digits: 1},
+      {label: "Fatigue (ATL)", values: days.map((d) => d.atl), color: COLORS.atl, digits: 1},
+      {label: "Form (TSB)", values: days.map((d) => d.tsb), color: COLORS.tsb, digits: 1, dash: [6, 4]},
+    ];
+  }
+
+  return {line: line, COLORS: COLORS, durationLabel: durationLabel, pmcSeries: pmcSeries};
 })();

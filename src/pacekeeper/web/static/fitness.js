@@ -28,11 +28,7 @@
       if (answer.summary) { chartBox.append(el("p", {class: "muted", text: answer.summary})); }
       Charts.line(chartBox, {id: "fitness", title: "Fitness (CTL), fatigue (ATL) and form (TSB)", xKind: "date", xLabel: "Date", height: 260,
         x: days.map((d) => Date.parse(d.date) / 1000),
-        series: [
-          {label: "Fitness (CTL)", values: days.map((d) => d.ctl), color: Charts.COLORS.ctl, digits: 1},
-          {label: "Fatigue (ATL)", values: days.map((d) => d.atl), color: Charts.COLORS.atl, digits: 1},
-          {label: "Form (TSB)", values: days.map((d) => d.tsb), color: Charts.COLORS.tsb, digits: 1, dash: [6, 4]},
-        ],
+        series: Charts.pmcSeries(days),
         summary: answer.summary || "Fitness, fatigue and form"});
     } catch (error) { unavailable(chartBox, error, "The fitness chart"); }
   }

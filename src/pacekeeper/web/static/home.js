@@ -42,11 +42,7 @@
           el("dt", {text: "Fatigue (ATL)"}), el("dd", {text: summary.atl.toFixed(1)})));
       Charts.line(box, {id: "form", title: "The last 6 weeks", xKind: "date", xLabel: "Date", height: 160,
         x: days.map((d) => Date.parse(d.date) / 1000),
-        series: [
-          {label: "Fitness (CTL)", values: days.map((d) => d.ctl), color: Charts.COLORS.ctl, digits: 1},
-          {label: "Fatigue (ATL)", values: days.map((d) => d.atl), color: Charts.COLORS.atl, digits: 1},
-          {label: "Form (TSB)", values: days.map((d) => d.tsb), color: Charts.COLORS.tsb, digits: 1, dash: [6, 4]},
-        ],
+        series: Charts.pmcSeries(days),
         summary: chart.summary || "Fitness, fatigue and form over six weeks"});
     } catch (error) { failed(box, error); }
   }
@@ -125,7 +121,7 @@
           el("th", {scope: "col", class: "num", text: "Time"}), el("th", {scope: "col", class: "num", text: "Load"}))),
         el("tbody", {}, ...rows.map(([date, w]) => el("tr", {},
           el("td", {class: "date", text: fmt.localDate(date + "T12:00:00")}),
-          el("td", {}, w.name, el("small", {class: "sport", text: " " + w.sport + " · "}),
+          el("td", {}, el("a", {href: "/workouts/" + w.id, text: w.name}), el("small", {class: "sport", text: " " + w.sport + " · "}),
             el("a", {href: "/api/workouts/" + w.id + "/export?format=fit", download: "", text: "FIT"})),
           el("td", {class: "num", text: w.duration_s ? fmt.duration(w.duration_s) : "–"}),
           el("td", {class: "num", text: w.load === null || w.load === undefined ? "–" : String(Math.round(w.load))})))))));
