@@ -5,7 +5,7 @@ journey: register on `/`, sign in, import FIT files with the file picker (import
 duplicate, rejected with the reason), open the activity and its charts, create a key (the
 secret shown once, copied) and revoke it, copy the assistant configuration, the CSRF
 token renewed before its 30 minutes run out (the browser's clock moved on), sign out, a
-401 sends the person back to sign-in with the CSRF token cleared, download my data (a zip
+401 shows a "session expired" notice whose link signs in and comes back, the CSRF token cleared, download my data (a zip
 with the activity, its streams and the original file) and delete the account. Every page
 is photographed at 1280 and 390 px wide (docs/screenshots/ with UPDATE_SCREENSHOTS=1,
 else a temporary folder), and checked with axe-core: no serious or critical violation,
@@ -256,12 +256,15 @@ def test_a_newcomer_uses_the_web_app(server: str) -> None:
             page.get_by_role("button", name="Sign in").click()
             expect(nav).to_be_visible()
 
-            # A 401 (the session cookie is gone) returns to sign-in and clears the CSRF token.
+            # A 401 (the session cookie is gone) says the session expired, clears the CSRF
+            # token, and its sign-in link returns to the page (issue 33).
             nav.get_by_role("link", name="Activities").click()
             expect(page.locator("[data-activities] tbody tr")).to_have_count(1)
             assert _csrf(context) != ""
             context.clear_cookies(name="auth_token")
             page.get_by_role("button", name="Filter").click()
+            notice = page.get_by_role("alert").filter(has_text="Your session expired")
+            notice.get_by_role("link", name="Sign in again").click()
             page.wait_for_url(server + "/?reason=expired&next=%2Factivities")
             assert _csrf(context) == ""
             expect(page.locator("#signin-notice")).to_contain_text("sign in again")

@@ -80,10 +80,13 @@ class StoredActivity(ActivitySummary):
     # and why its file could not be read again at the last re-derivation.
     engine_version: int | None = None
     rederive_error: str | None = None
-    # From a Strava export's activities.csv (fitness/exports): no activity file has them.
+    # From a Strava export's activities.csv (fitness/exports), or the person's own edit.
     description: str | None = None
     gear: str | None = None
     commute: bool | None = None
+    # The person's private notes, and the fields they edited (issue 33).
+    notes: str | None = None
+    edited: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,14 +18,16 @@ import asyncio
 import logging
 import uuid
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, timedelta
 from typing import Any, TypeVar
 
 from pacekeeper.cpu import Busy, CpuPool, WorkerCrashed
 from pacekeeper.errors import RateLimited
+from pacekeeper.fitness._edit import EDITED, check_edit
 from pacekeeper.fitness._engine import ENGINE_VERSION
 from pacekeeper.fitness._errors import ActivityNotFound, FitnessInputError
+from pacekeeper.fitness._parsed import summary_of
 from pacekeeper.fitness._prepare import (
     Computed,
     Prepared,
@@ -49,15 +51,17 @@ from pacekeeper.fitness._settings import (
     THRESHOLD_SPORTS,
     SettingsHistory,
     check_settings,
+    day_in,
     for_sport,
+    local_today,
     sport_values,
+    zone_of,
 )
-from pacekeeper.fitness._store import BadCursor, DuplicateSource, SqlFitnessStore
+from pacekeeper.fitness._store import BadCursor, DuplicateSource, SqlFitnessStore, load_of
 from pacekeeper.fitness._terms import ProviderTerms, withheld_reason
 from pacekeeper.fitness.analysis import AnalysisService
 from pacekeeper.fitness.importers import ArchiveReader, ImportRejected, ParsedActivity, is_archive
 from pacekeeper.fitness.streams import CHANNELS, StreamSet
-from pacekeeper.fitness.summary import summary_values
 from pacekeeper.ratelimit import RateLimiter
 
 Clock = Callable[[], datetime]
@@ -130,56 +134,6 @@ def _same_activity(a: StoredActivity, new: NewActivity) -> bool:
         and abs(a.distance_m - new.distance_m) <= max(100.0, 0.03 * a.distance_m)
     )
     return elapsed_ok or distance_ok
-
-
-def default_name(sport: str, start: datetime, utc_offset_s: int | None) -> str:
-    """A name for a file that has none, as a watch's app would give it ("Morning ride"),
-    from the local time of day when the file says its offset (else UTC)."""
-    hour = (start + timedelta(seconds=utc_offset_s or 0)).astimezone(UTC).hour
-    part = ("Night" if hour < 5 else "Morning" if hour < 11 else "Lunch" if hour < 14
-            else "Afternoon" if hour < 17 else "Evening" if hour < 21 else "Night")
-    return f"{part} {sport}"
-
-
-def _two(values: Mapping[str, Any]) -> dict[str, Any]:
-    # Our figures beside the device's: to 0.01, more than any of them measures.
-    return {k: round(v, 2) if isinstance(v, float) else v for k, v in values.items()}
-
-
-def _plain(item: Any) -> dict[str, Any]:
-    """A lap or leg as JSON: times as ISO 8601, the computed figures as a plain dict."""
-    return {k: (v.isoformat() if isinstance(v, datetime) else _two(v)
-                if isinstance(v, Mapping) else v) for k, v in asdict(item).items()}
-
-
-def structure_of(parsed: ParsedActivity) -> dict[str, Any]:
-    """The file's structure beside the summary (docs/import.md): the device's timer
-    time, our figures where the device's totals are shown, a multisport file's legs, a
-    pool swim's figures. Empty keys are left out."""
-    out: dict[str, Any] = {}
-    if parsed.timer_s is not None:
-        out["timer_s"] = parsed.timer_s
-    if parsed.computed:
-        out["computed"] = _two(parsed.computed)
-    if parsed.legs:
-        out["legs"] = [_two(_plain(leg)) for leg in parsed.legs]
-    if parsed.swim is not None:
-        out["swim"] = asdict(parsed.swim)
-    return out
-
-
-def summary_of(parsed: ParsedActivity) -> NewActivity:
-    laps = [_plain(lap) for lap in parsed.laps]
-    return NewActivity(
-        sport=parsed.sport.value, start_at=parsed.start,
-        source_sport=parsed.file_sport,
-        name=parsed.name or default_name("multisport" if parsed.legs else parsed.sport.value,
-                                         parsed.start, parsed.utc_offset_s),
-        name_generated=not parsed.name,
-        utc_offset_s=parsed.utc_offset_s, **summary_values(parsed),
-        device_name=parsed.device_name, laps=laps, device_metrics=dict(parsed.device_metrics),
-        structure=structure_of(parsed),
-    )  # fmt: skip
 
 
 class FitnessService(ProviderTerms):
@@ -336,14 +290,18 @@ class FitnessService(ProviderTerms):
             richer = streams is not None and richness(streams) > (
                 len(candidate.stream_channels), await self._samples(owner, candidate))
             try:
+                # What the person set themselves (name, sport) stays theirs.
+                kept = replace(new, **{f: getattr(candidate, f) for f in candidate.edited})
                 await self.store.attach(
-                    owner, candidate.id, ref, replace=new if richer else None,
+                    owner, candidate.id, ref, replace=kept if richer else None,
                     metrics=metrics if richer else None, streams=blob if richer else None,
                     stream_channels=channels, samples=samples, original=original, now=now,
                     ref_offset=new.utc_offset_s)
             except DuplicateSource as dup:
                 return ImportOutcome(name, await self._get(owner.user_id, dup.activity_id),
                                      duplicate=True)
+            if richer and "sport" in candidate.edited:  # metrics of the person's sport
+                await self._refresh_metrics(owner, candidate.id)
             return ImportOutcome(name, await self._get(owner.user_id, candidate.id),
                                  merged=True)
         try:
@@ -410,6 +368,33 @@ class FitnessService(ProviderTerms):
         # takes tens of milliseconds: a worker thread's, not the event loop's (issue 28).
         return await asyncio.to_thread(_shaped_streams, blob, keys, max_points)
 
+    async def edit(self, owner: Owner, activity_id: uuid.UUID, changes: Mapping[str, Any]
+                   ) -> StoredActivity:
+        """The person's own changes to an activity (``name``, ``sport``, ``description``,
+        ``notes``; fitness/_edit.py checks them). A new sport computes the metrics again
+        with that sport's thresholds (rTSS for a run, TSS for a ride...), so its load
+        and the fitness chart follow. ``ActivityNotFound`` for another person's."""
+        values = check_edit(changes)
+        current = await self._get(owner.user_id, activity_id)
+        edited = sorted(set(current.edited) | {k for k in values if k in EDITED})
+        metrics = None
+        if values.get("sport", current.sport) != current.sport:
+            history = SettingsHistory(await self.store.settings(owner.user_id))
+            metrics = await self._metrics_again(owner, activity_id, history,
+                                                sport=values["sport"])
+        if metrics is not None:
+            values.update(metrics=metrics, load=load_of(metrics))
+        if not await self.store.annotate(owner.user_id, activity_id,
+                                         {**values, "edited": edited or None}, self.clock()):
+            raise ActivityNotFound("no such activity")
+        return await self._get(owner.user_id, activity_id)
+
+    async def _refresh_metrics(self, owner: Owner, activity_id: uuid.UUID) -> None:
+        history = SettingsHistory(await self.store.settings(owner.user_id))
+        metrics = await self._metrics_again(owner, activity_id, history)
+        if metrics is not None:
+            await self.store.set_metrics(owner.user_id, activity_id, metrics, self.clock())
+
     async def delete(self, owner: Owner, activity_id: uuid.UUID) -> None:
         if not await self.store.delete(owner.user_id, activity_id):
             raise ActivityNotFound("no such activity")
@@ -418,7 +403,7 @@ class FitnessService(ProviderTerms):
 
     async def athlete(self, owner: Owner, *, on: date | None = None) -> dict[str, Any]:
         history = SettingsHistory(await self.store.settings(owner.user_id))
-        day = on or self.clock().date()
+        day = on or local_today(history, self.clock())
         values = history.on(day)
         by_sport: dict[str, Any] = {}
         for sport in THRESHOLD_SPORTS:
@@ -460,7 +445,15 @@ class FitnessService(ProviderTerms):
             checked = check_settings(sport_values(values, sport))
         except ValueError as exc:
             raise FitnessInputError(str(exc)) from None
-        day = valid_from or self.clock().date()
+        if valid_from is None:
+            # Today: the earlier of UTC's date (the day an activity's settings are read
+            # on) and the person's own (the day the answers are "as of"), so a value set
+            # now holds for both; with the zone this call sets, if it sets one.
+            now = self.clock()
+            zone = (checked["time_zone"] if "time_zone" in checked else
+                    zone_of(SettingsHistory(await self.store.settings(owner.user_id)), now))
+            valid_from = min(now.astimezone(UTC).date(), day_in(zone, now))
+        day = valid_from
         await self.store.set_settings(owner, checked, day, self.clock())
         if self.recompute_later is not None:
             job = await self.recompute_later(owner, day)
@@ -482,18 +475,19 @@ class FitnessService(ProviderTerms):
         return count
 
     async def _metrics_again(self, owner: Owner, activity_id: uuid.UUID,
-                             history: SettingsHistory) -> dict[str, Any] | None:
-        """The activity's metrics computed again from its stored streams (None: it has
-        none, or is gone)."""
+                             history: SettingsHistory, sport: str | None = None
+                             ) -> dict[str, Any] | None:
+        """The activity's metrics computed again from its stored streams, as an activity
+        of ``sport`` (its own by default); None: it has none, or is gone."""
         activity = await self.store.get(owner.user_id, activity_id)
         blob = await self.store.streams(owner.user_id, activity_id)
         if activity is None or blob is None:
             return None
-        athlete = snapshot(history.on(activity.start_at.astimezone(UTC).date()),
-                           activity.sport)
+        sport = sport or activity.sport
+        athlete = snapshot(history.on(activity.start_at.astimezone(UTC).date()), sport)
         # In the pool: a thread would hold the GIL for the analysis (issue 30).
-        return await self.in_pool(reanalyze, blob, activity.sport, athlete,
-                                   activity.distance_m, activity.moving_s)
+        return await self.in_pool(reanalyze, blob, sport, athlete, activity.distance_m,
+                                   activity.moving_s)
 
     # -- re-deriving after an upgrade (pacekeeper.fitness._engine) --------------------------
 
@@ -556,12 +550,17 @@ class FitnessService(ProviderTerms):
         parsed, computed = prepared.parsed, prepared.computed
         assert computed is not None
         streams = parsed.streams if len(parsed.streams) else None
+        new = summary_of(parsed)
+        if "sport" in activity.edited:  # the person's sport, not the file's
+            new = replace(new, sport=activity.sport)
         await self.store.rederived(
-            user_id, activity_id, version=ENGINE_VERSION, now=now, new=summary_of(parsed),
+            user_id, activity_id, version=ENGINE_VERSION, now=now, new=new,
             metrics=computed.metrics, streams=computed.blob,
             stream_channels=",".join(k for k in streams.keys if streams.has(k))
             if streams else "",
             samples=len(streams) if streams is not None else 0)
+        if "sport" in activity.edited:
+            await self._refresh_metrics(owner, activity_id)
         return RederiveReport(reparsed=1)
 
     async def rederive_all(self, *, per_owner: int | None = None) -> RederiveReport:

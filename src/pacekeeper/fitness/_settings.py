@@ -4,9 +4,10 @@ value valid on a given day (the latest ``valid_from`` on or before it)."""
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable, Mapping
+import zoneinfo
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from datetime import date
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from pacekeeper.fitness._records import SettingValue
@@ -20,11 +21,15 @@ class SettingSpec:
     low: float | None = None
     high: float | None = None
     choices: tuple[str, ...] = ()
+    # A text setting's own check (a time zone): the value to store, or ValueError.
+    parse: Callable[[Any], Any] | None = None
 
     def check(self, value: Any) -> Any:
         """The value to store, or ValueError with a message naming the setting."""
         if value is None:
             return None  # clears the setting from that day on
+        if self.parse is not None:
+            return self.parse(value)
         if self.choices:
             if not isinstance(value, str) or value not in self.choices:
                 raise ValueError(f"{self.name} must be one of {', '.join(self.choices)}")
@@ -36,6 +41,19 @@ class SettingSpec:
                 self.high is not None and number > self.high):
             raise ValueError(f"{self.name} must be between {self.low:g} and {self.high:g}")
         return round(number) if self.kind is int else number
+
+
+def time_zone(value: Any) -> str:
+    """An IANA time zone name the server's zone database knows (``Europe/Paris``)."""
+    if not isinstance(value, str) or not 1 <= len(value) <= 64:
+        raise ValueError("time_zone must be an IANA time zone name such as Europe/Paris")
+    try:
+        zoneinfo.ZoneInfo(value)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        # ValueError: a path-like key ("../etc/passwd"), refused before any file is read
+        raise ValueError(f"time_zone {value[:64]!r} is not an IANA time zone name "
+                         "(such as Europe/Paris)") from None
+    return value
 
 
 SETTINGS: dict[str, SettingSpec] = {
@@ -52,6 +70,11 @@ SETTINGS: dict[str, SettingSpec] = {
         SettingSpec("sex", "sex, for the TRIMP coefficient (M or F)", str, choices=("M", "F")),
         SettingSpec("birth_year", "year of birth", int, 1900, 2100),
         SettingSpec("units", "preferred units", str, choices=("metric", "imperial")),
+        # Locale (issue 33): the person's days and weeks. Without a time zone, today is
+        # the date at the offset of their latest activity (analysis/_base.py).
+        SettingSpec("time_zone", "time zone (IANA name)", str, parse=time_zone),
+        SettingSpec("first_day_of_week", "the day weeks start on", str,
+                    choices=("monday", "sunday")),
         # Per sport (issue 27 item 10): a run's power, a swim's pace and the heart rate
         # each sport reaches are the sport's own.
         SettingSpec("run_ftp_watts", "running functional threshold power or CP (W)", int,
@@ -131,7 +154,8 @@ def sport_values(values: Mapping[str, Any], sport: str | None) -> dict[str, Any]
 
 
 _NOT_PER_SPORT: frozenset[str] = frozenset(
-    ("resting_hr_bpm", "weight_kg", "sex", "birth_year", "units"))
+    ("resting_hr_bpm", "weight_kg", "sex", "birth_year", "units", "time_zone",
+     "first_day_of_week"))
 
 
 class SettingsHistory:
@@ -199,6 +223,23 @@ def provider_settings(stored: Iterable[SettingValue], offered: Mapping[str, Any]
     return out
 
 
+def zone_of(history: SettingsHistory, now: datetime) -> str | None:
+    """The person's ``time_zone`` as valid now: read on tomorrow's UTC date, so a change
+    made today counts at once in a zone ahead of UTC."""
+    zone = history.on(now.astimezone(UTC).date() + timedelta(days=1)).get("time_zone")
+    return zone if isinstance(zone, str) else None
+
+
+def day_in(zone: str | None, now: datetime) -> date:
+    """``now``'s date in ``zone`` (UTC's without one)."""
+    return now.astimezone(zoneinfo.ZoneInfo(zone) if zone else UTC).date()
+
+
+def local_today(history: SettingsHistory, now: datetime) -> date:
+    """Today in the person's ``time_zone`` setting; UTC's date without one."""
+    return day_in(zone_of(history, now), now)
+
+
 def check_settings(values: Mapping[str, Any]) -> dict[str, Any]:
     """Validated values; ValueError naming the first bad or unknown setting."""
     if not values:
@@ -213,5 +254,5 @@ def check_settings(values: Mapping[str, Any]) -> dict[str, Any]:
 
 
 __all__ = ["PROVIDER_SETTINGS", "SETTINGS", "THRESHOLD_SPORTS", "SettingSpec",
-           "SettingsHistory", "check_settings", "for_sport", "provider_settings",
-           "sport_values", "threshold_sport"]
+           "SettingsHistory", "check_settings", "day_in", "for_sport", "local_today",
+           "provider_settings", "sport_values", "threshold_sport", "time_zone", "zone_of"]

@@ -113,6 +113,7 @@ def _activity(row: ActivityRow, sources: Sequence[SourceRef], channels: str | No
         created_at=row.created_at, updated_at=row.updated_at,
         engine_version=row.engine_version, rederive_error=row.rederive_error,
         description=row.description, gear=row.gear, commute=row.commute,
+        notes=row.notes, edited=tuple(row.edited or ()),
     )  # fmt: skip
 
 
@@ -334,14 +335,16 @@ class SqlFitnessStore(SqlTermsRecords, SqlAthleteRecords):
                 .values(**values, updated_at=now))
 
     async def annotate(self, user_id: uuid.UUID, activity_id: uuid.UUID, values: dict[str, Any],
-                       now: datetime) -> None:
+                       now: datetime) -> bool:
         """What an export's listing says of an activity (name, description, gear,
-        commute: fitness/exports), over what its file said."""
+        commute: fitness/exports), over what its file said; or the person's own edit
+        (FitnessService.edit). False when the activity is not theirs."""
         async with self._sessions() as session, session.begin():
-            await session.execute(
+            result = await session.execute(
                 update(ActivityRow)
                 .where(ActivityRow.user_id == user_id, ActivityRow.id == activity_id)
                 .values(**values, updated_at=now))
+            return int(result.rowcount) == 1  # type: ignore[attr-defined]
 
     async def set_metrics(self, user_id: uuid.UUID, activity_id: uuid.UUID,
                           metrics: dict[str, Any], now: datetime) -> None:

@@ -87,6 +87,10 @@ class ActivityRow(Base):
     description: Mapped[str | None] = mapped_column(Text, nullable=True)
     gear: Mapped[str | None] = mapped_column(String(200), nullable=True)
     commute: Mapped[bool | None] = mapped_column(Boolean, nullable=True)
+    # The person's private notes and the fields they set themselves (["name", "sport"]),
+    # which no later source overwrites (migration 0022; the description is 0019's).
+    notes: Mapped[str | None] = mapped_column(Text, nullable=True)
+    edited: Mapped[list[str] | None] = mapped_column(JSON, nullable=True)
 
 
 # Newest first, per person: the list's order and its cursor.

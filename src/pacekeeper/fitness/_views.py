@@ -55,6 +55,11 @@ def activity_json(activity: StoredActivity, *, detail: bool = False) -> dict[str
             start_time_utc=activity.start_at.astimezone(UTC).isoformat().replace("+00:00", "Z"),
             utc_offset_s=activity.utc_offset_s,
             source_sport=activity.source_sport,
+            # The person's own words; notes are private to the person and the
+            # assistants they authorised (docs/fitness.md, "Editing an activity").
+            description=activity.description,
+            notes=activity.notes,
+            edited=list(activity.edited),
             **_figures(activity, DETAIL_FIGURES),
             device=activity.device_name,
             laps=activity.laps,

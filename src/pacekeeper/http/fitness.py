@@ -116,9 +116,14 @@ def _activity_id(request: Request) -> uuid.UUID:
 
 
 async def activity(request: Request) -> Response:
-    """GET /api/activities/{id} (detail) and DELETE /api/activities/{id}."""
+    """GET /api/activities/{id} (detail), PATCH /api/activities/{id} {name?, sport?,
+    description?, notes?} (the detail after the change) and DELETE /api/activities/{id}."""
     principal, owner = await _caller(request)
     activity_id = _activity_id(request)
+    if request.method == "PATCH":
+        changes = await read_json_object(request)
+        edited = await fitness(request).edit(owner, activity_id, changes)
+        return JSONResponse(activity_json(edited, detail=True), headers=_rate(principal))
     if request.method == "DELETE":
         await fitness(request).delete(owner, activity_id)
         return Response(status_code=204, headers=_rate(principal))
@@ -230,7 +235,8 @@ def fitness_routes() -> list[BaseRoute]:
         Route(IMPORT_PATH, import_activity, methods=["POST"]),
         Route("/api/activities", list_activities, methods=["GET"]),
         # :uuid, so that /api/activities/import answers 405 to a GET, not "no such activity"
-        Route("/api/activities/{activity_id:uuid}", activity, methods=["GET", "DELETE"]),
+        Route("/api/activities/{activity_id:uuid}", activity,
+              methods=["GET", "PATCH", "DELETE"]),
         Route("/api/activities/{activity_id:uuid}/streams", activity_streams, methods=["GET"]),
         Route("/api/athlete", athlete, methods=["GET", "PATCH"]),
         Route("/api/daily", daily, methods=["GET"]),

@@ -8,6 +8,7 @@ from pacekeeper._openapi_parts import ERROR as _ERROR
 from pacekeeper._openapi_parts import SESSION_AUTH as _AUTH
 from pacekeeper._openapi_parts import blank_or, link, with_links
 from pacekeeper._openapi_parts import json_response as _json
+from pacekeeper.fitness._edit import MAX_NAME, MAX_TEXT
 from pacekeeper.fitness._records import HEADLINE_METRICS
 from pacekeeper.fitness._service import DEFAULT_STREAM_POINTS, MAX_STREAM_POINTS
 from pacekeeper.fitness._settings import SETTINGS
@@ -59,6 +60,10 @@ _DETAIL: dict[str, Any] = {
         "swim": {"type": "object", "description": "a pool swim's lengths, pace, SWOLF, rests"},
         "computed": {"type": "object",
                      "description": "our figures beside the device's totals shown above"},
+        "description": _STR,
+        "notes": {**_STR, "description": "the person's private notes"},
+        "edited": {"type": "array", "items": {"type": "string"},
+                   "description": "fields the person set (no later source changes them)"},
     },
 }
 _IMPORT_RESULT: dict[str, Any] = {
@@ -146,6 +151,20 @@ def _paths(provider: dict[str, Any]) -> dict[str, dict[str, Any]]:
         "/api/activities/{activity_id}": {
             "get": {"summary": "One activity in detail", "security": _AUTH, "parameters": _ID,
                     "responses": {"200": _json("the activity", _DETAIL), **_errors(404)}},
+            "patch": {"summary": "Edit an activity's name, sport, description or notes",
+                      "security": _AUTH, "parameters": _ID,
+                      "requestBody": {"required": True, "content": {"application/json": {
+                          "schema": {"type": "object", "additionalProperties": False,
+                                     "minProperties": 1, "properties": {
+                                         "name": {"type": "string", "maxLength": MAX_NAME},
+                                         "sport": {"type": "string",
+                                                   "enum": [s.value for s in Sport]},
+                                         "description": {"type": ["string", "null"],
+                                                         "maxLength": MAX_TEXT},
+                                         "notes": {"type": ["string", "null"],
+                                                   "maxLength": MAX_TEXT}}}}}},
+                      "responses": {"200": _json("the activity after the change", _DETAIL),
+                                    **_errors(400, 403, 404)}},
             "delete": {"summary": "Delete an activity with its streams and files",
                        "security": _AUTH, "parameters": _ID,
                        "responses": {"204": {"description": "deleted"}, **_errors(403, 404)}},

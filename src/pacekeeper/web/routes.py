@@ -23,6 +23,7 @@ from starlette.staticfiles import StaticFiles
 from pacekeeper.auth import Principal
 from pacekeeper.config import RegistrationMode
 from pacekeeper.errors import ApiError
+from pacekeeper.fitness.models import Sport
 from pacekeeper.pages import STATIC_PREFIX, PageSecurity, render_page
 from pacekeeper.services import registration_mode
 from pacekeeper.services import request_services as services
@@ -149,6 +150,7 @@ async def activity_page(request: Request) -> Response:
                     (*CHARTS, *MAP, "activity.js"),
                     PageSecurity(image_sources=(tile_source(settings.map_tile_url),)),
                     activity_id=request.path_params["activity_id"],
+                    sports=[sport.value for sport in Sport],
                     tile_url=settings.map_tile_url,
                     tile_attribution=settings.map_tile_attribution)
 

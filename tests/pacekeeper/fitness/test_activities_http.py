@@ -461,7 +461,7 @@ async def test_deleting_a_user_removes_their_fitness_rows(harness: Harness) -> N
 def test_a_file_without_a_name_is_named_by_its_local_time_of_day() -> None:
     """FIT files carry no name: the activity is named like a watch's app names it, from
     the local hour (the file's UTC offset), not the server's."""
-    from pacekeeper.fitness._service import default_name
+    from pacekeeper.fitness._parsed import default_name
 
     start = datetime(2026, 5, 1, 5, 30, tzinfo=UTC)  # 05:30 UTC
     assert default_name("ride", start, None) == "Morning ride"

@@ -13,7 +13,7 @@ from pacekeeper.fitness import _inputs
 from pacekeeper.fitness import analytics as an
 from pacekeeper.fitness._errors import FitnessInputError
 from pacekeeper.fitness._records import DailyHealth, Owner, PeriodRow
-from pacekeeper.fitness._settings import SettingsHistory
+from pacekeeper.fitness._settings import SettingsHistory, day_in, zone_of
 from pacekeeper.fitness._store import SqlFitnessStore
 from pacekeeper.fitness._views import daily_json
 from pacekeeper.fitness.analysis._common import (
@@ -40,13 +40,30 @@ class AnalysisBase:
         self.store = store
         self.clock = clock
 
+    async def locale(self, owner: Owner) -> tuple[str | None, int]:
+        """The person's ``time_zone`` setting as valid now (None: not set) and the
+        weekday their weeks start on (0 Monday, 6 Sunday)."""
+        now = self.clock()
+        history = SettingsHistory(await self.store.settings(owner.user_id))
+        first = history.on(now.astimezone(UTC).date() + timedelta(days=1)).get(
+            "first_day_of_week")
+        return zone_of(history, now), 6 if first == "sunday" else 0
+
+    async def week_start(self, owner: Owner, day: date) -> date:
+        """The first day of ``day``'s week, as the person's weeks start."""
+        _, first = await self.locale(owner)
+        return day - timedelta(days=(day.weekday() - first) % 7)
+
     async def today(self, owner: Owner) -> date:
-        """The person's own today: the date at the UTC offset of their latest activity of
-        the last ``WHERE_DAYS`` days (the service keeps no time zone setting; a recent
-        activity says where they are), UTC's without one. A UTC date would leave a Sydney
-        morning's ride out of "today" (and of the week, the summary and the chart) until
-        10:00 there."""
+        """The person's own today: the date in their ``time_zone`` setting; without one,
+        at the UTC offset of their latest activity of the last ``WHERE_DAYS`` days (a
+        recent activity says where they are), UTC's without one. A UTC date would leave a
+        Sydney morning's ride out of "today" (and of the week, the summary and the chart)
+        until 10:00 there."""
         now = self.clock().astimezone(UTC)
+        zone, _ = await self.locale(owner)
+        if zone is not None:
+            return day_in(zone, now)
         offset = await self.store.latest_offset(
             owner.user_id, now - timedelta(days=WHERE_DAYS), now, hide=owner.withheld)
         return (now + timedelta(seconds=offset or 0)).date()

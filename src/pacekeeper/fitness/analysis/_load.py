@@ -218,13 +218,14 @@ class LoadAnalysis(AnalysisBase):
         if not 1 <= weeks <= 104:
             raise FitnessInputError("weeks must be between 1 and 104")
         today = await self.today(owner)
-        monday = today - timedelta(days=today.weekday())
-        first = monday - timedelta(weeks=weeks - 1)
+        # Weeks start on the person's first day of the week (Monday unless set Sunday).
+        start = await self.week_start(owner, today)
+        first = start - timedelta(weeks=weeks - 1)
         rows = await self._rows(owner, first, today)
         table: dict[date, dict[str, dict[str, float]]] = defaultdict(dict)
         for r in rows:
             d = local_day(r.start_at, r.utc_offset_s)
-            week = d - timedelta(days=d.weekday())
+            week = first + timedelta(weeks=(d - first).days // 7)
             t = table[week].setdefault(r.sport, {"sessions": 0, "moving_hours": 0.0,
                                                  "km": 0.0, "load": 0.0})
             t["sessions"] += 1

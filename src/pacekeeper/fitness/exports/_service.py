@@ -27,9 +27,10 @@ from typing import Any, Final
 
 from pacekeeper.cpu import WorkerCrashed
 from pacekeeper.errors import ApiError
+from pacekeeper.fitness._parsed import default_name
 from pacekeeper.fitness._prepare import Prepared, prepare_file, prepare_member
 from pacekeeper.fitness._records import NewActivity, Owner, SourceRef
-from pacekeeper.fitness._service import FitnessService, ImportOutcome, default_name
+from pacekeeper.fitness._service import FitnessService, ImportOutcome
 from pacekeeper.fitness.exports._apple import AppleScan, Workout
 from pacekeeper.fitness.exports._layout import (
     Kind,

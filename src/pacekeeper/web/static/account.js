@@ -1,6 +1,46 @@
-/* Account: change password, download my data, delete my account (each confirmed). */
+/* Account: units and locale, change password, download my data, delete my account
+   (each confirmed). */
 "use strict";
 (() => {
+  /* Units and locale (issue 33): athlete settings (PATCH /api/athlete), so every page and
+     tool answer reads them from one place. The zone is checked by the server (zoneinfo);
+     the browser's list only helps typing. */
+  const locale = document.querySelector("[data-locale]");
+  const zoneHint = document.querySelector("[data-zone-hint]");
+  const browserZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  function nowIn(zone) {
+    if (!zone) { return; }
+    try {
+      const now = new Date().toLocaleString(undefined, {timeZone: zone, weekday: "long", day: "numeric", month: "long", hour: "2-digit", minute: "2-digit"});
+      zoneHint.textContent = "Now in " + zone + ": " + now + ".";
+    } catch (e) { /* a zone this browser does not know: the server decides */ }
+  }
+  function fill(settings) {
+    locale.elements.units.value = settings.units || "metric";
+    locale.elements.time_zone.value = settings.time_zone || "";
+    locale.elements.first_day_of_week.value = settings.first_day_of_week || "monday";
+    if (!settings.time_zone && browserZone) { locale.elements.time_zone.placeholder = browserZone; }
+    nowIn(settings.time_zone);
+  }
+  try {
+    const list = document.getElementById("zones");
+    for (const zone of Intl.supportedValuesOf ? Intl.supportedValuesOf("timeZone") : []) { list.append(Pk.el("option", {value: zone})); }
+  } catch (e) { /* an older browser: typing still works */ }
+  Pk.api("/api/athlete").then((athlete) => fill(athlete.settings || {})).catch(Pk.showError);
+  locale.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const status = locale.querySelector(".form-status");
+    status.textContent = "";
+    const zone = locale.elements.time_zone.value.trim();
+    const body = {units: locale.elements.units.value, first_day_of_week: locale.elements.first_day_of_week.value};
+    if (zone) { body.time_zone = zone; }
+    try {
+      const athlete = await Pk.api("/api/athlete", {method: "PATCH", body: body});
+      fill(athlete.settings || {});
+      status.textContent = "Saved.";
+    } catch (error) { status.textContent = error.message; }
+  });
+
   const password = document.querySelector("[data-change-password]");
   password.addEventListener("submit", async (event) => {
     event.preventDefault();

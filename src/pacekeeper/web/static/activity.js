@@ -194,6 +194,63 @@
           l.swim.strokes === null ? "–" : String(l.swim.strokes), fmt.num(l.swim.swolf, 1)])) : "");
   }
 
+  /* About this activity: the description and private notes, and the Edit form (name,
+     sport, description, notes: PATCH /api/activities/{id}). A new sport reloads the page:
+     its load, zones and pace are worked out again for that sport. */
+  function about(a) {
+    const view = root.querySelector("[data-about-view]");
+    const form = root.querySelector("[data-edit-form]");
+    const editButton = root.querySelector("[data-edit]");
+    const status = root.querySelector("[data-edit-status]");
+    function show(current) {
+      const description = root.querySelector("[data-description]");
+      description.textContent = current.description || "No description yet.";
+      description.classList.toggle("muted", !current.description);
+      const notes = root.querySelector("[data-notes]");
+      notes.textContent = current.notes || "No notes.";
+      notes.classList.toggle("muted", !current.notes);
+    }
+    function open(editing) {
+      form.hidden = !editing;
+      view.hidden = editing;
+      editButton.hidden = editing;
+      root.classList.toggle("editing", editing);
+      if (editing) {
+        root.querySelector("[data-saved]").textContent = "";
+        form.elements.name.value = a.name || "";
+        form.elements.sport.value = a.sport;
+        form.elements.description.value = a.description || "";
+        form.elements.notes.value = a.notes || "";
+        status.textContent = "";
+        form.elements.name.focus();
+      } else { editButton.focus(); }
+    }
+    show(a);
+    editButton.hidden = false;
+    editButton.addEventListener("click", () => open(true));
+    root.querySelector("[data-edit-cancel]").addEventListener("click", () => open(false));
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      const body = {name: form.elements.name.value, sport: form.elements.sport.value,
+        description: form.elements.description.value, notes: form.elements.notes.value};
+      const button = form.querySelector("button[type=submit]");
+      button.disabled = true;
+      status.textContent = "Saving…";
+      try {
+        const saved = await Pk.api("/api/activities/" + encodeURIComponent(id), {method: "PATCH", body: body});
+        if (saved.sport !== a.sport) { location.reload(); return; }
+        Object.assign(a, saved);
+        document.title = (a.name || a.sport) + " · Pacekeeper";
+        root.querySelector("[data-name]").textContent = a.name || "Untitled " + a.sport;
+        show(a);
+        open(false);
+        root.querySelector("[data-saved]").textContent = "Saved.";
+      } catch (error) {
+        status.textContent = error.message;
+      } finally { button.disabled = false; }
+    });
+  }
+
   async function main() {
     // The person's units (km or mile), fetched once beside the activity; metric without.
     const athlete = Pk.api("/api/athlete").catch(() => null);
@@ -213,6 +270,7 @@
       box.textContent = warnings.join(" ");
       box.hidden = false;
     }
+    about(a);
     const units = ((await athlete) || {settings: {}}).settings.units;
     const basis = fmt.paceBasis(a.sport, units);
     const m = a.metrics || {};

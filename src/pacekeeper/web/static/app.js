@@ -6,8 +6,9 @@
      (shared by every tab); 25 minutes after it, POST /api/auth/refresh renews it (and the
      session cookie), checked every minute, when the tab comes back into view and before
      every write. A token of unknown age is renewed at once.
-   - On any 401 the client clears its CSRF token and returns to sign-in, which brings the
-     person back to the page they were on.
+   - On any 401 the client clears its CSRF token and says so: a notice "Your session
+     expired" with a sign-in link that brings the person back to the page they were on
+     (issue 33; it used to leave the page at once, losing what was typed).
    No inline script anywhere: the pages load this file and their own with `defer`. */
 "use strict";
 
@@ -49,6 +50,21 @@ const Pk = (() => {
     location.assign("/?" + query.toString());
   }
 
+  /* Spec 7 and issue 33: on 401 the CSRF token is cleared and the page says the session
+     expired, with a link to sign in that returns here (next= this path; the sign-in
+     checks it is this origin). The page stays, so a form being filled in is not lost. */
+  function sessionExpired() {
+    clearCsrf();
+    if (document.getElementById("session-notice")) { return; }
+    const here = location.pathname + location.search;
+    const query = new URLSearchParams({reason: "expired"});
+    if (here !== "/") { query.set("next", here); }
+    const notice = el("div", {id: "session-notice", class: "session-notice", role: "alert"},
+      el("span", {text: "Your session expired, so this could not be saved or loaded."}),
+      el("a", {href: "/?" + query.toString(), text: "Sign in again"}));
+    document.body.prepend(notice);
+  }
+
   let renewing = null;
   async function renew() {
     if (renewing) { return renewing; }
@@ -57,12 +73,12 @@ const Pk = (() => {
         method: "POST", credentials: "same-origin",
         headers: {"X-CSRF-Token": csrfToken()},
       });
-      if (response.status === 401) { toSignIn("expired"); throw new Error("signed out"); }
+      if (response.status === 401) { sessionExpired(); throw new ApiError(401, {message: "Your session expired: sign in again."}); }
       if (!response.ok) {
         // The token could not be renewed (it expired already): the session cannot write.
         await fetch("/api/auth/logout", {method: "POST", credentials: "same-origin"});
-        toSignIn("expired");
-        throw new Error("csrf expired");
+        sessionExpired();
+        throw new ApiError(401, {message: "Your session expired: sign in again."});
       }
       const body = await response.json();
       remember(body.csrf_token || csrfToken());
@@ -76,8 +92,8 @@ const Pk = (() => {
     if (!token) {
       // The 30-minute token is gone (the browser dropped the cookie): sign in again.
       await fetch("/api/auth/logout", {method: "POST", credentials: "same-origin"});
-      toSignIn("expired");
-      throw new Error("csrf expired");
+      sessionExpired();
+      throw new ApiError(401, {message: "Your session expired: sign in again."});
     }
     const at = issuedAt(token);
     if (at === null || Date.now() - at >= RENEW_AFTER_MS) { await renew(); }
@@ -109,8 +125,8 @@ const Pk = (() => {
     }
     const response = await fetch(path, {method: method, headers: headers, body: body, credentials: "same-origin"});
     if (response.status === 401) {
-      toSignIn("expired");
-      throw new ApiError(401, {message: "Your session ended: sign in again."});
+      sessionExpired();
+      throw new ApiError(401, {message: "Your session expired: sign in again."});
     }
     if (opts.raw && response.ok) { return response; }
     let data = null;
@@ -131,7 +147,7 @@ const Pk = (() => {
       xhr.setRequestHeader("Accept", "application/json");
       xhr.upload.addEventListener("progress", (e) => { if (e.lengthComputable && onProgress) { onProgress(e.loaded / e.total); } });
       xhr.addEventListener("load", () => {
-        if (xhr.status === 401) { toSignIn("expired"); reject(new ApiError(401, null)); return; }
+        if (xhr.status === 401) { sessionExpired(); reject(new ApiError(401, {message: "Your session expired: sign in again."})); return; }
         let data = null;
         try { data = JSON.parse(xhr.responseText); } catch (e) { /* not JSON */ }
         resolve({status: xhr.status, data: data});
@@ -296,5 +312,5 @@ const Pk = (() => {
     if (signedIn()) { wireSession(); } else { wireSignIn(); }
   });
 
-  return {api: api, upload: upload, el: el, fmt: fmt, copy: copy, showError: showError, csrfToken: csrfToken, renew: renew, toSignIn: toSignIn, ApiError: ApiError};
+  return {api: api, upload: upload, el: el, fmt: fmt, copy: copy, showError: showError, csrfToken: csrfToken, renew: renew, toSignIn: toSignIn, sessionExpired: sessionExpired, ApiError: ApiError};
 })();
