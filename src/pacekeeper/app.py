@@ -42,6 +42,7 @@ from pacekeeper.http.analysis import analysis_routes
 from pacekeeper.http.apikeys import delete_key, keys_collection
 from pacekeeper.http.connections import connection_routes
 from pacekeeper.http.fitness import IMPORT_PATH, fitness_routes
+from pacekeeper.http.gear import gear_routes
 from pacekeeper.http.imports import IMPORTS_PATH, import_routes
 from pacekeeper.http.webhooks import webhook_body_limits, webhook_routes
 from pacekeeper.http.workouts import workout_routes
@@ -253,6 +254,7 @@ def create_app(
         *admin_routes(),
         *fitness_routes(),
         *workout_routes(),
+        *gear_routes(),
         *import_routes(),
         *analysis_routes(mcp_server),
         *a2a_routes(mcp_server),

@@ -69,7 +69,7 @@ from pacekeeper.db import (
     upgrade,
     wait_for_database,
 )
-from pacekeeper.fitness import FitnessService, SqlFitnessStore
+from pacekeeper.fitness import FitnessService, GearService, SqlFitnessStore
 from pacekeeper.fitness.exports import ExportImports, SqlHistoryImports
 from pacekeeper.jobs import JobQueue
 from pacekeeper.live import LiveFeed, live_broadcasters
@@ -143,6 +143,8 @@ class Services:
     live: LiveFeed | None = None
     # Plans: workouts, the calendar, the feed (issue 32); None only in hand-built Services.
     workouts: WorkoutService | None = None
+    # Bikes and shoes (issue 33); None only in hand-built Services.
+    gear: GearService | None = None
     # What the providers' terms allow in this deployment (issue 31 item 2): whose data
     # assistants do not see, how long each provider's data is kept.
     policies: Policies = field(default_factory=Policies)
@@ -296,6 +298,7 @@ async def build_services(
         AccountParts(accounts, users, fitness, api_keys, clock,
                      connections=services.connections, grants=oauth.server),
         SqlAccountStore(engine), revocations.bump)
+    services.gear = GearService(sessions, clock)
     services.workouts = WorkoutService(SqlWorkoutStore(sessions), fitness.store,
                                        fitness.analysis, clock,
                                        connections=lambda: services.connections)

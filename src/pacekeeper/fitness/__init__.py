@@ -36,6 +36,7 @@ from pacekeeper.fitness.models import (
 )
 
 if TYPE_CHECKING:
+    from pacekeeper.fitness._gear import GearNotFound, GearService
     from pacekeeper.fitness._service import (
         DEFAULT_STREAM_POINTS,
         MAX_STREAM_POINTS,
@@ -59,7 +60,7 @@ _LAZY = {
     "SqlFitnessStore": "_store", "TABLES": "_tables",
     "activity_event": "_views", "activity_json": "_views", "daily_json": "_views",
     "outcome_json": "_views", "CHANNELS": "streams", "StreamSet": "streams",
-    "withheld_reason": "_terms",
+    "withheld_reason": "_terms", "GearNotFound": "_gear", "GearService": "_gear",
 }
 
 
@@ -90,6 +91,8 @@ __all__ = [
     "DailySummary",
     "FitnessInputError",
     "FitnessService",
+    "GearNotFound",
+    "GearService",
     "HeartRateSample",
     "ImportOutcome",
     "NewActivity",

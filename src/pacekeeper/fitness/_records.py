@@ -87,6 +87,7 @@ class StoredActivity(ActivitySummary):
     # The person's private notes, and the fields they edited (issue 33).
     notes: str | None = None
     edited: tuple[str, ...] = ()
+    gear_id: uuid.UUID | None = None  # the person's gear it used (fitness/_gear.py)
 
 
 @dataclass(frozen=True, slots=True)

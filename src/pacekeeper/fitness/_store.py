@@ -23,6 +23,7 @@ from sqlalchemy.orm import defer
 from pacekeeper.db import epoch_seconds
 from pacekeeper.errors import PacekeeperError
 from pacekeeper.fitness._engine import ENGINE_VERSION
+from pacekeeper.fitness._gear import default_gear
 from pacekeeper.fitness._records import (
     HEADLINE_METRICS,
     ActivityFilter,
@@ -113,7 +114,7 @@ def _activity(row: ActivityRow, sources: Sequence[SourceRef], channels: str | No
         created_at=row.created_at, updated_at=row.updated_at,
         engine_version=row.engine_version, rederive_error=row.rederive_error,
         description=row.description, gear=row.gear, commute=row.commute,
-        notes=row.notes, edited=tuple(row.edited or ()),
+        notes=row.notes, edited=tuple(row.edited or ()), gear_id=row.gear_id,
     )  # fmt: skip
 
 
@@ -251,6 +252,7 @@ class SqlFitnessStore(SqlTermsRecords, SqlAthleteRecords):
                                             tenant_id=owner.tenant_id, metrics=metrics,
                                             load=load_of(metrics),
                                             engine_version=ENGINE_VERSION,
+                                            gear_id=default_gear(owner.user_id, new.sport),
                                             created_at=now, updated_at=now, **values))
                     await session.flush()
                     source = self._source_row(owner, activity_id, ref, now)

@@ -28,6 +28,7 @@ from sqlalchemy import (
     Uuid,
 )
 from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy.sql.expression import false
 
 from pacekeeper.db import Base
 from pacekeeper.db._models import UtcDateTime
@@ -91,6 +92,7 @@ class ActivityRow(Base):
     # which no later source overwrites (migration 0022; the description is 0019's).
     notes: Mapped[str | None] = mapped_column(Text, nullable=True)
     edited: Mapped[list[str] | None] = mapped_column(JSON, nullable=True)
+    gear_id: Mapped[uuid.UUID | None] = mapped_column(Uuid, nullable=True, index=True)
 
 
 # Newest first, per person: the list's order and its cursor.
@@ -217,6 +219,24 @@ class SyncStateRow(Base):
     updated_at: Mapped[datetime] = mapped_column(UtcDateTime)
 
 
+class GearRow(Base):
+    """A person's bike or shoes (migration 0023): what an activity used, its distance."""
+
+    __tablename__ = "gear"
+
+    id: Mapped[uuid.UUID] = mapped_column(Uuid, primary_key=True)
+    user_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    tenant_id: Mapped[uuid.UUID] = _tenant_fk()
+    kind: Mapped[str] = mapped_column(String(20))  # bike, shoes, other
+    name: Mapped[str] = mapped_column(String(200))
+    default_for: Mapped[str | None] = mapped_column(String(20), nullable=True)  # a sport
+    retired: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    alert_m: Mapped[float | None] = mapped_column(Float, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    updated_at: Mapped[datetime] = mapped_column(UtcDateTime)
+
+
 class GoalRow(Base):
     """A person's goal (migration 0010): a race, an FTP, a weight or a weekly volume."""
 
@@ -281,6 +301,7 @@ __all__ = [
     "ActivityStreamRow",
     "AthleteSettingRow",
     "DailyHealthRow",
+    "GearRow",
     "GoalRow",
     "HistoryImportRow",
     "SyncStateRow",

@@ -60,6 +60,7 @@ def activity_json(activity: StoredActivity, *, detail: bool = False) -> dict[str
             description=activity.description,
             notes=activity.notes,
             edited=list(activity.edited),
+            gear_id=None if activity.gear_id is None else str(activity.gear_id),
             **_figures(activity, DETAIL_FIGURES),
             device=activity.device_name,
             laps=activity.laps,

@@ -117,13 +117,23 @@ def _activity_id(request: Request) -> uuid.UUID:
 
 async def activity(request: Request) -> Response:
     """GET /api/activities/{id} (detail), PATCH /api/activities/{id} {name?, sport?,
-    description?, notes?} (the detail after the change) and DELETE /api/activities/{id}."""
+    description?, notes?, gear_id?} (the detail after the change) and DELETE
+    /api/activities/{id}."""
     principal, owner = await _caller(request)
     activity_id = _activity_id(request)
     if request.method == "PATCH":
-        changes = await read_json_object(request)
-        edited = await fitness(request).edit(owner, activity_id, changes)
-        return JSONResponse(activity_json(edited, detail=True), headers=_rate(principal))
+        changes = dict(await read_json_object(request))
+        if "gear_id" in changes:  # the gear's own service: both must be the caller's
+            gear = services(request).gear
+            if gear is None:
+                raise ApiError("gear is not available on this server", status=503)
+            chosen = changes.pop("gear_id")
+            if chosen is not None and not isinstance(chosen, str):
+                raise ValidationFailed("gear_id must be a gear's id or null")
+            await gear.assign(owner, activity_id, chosen)
+        found = (await fitness(request).edit(owner, activity_id, changes) if changes
+                 else await fitness(request).get(owner, activity_id))
+        return JSONResponse(activity_json(found, detail=True), headers=_rate(principal))
     if request.method == "DELETE":
         await fitness(request).delete(owner, activity_id)
         return Response(status_code=204, headers=_rate(principal))

@@ -48,6 +48,7 @@ PAGES = (
     Page("calendar", "/calendar", "Calendar", ("calendar.js",)),
     Page("fitness", "/fitness", "Fitness", (*CHARTS, "fitness.js")),
     Page("records", "/records", "Records", (*CHARTS, "records.js")),
+    Page("gear", "/gear", "Gear", ("gear.js",)),
     Page("import", "/import", "Import your history", ("import.js",), in_nav=False),
     # Served by pacekeeper.web.connections (the provider list is rendered there).
     # The Live panel: mcpcast's browser client, served with /mcp (pacekeeper.live).
@@ -135,7 +136,8 @@ def _page_handler(page: Page) -> Any:
                 "layout": "app", "page": page.key, "title": "Not allowed",
                 "user": _user(principal), "nav": _nav(principal), "scripts": ("app.js",),
             }, status=403)  # fmt: skip
-        return app_page(principal, page.key, f"{page.key}.html", page.label, page.scripts)
+        return app_page(principal, page.key, f"{page.key}.html", page.label, page.scripts,
+                        sports=[sport.value for sport in Sport])
 
     handler.__name__ = f"{page.key}_page"
     return handler

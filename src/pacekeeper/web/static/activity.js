@@ -202,7 +202,22 @@
     const form = root.querySelector("[data-edit-form]");
     const editButton = root.querySelector("[data-edit]");
     const status = root.querySelector("[data-edit-status]");
+    // The person's gear, for the name shown and the Edit form's choice (retired kept
+    // only when this activity used it).
+    const gearList = Pk.api("/api/gear").then((g) => g.gear || [], () => []);
+    gearList.then((gear) => {
+      const select = form.elements.gear_id;
+      for (const g of gear) {
+        if (g.retired && g.id !== a.gear_id) { continue; }
+        select.append(Pk.el("option", {value: g.id, text: g.name + (g.retired ? " (retired)" : "")}));
+      }
+    });
     function show(current) {
+      gearList.then((gear) => {
+        const used = gear.find((g) => g.id === current.gear_id);
+        const line = root.querySelector("[data-gear]");
+        line.replaceChildren(...(used ? ["Gear: ", Pk.el("a", {href: "/gear", text: used.name})] : []));
+      });
       const description = root.querySelector("[data-description]");
       description.textContent = current.description || "No description yet.";
       description.classList.toggle("muted", !current.description);
@@ -221,6 +236,7 @@
         form.elements.sport.value = a.sport;
         form.elements.description.value = a.description || "";
         form.elements.notes.value = a.notes || "";
+        form.elements.gear_id.value = a.gear_id || "";
         status.textContent = "";
         form.elements.name.focus();
       } else { editButton.focus(); }
@@ -232,7 +248,8 @@
     form.addEventListener("submit", async (event) => {
       event.preventDefault();
       const body = {name: form.elements.name.value, sport: form.elements.sport.value,
-        description: form.elements.description.value, notes: form.elements.notes.value};
+        description: form.elements.description.value, notes: form.elements.notes.value,
+        gear_id: form.elements.gear_id.value || null};
       const button = form.querySelector("button[type=submit]");
       button.disabled = true;
       status.textContent = "Saving…";
