@@ -122,7 +122,8 @@ async def activity(request: Request) -> Response:
     principal, owner = await _caller(request)
     activity_id = _activity_id(request)
     if request.method == "PATCH":
-        changes = dict(await read_json_object(request))
+        original = await read_json_object(request)
+        changes = dict(original)
         if "gear_id" in changes:  # the gear's own service: both must be the caller's
             gear = services(request).gear
             if gear is None:
@@ -131,8 +132,9 @@ async def activity(request: Request) -> Response:
             if chosen is not None and not isinstance(chosen, str):
                 raise ValidationFailed("gear_id must be a gear's id or null")
             await gear.assign(owner, activity_id, chosen)
-        found = (await fitness(request).edit(owner, activity_id, changes) if changes
-                 else await fitness(request).get(owner, activity_id))
+        gear_only = "gear_id" in original and not changes
+        found = (await fitness(request).get(owner, activity_id) if gear_only
+                 else await fitness(request).edit(owner, activity_id, changes))
         return JSONResponse(activity_json(found, detail=True), headers=_rate(principal))
     if request.method == "DELETE":
         await fitness(request).delete(owner, activity_id)
