@@ -448,3 +448,50 @@ def test_every_page_fits_a_phone(server: str) -> None:
         finally:
             browser.close()
     _clean(checks)
+
+
+def test_a_runs_charts_go_along_distance_and_a_stretch_gives_its_figures(server: str) -> None:
+    """The run's charts drawn along distance when asked, and a drag across the heart-rate
+    chart selects a stretch: its time, distance, pace and average heart rate, worked here
+    from the same samples the API gives (the charts' own streams request)."""
+    from playwright.sync_api import expect, sync_playwright
+
+    email = "stretch@example.com"
+    auth = _person(server, email)
+    run = _import(server, auth, RUN.name, RUN.read_bytes())
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page, checks = _sign_in(browser, server, email, f"/activities/{run['id']}")
+            chart = page.locator("figure[data-chart=heartrate] .u-over")
+            expect(chart).to_be_visible()
+            chart.scroll_into_view_if_needed()  # the mouse works in the viewport
+            box = chart.bounding_box()
+            assert box is not None
+            y = box["y"] + box["height"] / 2
+            page.mouse.move(box["x"] + box["width"] * 0.25, y)
+            page.mouse.down()
+            page.mouse.move(box["x"] + box["width"] * 0.75, y, steps=8)
+            page.mouse.up()
+            stretch = page.get_by_role("status", name="Selected range")
+            expect(stretch).to_contain_text("Average heart rate")
+            # The stretch's figures from the very samples the page drew (the same request).
+            keys = ",".join(k for k in ("heartrate", "speed", "altitude", "distance")
+                            if k in run["streams"])
+            data = httpx.get(f"{server}/api/activities/{run['id']}/streams?keys={keys}"
+                             "&max_points=800", headers=auth).json()["streams"]
+            first, last = (float(stretch.get_attribute(a)) for a in ("data-from-s", "data-to-s"))
+            inside = [i for i, t in enumerate(data["time"]) if first <= t <= last]
+            hr = [data["heartrate"][i] for i in inside if data["heartrate"][i] is not None]
+            shown = stretch.locator("[data-fact='Average heart rate']").inner_text()
+            assert shown == f"{math.floor(sum(hr) / len(hr) + 0.5)} bpm"  # as JS rounds
+            km = (data["distance"][inside[-1]] - data["distance"][inside[0]]) / 1000
+            assert stretch.locator("[data-fact=Distance]").inner_text() == f"{km:.2f} km"
+            # Along distance: the x axis in km, the selection cleared.
+            page.get_by_label("Distance").check()
+            expect(page.locator("figure[data-chart=heartrate]")).to_be_visible()
+            expect(stretch).to_have_text("")
+            checks.page_done("activity-stretch")
+        finally:
+            browser.close()
+    _clean(checks)

@@ -268,6 +268,104 @@
     });
   }
 
+  /* The streams' charts along time or distance, their cursors moving together; a drag
+     across one selects a stretch, whose figures (time, distance, average power, heart
+     rate, pace) come from the same samples the charts draw. */
+  async function streamCharts(a, basis, units) {
+    const box = root.querySelector("[data-streams]");
+    const wanted = STREAMS.filter((s) => (a.streams || []).includes(s.key));
+    if (!wanted.length) {
+      box.replaceChildren(el("p", {class: "muted", text: "This activity has no sample streams (a summary only)."}));
+      root.querySelector("[data-range-hint]").hidden = true;
+    } else {
+      const hasDistance = (a.streams || []).includes("distance");
+      const keys = [...wanted.map((s) => s.key), ...(hasDistance ? ["distance"] : [])].join(",");
+      const data = await Pk.api("/api/activities/" + encodeURIComponent(id) + "/streams?keys=" + keys + "&max_points=800");
+      const toggle = root.querySelector("[data-x-axis]");
+      toggle.hidden = !hasDistance;
+      let along = "time";
+      const draw = () => {
+      box.replaceChildren();
+      root.querySelector("[data-range]").replaceChildren();
+      const perUnit = units === "imperial" ? 1609.344 : 1000, unitName = units === "imperial" ? "mi" : "km";
+      const dist = (data.streams.distance || []).map((v) => (v === null ? null : v / perUnit));
+      const byDistance = along === "distance";
+      // Distance never steps back, but a missing sample would: carried forward.
+      let last = 0;
+      const xDist = dist.map((v) => (v === null ? last : (last = Math.max(last, v))));
+      const xs = byDistance ? xDist : data.streams.time;
+      const axis = byDistance ? {xLabel: "Distance", xFmt: (v) => v.toFixed(2) + " " + unitName} : {xLabel: "Elapsed", xKind: "elapsed"};
+      const shared = {...axis, sync: "activity-" + id, onSelect: (from, to) => selected(data, xs, from, to, perUnit, unitName, basis)};
+      for (const s of wanted) {
+        const raw = data.streams[s.key] || [];
+        if (s.key === "speed" && a.swim && (a.laps || []).some((l) => l.swim)) {
+          // A pool swim has no pace between the ends of its lengths (the watch writes a
+          // sample a length): its pace is each lap's, from the device's lengths, held
+          // over the lap; rests are gaps.
+          const t0 = Date.parse(a.start_time_utc), x = [], values = [];
+          const laps = a.laps.filter((lap) => lap.swim), starts = laps.map((l) => (Date.parse(l.start) - t0) / 1000);
+          laps.forEach((l, i) => {
+            // x must not step back: a lap's whole-second start may fall before the last one's end.
+            const end = i + 1 < laps.length ? Math.min(starts[i] + l.elapsed_s, starts[i + 1]) : starts[i] + l.elapsed_s;
+            const pace = l.swim.rest ? null : l.swim.pace_s_per_100m;
+            x.push(starts[i], end);
+            values.push(pace, pace);
+          });
+          const paces = values.filter((v) => v !== null);
+          Charts.line(box, {id: "pace", title: "Pace per lap (min/100 m)", x: x, xLabel: "Elapsed", xKind: "elapsed", pace: true, sync: "activity-" + id,
+            series: [{label: "Pace", values: values, color: Charts.COLORS.speed, unit: "/100 m"}],
+            summary: "Pace per lap: " + (paces.length
+              ? "average " + pace100(a.swim.pace_s_per_100m) + ", fastest lap " + pace100(Math.min(...paces))
+              : "no laps swum")});
+          continue;
+        }
+        if (s.key === "speed" && basis) {
+          // Pace, not speed, for the sports read in pace; standing samples are gaps.
+          const values = raw.map((v) => (v === null || v < STOPPED_MPS ? null : fmt.secondsPer(v, basis.per)));
+          const present = values.filter((v) => v !== null);
+          Charts.line(box, {id: "pace", title: "Pace (" + basis.axis + ")", x: xs, ...shared, pace: true,
+            series: [{label: "Pace", values: values, color: Charts.COLORS.speed, unit: basis.unit}],
+            summary: "Pace over the activity: " + (present.length
+              ? "average " + fmt.pace(fmt.secondsPer(a.average_speed_mps, basis.per), basis.unit) + ", fastest " + fmt.pace(Math.min(...present), basis.unit)
+              : "no samples")});
+          continue;
+        }
+        const values = raw.map((v) => (v === null ? null : v * (s.scale || 1)));
+        Charts.line(box, {id: s.key, title: s.label + " (" + s.unit + ")", x: xs, ...shared,
+          series: [{label: s.label, values: values, color: Charts.COLORS[s.key], unit: s.unit, digits: s.digits}],
+          summary: s.label + " over the activity: " + summary(values) + " " + s.unit});
+      }
+          };
+      draw();
+      toggle.addEventListener("change", (event) => { along = event.target.value; draw(); });
+    }
+  }
+
+  function selected(data, xs, from, to, perUnit, unitName, basis) {
+    const box = root.querySelector("[data-range]");
+    const idx = xs.map((x, i) => [x, i]).filter(([x]) => x >= from && x <= to).map(([, i]) => i);
+    if (idx.length < 2) { box.replaceChildren(); return; }
+    const first = idx[0], last = idx[idx.length - 1];
+    const t = data.streams.time, d = data.streams.distance || [];
+    box.dataset.fromS = String(t[first]);  // the stretch, for whoever checks its figures
+    box.dataset.toS = String(t[last]);
+    const mean = (key) => {
+      const values = idx.map((i) => (data.streams[key] || [])[i]).filter((v) => v !== null && v !== undefined);
+      return values.length ? values.reduce((p, q) => p + q, 0) / values.length : null;
+    };
+    const seconds = t[last] - t[first];
+    const metresGone = d.length && d[last] !== null && d[first] !== null ? d[last] - d[first] : null;
+    const facts = [["Time", fmt.duration(seconds)]];
+    if (metresGone !== null) {
+      facts.push(["Distance", (metresGone / perUnit).toFixed(2) + " " + unitName]);
+      if (basis && metresGone > 0) { facts.push(["Pace", fmt.pace(fmt.secondsPer(metresGone / seconds, basis.per), basis.unit)]); }
+    }
+    const power = mean("power"), hr = mean("heartrate");
+    if (power !== null) { facts.push(["Average power", Math.round(power) + " W"]); }
+    if (hr !== null) { facts.push(["Average heart rate", Math.round(hr) + " bpm"]); }
+    box.replaceChildren(el("strong", {text: "Selected: "}), ...facts.flatMap(([k, v], i) => [(i ? " · " : ""), k + " ", el("span", {"data-fact": k, text: v})]));
+  }
+
   async function main() {
     // The person's units (km or mile), fetched once beside the activity; metric without.
     const athlete = Pk.api("/api/athlete").catch(() => null);
@@ -317,54 +415,7 @@
     zones(a, units);
     routeMap(a).catch(Pk.showError);
 
-    const box = root.querySelector("[data-streams]");
-    const wanted = STREAMS.filter((s) => (a.streams || []).includes(s.key));
-    if (!wanted.length) {
-      box.replaceChildren(el("p", {class: "muted", text: "This activity has no sample streams (a summary only)."}));
-    } else {
-      const keys = wanted.map((s) => s.key).join(",");
-      const data = await Pk.api("/api/activities/" + encodeURIComponent(id) + "/streams?keys=" + keys + "&max_points=800");
-      box.replaceChildren();
-      for (const s of wanted) {
-        const raw = data.streams[s.key] || [];
-        if (s.key === "speed" && a.swim && (a.laps || []).some((l) => l.swim)) {
-          // A pool swim has no pace between the ends of its lengths (the watch writes a
-          // sample a length): its pace is each lap's, from the device's lengths, held
-          // over the lap; rests are gaps.
-          const t0 = Date.parse(a.start_time_utc), x = [], values = [];
-          const laps = a.laps.filter((lap) => lap.swim), starts = laps.map((l) => (Date.parse(l.start) - t0) / 1000);
-          laps.forEach((l, i) => {
-            // x must not step back: a lap's whole-second start may fall before the last one's end.
-            const end = i + 1 < laps.length ? Math.min(starts[i] + l.elapsed_s, starts[i + 1]) : starts[i] + l.elapsed_s;
-            const pace = l.swim.rest ? null : l.swim.pace_s_per_100m;
-            x.push(starts[i], end);
-            values.push(pace, pace);
-          });
-          const paces = values.filter((v) => v !== null);
-          Charts.line(box, {id: "pace", title: "Pace per lap (min/100 m)", x: x, xLabel: "Elapsed", xKind: "elapsed", pace: true,
-            series: [{label: "Pace", values: values, color: Charts.COLORS.speed, unit: "/100 m"}],
-            summary: "Pace per lap: " + (paces.length
-              ? "average " + pace100(a.swim.pace_s_per_100m) + ", fastest lap " + pace100(Math.min(...paces))
-              : "no laps swum")});
-          continue;
-        }
-        if (s.key === "speed" && basis) {
-          // Pace, not speed, for the sports read in pace; standing samples are gaps.
-          const values = raw.map((v) => (v === null || v < STOPPED_MPS ? null : fmt.secondsPer(v, basis.per)));
-          const present = values.filter((v) => v !== null);
-          Charts.line(box, {id: "pace", title: "Pace (" + basis.axis + ")", x: data.streams.time, xLabel: "Elapsed", xKind: "elapsed", pace: true,
-            series: [{label: "Pace", values: values, color: Charts.COLORS.speed, unit: basis.unit}],
-            summary: "Pace over the activity: " + (present.length
-              ? "average " + fmt.pace(fmt.secondsPer(a.average_speed_mps, basis.per), basis.unit) + ", fastest " + fmt.pace(Math.min(...present), basis.unit)
-              : "no samples")});
-          continue;
-        }
-        const values = raw.map((v) => (v === null ? null : v * (s.scale || 1)));
-        Charts.line(box, {id: s.key, title: s.label + " (" + s.unit + ")", x: data.streams.time, xLabel: "Elapsed", xKind: "elapsed",
-          series: [{label: s.label, values: values, color: Charts.COLORS[s.key], unit: s.unit, digits: s.digits}],
-          summary: s.label + " over the activity: " + summary(values) + " " + s.unit});
-      }
-    }
+    await streamCharts(a, basis, units);
 
     const curveBox = root.querySelector("[data-curve]");
     const durations = m.curve_durations || [];

@@ -26,8 +26,8 @@ const Charts = (() => {
     const area = Pk.el("div", {role: "img", "aria-label": opts.summary || opts.title});
     figure.append(area);
     container.append(figure);
-    const xFmt = opts.xKind === "date" ? null
-      : (opts.xKind === "duration" ? (v) => durationLabel(v) : (v) => Pk.fmt.duration(v));
+    const xFmt = opts.xFmt || (opts.xKind === "date" ? null
+      : (opts.xKind === "duration" ? (v) => durationLabel(v) : (v) => Pk.fmt.duration(v)));
     const axes = [
       // A log scale leaves the ticks it does not label as null.
       {stroke: "#475569", grid: {stroke: "#e2e8f0"},
@@ -55,7 +55,13 @@ const Charts = (() => {
       width: width, height: opts.height || 200, series: series, axes: axes,
       // A pace axis is inverted, faster (fewer seconds) up, as Strava and Garmin draw it.
       scales: {x: opts.log ? {time: false, distr: 3} : {time: opts.xKind === "date"}, ...(opts.pace ? {y: {dir: -1, range: paceRange(opts.series)}} : {})},
-      cursor: {drag: {x: false, y: false}},
+      // opts.sync: charts of one key share their cursor; opts.onSelect(from, to): a drag
+      // across the chart selects a range of x (not a zoom).
+      cursor: {drag: {x: Boolean(opts.onSelect), y: false, setScale: false},
+        ...(opts.sync ? {sync: {key: opts.sync}} : {})},
+      hooks: opts.onSelect ? {setSelect: [(u) => {
+        if (u.select.width > 0) { opts.onSelect(u.posToVal(u.select.left, "x"), u.posToVal(u.select.left + u.select.width, "x")); }
+      }]} : {},
     }, data, area));
   }
 
