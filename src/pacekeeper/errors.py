@@ -11,6 +11,7 @@ PacekeeperError
  |    +-- ValidationFailed        400 validation_error
  |    |    +-- FitnessInputError     a bad fitness query or body [fitness._errors]
  |    |    +-- WorkoutExportError    a workout a file format cannot hold [workouts._export_common]
+ |    |    +-- WorkoutInvalid        a workout's shape, naming the part [workouts._steps]
  |    +-- Unauthenticated         401, always with WWW-Authenticate
  |    +-- Forbidden               403
  |    +-- CsrfFailed              403 csrf_failed
@@ -22,6 +23,9 @@ PacekeeperError
  |    +-- ToolNotFound            404, /a2a/execute [http.a2a]
  |    +-- ActivityNotFound        404 [fitness._errors]
  |    +-- GoalNotFound            404 [fitness.analysis]
+ |    +-- WorkoutNotFound         404 [workouts._service]
+ |    +-- GearNotFound            404 [fitness._gear]
+ |    +-- ImportNotFound          404, a history import [fitness.exports._service]
  |    +-- Busy                    429 busy, the import pool's queue is full [cpu]
  |    +-- WorkerCrashed           503 worker_crashed, an import worker died [cpu]
  +-- OAuth2Error                  RFC 6749 bodies {"error", "error_description"} [oauth2.errors]
@@ -57,6 +61,9 @@ PacekeeperError
  +-- _TooLarge                    internal: a body over the limit [http._body_limit]
  +-- DatabaseUnavailable          start-up waited for the database in vain [db._wait]
  +-- NotARecording (ValueError)   no FIT ride to replay [providers.sandbox._recorded]
+ +-- UnsafeXml (ValueError)       an export.xml that declares an entity [fitness.exports._apple]
+ +-- _Failed                      internal: an export that cannot be read as a whole
+                                  [fitness.exports._service]
 
 Handlers raise ``ApiError``s; the app turns them into ``{"error": code, "message":
 text}``. Every 401 carries ``WWW-Authenticate`` (ERR-2); 422 is never used (400).

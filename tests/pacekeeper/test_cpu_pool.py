@@ -164,9 +164,10 @@ def compute_and_note_pid(streams: StreamSet | None, new: NewActivity,
 
 
 def reanalyze_and_note_pid(blob: bytes, sport: str, athlete: AthleteSnapshot,
-                           distance_m: float | None) -> dict[str, Any]:
+                           distance_m: float | None, moving_s: float | None = None
+                           ) -> dict[str, Any]:
     (_PIDS / f"pk-pool-reanalyze-{distance_m}").write_text(str(os.getpid()))
-    return reanalyze(blob, sport, athlete, distance_m)
+    return reanalyze(blob, sport, athlete, distance_m, moving_s)
 
 
 async def test_a_synced_activity_and_a_recompute_are_analysed_in_another_process(

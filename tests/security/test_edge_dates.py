@@ -43,7 +43,7 @@ def _get_routes() -> list[str]:
     return paths
 
 
-async def _person(h: Harness) -> tuple[dict[str, str], dict[str, str]]:
+async def _person(h: Harness) -> tuple[dict[str, str], dict[str, Any]]:
     body = await h.register(f"edge-{uuid.uuid4().hex[:8]}@example.com")
     h.client.cookies.clear()
     auth = {"authorization": f"Bearer {body['token']}"}
@@ -53,8 +53,14 @@ async def _person(h: Harness) -> tuple[dict[str, str], dict[str, str]]:
     goal = await h.client.post("/api/goals", headers=auth, json={
         "kind": "race", "distance_m": 10000, "time_s": 2700})
     assert goal.status_code == 200, goal.text
+    steps = [{"kind": "active", "end": {"time_s": 600}}]
+    workout = await h.client.post("/api/workouts", headers=auth, json={
+        "name": "Edge", "sport": "cycling", "steps": steps})
+    assert workout.status_code == 201, workout.text
     ids = {"activity_id": imported.json()["activity"]["id"],
-           "goal_id": goal.json()["goal"]["id"], "kind": "power", "provider": "strava"}
+           "goal_id": goal.json()["goal"]["id"], "kind": "power", "provider": "strava",
+           "workout_id": workout.json()["id"], "name": "Edge", "sport": "cycling",
+           "steps": steps}  # the plan tools' required arguments
     return auth, ids
 
 

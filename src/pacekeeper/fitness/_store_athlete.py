@@ -68,9 +68,17 @@ class SqlAthleteRecords:
     async def set_settings(self, owner: Owner, values: dict[str, Any], valid_from: date,
                            now: datetime, *, source: str | None = None) -> None:
         """Store values from ``valid_from`` on: the person's (``source`` None), or a
-        provider's imported on sync (its name)."""
+        provider's imported on sync (its name). The person's value replaces what a
+        provider gave for the same setting from that day on: their FTP of 250 from 2010
+        is their FTP today, not a provider's imported later."""
         async with self._sessions() as session, session.begin():
             for name, value in values.items():
+                if source is None:
+                    await session.execute(delete(AthleteSettingRow).where(
+                        AthleteSettingRow.user_id == owner.user_id,
+                        AthleteSettingRow.field == name,
+                        AthleteSettingRow.valid_from > valid_from,
+                        AthleteSettingRow.source.is_not(None)))
                 stmt = self._insert(AthleteSettingRow).values(
                     user_id=owner.user_id, field=name, valid_from=valid_from,
                     tenant_id=owner.tenant_id, value=value, created_at=now, source=source)

@@ -77,14 +77,21 @@ _IMPORT_RESULT: dict[str, Any] = {
 }
 _ID = [{"name": "activity_id", "in": "path", "required": True,
         "schema": {"type": "string", "format": "uuid"}}]
+def _setting_schema(spec: Any) -> dict[str, Any]:
+    """A setting's JSON schema: its choices, a free string (a time zone: checked by the
+    service), or a number with its bounds."""
+    if spec.choices:
+        return {"type": ["string", "null"], "enum": [*spec.choices, None]}
+    if spec.kind is str:
+        return {"type": ["string", "null"]}
+    bounds = {k: v for k, v in (("minimum", spec.low), ("maximum", spec.high)) if v is not None}
+    return {"type": ["integer" if spec.kind is int else "number", "null"], **bounds}
+
+
 _SETTINGS_BODY: dict[str, Any] = {
     "type": "object",
     "properties": {
-        **{name: ({"type": ["string", "null"], "enum": [*spec.choices, None]}
-                  if spec.choices else
-                  {"type": ["integer" if spec.kind is int else "number", "null"],
-                   "minimum": spec.low, "maximum": spec.high})
-           for name, spec in SETTINGS.items()},
+        **{name: _setting_schema(spec) for name, spec in SETTINGS.items()},
         # null is the same as leaving it out: from today.
         "valid_from": {"type": ["string", "null"], "format": "date"},
     },

@@ -14,6 +14,7 @@ from pacekeeper._openapi_parts import json_response as _json
 from pacekeeper.errors import ApiError
 from pacekeeper.fitness import GearService
 from pacekeeper.http._common import JSONResponse, read_json_object, services
+from pacekeeper.http.workouts import with_auth_errors
 from pacekeeper.owner import Owner
 
 
@@ -69,7 +70,7 @@ _ID = [{"name": "gear_id", "in": "path", "required": True, "schema": {"type": "s
 
 def gear_paths() -> dict[str, dict[str, Any]]:
     body = {"required": True, "content": {"application/json": {"schema": _GEAR}}}
-    return {
+    return with_auth_errors({
         "/api/gear": {
             "get": {"summary": "The person's gear: distance, time, activities, due",
                     "security": _AUTH, "responses": {"200": _json("gear", {"type": "object"})}},
@@ -89,7 +90,7 @@ def gear_paths() -> dict[str, dict[str, Any]]:
                        "parameters": _ID,
                        "responses": {"204": {"description": "deleted"},
                                      "404": _err("no such gear of the caller's")}}},
-    }
+    })
 
 
 __all__ = ["gear_paths", "gear_routes"]

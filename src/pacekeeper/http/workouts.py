@@ -16,7 +16,7 @@ from pacekeeper._openapi_parts import SESSION_AUTH as _AUTH
 from pacekeeper._openapi_parts import error_response as _err
 from pacekeeper._openapi_parts import json_response as _json
 from pacekeeper.connections._errors import ConnectionProblem
-from pacekeeper.errors import ApiError
+from pacekeeper.errors import ApiError, ValidationFailed
 from pacekeeper.http._common import JSONResponse, read_json_object, services
 from pacekeeper.http.connections import api_error
 from pacekeeper.owner import Owner
@@ -92,7 +92,10 @@ async def calendar(request: Request) -> Response:
     """GET /api/calendar?from=&to=: planned and done per day, with compliance."""
     owner, headers = await _caller(request)
     q = request.query_params
-    body = await _workouts(request).calendar(owner, q.get("from") or None, q.get("to") or None)
+    for name in ("from", "to"):
+        if name in q and not q[name]:  # given empty is not left out (decisions.md)
+            raise ValidationFailed(f"{name} must be a date (YYYY-MM-DD)")
+    body = await _workouts(request).calendar(owner, q.get("from"), q.get("to"))
     return JSONResponse(body, headers=headers)
 
 
@@ -139,7 +142,24 @@ _ID = [{"name": "workout_id", "in": "path", "required": True, "schema": {"type":
 _NOT_YOURS = _err("no such workout of the caller's")
 
 
+def with_auth_errors(paths: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Every authenticated operation's 401 (no or a bad credential), and a write's 403
+    (a cookie session without its CSRF token), beside its own answers."""
+    for operations in paths.values():
+        for method, operation in operations.items():
+            if "security" in operation:
+                answers = operation["responses"]
+                answers.setdefault("401", _err("authentication required"))
+                if method in ("post", "put", "patch", "delete"):
+                    answers.setdefault("403", _err("a cookie session's CSRF token missing"))
+    return paths
+
+
 def workout_paths() -> dict[str, dict[str, Any]]:
+    return with_auth_errors(_workout_paths())
+
+
+def _workout_paths() -> dict[str, dict[str, Any]]:
     day = {"type": "string", "format": "date"}
     return {
         "/api/workouts": {"post": {
@@ -210,4 +230,4 @@ def workout_paths() -> dict[str, dict[str, Any]]:
     }
 
 
-__all__ = ["FEED_PATH", "TOKEN_PATH", "workout_paths", "workout_routes"]
+__all__ = ["FEED_PATH", "TOKEN_PATH", "with_auth_errors", "workout_paths", "workout_routes"]

@@ -62,6 +62,14 @@ async def test_a_sync_imports_ftp_and_rides_get_their_load(
         assert again.thresholds == {}
         history = (await h.client.get("/api/athlete", headers=headers)).json()["history"]
         assert len(history["ftp_watts"]) == 1
+        # The person's own FTP from before the synced history is their FTP today: it
+        # replaces the provider's (the README tour sets one after connecting).
+        saved = await h.client.patch("/api/athlete", headers=headers, json={
+            "ftp_watts": 250, "valid_from": "2010-01-01"})
+        assert saved.status_code == 200, saved.text
+        athlete = (await h.client.get("/api/athlete", headers=headers)).json()
+        assert athlete["settings"]["ftp_watts"] == 250
+        assert athlete["history"]["ftp_watts"] == [{"valid_from": "2010-01-01", "value": 250}]
 
 
 async def test_a_persons_own_setting_is_never_overwritten(

@@ -11,6 +11,7 @@ import json
 import re
 import uuid
 from collections.abc import Callable, Iterator
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -142,7 +143,7 @@ async def test_every_tool_answer_matches_its_schema_and_names_its_units(
         tools = {t["name"]: t for t in (await mcp.rpc("tools/list", {}))["tools"]}
         answers: dict[str, dict[str, Any]] = {}
 
-        async def call(name: str, **arguments: Any) -> dict[str, Any]:
+        async def call(name: str, /, **arguments: Any) -> dict[str, Any]:
             answers[name] = await mcp.call(name, arguments)
             return answers[name]
 
@@ -182,6 +183,17 @@ async def test_every_tool_answer_matches_its_schema_and_names_its_units(
         await call("goal_feasibility", goal_id=goal_id)
         await call("suggest_training_week", goal_id=goal_id)
         await call("delete_goal", goal_id=goal_id)
+        # The plan tools (issue 32): a workout written, changed, put on a day and sent to
+        # the Garmin connected above, the calendar, a suggested week kept, then deleted.
+        day = (h.clock().date() + timedelta(days=2)).isoformat()
+        made = await call("create_workout", name="Tempo", sport="running", date=day, steps=[
+            {"kind": "active", "end": {"time_s": 1200},
+             "target": {"type": "pace", "low": 250, "high": 260}}])
+        await call("update_workout", workout_id=made["id"], name="Tempo 20")
+        await call("schedule_workout", workout_id=made["id"], date=day, send_to="garmin")
+        await call("get_calendar")
+        await call("save_training_week")
+        await call("delete_workout", workout_id=made["id"])
         await call("delete_activity", activity_id=imported["activity"]["id"])
 
         assert set(answers) == set(tools), set(tools) - set(answers)

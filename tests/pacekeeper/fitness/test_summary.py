@@ -115,6 +115,7 @@ _SPELLED_OUT = {
     "providers/garmin/_map.py": "Garmin's names mapped",
     "providers/fitbit/_map.py": "Fitbit's names mapped (the retired Fitbit Web API)",
     "providers/fitbit/_google_map.py": "Fitbit's names mapped (the Google Health API)",
+    "fitness/exports/_apple.py": "an Apple Health workout's statistics mapped",
 }
 
 

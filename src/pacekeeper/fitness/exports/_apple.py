@@ -18,7 +18,10 @@ from datetime import date, datetime
 from typing import IO, Any, Final
 from xml.parsers import expat
 
-from pacekeeper.fitness._records import DailyHealth
+from pacekeeper.errors import PacekeeperError
+from pacekeeper.fitness._parsed import default_name
+from pacekeeper.fitness._records import DailyHealth, NewActivity
+from pacekeeper.fitness.models import Sport
 
 CHUNK: Final = 1 << 20
 SOURCE: Final = "apple_export"
@@ -45,7 +48,7 @@ _SLEEP_STAGE: Final = {
 _Q = "HKQuantityTypeIdentifier"
 
 
-class UnsafeXml(ValueError):
+class UnsafeXml(PacekeeperError, ValueError):
     """The document declares an entity (or is not well-formed XML)."""
 
 
@@ -233,10 +236,23 @@ class _Scanner:
         return self.scan
 
 
+def workout_summary(w: Workout) -> NewActivity:
+    """A workout without a route that reads, from its own statistics (Apple's names
+    mapped to the summary's, as a provider's mapper does)."""
+    return NewActivity(
+        sport=Sport(w.sport).value, start_at=w.start, source_sport=w.source_sport,
+        name=default_name(w.sport, w.start, w.offset_s), name_generated=True,
+        utc_offset_s=w.offset_s, elapsed_s=w.elapsed_s, distance_m=w.distance_m,
+        calories=w.calories, avg_heartrate=w.avg_hr, max_heartrate=w.max_hr,
+        avg_speed_mps=(w.distance_m / w.elapsed_s
+                       if w.distance_m and w.elapsed_s > 0 else None))
+
+
 def scan_export_xml(stream: IO[bytes]) -> AppleScan:
     """Every workout and the day totals of an ``export.xml`` stream (``UnsafeXml`` for a
     document that declares an entity or is not well-formed)."""
     return _Scanner().feed(stream)
 
 
-__all__ = ["SOURCE", "AppleScan", "UnsafeXml", "Workout", "scan_export_xml"]
+__all__ = ["SOURCE", "AppleScan", "UnsafeXml", "Workout", "scan_export_xml",
+           "workout_summary"]

@@ -26,12 +26,11 @@ from pathlib import Path
 from typing import Any, Final
 
 from pacekeeper.cpu import WorkerCrashed
-from pacekeeper.errors import ApiError
-from pacekeeper.fitness._parsed import default_name
+from pacekeeper.errors import ApiError, PacekeeperError
 from pacekeeper.fitness._prepare import Prepared, prepare_file, prepare_member
-from pacekeeper.fitness._records import NewActivity, Owner, SourceRef
+from pacekeeper.fitness._records import Owner, SourceRef
 from pacekeeper.fitness._service import FitnessService, ImportOutcome
-from pacekeeper.fitness.exports._apple import AppleScan, Workout
+from pacekeeper.fitness.exports._apple import AppleScan, Workout, workout_summary
 from pacekeeper.fitness.exports._layout import (
     Kind,
     Unit,
@@ -72,7 +71,7 @@ class ImportNotFound(ApiError):
     code = "not_found"
 
 
-class _Failed(Exception):
+class _Failed(PacekeeperError):
     """The export as a whole cannot be read (the job ends ``failed`` with this)."""
 
 
@@ -365,13 +364,7 @@ class ExportImports:
             if outcome.rejected is None:
                 return outcome
             # A route that does not read: the workout still goes in from its figures.
-        new = NewActivity(
-            sport=Sport(w.sport).value, start_at=w.start, source_sport=w.source_sport,
-            name=default_name(w.sport, w.start, w.offset_s), name_generated=True,
-            utc_offset_s=w.offset_s, elapsed_s=w.elapsed_s, distance_m=w.distance_m,
-            calories=w.calories, avg_heartrate=w.avg_hr, max_heartrate=w.max_hr,
-            avg_speed_mps=(w.distance_m / w.elapsed_s
-                           if w.distance_m and w.elapsed_s > 0 else None))
+        new = workout_summary(w)
         ref = SourceRef("file", file_sha256=w.key, file_format="apple", file_name=name)
         return await self.fitness.ingest(job.owner, new, None, ref, name=name)
 
