@@ -14,6 +14,7 @@ from starlette.responses import Response
 
 from pacekeeper.auth import AttemptLimiter, require_same_origin
 from pacekeeper.errors import ApiError, ValidationFailed
+from pacekeeper.owner import Owner
 from pacekeeper.services import Services, attempt_limiter, registration_mode
 from pacekeeper.services import request_services as services
 
@@ -87,6 +88,14 @@ async def internal_error_handler(_request: Request, exc: Exception) -> Response:
     # Logged by type only; the traceback goes to the server log via Starlette, never out.
     log.error("unhandled %s", type(exc).__name__)
     return error_response(500, "internal_error", "internal error")
+
+
+async def person(request: Request) -> tuple[Owner, dict[str, str]]:
+    """The caller (any credential; a cookie write checked for CSRF by the resolver) as the
+    owner of what it reads and writes, and its rate-limit headers."""
+    principal = await services(request).resolver.require(request.method, request.headers)
+    return Owner(principal.user_id, principal.tenant_id), (
+        principal.rate.headers() if principal.rate else {})
 
 
 async def read_json_object(request: Request) -> dict[str, Any]:

@@ -13,9 +13,8 @@ from pacekeeper._openapi_parts import error_response as _err
 from pacekeeper._openapi_parts import json_response as _json
 from pacekeeper.errors import ApiError
 from pacekeeper.fitness import GearService
-from pacekeeper.http._common import JSONResponse, read_json_object, services
+from pacekeeper.http._common import JSONResponse, person, read_json_object, services
 from pacekeeper.http.workouts import with_auth_errors
-from pacekeeper.owner import Owner
 
 
 def _gear(request: Request) -> GearService:
@@ -25,16 +24,10 @@ def _gear(request: Request) -> GearService:
     return found
 
 
-async def _caller(request: Request) -> tuple[Owner, dict[str, str]]:
-    principal = await services(request).resolver.require(request.method, request.headers)
-    return Owner(principal.user_id, principal.tenant_id), (
-        principal.rate.headers() if principal.rate else {})
-
-
 async def gear_list(request: Request) -> Response:
     """GET: the person's gear with its totals; POST {name, kind?, default_for?,
     alert_km?}: 201 with the new gear."""
-    owner, headers = await _caller(request)
+    owner, headers = await person(request)
     if request.method == "POST":
         made = await _gear(request).create(owner, await read_json_object(request))
         return JSONResponse(made, 201, headers={"Location": f"/api/gear/{made['id']}",
@@ -45,7 +38,7 @@ async def gear_list(request: Request) -> Response:
 async def gear_item(request: Request) -> Response:
     """GET, PATCH (the fields given; ``retired`` true clears a default) and DELETE (the
     activities that used it stay, without it)."""
-    owner, headers = await _caller(request)
+    owner, headers = await person(request)
     ident, svc = str(request.path_params["gear_id"]), _gear(request)
     if request.method == "DELETE":
         await svc.delete(owner, ident)

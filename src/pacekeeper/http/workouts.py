@@ -17,9 +17,8 @@ from pacekeeper._openapi_parts import error_response as _err
 from pacekeeper._openapi_parts import json_response as _json
 from pacekeeper.connections._errors import ConnectionProblem
 from pacekeeper.errors import ApiError, ValidationFailed
-from pacekeeper.http._common import JSONResponse, read_json_object, services
+from pacekeeper.http._common import JSONResponse, person, read_json_object, services
 from pacekeeper.http.connections import api_error
-from pacekeeper.owner import Owner
 from pacekeeper.workouts import WorkoutService
 from pacekeeper.workouts._service import FORMATS
 
@@ -34,16 +33,10 @@ def _workouts(request: Request) -> WorkoutService:
     return found
 
 
-async def _caller(request: Request) -> tuple[Owner, dict[str, str]]:
-    principal = await services(request).resolver.require(request.method, request.headers)
-    rate = principal.rate.headers() if principal.rate else {}
-    return Owner(principal.user_id, principal.tenant_id), rate
-
-
 async def create_workout(request: Request) -> Response:
     """POST /api/workouts {name, sport, steps, description?, date?}: 201 with the workout,
     its id and derived figures."""
-    owner, headers = await _caller(request)
+    owner, headers = await person(request)
     body = await _workouts(request).create(owner, await read_json_object(request))
     return JSONResponse(body, 201, headers={"Location": f"/api/workouts/{body['id']}",
                                             **headers})
@@ -51,7 +44,7 @@ async def create_workout(request: Request) -> Response:
 
 async def workout(request: Request) -> Response:
     """GET, PATCH (the fields given; ``date`` null unschedules) and DELETE one workout."""
-    owner, headers = await _caller(request)
+    owner, headers = await person(request)
     ident = str(request.path_params["workout_id"])
     svc = _workouts(request)
     if request.method == "DELETE":
@@ -66,7 +59,7 @@ async def workout(request: Request) -> Response:
 async def export_workout(request: Request) -> Response:
     """GET /api/workouts/{id}/export?format=fit|zwo|erg|mrc: the file (400 when the
     format cannot hold the workout, saying why)."""
-    owner, headers = await _caller(request)
+    owner, headers = await person(request)
     fmt = request.query_params.get("format", "")
     data, media, name = await _workouts(request).export(
         owner, str(request.path_params["workout_id"]), fmt)
@@ -77,7 +70,7 @@ async def export_workout(request: Request) -> Response:
 async def send_workout(request: Request) -> Response:
     """POST /api/workouts/{id}/send {"provider"}: onto the person's account there (and
     its calendar on the workout's date), whence their device gets it."""
-    owner, headers = await _caller(request)
+    owner, headers = await person(request)
     body = await read_json_object(request)
     provider = body.get("provider")
     try:
@@ -90,7 +83,7 @@ async def send_workout(request: Request) -> Response:
 
 async def calendar(request: Request) -> Response:
     """GET /api/calendar?from=&to=: planned and done per day, with compliance."""
-    owner, headers = await _caller(request)
+    owner, headers = await person(request)
     q = request.query_params
     for name in ("from", "to"):
         if name in q and not q[name]:  # given empty is not left out (decisions.md)
@@ -102,7 +95,7 @@ async def calendar(request: Request) -> Response:
 async def calendar_token(request: Request) -> Response:
     """POST: a new feed secret (shown once; the old one stops working), 201 with the feed
     URL; DELETE: revoke it (204; 404 when there is none)."""
-    owner, headers = await _caller(request)
+    owner, headers = await person(request)
     svc = _workouts(request)
     if request.method == "DELETE":
         if not await svc.revoke_feed_token(owner):
