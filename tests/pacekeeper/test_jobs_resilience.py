@@ -63,8 +63,13 @@ async def test_the_worker_lives_through_a_lost_connection_with_one_warning(
     admin = await _admin(postgres_url)
     caplog.set_level(logging.DEBUG, logger="procrastinate")
     caplog.set_level(logging.INFO, logger="pacekeeper.jobs")
-    # The probe needs no services; the schedule finds no queue to fill.
-    services = cast(Services, SimpleNamespace(jobs=None))
+    # The probe needs no services; the schedule finds no queue to fill; the hourly purge
+    # (at :17, whatever the hour this runs at) finds nothing to forget.
+    async def nothing_to_purge() -> int:
+        return 0
+
+    services = cast(Services, SimpleNamespace(
+        jobs=None, fitness=SimpleNamespace(purge_expired=nothing_to_purge)))
     worker = asyncio.create_task(queue.work(services, name="probe-worker"))
     try:
         await probe.defer_async(n=1)

@@ -136,7 +136,7 @@ class GearService:
         async with self._sessions() as session, session.begin():
             await self._one_default(session, owner, values.get("default_for"), ident)
             session.add(GearRow(id=ident, user_id=owner.user_id, tenant_id=owner.tenant_id,
-                                retired=False, created_at=now, updated_at=now, **values))
+                                created_at=now, updated_at=now, **{"retired": False, **values}))
         return await self.get(owner, str(ident))
 
     async def update(self, owner: Owner, gear_id: str, body: Mapping[str, Any]

@@ -88,6 +88,10 @@ async def test_bad_gear_input_is_a_clear_400_and_stores_nothing(harness: Harness
         r = await h.client.post("/api/gear", headers=auth, json=body)
         assert r.status_code == 400 and said in r.json()["message"], (body, r.text)
     assert (await h.client.get("/api/gear", headers=auth)).json()["gear"] == []
+    # Made retired: allowed, and then the default of nothing (schemathesis found a 500).
+    made = await _gear(h, auth, {"name": "Old shoes", "kind": "shoes", "default_for": "run",
+                                 "retired": True})
+    assert made["retired"] is True and made["default_for"] is None
 
 
 async def test_another_persons_gear_is_not_found_on_every_path(harness: Harness) -> None:
