@@ -1,6 +1,6 @@
 """The embedded default (SQLite, the worker inside `pacekeeper serve`) killed with -9 in
 the middle of a provider sync (issue 30: "the embedded default loses queued work ...
-tested by kill -9").
+tested by kill -9"; LOOP-2).
 
 Real parts: `pacekeeper serve` on SQLite with its embedded worker, the provider sandbox
 as its own process made slow (every data request waits 0.25 s, so the sync is caught in

@@ -63,7 +63,7 @@ def test_the_fitness_chart_s_load_model_loads_no_scipy():
 
 
 def test_the_analytics_that_used_scipy_load_none():
-    # Issue 30: the critical power fits, the trend's p-value, the race-time root and
+    # Issue 30 (LOOP-1): the critical power fits, the trend's p-value, the race-time root and
     # W' balance (2012) each imported a part of scipy on first use in a serving process:
     # 0.4-0.9 s with the event loop held and 51-78 MiB resident (docs/performance.md).
     code = ("import json, sys, numpy as np\n"

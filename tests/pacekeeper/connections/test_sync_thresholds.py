@@ -1,4 +1,4 @@
-"""Issue 27 item 10: a sync imports the provider's athlete thresholds (Strava's ``ftp``,
+"""Issue 27 item 10 (FIG-8): a sync imports the provider's athlete thresholds (Strava's ``ftp``,
 ``weight``; the sandbox's ``max_heartrate``) as the person's settings with the provider as
 their source, so a person who connects and syncs has an FTP and loads without setting
 anything; a person's own setting always wins and is never overwritten.

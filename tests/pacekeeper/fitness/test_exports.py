@@ -81,6 +81,7 @@ def _strava(tmp_path: Path) -> Path:
 
 async def test_strava_export_layout_applies_the_listing(harness: Harness,
                                                         tmp_path: Path) -> None:
+    """EXP-1: 202 with a status URL; the status's progress and per-item report."""
     h = harness
     auth, _ = await _user(h, "strava@example.com")
     created = await _upload(h, auth, _strava(tmp_path))
@@ -230,7 +231,7 @@ async def test_google_takeout_fitbit_layout(harness: Harness, tmp_path: Path) ->
 
 async def test_a_restarted_import_goes_on_where_it_stopped(harness: Harness,
                                                            tmp_path: Path) -> None:
-    """A job that ran two units before its process died: run again, it does the rest
+    """EXP-3. A job that ran two units before its process died: run again, it does the rest
     and not those two (they are never stored here: the record alone says they are done)."""
     h = harness
     _, owner = await _user(h, "resume@example.com")
@@ -297,7 +298,7 @@ async def test_a_fourth_waiting_import_is_429(harness: Harness, tmp_path: Path) 
 
 
 async def test_an_upload_is_streamed_to_disk_not_held(harness: Harness) -> None:
-    """40 MB sent in 1 MB chunks: written to the data dir as they arrive; the server
+    """EXP-2. 40 MB sent in 1 MB chunks: written to the data dir as they arrive; the server
     side never holds more than a few chunks (measured with tracemalloc over the
     request; the body is generated on the fly, so the client holds none of it)."""
     import tracemalloc

@@ -1,4 +1,4 @@
-"""Issue 27 item 14: every run pace a person reads follows their ``units`` setting, not only
+"""Issue 27 item 14, FIG-10: every run pace a person reads follows their ``units`` setting, not only
 analyze_activity's: race predictions, best efforts, Daniels training paces, pace zones, the
 pace curve and the training week's targets are per km in metric units and per mile in
 imperial ones, named so (``pace_s_per_mi``, ``6:26/mi``), the same speed converted. A

@@ -1,4 +1,5 @@
-"""A swim's load from the swimmer's threshold pace (issue 27: swim load from CSS): sTSS,
+"""A swim's load from the swimmer's threshold pace (issue 27: swim load from CSS; FIG-8,
+the sport's own threshold): sTSS,
 IF cubed (TrainingPeaks). By hand on TrainingPeaks' own definition, and on a real pool
 swim (a Garmin watch's lengths) through the service's import and its recompute."""
 

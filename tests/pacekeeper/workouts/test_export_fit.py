@@ -33,6 +33,7 @@ def _steps(messages: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def test_five_by_four_decodes_to_the_planned_steps() -> None:
+    """PLAN-2: decoded by garmin-fit-sdk, a workout file with the planned steps."""
     messages = _decode(render_fit(five_by_four(), {}))
     assert messages["file_id_mesgs"][0]["type"] == "workout"
     workout = messages["workout_mesgs"][0]
