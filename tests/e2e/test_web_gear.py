@@ -5,35 +5,33 @@ marked due past the alert; an activity's gear changed on its page; retire and de
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
 import httpx
 import pytest
 
-from tests._services import free_port
-from tests.e2e._service_process import running, service_env
-from tests.e2e.test_web_app import SHOTS
-from tests.e2e.test_web_home_activity import _clean, _gpx, _import, _person, _sign_in
+from tests.e2e.test_web_app import CHROMIUM, CHROMIUM_ARGS, SHOTS
+from tests.e2e.test_web_home_activity import (  # noqa: F401
+    _clean,
+    _gpx,
+    _import,
+    _person,
+    _sign_in,
+    server,
+)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
-CHROMIUM = "/usr/bin/chromium"
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with running(service_env(tmp_path_factory.mktemp("gear"), free_port())) as url:
-        yield url
 
-
-def test_gear_from_the_page_to_the_activities(server: str) -> None:
+def test_gear_from_the_page_to_the_activities(server: str) -> None:  # noqa: F811
     from playwright.sync_api import expect, sync_playwright
 
     SHOTS.mkdir(parents=True, exist_ok=True)
     email = "gear-page@example.com"
     auth = _person(server, email)
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM)
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
             page, checks = _sign_in(browser, server, email, "/gear")
             expect(page.locator("[data-gear-list]")).to_contain_text("No gear yet")

@@ -6,29 +6,25 @@ activities it brought in, with the CSV's names. In Chromium against a served ins
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 
-from tests._services import free_port
-from tests.e2e._service_process import running, service_env
-from tests.e2e.test_web_app import SHOTS
-from tests.e2e.test_web_home_activity import _clean, _person, _sign_in
+from tests.e2e.test_web_app import CHROMIUM, CHROMIUM_ARGS, SHOTS
+from tests.e2e.test_web_home_activity import (  # noqa: F401
+    _clean,
+    _person,
+    _sign_in,
+    server,
+)
 from tests.pacekeeper.fitness._exports import raw, strava_export
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
-CHROMIUM = "/usr/bin/chromium"
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with running(service_env(tmp_path_factory.mktemp("web-import"), free_port())) as url:
-        yield url
 
-
-def test_a_strava_archive_comes_in_from_the_page(server: str, tmp_path: Path) -> None:
+def test_a_strava_archive_comes_in_from_the_page(server: str, tmp_path: Path) -> None:  # noqa: F811
     from playwright.sync_api import expect, sync_playwright
 
     SHOTS.mkdir(parents=True, exist_ok=True)
@@ -40,7 +36,7 @@ def test_a_strava_archive_comes_in_from_the_page(server: str, tmp_path: Path) ->
     email = "import-page@example.com"
     auth = _person(server, email)
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM)
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
             page, checks = _sign_in(browser, server, email, "/activities")
             page.get_by_role("link", name="Import your history").click()

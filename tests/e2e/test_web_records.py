@@ -8,30 +8,28 @@ at 390 px it fits."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
 import httpx
 import pytest
 
-from tests._services import free_port
-from tests.e2e._service_process import running, service_env
-from tests.e2e.test_web_app import FIT, SHOTS
-from tests.e2e.test_web_home_activity import _clean, _gpx, _import, _person, _sign_in
+from tests.e2e.test_web_app import CHROMIUM, CHROMIUM_ARGS, FIT, SHOTS
+from tests.e2e.test_web_home_activity import (  # noqa: F401
+    _clean,
+    _gpx,
+    _import,
+    _person,
+    _sign_in,
+    server,
+)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
-CHROMIUM = "/usr/bin/chromium"
 # Two rides with power: 113 s on 2020-06-01, 324 s on 2021-03-18 (its 5-minute power).
 RIDES = ("2020-06-01-16-52-40.fit", "6449921903_ACTIVITY.fit")
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with running(service_env(tmp_path_factory.mktemp("records"), free_port())) as url:
-        yield url
 
-
-def test_records_per_season_with_their_activities(server: str) -> None:
+def test_records_per_season_with_their_activities(server: str) -> None:  # noqa: F811
     from playwright.sync_api import expect, sync_playwright
 
     SHOTS.mkdir(parents=True, exist_ok=True)
@@ -56,7 +54,7 @@ def test_records_per_season_with_their_activities(server: str) -> None:
     assert five["activity_id"] == last["id"] and five_now["activity_id"] == this["id"]
     assert five["time_s"] < five_now["time_s"]
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM)
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
             page, checks = _sign_in(browser, server, email, "/records")
             records = page.get_by_role("table", name="Running records")
@@ -89,13 +87,13 @@ def test_records_per_season_with_their_activities(server: str) -> None:
     _clean(checks)
 
 
-def test_records_of_an_empty_account_say_what_to_do(server: str) -> None:
+def test_records_of_an_empty_account_say_what_to_do(server: str) -> None:  # noqa: F811
     from playwright.sync_api import expect, sync_playwright
 
     email = "records-empty@example.com"
     _person(server, email)
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM)
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
             page, checks = _sign_in(browser, server, email, "/records")
             expect(page.locator("[data-runs]")).to_contain_text("No runs with a distance record yet")

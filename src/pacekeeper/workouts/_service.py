@@ -26,6 +26,7 @@ from pacekeeper.fitness.analysis import AnalysisService, FitnessChart, local_day
 from pacekeeper.fitness.streams import StreamSet
 from pacekeeper.owner import Owner
 from pacekeeper.providers import PROVIDERS, ProviderClient, TokenSet, WorkoutReceiver
+from pacekeeper.providers.registry import WORKOUT_PROVIDER_IDS
 from pacekeeper.workouts import _calendar
 from pacekeeper.workouts._export_erg import render_erg, render_mrc
 from pacekeeper.workouts._export_fit import render_fit
@@ -91,11 +92,6 @@ _RENDERERS: dict[str, Callable[..., Any]] = {
 
 def _renderer(fmt: str) -> Callable[..., Any]:
     return _RENDERERS[fmt]
-
-
-def export_thresholds(settings: Mapping[str, Any]) -> dict[str, Any]:
-    """The sport's settings as the renderers read them: ``for_sport``'s generic names."""
-    return dict(settings)
 
 
 class WorkoutService:
@@ -357,7 +353,7 @@ class WorkoutService:
         render = _renderer(fmt)
         history = await self._history(owner)
         day = found.day or await self.analysis.today(owner)
-        thresholds = export_thresholds(self._settings(history, found.sport, day))
+        thresholds = self._settings(history, found.sport, day)  # the generic names
         # FIT stamps the file's creation: the workout's last change, so the same
         # workout always renders the same bytes.
         extra = {"created": found.updated_at} if fmt == "fit" else {}
@@ -374,19 +370,19 @@ class WorkoutService:
         that day there; the device gets it on its next sync with that account. Each send
         makes a new copy there (the answer names it), as the provider's API keeps no link
         back that a later send could update."""
-        takers = {p: s.capabilities.workout_format for p, s in PROVIDERS.items()
-                  if s.capabilities.workout_format}
-        if provider not in takers:
+        if provider not in WORKOUT_PROVIDER_IDS:
             raise WorkoutInvalid(f"provider must be one that takes workouts: "
-                                 f"{', '.join(takers) or 'none here'}")
+                                 f"{', '.join(WORKOUT_PROVIDER_IDS) or 'none here'}")
+        body_format = PROVIDERS[provider].capabilities.workout_format
+        assert body_format is not None  # what WORKOUT_PROVIDER_IDS holds
         found = await self._get(owner, workout_id)
         connections = self._connections()
         if connections is None:
             raise ApiError("provider connections are not available on this server",
                            status=503)
         day = found.day or await self.analysis.today(owner)
-        body = DEVICE_FORMATS[takers[provider]](found.shape(), export_thresholds(
-            self._settings(await self._history(owner), found.sport, day)))
+        body = DEVICE_FORMATS[body_format](found.shape(), self._settings(
+            await self._history(owner), found.sport, day))
         session = connections.session(owner.user_id, provider, owner.tenant_id)
 
         async def push(client: ProviderClient, token: TokenSet) -> tuple[str, str | None]:
