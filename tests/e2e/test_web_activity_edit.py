@@ -56,6 +56,8 @@ def test_edit_an_activity_and_the_session_expires(server: str) -> None:
             page, checks = _sign_in(browser, server, email, path)
             about = page.get_by_role("region", name="About this activity")
             expect(about).to_contain_text("No description yet")
+            # The form only once asked for (a class's display once showed it at load).
+            expect(page.locator("form[data-edit-form]")).to_be_hidden()
             about.get_by_role("button", name="Edit activity").click()
             form = page.get_by_role("form", name="Edit activity")
             expect(form.get_by_label("Name")).to_have_value(ride["name"])

@@ -56,6 +56,8 @@ def test_gear_from_the_page_to_the_activities(server: str) -> None:  # noqa: F81
             page.set_viewport_size({"width": 390, "height": 844})
             page.wait_for_timeout(200)
             assert page.evaluate("document.documentElement.scrollWidth") <= 390
+            wrap = page.locator("[data-gear-list]")  # the table whole, no sideways scroll
+            assert wrap.evaluate("w => w.scrollWidth <= w.clientWidth")
             page.screenshot(path=str(SHOTS / "web-gear-390.png"), full_page=True)
             page.set_viewport_size({"width": 1280, "height": 900})
             # On the activity: its gear named; set to none in the Edit form.

@@ -22,7 +22,7 @@
     if (!gear.length) { box.replaceChildren(el("p", {class: "muted", text: "No gear yet: add your bike or shoes below."})); return; }
     box.replaceChildren(el("table", {class: "data", "aria-label": "Gear"},
       el("thead", {}, el("tr", {}, el("th", {scope: "col", text: "Name"}), el("th", {scope: "col", class: "num", text: "Distance"}),
-        el("th", {scope: "col", class: "num", text: "Time"}), el("th", {scope: "col", class: "num", text: "Activities"}),
+        el("th", {scope: "col", class: "num", text: "Time"}), el("th", {scope: "col", class: "num gear-count", text: "Activities"}),
         el("th", {scope: "col", text: "Actions"}))),
       el("tbody", {}, ...gear.map((g) => el("tr", {"data-gear-id": g.id, class: g.retired ? "retired" : null},
         el("th", {scope: "row"}, el("span", {class: "two"}, g.name,
@@ -30,8 +30,8 @@
             g.alert_km ? "alert at " + distance(g.alert_km) : null].filter(Boolean).join(" · ")}))),
         el("td", {class: "num"}, distance(g.distance_km), g.due ? el("strong", {class: "due", text: " due"}) : null),
         el("td", {class: "num", text: fmt.duration(g.moving_time_s)}),
-        el("td", {class: "num", text: String(g.activities)}),
-        el("td", {}, el("button", {type: "button", class: "secondary", onclick: () => change(g, "PATCH", {retired: !g.retired}),
+        el("td", {class: "num gear-count", text: String(g.activities)}),
+        el("td", {class: "gear-actions"}, el("button", {type: "button", class: "secondary", onclick: () => change(g, "PATCH", {retired: !g.retired}),
           text: g.retired ? "Bring back" : "Retire"}), " ",
           el("button", {type: "button", class: "secondary", "aria-label": "Delete " + g.name, onclick: () => change(g, "DELETE")}, "Delete")))))));
   }
