@@ -1,11 +1,13 @@
-"""bench/run load [--processes 1,3] [--users 24] [--rate 1.0] [--duration 60] [--quick]
-               [--soak]
+"""bench/run load [--processes 1,3] [--users 24] [--rate 1.0] [--duration 60] [--warmup 10]
+               [--arrivals poisson|lockstep] [--quick] [--soak]
 
 For each process count: `scripts/cluster up` (own folder and ports), seed people (each
 registers, sets an FTP, imports a ride), read every serve process's RSS, run the Locust
 workload (bench/load/locustfile.py) headless at a fixed offered rate (users x rate per
-second), read the RSS again, `scripts/cluster down --purge`. Prints one table per run and
-writes bench/results/load-<time>.json. docs/scaling.md has the figures.
+second; each person a Poisson process; the first `--warmup` seconds not counted), read
+the RSS again, read nginx's log for the service's own time per operation, `scripts/cluster
+down --purge`. Prints one table per run and writes bench/results/load-<time>.json.
+docs/scaling.md has the figures.
 
 `--soak`: three processes, ten minutes measured after a one-minute warm-up (RSS read at
 the end of the warm-up, then every minute); fails (exit 1) when a process grew 10 % or
@@ -23,6 +25,7 @@ import argparse
 import csv
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -102,6 +105,52 @@ def _seed(url: str, users: int, folder: Path) -> Path:
     return path
 
 
+# nginx's access log (scripts/cluster's "timed" format): which operation a line is.
+_LINE = re.compile(r't=(?P<at>[\d.]+) "(?P<method>[A-Z]+) (?P<path>[^ ?"]+)[^"]*" '
+                   r'(?P<status>\d+) \d+ rt=(?P<rt>[\d.]+) urt=(?P<urt>[\d.,: -]+) '
+                   r'mcp="(?P<mcp>[^"]*)"')
+_ROUTES = {("POST", "/oauth/token"): "sign-in", ("POST", "/api/auth/refresh"): "refresh JWT",
+           ("POST", "/oauth2/token"): "OAuth refresh",
+           ("POST", "/api/activities/import"): "import file and broadcast publish",
+           ("POST", "/api/keys"): "create API key"}
+
+
+def _percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def _upstream_times(log: Path, offset: int, since: float) -> dict[str, dict[str, Any]]:
+    """p50/p99 of the time the service took (nginx's upstream_response_time) per
+    operation, over the lines written after ``offset`` for requests that arrived at
+    ``since`` (epoch seconds) or later: beside Locust's figures, what the service did
+    from what the client and the machine added."""
+    times: dict[str, list[float]] = {}
+    with open(log, "rb") as f:
+        f.seek(offset)
+        for raw in f:
+            found = _LINE.search(raw.decode(errors="replace"))
+            if found is None or found["urt"].strip() == "-":
+                continue
+            if float(found["at"]) - float(found["rt"]) < since:
+                continue
+            method, path = found["method"], found["path"]
+            if method == "POST" and path == "/mcp" and found["mcp"] not in ("", "-"):
+                name = f"tool {found['mcp']}"
+            elif method == "DELETE" and path.startswith("/api/keys/"):
+                name = "delete API key"
+            elif method == "DELETE" and path.startswith("/api/activities/"):
+                name = "broadcast cleanup"
+            else:
+                name = _ROUTES.get((method, path), "")
+            if name:
+                upstream = sum(float(t) for t in re.split(r"[,:] ?", found["urt"]) if t.strip())
+                times.setdefault(name, []).append(upstream * 1000)
+    return {name: {"requests": len(ms), "p50_ms": round(_percentile(ms, 0.5), 1),
+                   "p99_ms": round(_percentile(ms, 0.99), 1)}
+            for name, ms in sorted(times.items())}
+
+
 def _read_stats(prefix: Path) -> dict[str, Any]:
     """Every operation of the workload (bench/load/_operations.py) with its count,
     failures, rate and p50/p99 (None when it did not run), then any other row Locust
@@ -130,7 +179,13 @@ def _read_stats(prefix: Path) -> dict[str, Any]:
 
 
 def run_once(processes: int, users: int, rate: float, duration: int,
-             warmup: int = 0) -> dict[str, Any]:
+             warmup: int = 0, *, arrivals: str = "poisson",
+             rss_after_warmup: bool = False) -> dict[str, Any]:
+    """``warmup`` seconds of the workload are run and not counted (Locust resets its
+    figures then, and nginx's lines from before are left out): the people's set-up
+    (sign-in, an OAuth client's consent, the live feed) ends for all of them within the
+    same second or two, a burst that is not the steady use measured.
+    ``rss_after_warmup`` (the soak): memory compared from the warm size on."""
     state = Path(tempfile.mkdtemp(prefix="pk-load-"))
     env = _env(state, free_port_block(CLUSTER_SPAN), processes)
     try:
@@ -141,8 +196,12 @@ def run_once(processes: int, users: int, rate: float, duration: int,
         locust_env = {**os.environ, "LOAD_USERS": str(state / "people.json"),
                       "LOAD_RATE_PER_USER": str(rate), "LOAD_FIT": str(FIT),
                       "LOAD_BROADCAST_FIT": str(BROADCAST_FIT),
+                      "LOAD_WARMUP_S": str(warmup), "LOAD_ARRIVALS": arrivals,
                       "PYTHONPATH": f"{ROOT}:{ROOT / 'src'}"}
+        access_log = state / "logs" / "nginx-access.log"
+        log_offset = access_log.stat().st_size if access_log.exists() else 0
         started = time.monotonic()
+        counted_from = time.time() + warmup
         load_before = os.getloadavg()[0]
         locustfile = str(ROOT / "bench" / "load" / "locustfile.py")
         locust = subprocess.Popen(
@@ -152,7 +211,7 @@ def run_once(processes: int, users: int, rate: float, duration: int,
              "--loglevel", "WARNING", "--stop-timeout", "10"],
             env=locust_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         samples: list[dict[str, Any]] = []
-        if warmup:
+        if rss_after_warmup:
             # Memory is compared from the warm size on: the first minute fills caches,
             # pools and the allocator's arenas, which is not growth.
             time.sleep(warmup)
@@ -164,15 +223,18 @@ def run_once(processes: int, users: int, rate: float, duration: int,
         took = time.monotonic() - started
         rss_end = _rss_mib(state)
         stats = _read_stats(prefix)
+        upstream = (_upstream_times(access_log, log_offset, counted_from)
+                    if access_log.exists() else {})
     finally:
         _cluster("down --purge", env)
     growth = {name: round(100 * (rss_end[name] - start) / start, 1)
               for name, start in rss_start.items() if name in rss_end}
     return {"processes": processes, "users": users, "offered_rps": users * rate,
-            "duration_s": duration, "warmup_s": warmup, "wall_s": round(took, 1),
+            "duration_s": duration, "warmup_s": warmup, "arrivals": arrivals,
+            "wall_s": round(took, 1),
             "load_average_1m": [round(load_before, 2), round(os.getloadavg()[0], 2)],
             "rss_mib_start": rss_start, "rss_mib_end": rss_end, "rss_growth_pct": growth,
-            "rss_samples": samples, **stats}
+            "rss_samples": samples, "upstream": upstream, **stats}
 
 
 def _ms(value: float | None) -> str:
@@ -181,7 +243,8 @@ def _ms(value: float | None) -> str:
 
 def _print(result: dict[str, Any]) -> None:
     print(f"\n{result['processes']} process(es), {result['users']} people, offered "
-          f"{result['offered_rps']:g} req/s for {result['duration_s']} s; 5xx: "
+          f"{result['offered_rps']:g} req/s ({result['arrivals']} arrivals) for "
+          f"{result['duration_s']} s after {result['warmup_s']} s not counted; 5xx: "
           f"{result['http_5xx']}")
     print("| operation | requests | failures | req/s | p50 ms | p99 ms |")
     print("|---|---|---|---|---|---|")
@@ -191,6 +254,12 @@ def _print(result: dict[str, Any]) -> None:
             continue
         print(f"| {name} | {row['requests']} | {row['failures']} | {row['rps']} | "
               f"{_ms(row['p50_ms'])} | {_ms(row['p99_ms'])} |")
+    if result.get("upstream"):
+        print("The service's own time (nginx's upstream_response_time, same requests):")
+        print("| operation | requests | p50 ms | p99 ms |")
+        print("|---|---|---|---|")
+        for name, row in result["upstream"].items():
+            print(f"| {name} | {row['requests']} | {row['p50_ms']:g} | {row['p99_ms']:g} |")
     for error, n in result["errors"].items():
         print(f"  error x{n}: {error}")
     print(f"RSS MiB start {result['rss_mib_start']} end {result['rss_mib_end']} "
@@ -207,19 +276,25 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=1.0,
                         help="requests per second per person (1.0)")
     parser.add_argument("--duration", type=int, default=60, help="seconds measured (60)")
+    parser.add_argument("--warmup", type=int, default=10,
+                        help="seconds run first and not counted (10; the soak's: 60)")
+    parser.add_argument("--arrivals", choices=("poisson", "lockstep"), default="poisson",
+                        help="each person's requests as a Poisson process (default), or "
+                             "Locust's constant_throughput, which keeps everyone in step")
     parser.add_argument("--quick", action="store_true", help="20 s, 8 people, one process")
     parser.add_argument("--soak", action="store_true",
                         help="three processes, 600 s after a 60 s warm-up; growth < 10 %%")
     args = parser.parse_args()
     counts = [int(n) for n in args.processes.split(",")]
-    warmup = 0
+    warmup = args.warmup
     if args.quick:
         counts, args.users, args.duration = [1], 8, 20
     if args.soak:
         counts, args.duration, warmup = [3], 600, 60
     results = []
     for processes in counts:
-        result = run_once(processes, args.users, args.rate, args.duration, warmup)
+        result = run_once(processes, args.users, args.rate, args.duration, warmup,
+                          arrivals=args.arrivals, rss_after_warmup=args.soak)
         _print(result)
         results.append(result)
     RESULTS.mkdir(parents=True, exist_ok=True)

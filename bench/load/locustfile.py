@@ -35,9 +35,10 @@ import gevent  # type: ignore[import-untyped]
 import httpx
 import requests
 from gevent.event import Event  # type: ignore[import-untyped]
-from locust import HttpUser, constant_throughput, task
+from locust import HttpUser, constant_throughput, events, task
 
 from bench.faults._oauth import consent, forwarded_for, register_client
+from bench.load._arrivals import poisson_arrivals
 from bench.mcp_throughput._requests import tool_call
 
 _PEOPLE = itertools.cycle(json.loads(Path(os.environ["LOAD_USERS"]).read_text()))
@@ -46,8 +47,21 @@ _BROADCAST_FIT = Path(os.environ["LOAD_BROADCAST_FIT"]).read_bytes()
 BROADCAST_TIMEOUT = 10.0
 
 
+_RATE = float(os.environ.get("LOAD_RATE_PER_USER", "1"))
+
+
+@events.init.add_listener  # type: ignore[untyped-decorator]  # locust is untyped
+def _count_after_warmup(environment: Any, runner: Any = None, **_: Any) -> None:
+    """LOAD_WARMUP_S: the figures so far are dropped then (the set-up burst)."""
+    warmup = float(os.environ.get("LOAD_WARMUP_S", "0"))
+    if warmup > 0 and runner is not None:
+        gevent.spawn_later(warmup, runner.stats.reset_all)
+
+
 class Athlete(HttpUser):
-    wait_time = constant_throughput(float(os.environ.get("LOAD_RATE_PER_USER", "1")))
+    # LOAD_ARRIVALS=lockstep: the earlier constant_throughput (bursts), for comparison.
+    wait_time = (constant_throughput(_RATE) if os.environ.get("LOAD_ARRIVALS") == "lockstep"
+                 else poisson_arrivals(_RATE))
 
     def on_start(self) -> None:
         self.email, self.password, self.user_id = next(_PEOPLE)
