@@ -23,7 +23,7 @@ from starlette.middleware import Middleware
 from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from pacekeeper import http, logredact, metrics, ops
+from pacekeeper import http, logredact, memory, metrics, ops
 from pacekeeper.auth import KeyGenerator, generate_rsa_key
 from pacekeeper.config import Settings
 from pacekeeper.connections import SANDBOX_PATH, provider_setup
@@ -150,6 +150,7 @@ def create_app(
     settings = settings or Settings()
     # ERR-3: no secret in any log line, uvicorn's access log included (issue 20, #14).
     logredact.install()
+    memory.fix_mmap_threshold()  # freed large blocks go back to the system (issue 30)
     # PROV-7: bad provider settings (e.g. an http redirect URI off localhost) stop start-up.
     providers = provider_setup(settings, os.environ)
     limit = settings.max_body_bytes

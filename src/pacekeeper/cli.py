@@ -105,11 +105,12 @@ def worker() -> None:
     itself unless PACEKEEPER_WORKER=off."""
     import signal
 
-    from pacekeeper import logredact
+    from pacekeeper import logredact, memory
     from pacekeeper.jobs import stop_worker
     from pacekeeper.ops import configure_logging
 
     logredact.install()
+    memory.fix_mmap_threshold()
     settings = _settings()
     configure_logging(settings.log_format)
     if not settings.effective_database_url.startswith("postgresql"):

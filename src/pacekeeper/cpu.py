@@ -33,6 +33,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
 from pacekeeper.errors import ApiError
+from pacekeeper.memory import fix_mmap_threshold
 
 T = TypeVar("T")
 
@@ -57,6 +58,7 @@ WORKER_NICENESS = 10
 
 
 def _start_worker(server_pid: int) -> None:
+    fix_mmap_threshold()  # a parsed file's arrays go back to the system when freed
     with contextlib.suppress(OSError, AttributeError):  # AttributeError: no os.nice
         os.nice(WORKER_NICENESS)
     threading.Thread(target=_exit_with, args=(server_pid,), daemon=True,

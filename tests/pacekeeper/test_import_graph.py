@@ -23,7 +23,7 @@ SERVICES = {"account", "admin", "apikeys", "auth", "connections", "fitness", "jo
             "oauth2", "providers", "sync", "live", "crypto", "cpu", "masterkey",
             "ratelimit", "backing", "workouts"}
 STORAGE = {"db"}
-LEAVES = {"pacekeeper", "errors", "config", "owner", "pages", "metrics", "logredact",
+LEAVES = {"pacekeeper", "errors", "config", "owner", "pages", "metrics", "logredact", "memory",
           "confusables", "_openapi_parts"}
 LAYERS = [ENTRY, EDGE, WIRING, SERVICES, STORAGE, LEAVES]
 
