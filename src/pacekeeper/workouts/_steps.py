@@ -16,12 +16,12 @@ unknown.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from pacekeeper.errors import ValidationFailed
+from pacekeeper.values import number as _number
 
 # The workout's sport as the shape names it; the first three have thresholds of their own.
 SPORT_NAMES: tuple[str, ...] = ("cycling", "running", "swimming", "walk", "hike", "row",
@@ -77,13 +77,6 @@ class WorkoutInvalid(ValidationFailed):
 
 def _fail(where: str, what: str) -> WorkoutInvalid:
     return WorkoutInvalid(f"{where}: {what}" if where else what)
-
-
-def _number(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    number = float(value)
-    return number if math.isfinite(number) else None
 
 
 def _text(data: Mapping[str, Any], name: str, where: str, limit: int, *, required: bool

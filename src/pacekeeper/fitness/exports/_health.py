@@ -16,6 +16,7 @@ from typing import Any, Final
 import orjson
 
 from pacekeeper.fitness._records import DailyHealth
+from pacekeeper.values import number
 
 GARMIN: Final = "garmin_export"
 GOOGLE: Final = "fitbit_export"
@@ -38,17 +39,8 @@ def _day(text: Any) -> date | None:
         return None
 
 
-def _num(value: Any) -> float | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int | float):
-        return float(value)
-    if isinstance(value, str):
-        try:
-            return float(value)
-        except ValueError:
-            return None
-    return None
+def _num(value: object) -> float | None:
+    return number(value, text=True)  # exports are text
 
 
 def _rows(data: bytes) -> list[dict[str, Any]]:

@@ -48,6 +48,7 @@ from garmin_fit_sdk import FIT_EPOCH_S, Decoder, Stream, hr_mesg_utils
 
 from pacekeeper.fitness.models import Sport
 from pacekeeper.fitness.streams import FloatArray
+from pacekeeper.values import number as _number
 
 from . import _fit_records, _sport, _totals
 from ._assemble import Decoded, RawLap, RawLeg, RawLength
@@ -205,12 +206,6 @@ def _unique_by_start(mesgs: Sequence[Mapping[str, Any]]) -> list[Mapping[str, An
         seen.add(marker)
         out.append(m)
     return out
-
-
-def _number(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return float(value)
 
 
 def _device_metrics(sessions: Sequence[Mapping[str, Any]]) -> dict[str, float]:

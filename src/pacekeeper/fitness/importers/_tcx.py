@@ -27,6 +27,8 @@ from typing import Any, Final
 import numpy as np
 from lxml import etree  # type: ignore[import-untyped]
 
+from pacekeeper.values import number
+
 from . import _sport
 from ._assemble import Decoded, RawLap
 from ._errors import ImportRejected
@@ -74,12 +76,7 @@ def _time(text: str | None) -> float | None:
 
 
 def _float(text: str | None) -> float | None:
-    if text is None:
-        return None
-    try:
-        return float(text)
-    except ValueError:
-        return None
+    return number(text, text=True)
 
 
 def _child_value(element: Any, name: str) -> float | None:

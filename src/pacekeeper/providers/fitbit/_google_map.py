@@ -15,6 +15,7 @@ import re
 from datetime import UTC, date, datetime, timedelta, timezone
 from typing import Any
 
+from pacekeeper import values
 from pacekeeper.fitness.models import (
     Activity,
     Athlete,
@@ -65,14 +66,7 @@ def count(value: Any) -> int | None:
 
 
 def number(value: Any) -> float | None:
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return float(value)
-    if isinstance(value, str):
-        try:
-            return float(value)
-        except ValueError:
-            return None
-    return None
+    return values.number(value, text=True)  # int64 fields come as strings
 
 
 def _instant(value: str, offset_s: float | None) -> datetime:
