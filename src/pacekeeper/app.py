@@ -194,6 +194,7 @@ def create_app(
         _freeze_startup_heap()
         task = asyncio.create_task(_housekeeping(services))
         gauge_task = asyncio.create_task(gauges())
+        lag_task = asyncio.create_task(ops.watch_loop_lag())
         forget_drain = ops.drain_on_signal(drain)
         jobs = services.jobs
         # PACEKEEPER_WORKER=off: on PostgreSQL the jobs are left to `pacekeeper worker`
@@ -212,7 +213,7 @@ def create_app(
         finally:
             forget_drain()
             readiness.draining = True
-            for background in (task, gauge_task):
+            for background in (task, gauge_task, lag_task):
                 background.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await background

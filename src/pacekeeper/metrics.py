@@ -152,6 +152,11 @@ OPEN_STREAMS = Gauge(
 SESSIONS = Gauge(
     "pacekeeper_mcp_sessions", "MCP sessions held in memory (handshake revisions).",
     multiprocess_mode="livesum", registry=REGISTRY)
+LOOP_LAG = Histogram(
+    "pacekeeper_event_loop_lag_seconds", "How late the event loop woke a task sleeping "
+    "0.25 s: what any request waited behind work holding the loop (issue 30).",
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0),
+    registry=REGISTRY)
 
 
 # (tool, outcome) -> its series. `labels()` validates, builds a key and takes a lock on
@@ -170,7 +175,7 @@ def tool_observed(tool: str, outcome: str, seconds: float) -> None:
 
 
 __all__ = [
-    "HTTP_LATENCY", "HTTP_REQUESTS", "LIVE_DROPPED", "MULTIPROCESS", "OPEN_STREAMS",
+    "HTTP_LATENCY", "HTTP_REQUESTS", "LIVE_DROPPED", "LOOP_LAG", "MULTIPROCESS", "OPEN_STREAMS",
     "PROVIDER_CALLS", "PROVIDER_QUOTA", "RATE_LIMITED", "REGISTRY", "SESSIONS", "SYNC_JOBS",
     "TALLY", "TOOL_CALLS", "TOOL_LATENCY", "Series", "Tally", "tool_observed",
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import logging
@@ -284,3 +285,13 @@ async def test_a_nul_in_text_is_a_400_not_a_500_on_postgresql(harness: Harness) 
     assert result["isError"] is True
     assert result["content"][0]["text"] == "text must not contain NUL characters"
     assert (await harness.client.get("/api/keys", headers=auth)).status_code == 200
+
+
+async def test_metrics_show_the_event_loops_lag(harness: Harness) -> None:
+    """The app samples its loop's lag from start-up (issue 30): the histogram grows as
+    time passes and is on /metrics."""
+    before = _sample("pacekeeper_event_loop_lag_seconds_count") or 0.0
+    await asyncio.sleep(0.6)
+    text = (await harness.client.get("/metrics")).text
+    assert "pacekeeper_event_loop_lag_seconds_bucket" in text
+    assert (_sample("pacekeeper_event_loop_lag_seconds_count") or 0.0) >= before + 1

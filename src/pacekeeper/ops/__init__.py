@@ -3,6 +3,7 @@
 
 from pacekeeper.ops._context import choose_request_id, request_id
 from pacekeeper.ops._logging import JsonFormatter, configure_logging, log_config
+from pacekeeper.ops._loop_lag import watch_loop_lag
 from pacekeeper.ops._observe import (
     HttpMetrics,
     ObserveMiddleware,
@@ -32,4 +33,5 @@ __all__ = [
     "server_span",
     "shutdown_tracing",
     "tracing_wanted",
+    "watch_loop_lag",
 ]
