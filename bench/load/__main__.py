@@ -29,6 +29,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -151,6 +152,35 @@ def _upstream_times(log: Path, offset: int, since: float) -> dict[str, dict[str,
             for name, ms in sorted(times.items())}
 
 
+_LAG_BUCKET = re.compile(r'^pacekeeper_event_loop_lag_seconds_bucket\{le="([^"]+)"\} (\S+)$',
+                         re.MULTILINE)
+
+
+def _lag_buckets(port: int, processes: int) -> list[dict[float, float]]:
+    """Each serving process's event-loop lag histogram (cumulative counts by bound), read
+    from its own /metrics on loopback."""
+    found = []
+    for i in range(1, processes + 1):
+        text = httpx.get(f"http://127.0.0.1:{port + i}/metrics", timeout=10).text
+        found.append({float(bound): float(count) for bound, count in _LAG_BUCKET.findall(text)})
+    return found
+
+
+def _lag_summary(before: list[dict[float, float]], after: list[dict[float, float]]
+                 ) -> dict[str, Any]:
+    """The loop lag over the counted window, all processes together: samples, and the
+    bucket bound under which 50 % and 99 % of them fell (a histogram says no more)."""
+    bounds = sorted(after[0]) if after and after[0] else []
+    counts = {b: sum(a.get(b, 0.0) - w.get(b, 0.0) for a, w in zip(after, before, strict=True))
+              for b in bounds}
+    total = counts.get(float("inf"), 0.0)
+
+    def under(q: float) -> float | None:
+        return next((b for b in bounds if total and counts[b] >= q * total), None)
+    return {"samples": int(total), "p50_under_s": under(0.5), "p99_under_s": under(0.99),
+            "over_100ms": int(total - counts.get(0.1, 0.0)) if total else 0}
+
+
 def _read_stats(prefix: Path) -> dict[str, Any]:
     """Every operation of the workload (bench/load/_operations.py) with its count,
     failures, rate and p50/p99 (None when it did not run), then any other row Locust
@@ -200,8 +230,16 @@ def run_once(processes: int, users: int, rate: float, duration: int,
                       "PYTHONPATH": f"{ROOT}:{ROOT / 'src'}"}
         access_log = state / "logs" / "nginx-access.log"
         log_offset = access_log.stat().st_size if access_log.exists() else 0
+        serve_port = int(env["PACEKEEPER_CLUSTER_PORT"])
         started = time.monotonic()
         counted_from = time.time() + warmup
+        lag_before: list[dict[float, float]] = []
+
+        def read_lag_after_warmup() -> None:
+            time.sleep(warmup)
+            lag_before.extend(_lag_buckets(serve_port, processes))
+        lag_reader = threading.Thread(target=read_lag_after_warmup, daemon=True)
+        lag_reader.start()
         load_before = os.getloadavg()[0]
         locustfile = str(ROOT / "bench" / "load" / "locustfile.py")
         locust = subprocess.Popen(
@@ -223,6 +261,8 @@ def run_once(processes: int, users: int, rate: float, duration: int,
         took = time.monotonic() - started
         rss_end = _rss_mib(state)
         stats = _read_stats(prefix)
+        lag_reader.join()
+        loop_lag = _lag_summary(lag_before, _lag_buckets(serve_port, processes))
         upstream = (_upstream_times(access_log, log_offset, counted_from)
                     if access_log.exists() else {})
     finally:
@@ -234,7 +274,7 @@ def run_once(processes: int, users: int, rate: float, duration: int,
             "wall_s": round(took, 1),
             "load_average_1m": [round(load_before, 2), round(os.getloadavg()[0], 2)],
             "rss_mib_start": rss_start, "rss_mib_end": rss_end, "rss_growth_pct": growth,
-            "rss_samples": samples, "upstream": upstream, **stats}
+            "rss_samples": samples, "upstream": upstream, "loop_lag": loop_lag, **stats}
 
 
 def _ms(value: float | None) -> str:
@@ -260,6 +300,11 @@ def _print(result: dict[str, Any]) -> None:
         print("|---|---|---|---|")
         for name, row in result["upstream"].items():
             print(f"| {name} | {row['requests']} | {row['p50_ms']:g} | {row['p99_ms']:g} |")
+    lag = result.get("loop_lag") or {}
+    if lag.get("samples"):
+        print(f"Event-loop lag (pacekeeper_event_loop_lag_seconds, {lag['samples']} samples "
+              f"over the counted window): p50 under {lag['p50_under_s']} s, p99 under "
+              f"{lag['p99_under_s']} s, {lag['over_100ms']} over 100 ms")
     for error, n in result["errors"].items():
         print(f"  error x{n}: {error}")
     print(f"RSS MiB start {result['rss_mib_start']} end {result['rss_mib_end']} "

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 from typing import Any
 
 
-def poisson_arrivals(rate: float, clock: Any = time.monotonic) -> Any:
+def poisson_arrivals(rate: float, clock: Callable[[], float] = time.monotonic) -> Any:
     """Each person's requests as a Poisson process of ``rate`` per second (open loop: the
     next start is the last scheduled start plus an exponential gap, whatever the answer
     took; a person more than a second behind starts afresh). People act independently,
@@ -18,7 +19,7 @@ def poisson_arrivals(rate: float, clock: Any = time.monotonic) -> Any:
     second rather than 24 people's independent use (docs/performance.md)."""
     def wait_time(user: Any) -> float:
         now = clock()
-        scheduled = getattr(user, "_next_start", now)
+        scheduled = float(getattr(user, "_next_start", now))
         if scheduled < now - 1.0:
             scheduled = now
         start: float = scheduled + random.expovariate(rate)

@@ -11,7 +11,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from bench.load.__main__ import _read_stats, _upstream_times
+from bench.load.__main__ import _lag_summary, _read_stats, _upstream_times
 from bench.load._arrivals import poisson_arrivals
 from bench.load._operations import OPERATIONS
 
@@ -105,3 +105,15 @@ def test_people_arrive_as_poisson_processes_at_the_rate_asked() -> None:
     now[0] = person._next_start + 2.0
     gap = wait(person)
     assert person._next_start == pytest.approx(now[0] + gap)
+
+
+def test_the_loop_lag_over_the_window_comes_from_the_histograms_difference() -> None:
+    """Two processes' cumulative buckets before and after: only the samples of the window
+    count, summed over the processes; p50/p99 are the first bounds holding that share."""
+    inf = float("inf")
+    before = [{0.005: 10.0, 0.1: 10.0, 0.25: 10.0, inf: 10.0},
+              {0.005: 5.0, 0.1: 5.0, 0.25: 5.0, inf: 5.0}]
+    after = [{0.005: 106.0, 0.1: 109.0, 0.25: 110.0, inf: 110.0},
+             {0.005: 105.0, 0.1: 105.0, 0.25: 105.0, inf: 105.0}]
+    assert _lag_summary(before, after) == {
+        "samples": 200, "p50_under_s": 0.005, "p99_under_s": 0.1, "over_100ms": 1}
