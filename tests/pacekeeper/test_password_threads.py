@@ -167,6 +167,17 @@ async def test_a_full_queue_refuses_at_once_with_retry_after() -> None:
         pool.close()
 
 
+async def test_retry_after_counts_a_call_s_run_not_its_wait() -> None:
+    """30 calls of 20 ms through one thread: the last waited ~0.6 s, ran 20 ms. The
+    estimate behind Retry-After is the run (it is multiplied by the calls ahead)."""
+    pool = NicedThreads(1, 40, what="test")
+    try:
+        await asyncio.gather(*(pool.run(threading.Event().wait, 0.02) for _ in range(30)))
+    finally:
+        pool.close()
+    assert 0.015 < pool._seconds < 0.06
+
+
 def _full(harness: Harness) -> None:
     pool = harness.services.accounts._hasher.pool  # type: ignore[attr-defined]
     pool.limit = 0  # every call finds the queue full
