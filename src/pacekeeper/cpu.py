@@ -15,6 +15,11 @@ loop waits for it just the same (docs/performance.md has the figures). A process
   pool.
 
 The function must be a top-level function whose arguments and result pickle.
+
+``NicedThreads`` is the same bound on threads of this process, each at nice 10 (Linux),
+for C code that releases the GIL (password hashes): a thread costs no pickling and no
+process, and while the C code runs the loop keeps the GIL; what it must not lose is its
+core, which the lower priority leaves it (issue 30, docs/performance.md).
 """
 
 from __future__ import annotations
@@ -25,10 +30,11 @@ import math
 import multiprocessing
 import os
 import select
+import sys
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
@@ -98,7 +104,7 @@ class CpuPool:
         self.workers = workers
         self.limit = max(1, workers) + queue
         self.what = what
-        self._executor: ProcessPoolExecutor | None = None
+        self._executor: Executor | None = None
         self._lock = threading.Lock()  # done-callbacks run on the executor's thread
         self._in_flight = 0
         self._seconds = 1.0  # moving mean of one call's time, for Retry-After
@@ -107,7 +113,7 @@ class CpuPool:
     def in_flight(self) -> int:
         return self._in_flight
 
-    def _executor_now(self) -> ProcessPoolExecutor:
+    def _executor_now(self) -> Executor:
         if self._executor is None:
             self._executor = ProcessPoolExecutor(self.workers, mp_context=_context(),
                                                  initializer=_start_worker,
@@ -120,7 +126,8 @@ class CpuPool:
 
     def busy(self) -> Busy:
         """The refusal a full pool answers, with the wait its queue predicts."""
-        wait = math.ceil(self._seconds * self._in_flight / max(1, self.workers))
+        # At least 1: "Retry-After: 0" would ask for the retry that is being refused.
+        wait = max(1, math.ceil(self._seconds * self._in_flight / max(1, self.workers)))
         return Busy(f"the server is busy with other {self.what}; retry in {wait} s",
                     headers={"Retry-After": str(wait)})
 
@@ -161,7 +168,7 @@ class CpuPool:
             raise WorkerCrashed("the worker process stopped before it finished; try again",
                                 headers={"Retry-After": "1"}) from None
 
-    def _discard(self, executor: ProcessPoolExecutor) -> None:
+    def _discard(self, executor: Executor) -> None:
         """Forget a broken executor (only that one: a new one may already be running)."""
         if self._executor is executor:
             self._executor = None
@@ -173,4 +180,53 @@ class CpuPool:
             self._executor = None
 
 
-__all__ = ["Busy", "CpuPool", "WorkerCrashed"]
+def usable_cores() -> int:
+    """The cores this process may run on (a container's or taskset's limit, not the
+    machine's count)."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1
+
+
+def _lower_thread_priority() -> None:
+    # Linux's setpriority takes a thread id for PRIO_PROCESS and nices that thread
+    # alone; elsewhere the same call would nice the whole process, loop included.
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError):
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), WORKER_NICENESS)
+
+
+class NicedThreads(CpuPool):
+    """``workers`` threads of this process at nice 10 (Linux), the same bound and
+    ``Busy`` refusal as the process pool. Only for functions that release the GIL."""
+
+    def __init__(self, workers: int, queue: int, *, what: str = "work") -> None:
+        super().__init__(max(1, workers), queue, what=what)
+
+    async def run(self, fn: Callable[..., T], *args: Any) -> T:
+        return await super().run(self._timed, fn, *args)
+
+    def _timed(self, fn: Callable[..., T], *args: Any) -> T:
+        # Retry-After multiplies one call's time by the calls ahead: that must be the
+        # time a call runs, not the time it also waited (with a queue of 64 hashes the
+        # wait is most of it, and the estimate came out 60x too long).
+        started = time.monotonic()
+        try:
+            return fn(*args)
+        finally:
+            with self._lock:
+                self._seconds = 0.8 * self._seconds + 0.2 * (time.monotonic() - started)
+
+    def _release(self, started: float) -> None:
+        with self._lock:
+            self._in_flight -= 1
+
+    def _executor_now(self) -> Executor:
+        if self._executor is None:
+            self._executor = ThreadPoolExecutor(
+                self.workers, thread_name_prefix=f"pacekeeper-{self.what.replace(' ', '-')}",
+                initializer=_lower_thread_priority)
+        return self._executor
+
+
+__all__ = ["Busy", "CpuPool", "NicedThreads", "WorkerCrashed", "usable_cores"]

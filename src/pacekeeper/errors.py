@@ -26,7 +26,7 @@ PacekeeperError
  |    +-- WorkoutNotFound         404 [workouts._service]
  |    +-- GearNotFound            404 [fitness._gear]
  |    +-- ImportNotFound          404, a history import [fitness.exports._service]
- |    +-- Busy                    429 busy, the import pool's queue is full [cpu]
+ |    +-- Busy                    429 busy, a pool's queue is full (imports, password checks) [cpu]
  |    +-- WorkerCrashed           503 worker_crashed, an import worker died [cpu]
  +-- OAuth2Error                  RFC 6749 bodies {"error", "error_description"} [oauth2.errors]
  |    +-- InvalidRequest, InvalidClient, InvalidGrant, UnauthorizedClient,

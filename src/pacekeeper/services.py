@@ -157,6 +157,7 @@ class Services:
 
     async def close(self) -> None:
         self.fitness.pool.close()
+        self.accounts.close()  # the password hashing threads
         if self.background is not None:
             await self.background.close()
         if self.jobs is not None:

@@ -183,6 +183,9 @@ class Accounts:
         validate_password(password)
         return await self._hasher.hash(password)
 
+    def close(self) -> None:
+        self._hasher.close()
+
     async def disable(self, email: str) -> bool:
         user = await self._users.get_by_email(normalize_email(email))
         if user is None:

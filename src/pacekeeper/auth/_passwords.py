@@ -1,12 +1,19 @@
 """Password hashing: Argon2id (default) or bcrypt, with rehash-on-login (ACC-7).
 
-Hashing is CPU-bound and slow on purpose, so the async methods run it in a thread.
-Unknown emails are verified against a dummy hash so both failures take the same time.
+Hashing is CPU-bound and slow on purpose (Argon2id m=19 MiB, t=2: ~40 ms of a core), so
+the async methods run it on the hasher's own threads (issue 30): at most one fewer than
+the cores this process may use, so a burst of sign-ins never takes every core from the
+event loop, each at nice 10 so the loop wins the core it shares with one. argon2-cffi and
+bcrypt release the GIL while they hash, so threads are enough (no process needed).
+At most ``HASH_QUEUE_PER_THREAD`` calls wait per thread; one more is refused at once with
+429 ``busy`` and ``Retry-After`` rather than waiting without end.
+
+Unknown emails are verified against a dummy hash so both failures take the same time:
+the same function, on the same threads, behind the same queue.
 """
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import hashlib
 import hmac
@@ -17,10 +24,23 @@ import bcrypt
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
 from pacekeeper.config import PasswordScheme, Settings
+from pacekeeper.cpu import NicedThreads, usable_cores
 
 # bcrypt reads at most 72 bytes and stops at NUL; a keyed SHA-256 digest in base64
 # (44 ASCII bytes, no NUL) keeps every byte of a long password significant.
 _BCRYPT_PREHASH_KEY = b"pacekeeper-bcrypt-prehash-v1"
+
+# 64 waiting per thread is about 2.6 s of queue at 40 ms a hash (quiet machine): more
+# than twice the burst of `bench/run load` (24 people signing in within a second) waits
+# without a refusal, while a flood (or a machine too loaded to hash) gets a clear "retry
+# in N s" instead of sign-ins that hang past a client's timeout. A waiting call holds
+# only its coroutine: the 19 MiB of a hash is taken when it runs.
+HASH_QUEUE_PER_THREAD = 64
+
+
+def hash_threads() -> int:
+    """One fewer than the usable cores (at least one): a core stays for the loop."""
+    return max(1, usable_cores() - 1)
 
 
 class PasswordHasher(Protocol):
@@ -29,6 +49,8 @@ class PasswordHasher(Protocol):
     def needs_rehash(self, password_hash: str) -> bool: ...
     async def burn(self, password: str) -> None:
         """Spend the time of one verification (for unknown users); always fails."""
+    def close(self) -> None:
+        """Stop the hashing threads (a later call starts new ones)."""
 
 
 def _bcrypt_input(password: str) -> bytes:
@@ -49,6 +71,9 @@ class ConfiguredHasher:
         )
         self._bcrypt_rounds = settings.bcrypt_rounds
         self._dummy = self._hash_sync("pacekeeper dummy password for unknown users")
+        threads = hash_threads()
+        self.pool = NicedThreads(threads, HASH_QUEUE_PER_THREAD * threads,
+                                 what="password checks")
 
     def _hash_sync(self, password: str) -> str:
         if self._scheme is PasswordScheme.ARGON2ID:
@@ -70,13 +95,16 @@ class ConfiguredHasher:
         return False
 
     async def hash(self, password: str) -> str:
-        return await asyncio.to_thread(self._hash_sync, password)
+        return await self.pool.run(self._hash_sync, password)
 
     async def verify(self, password_hash: str, password: str) -> bool:
-        return await asyncio.to_thread(self._verify_sync, password_hash, password)
+        return await self.pool.run(self._verify_sync, password_hash, password)
 
     async def burn(self, password: str) -> None:
-        await asyncio.to_thread(self._verify_sync, self._dummy, password)
+        await self.pool.run(self._verify_sync, self._dummy, password)
+
+    def close(self) -> None:
+        self.pool.close()
 
     def needs_rehash(self, password_hash: str) -> bool:
         if self._scheme is PasswordScheme.ARGON2ID:

@@ -27,6 +27,7 @@ from pacekeeper.auth import (
     require_same_origin,
     set_session_cookies,
 )
+from pacekeeper.cpu import Busy
 from pacekeeper.errors import CsrfFailed, RateLimited, Unauthenticated
 from pacekeeper.oauth2._authrequest import (
     _PARAMS,
@@ -123,7 +124,13 @@ async def _login(request: Request, auth: AuthorizationRequest, own: dict[str, st
                               email=email[:320], status=429)
             page.headers.update(exc.headers)
             return page
-        user = await svc.accounts.authenticate(email, password)
+        try:
+            user = await svc.accounts.authenticate(email, password)
+        except Busy as exc:  # the password checks' queue is full (issue 30)
+            page = login_page(auth, cookie, error="The server is busy. Please try again "
+                              "in a few seconds.", email=email[:320], status=429)
+            page.headers.update(exc.headers)
+            return page
     if user is None:
         # 200, not 401: a form page has no WWW-Authenticate scheme to offer (ERR-2).
         return login_page(auth, cookie, error="Wrong email or password.", email=email[:320])
