@@ -251,6 +251,8 @@ def test_unscheduled_workouts_get_a_day_on_the_calendar(server: str) -> None:  #
             for name, ident in made.items():
                 expect(loose.get_by_role("link", name=name)).to_have_attribute(
                     "href", f"/workouts/{ident}")
+            expect(page.locator("[data-cal-empty]")).to_contain_text(
+                "give one of your unscheduled workouts a day")
             checks.page_done("calendar-unscheduled")
             _fits(page)
 

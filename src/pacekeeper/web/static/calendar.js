@@ -122,8 +122,10 @@
       box.replaceChildren(el("div", {role: "table", class: "cal-grid cal-" + state.view, "aria-label": title.textContent}, ...rows));
       const anything = (answer.days || []).some((d) => d.planned.length || d.done.length);
       empty.hidden = anything;
-      empty.replaceChildren(...(anything ? [] : ["Nothing planned or done in this " + state.view + ". ",
-        el("a", {href: "/workouts/new", text: "Build a workout"}), " and give it a date, or ask your assistant to plan your weeks."]));
+      empty.replaceChildren(...(anything ? [] : (loose.unscheduled || []).length
+        ? ["Nothing planned or done in this " + state.view + ": give one of your unscheduled workouts a day."]
+        : ["Nothing planned or done in this " + state.view + ". ",
+          el("a", {href: "/workouts/new", text: "Build a workout"}), " and give it a date, or ask your assistant to plan your weeks."]));
     } catch (error) { box.replaceChildren(el("p", {class: "error", text: error.message})); }
   }
 

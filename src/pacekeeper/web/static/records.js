@@ -19,7 +19,9 @@
     // The answer gives the pace in the person's units (per km, or per mile when imperial).
     const pace = "pace_s_per_mi" in e ? fmt.pace(e.pace_s_per_mi, "/mi") : fmt.pace(e.pace_s_per_km, "/km");
     return el("td", {class: "num"}, el("span", {class: "two"}, el("a", {href: "/activities/" + e.activity_id, text: e.time}),
-      el("small", {text: pace + " · " + fmt.localDate(e.date + "T12:00:00")})));
+      // Pace and day: one line, or two on a phone (so the table fits 390 px).
+      el("small", {}, el("span", {class: "nobr", text: pace}), el("span", {class: "sep", text: " · "}),
+        el("span", {class: "nobr", text: fmt.localDate(e.date + "T12:00:00")}))));
   }
 
   function runs(allTime, seasons) {
@@ -42,14 +44,16 @@
     const box = $("[data-seasons]");
     const years = Array.from(seasons.keys()).filter((y) => (seasons.get(y).efforts || []).length);
     if (!years.length) { says(box, "No seasons with runs yet."); return; }
+    // The distances some season has (a column of dashes says nothing and widens a phone's).
+    const columns = SEASON_COLUMNS.filter((d) => years.some((y) => seasons.get(y).efforts.some((e) => e.distance === d)));
     box.replaceChildren(el("table", {class: "data", "aria-label": "Seasons"},
       el("thead", {}, el("tr", {}, el("th", {scope: "col", text: "Season"}),
-        ...SEASON_COLUMNS.map((d) => el("th", {scope: "col", class: "num", text: name(d)})), el("th", {scope: "col", class: "num", text: "VDOT"}))),
+        ...columns.map((d) => el("th", {scope: "col", class: "num", text: name(d)})), el("th", {scope: "col", class: "num", text: "VDOT"}))),
       el("tbody", {}, ...years.map((y) => {
         const by = new Map(seasons.get(y).efforts.map((e) => [e.distance, e]));
         const v = seasons.get(y).vdot;
         return el("tr", {"data-season": String(y)}, el("th", {scope: "row", text: String(y)}),
-          ...SEASON_COLUMNS.map((d) => effortCell(by.get(d))),
+          ...columns.map((d) => effortCell(by.get(d))),
           el("td", {class: "num", text: v === null || v === undefined ? "–" : v.toFixed(1)}));
       }))));
   }
