@@ -44,6 +44,7 @@ from pacekeeper.http.connections import connection_routes
 from pacekeeper.http.fitness import IMPORT_PATH, fitness_routes
 from pacekeeper.http.gear import gear_routes
 from pacekeeper.http.imports import IMPORTS_PATH, import_routes
+from pacekeeper.http.records import records_routes
 from pacekeeper.http.webhooks import webhook_body_limits, webhook_routes
 from pacekeeper.http.workouts import workout_routes
 from pacekeeper.jobs import stop_worker
@@ -257,6 +258,7 @@ def create_app(
         *fitness_routes(),
         *workout_routes(),
         *gear_routes(),
+        *records_routes(),
         *import_routes(),
         *analysis_routes(mcp_server),
         *a2a_routes(mcp_server),

@@ -154,3 +154,39 @@ def test_units_and_locale_on_the_account_page(server: str) -> None:
         finally:
             browser.close()
     _clean(checks)
+
+
+def test_moments_read_in_the_persons_time_zone(server: str) -> None:
+    """A moment (the admin's last sign-in on the Admin page) is shown in the person's time
+    zone setting, not the browser's: a Chromium in Kiritimati (UTC+14) reads the time in
+    Los Angeles (UTC-8), 22 hours apart (it read Kiritimati's)."""
+    from playwright.sync_api import expect, sync_playwright
+
+    token = httpx.post(f"{server}/oauth/token", data={
+        "grant_type": "password", "username": "admin@example.com", "password": PASSWORD})
+    assert token.status_code == 200, token.text
+    auth = {"authorization": f"Bearer {token.json()['jwt_token']}"}
+    saved = httpx.patch(f"{server}/api/athlete", headers=auth,
+                        json={"time_zone": "America/Los_Angeles"})
+    assert saved.status_code == 200, saved.text
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page, checks = _sign_in(browser, server, "admin@example.com", "/admin",
+                                    timezone_id="Pacific/Kiritimati")
+            row = page.locator("[data-users] tr[data-user='admin@example.com']")
+            expect(row).to_contain_text("Active")
+            users = httpx.get(f"{server}/api/admin/users?q=admin@", headers=auth).json()
+            at = datetime.fromisoformat(
+                [u for u in users["users"] if u["email"] == "admin@example.com"][0][
+                    "last_login_at"])
+            la = at.astimezone(zoneinfo.ZoneInfo("America/Los_Angeles"))
+            there = at.astimezone(zoneinfo.ZoneInfo("Pacific/Kiritimati"))
+            shown = row.locator("td").nth(3).inner_text()
+            clock = f"{la.hour % 12 or 12}:{la:%M}"
+            assert f"{la:%b} {la.day}, {la.year}" in shown and clock in shown, (shown, la)
+            assert f"{there.hour % 12 or 12}:{there:%M}" not in shown, (shown, there)
+            checks.page_done("admin-time-zone")
+        finally:
+            browser.close()
+    _clean(checks)

@@ -218,3 +218,62 @@ def test_build_see_move_and_export_a_workout(server: str) -> None:  # noqa: F811
         finally:
             browser.close()
 
+
+
+def test_unscheduled_workouts_get_a_day_on_the_calendar(server: str) -> None:  # noqa: F811
+    """Two workouts made through the API without a date are listed under "Unscheduled"
+    (each linking to its workout; they had no place on the page); one is scheduled by its
+    date field, the other dragged onto a day: each then on that day (GET /api/calendar),
+    and the list gone."""
+    from playwright.sync_api import expect, sync_playwright
+
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    email = "unscheduled@example.com"
+    auth = _person(server, email)
+    assert httpx.patch(f"{server}/api/athlete", headers=auth,
+                       json={"ftp_watts": 250}).status_code == 200
+    made = {}
+    for name in ("Tempo someday", "Sweet spot later"):
+        answer = httpx.post(f"{server}/api/workouts", headers=auth, json={
+            "name": name, "sport": "cycling", "steps": [
+                {"kind": "active", "end": {"time_s": 1200},
+                 "target": {"type": "ftp_pct", "low": 85, "high": 90}}]})
+        assert answer.status_code == 201, answer.text
+        made[name] = answer.json()["id"]
+    today = datetime.now(UTC).date()  # the browser's today (Chromium runs in UTC here)
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page, checks = _sign_in(browser, server, email, "/calendar")
+            loose = page.get_by_role("region", name="Unscheduled")
+            items = loose.get_by_role("listitem")
+            expect(items).to_have_count(2)
+            for name, ident in made.items():
+                expect(loose.get_by_role("link", name=name)).to_have_attribute(
+                    "href", f"/workouts/{ident}")
+            expect(page.locator("[data-cal-empty]")).to_contain_text(
+                "give one of your unscheduled workouts a day")
+            checks.page_done("calendar-unscheduled")
+            _fits(page)
+
+            # Scheduled by its date field (the keyboard's way).
+            items.filter(has_text="Tempo someday").locator("summary", has_text="Schedule").click()
+            field = page.get_by_label("Schedule Tempo someday on")
+            field.fill(today.isoformat())
+            field.press("Enter")
+            cell = page.get_by_role("region", name="Calendar").locator(
+                f'[role=cell][data-date="{today.isoformat()}"]')
+            expect(cell.get_by_role("link", name="Tempo someday")).to_be_visible()
+            expect(items).to_have_count(1)
+            # Dragged onto the same day.
+            loose.get_by_role("link", name="Sweet spot later").drag_to(cell)
+            expect(cell.get_by_role("link", name="Sweet spot later")).to_be_visible()
+            expect(loose).to_be_hidden()
+            answer = httpx.get(f"{server}/api/calendar", headers=auth, params={
+                "from": today.isoformat(), "to": today.isoformat()}).json()
+            assert {w["id"] for w in answer["days"][0]["planned"]} == set(made.values())
+            assert httpx.get(f"{server}/api/workouts", headers=auth).json() == {
+                "unscheduled": []}
+        finally:
+            browser.close()
+    _clean(checks)

@@ -341,6 +341,16 @@ def test_a_pool_swim_and_a_multisport_file_show_their_laps(server: str) -> None:
             assert any(re.match(r"\d+\s+transition", t) for t in texts), texts
             expect(page.get_by_role("region", name="Route map").locator("path.route-line")).to_have_count(1)
             checks.page_done("activity-multisport-laps")
+            # At 390 px the laps fit their card (they scrolled sideways by 22 px: "ours
+            # 2:10 /100 m" kept on one line under the pace).
+            page.set_viewport_size({"width": 390, "height": 844})
+            page.wait_for_timeout(200)
+            wrap = page.get_by_role("table", name="Laps").locator("xpath=..")
+            assert wrap.evaluate("w => w.scrollWidth <= w.clientWidth"), wrap.evaluate(
+                "w => [w.scrollWidth, w.clientWidth]")
+            # The figure beneath stays whole: "ours", maybe a line break, "2:10 /100 m".
+            ours = wrap.locator("small.ours").all_inner_texts()
+            assert ours and all(re.fullmatch(r"ours [^ ]+", t) for t in ours), ours
         finally:
             browser.close()
     _clean(checks)
@@ -445,6 +455,23 @@ def test_every_page_fits_a_phone(server: str) -> None:
             admin.locator("[data-users] tr").first.wait_for()
             width, screen = wide(admin)
             assert width <= screen, ("/admin", width)
+            # The admin's menu (ten items) at 390 px: every item and Sign out on the screen.
+            header = admin.locator("header.topbar")
+            for item in [*header.get_by_role("link").all(), header.get_by_role(
+                    "button", name="Sign out")]:
+                box = item.bounding_box()
+                assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390, box
+            assert header.get_by_role("navigation", name="Main").get_by_role("link").count() == 10
+            # At 1280 px: brand, menu and who is signed in on one row (the signed-in line
+            # was pushed to a second: 101 px high).
+            admin.set_viewport_size({"width": 1280, "height": 900})
+            admin.wait_for_timeout(200)
+            rows = header.evaluate("""h => ['.brand', 'nav', '.who'].map((s) => {
+                const r = h.querySelector(s).getBoundingClientRect(); return [r.top, r.bottom]; })""")
+            (brand_top, brand_bottom), (nav_top, nav_bottom), (who_top, who_bottom) = rows
+            assert nav_top < brand_bottom and who_top < nav_bottom and who_bottom > nav_top, rows
+            assert header.evaluate("h => h.getBoundingClientRect().height") <= 70
+            assert admin.evaluate("document.documentElement.scrollWidth") <= 1280
         finally:
             browser.close()
     _clean(checks)

@@ -73,11 +73,26 @@ def test_records_per_season_with_their_activities(server: str) -> None:  # noqa:
             expect(page.locator("[data-power-summary]")).to_have_text(
                 f"Best season 2021: {round(best5)} W for 5 minutes; this season none yet.")
             expect(page.locator("[data-power] canvas")).to_be_visible()
+            # One load of the page asks the API once (it asked 23 times: each season's
+            # best efforts and power curve, then all time).
+            asked: list[str] = []
+            page.on("request", lambda r: asked.append(r.url) if "/api/" in r.url else None)
+            page.reload()
+            expect(page.locator("[data-power-summary]")).to_contain_text("Best season 2021")
+            expect(page.locator("[data-seasons] tbody tr")).to_have_count(2)
+            page.wait_for_load_state("networkidle")
+            assert [u.removeprefix(server) for u in asked] == ["/api/records"], asked
             checks.page_done("records")
             page.set_viewport_size({"width": 390, "height": 844})
             page.wait_for_timeout(200)
             width = page.evaluate("document.documentElement.scrollWidth")
             assert width <= 390, width
+            # Nor do the tables scroll sideways in their cards (they did, by up to 60 px):
+            # a record's pace over its day, the seasons' empty distances left out.
+            wide = page.evaluate("""Array.from(document.querySelectorAll('.table-wrap'))
+                .map((w) => [w.scrollWidth, w.clientWidth])""")
+            assert len(wide) == 2 and all(s <= c for s, c in wide), wide
+            expect(seasons.locator("thead th")).to_have_text(["Season", "5 km", "VDOT"])
             page.screenshot(path=str(SHOTS / "web-records-390.png"), full_page=True)
             page.set_viewport_size({"width": 1280, "height": 900})
             page.wait_for_timeout(200)

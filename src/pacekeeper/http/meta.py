@@ -17,6 +17,7 @@ from pacekeeper.http.connections_openapi import connection_paths
 from pacekeeper.http.fitness import fitness_paths
 from pacekeeper.http.gear import gear_paths
 from pacekeeper.http.imports_openapi import IMPORT_PATHS
+from pacekeeper.http.records import records_paths
 from pacekeeper.http.workouts import workout_paths
 from pacekeeper.oauth2 import openapi_paths
 from pacekeeper.web._openapi import web_paths
@@ -41,7 +42,8 @@ async def openapi(request: Request) -> Response:
     for path, item in {**connection_paths(), **KEY_PATHS, **A2A_PATHS, **fitness_paths(),
                        **IMPORT_PATHS,
                        **analysis_paths(request.app.routes), **web_paths(), **account_paths(),
-                       **admin_paths(), **workout_paths(), **gear_paths()}.items():
+                       **admin_paths(), **workout_paths(), **gear_paths(),
+                       **records_paths()}.items():
         add_path(document, path, item)
     document["components"]["securitySchemes"]["apiKey"] = API_KEY_SCHEME
     return JSONResponse(document)

@@ -35,8 +35,12 @@ def _workouts(request: Request) -> WorkoutService:
 
 async def create_workout(request: Request) -> Response:
     """POST /api/workouts {name, sport, steps, description?, date?}: 201 with the workout,
-    its id and derived figures."""
+    its id and derived figures. GET: the workouts without a date (the calendar's
+    "Unscheduled"), newest first."""
     owner, headers = await person(request)
+    if request.method == "GET":
+        return JSONResponse({"unscheduled": await _workouts(request).unscheduled(owner)},
+                            headers=headers)
     body = await _workouts(request).create(owner, await read_json_object(request))
     return JSONResponse(body, 201, headers={"Location": f"/api/workouts/{body['id']}",
                                             **headers})
@@ -117,7 +121,7 @@ async def calendar_feed(request: Request) -> Response:
 
 def workout_routes() -> list[BaseRoute]:
     return [
-        Route("/api/workouts", create_workout, methods=["POST"]),
+        Route("/api/workouts", create_workout, methods=["GET", "POST"]),
         Route("/api/workouts/{workout_id}", workout, methods=["GET", "PATCH", "DELETE"]),
         Route("/api/workouts/{workout_id}/export", export_workout, methods=["GET"]),
         Route("/api/workouts/{workout_id}/send", send_workout, methods=["POST"]),
@@ -155,7 +159,14 @@ def workout_paths() -> dict[str, dict[str, Any]]:
 def _workout_paths() -> dict[str, dict[str, Any]]:
     day = {"type": "string", "format": "date"}
     return {
-        "/api/workouts": {"post": {
+        "/api/workouts": {"get": {
+            "summary": "The workouts made without a date (not on the calendar), newest "
+                       "first, at most 100: as GET /api/workouts/{id} answers each",
+            "security": _AUTH,
+            "responses": {"200": _json("{unscheduled: [workout]}", {
+                "type": "object", "required": ["unscheduled"], "properties": {
+                    "unscheduled": {"type": "array", "items": {"type": "object"}}}})}},
+            "post": {
             "summary": "Create a structured workout (docs/plans.md): 201 with its id and "
                        "planned duration, distance and load",
             "security": _AUTH,

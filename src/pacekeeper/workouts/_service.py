@@ -45,6 +45,8 @@ from pacekeeper.workouts._store import SqlWorkoutStore, StoredWorkout
 
 Clock = Callable[[], datetime]
 MAX_CALENDAR_DAYS = 366
+# The calendar page's "Unscheduled" list: the newest this many (each derived on reading).
+MAX_UNSCHEDULED = 100
 # Time in target reads each matched activity's streams: for ranges up to 5 weeks only
 # (a month's calendar), not for a year's.
 TIME_IN_TARGET_DAYS = 35
@@ -162,6 +164,14 @@ class WorkoutService:
     async def get(self, owner: Owner, workout_id: str) -> dict[str, Any]:
         found = await self._get(owner, workout_id)
         return self.view(found, await self._history(owner), await self.analysis.today(owner))
+
+    async def unscheduled(self, owner: Owner) -> list[dict[str, Any]]:
+        """The workouts made without a date (the calendar has no day for them), newest
+        first, as ``get`` answers each (figures with today's thresholds), at most
+        ``MAX_UNSCHEDULED``."""
+        found = await self.store.unscheduled(owner.user_id, MAX_UNSCHEDULED)
+        history, today = await self._history(owner), await self.analysis.today(owner)
+        return [self.view(w, history, today) for w in found]
 
     async def update(self, owner: Owner, workout_id: str, changes: Mapping[str, Any]
                      ) -> dict[str, Any]:

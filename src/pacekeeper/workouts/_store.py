@@ -89,6 +89,15 @@ class SqlWorkoutStore:
                 .order_by(WorkoutRow.day, WorkoutRow.created_at, WorkoutRow.id))).scalars()
             return [_stored(r) for r in rows]
 
+    async def unscheduled(self, user_id: uuid.UUID, limit: int) -> list[StoredWorkout]:
+        """The person's workouts with no day (not on the calendar), newest first."""
+        async with self._sessions() as session:
+            rows = (await session.execute(
+                select(WorkoutRow).where(WorkoutRow.user_id == user_id,
+                                         WorkoutRow.day.is_(None))
+                .order_by(WorkoutRow.created_at.desc(), WorkoutRow.id).limit(limit))).scalars()
+            return [_stored(r) for r in rows]
+
     # -- the calendar feed token (PLAN-4) ---------------------------------------------------
 
     async def set_token(self, owner: Owner, token_hash: str, now: datetime) -> None:

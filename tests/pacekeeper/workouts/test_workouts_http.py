@@ -113,6 +113,7 @@ async def test_another_persons_workout_is_404_on_every_path(harness: Harness) ->
         "jsonrpc": "2.0", "id": 2, "method": "resources/read",
         "params": {"uri": f"workout://{made['id']}"}})).json()
     assert read["error"]["code"] == -32602 and "no such workout" in read["error"]["message"]
+    assert (await h.client.get("/api/workouts", headers=bob)).json() == {"unscheduled": []}
     still = (await h.client.get(path, headers=alice)).json()
     assert still == made
     headers = await h.mcp_session(alice)
@@ -174,3 +175,33 @@ async def test_export_route_is_wired(harness: Harness) -> None:
     made = (await h.client.post("/api/workouts", headers=auth, json=run)).json()
     r = await h.client.get(f"/api/workouts/{made['id']}/export?format=erg", headers=auth)
     assert r.status_code == 400 and "cycling" in r.json()["message"], r.text
+
+
+async def test_unscheduled_workouts_are_listed_until_given_a_date(harness: Harness) -> None:
+    """GET /api/workouts (the calendar page's "Unscheduled"): the person's workouts with no
+    date, each as GET answers it; one given a date leaves the list (and is
+    on the calendar that day); one made with a date was never in it."""
+    h = harness
+    auth, _ = await _person(h, "unscheduled@example.com")
+    await _ftp(h, auth)
+    day = (_today(h) + timedelta(days=2)).isoformat()
+    dated = (await h.client.post("/api/workouts", headers=auth,
+                                 json={**INTERVALS, "date": day})).json()
+    first = (await h.client.post("/api/workouts", headers=auth,
+                                 json={**INTERVALS, "name": "First"})).json()
+    second = (await h.client.post("/api/workouts", headers=auth,
+                                  json={**INTERVALS, "name": "Second"})).json()
+    r = await h.client.get("/api/workouts", headers=auth)
+    assert r.status_code == 200, r.text
+    # (The test's clock stands still: both made at one moment, so no order to check.)
+    assert sorted(r.json()["unscheduled"], key=lambda w: w["name"]) == [first, second]
+    assert dated["id"] not in r.text
+    await h.client.patch(f"/api/workouts/{first['id']}", headers=auth, json={"date": day})
+    assert (await h.client.get("/api/workouts", headers=auth)).json()["unscheduled"] == [
+        second]
+    calendar = (await h.client.get("/api/calendar", headers=auth,
+                                   params={"from": day, "to": day})).json()
+    assert {w["id"] for w in calendar["days"][0]["planned"]} == {dated["id"], first["id"]}
+    assert (await h.client.get("/api/workouts")).status_code == 401
+    document = (await h.client.get("/openapi.json")).json()
+    assert "get" in document["paths"]["/api/workouts"]

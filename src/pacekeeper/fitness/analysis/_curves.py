@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from datetime import date, timedelta
 from typing import Any, Literal, overload
 
 import numpy as np
@@ -18,6 +19,7 @@ from pacekeeper.fitness.analysis._common import (
     _CURVE_KEY,
     _INDEX,
     DEFAULT_CURVE_DURATIONS,
+    MAX_DAYS,
     POWER_SPORT,
     CurveKind,
     _activity_uuid,
@@ -34,8 +36,12 @@ from pacekeeper.fitness.analysis._results import (
     PaceCurve,
     PacePoint,
     PowerCurve,
+    Records,
+    Season,
 )
 from pacekeeper.fitness.analytics._types import FloatArray
+
+SEASONS = 11  # calendar years, this one first: as far back as a period may reach (MAX_DAYS)
 
 
 class CurveAnalysis(AnalysisBase):
@@ -174,5 +180,28 @@ class CurveAnalysis(AnalysisBase):
                 "vdot": _r(vdot[0], 1) if vdot else None, "efforts": out}
 
 
+    async def records(self, owner: Owner) -> Records:
+        """The Records page's one answer (issue 33): run best efforts over the longest
+        period the analysis takes and per season (a calendar year, this one up to today),
+        and each season's power curve; a season with neither is left out. The figures are
+        get_best_efforts' and get_power_curve's for the same ranges (the page asked for
+        each in turn: 23 requests a load)."""
+        last = await self.today(owner)
+        first = last - timedelta(days=MAX_DAYS - 1)
+        all_time = await self.best_efforts(owner, first.isoformat(), last.isoformat())
+        seasons: list[Season] = []
+        for year in range(last.year, last.year - SEASONS, -1):
+            start = max(first, date(year, 1, 1)).isoformat()
+            end = min(last, date(year, 12, 31)).isoformat()
+            efforts = await self.best_efforts(owner, start, end)
+            power = await self.curve(owner, "power", activity_id=None, start=start, end=end,
+                                     durations=None)
+            if efforts["efforts"] or power["points"]:
+                seasons.append({"season": year, "best_efforts": efforts, "power": power})
+        return {"summary": f"records {first} to {last}: {len(seasons)} seasons with runs "
+                           "or power",
+                "from": first.isoformat(), "to": last.isoformat(), "all_time": all_time,
+                "seasons": seasons}
 
-__all__ = ["CurveAnalysis"]
+
+__all__ = ["SEASONS", "CurveAnalysis"]

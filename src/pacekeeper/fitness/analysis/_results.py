@@ -182,6 +182,17 @@ class BestEfforts(Result, Span):
     efforts: list[dict[str, Any]]
 
 
+class Season(TypedDict):
+    season: int  # the calendar year
+    best_efforts: BestEfforts
+    power: PowerCurve
+
+
+class Records(Result, Span):
+    all_time: BestEfforts
+    seasons: list[Season]  # newest first; only those with runs or power
+
+
 class CriticalPowerResult(Result, Span):
     model: Literal["2p", "3p"]
     cp_watts: float | None
@@ -353,8 +364,10 @@ __all__ = [
     "Prediction",
     "RacePrediction",
     "ReadinessResult",
+    "Records",
     "RecoveryStatus",
     "Result",
+    "Season",
     "Span",
     "TrainingPaces",
     "TrainingSummary",

@@ -65,7 +65,8 @@
      two read differently; both already formatted. */
   function twoFigures(shown, ours) {
     if (ours === undefined || ours === "–" || ours === shown) { return shown; }
-    return el("span", {class: "two"}, shown, el("small", {class: "ours", text: "ours " + ours}));
+    // The figure kept whole (no-break spaces): on a phone the line may break after "ours".
+    return el("span", {class: "two"}, shown, el("small", {class: "ours", text: "ours " + ours.replace(/ /g, "\u00a0")}));
   }
 
   // The sport a lap was done in: its leg's (a multisport file; a transition's is none),

@@ -145,7 +145,7 @@
 
   async function start() {
     try {
-      const [mode, planList] = await Promise.all([Pk.api("/api/admin/registration"), Pk.api("/api/admin/plans")]);
+      const [mode, planList] = await Promise.all([Pk.api("/api/admin/registration"), Pk.api("/api/admin/plans"), Pk.zone()]);
       showMode(mode);
       plans = planList.plans;
       document.querySelector("[data-plans]").textContent = "A tenant's plan decides which API key tiers its people may create: " +

@@ -198,9 +198,23 @@ const Pk = (() => {
     return at.toLocaleString(undefined, {...options, timeZone: "UTC"});
   }
 
+  /* A moment (signed in, synced, allowed, expires) is shown in the person's time zone
+     setting (Account), not the browser's: a laptop set to another zone still reads the
+     person's clock. A page that shows moments awaits zone() first (one GET /api/athlete,
+     asked once and only by those pages); without a setting, the browser's zone. */
+  let personZone;
+  let zoneAsked = null;
+  function zone() {
+    if (!zoneAsked) {
+      zoneAsked = api("/api/athlete").then((a) => { personZone = (a.settings || {}).time_zone || undefined; },
+        () => { /* the browser's zone, then */ });
+    }
+    return zoneAsked;
+  }
+
   const fmt = {
-    date(iso) { return iso ? new Date(iso).toLocaleDateString(undefined, {year: "numeric", month: "short", day: "numeric"}) : ""; },
-    datetime(iso) { return iso ? new Date(iso).toLocaleString(undefined, {dateStyle: "medium", timeStyle: "short"}) : ""; },
+    date(iso) { return iso ? new Date(iso).toLocaleDateString(undefined, {year: "numeric", month: "short", day: "numeric", timeZone: personZone}) : ""; },
+    datetime(iso) { return iso ? new Date(iso).toLocaleString(undefined, {dateStyle: "medium", timeStyle: "short", timeZone: personZone}) : ""; },
     // An activity's own wall clock: the date and time written in its ISO string (in the
     // activity's offset), not turned into this browser's zone. A ride at 09:00 in
     // California stays on its day for a reader in Sydney, and on the day its load counts.
@@ -312,5 +326,5 @@ const Pk = (() => {
     if (signedIn()) { wireSession(); } else { wireSignIn(); }
   });
 
-  return {api: api, upload: upload, el: el, fmt: fmt, copy: copy, showError: showError, csrfToken: csrfToken, renew: renew, toSignIn: toSignIn, sessionExpired: sessionExpired, ApiError: ApiError};
+  return {api: api, zone: zone, upload: upload, el: el, fmt: fmt, copy: copy, showError: showError, csrfToken: csrfToken, renew: renew, toSignIn: toSignIn, sessionExpired: sessionExpired, ApiError: ApiError};
 })();

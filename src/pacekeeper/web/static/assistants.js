@@ -18,7 +18,7 @@
   const box = document.querySelector("[data-clients]");
   async function load() {
     try {
-      const answer = await Pk.api("/api/account/assistants");
+      const [answer] = await Promise.all([Pk.api("/api/account/assistants"), Pk.zone()]);
       if (!answer.assistants.length) {
         box.replaceChildren(el("p", {class: "muted", text: "No assistant has access yet. Add the URL above to one and approve it when asked."}));
         return;

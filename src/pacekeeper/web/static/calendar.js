@@ -1,6 +1,7 @@
 /* Calendar (issue 32): a month or a week of planned workouts beside what was done, from
    GET /api/calendar. A planned workout moves to another day by drag and drop, or by its
-   "Move" date field (the keyboard's way): both PATCH its date. Dates are handled as
+   "Move" date field (the keyboard's way): both PATCH its date. The workouts made without
+   a date (GET /api/workouts) are listed under "Unscheduled", scheduled the same two ways. Dates are handled as
    YYYY-MM-DD strings in UTC arithmetic, so no time zone shifts a day. */
 "use strict";
 (() => {
@@ -48,10 +49,12 @@
 
   function percent(ratio) { return ratio === null || ratio === undefined ? "–" : Math.round(ratio * 100) + " %"; }
 
+  // A planned workout on its day, or (date null) an unscheduled one: "Schedule" it.
   function plannedItem(w, date) {
     const figures = [w.duration_s ? fmt.duration(w.duration_s) : null,
       w.load === null || w.load === undefined ? null : Math.round(w.load) + " " + (w.load_method || "load").toUpperCase()].filter(Boolean).join(" · ");
-    const field = el("input", {type: "date", value: date, "aria-label": "Move " + w.name + " to"});
+    const verb = date ? "Move" : "Schedule";
+    const field = el("input", {type: "date", value: date || "", required: "", "aria-label": verb + " " + w.name + (date ? " to" : " on")});
     const item = el("li", {class: "cal-item planned" + (w.done ? " is-done" : ""), draggable: "true", "data-workout-id": w.id},
       el("a", {href: "/workouts/" + w.id, text: w.name}),
       el("span", {class: "cal-figures", text: figures || w.sport}));
@@ -60,9 +63,9 @@
       if (w.done.time_in_target !== undefined) { parts.push("in target " + percent(w.done.time_in_target)); }
       item.append(el("span", {class: "cal-compliance", text: "Done: " + parts.join(", ")}));
     }
-    item.append(el("details", {class: "cal-move"}, el("summary", {text: "Move"}),
+    item.append(el("details", {class: "cal-move"}, el("summary", {text: verb}),
       el("form", {onsubmit: (e) => { e.preventDefault(); if (field.value && field.value !== date) { move(w.id, field.value); } }},
-        el("label", {}, "Move to ", field), el("button", {type: "submit", class: "secondary", text: "Move"}))));
+        el("label", {}, date ? "Move to " : "On ", field), el("button", {type: "submit", class: "secondary", text: verb}))));
     item.addEventListener("dragstart", (e) => { e.dataTransfer.setData("text/plain", w.id); e.dataTransfer.effectAllowed = "move"; });
     return item;
   }
@@ -92,6 +95,12 @@
     return node;
   }
 
+  function unscheduled(list) {
+    const section = document.querySelector("[data-unscheduled-section]");
+    section.hidden = !list.length;
+    document.querySelector("[data-unscheduled]").replaceChildren(...list.map((w) => plannedItem(w, null)));
+  }
+
   async function load() {
     const [first, last] = range();
     keepInUrl();
@@ -100,7 +109,8 @@
       ? "Week of " + label(first, {day: "numeric", month: "long", year: "numeric"})
       : label(state.anchor.slice(0, 8) + "01", {month: "long", year: "numeric"});
     try {
-      const answer = await Pk.api("/api/calendar?from=" + first + "&to=" + last);
+      const [answer, loose] = await Promise.all([Pk.api("/api/calendar?from=" + first + "&to=" + last), Pk.api("/api/workouts")]);
+      unscheduled(loose.unscheduled || []);
       const byDate = new Map((answer.days || []).map((d) => [d.date, d]));
       const month = state.view === "month" ? state.anchor.slice(0, 7) : null;
       const rows = [el("div", {role: "row", class: "cal-row cal-head"}, ...WEEKDAYS.map((d) => el("div", {role: "columnheader", text: d})))];
@@ -112,8 +122,10 @@
       box.replaceChildren(el("div", {role: "table", class: "cal-grid cal-" + state.view, "aria-label": title.textContent}, ...rows));
       const anything = (answer.days || []).some((d) => d.planned.length || d.done.length);
       empty.hidden = anything;
-      empty.replaceChildren(...(anything ? [] : ["Nothing planned or done in this " + state.view + ". ",
-        el("a", {href: "/workouts/new", text: "Build a workout"}), " and give it a date, or ask your assistant to plan your weeks."]));
+      empty.replaceChildren(...(anything ? [] : (loose.unscheduled || []).length
+        ? ["Nothing planned or done in this " + state.view + ": give one of your unscheduled workouts a day."]
+        : ["Nothing planned or done in this " + state.view + ". ",
+          el("a", {href: "/workouts/new", text: "Build a workout"}), " and give it a date, or ask your assistant to plan your weeks."]));
     } catch (error) { box.replaceChildren(el("p", {class: "error", text: error.message})); }
   }
 

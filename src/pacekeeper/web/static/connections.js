@@ -19,7 +19,7 @@
 
   async function poll(provider, line, button) {
     for (;;) {
-      const state = await Pk.api("/api/sync/" + provider);
+      const [state] = await Promise.all([Pk.api("/api/sync/" + provider), Pk.zone()]);
       line.textContent = describe(state);
       if (state.status !== "running") { break; }
       await new Promise((resolve) => setTimeout(resolve, 1000));
@@ -50,7 +50,7 @@
   function wireSync(button) {
     const provider = button.dataset.sync;
     const line = document.querySelector("[data-sync-status=" + provider + "]");
-    Pk.api("/api/sync/" + provider).then((state) => {
+    Promise.all([Pk.api("/api/sync/" + provider), Pk.zone()]).then(([state]) => {
       line.textContent = describe(state);
       if (state.status === "running") { button.disabled = true; poll(provider, line, button); }
     }).catch(() => { line.textContent = ""; });

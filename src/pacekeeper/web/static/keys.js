@@ -18,7 +18,7 @@
 
   async function load() {
     try {
-      const answer = await Pk.api("/api/keys");
+      const [answer] = await Promise.all([Pk.api("/api/keys"), Pk.zone()]);
       body.replaceChildren(...answer.keys.map((k) => el("tr", {"data-key": k.id},
         el("td", {text: k.name}),
         el("td", {}, el("code", {text: k.prefix + "…"})),

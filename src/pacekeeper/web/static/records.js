@@ -1,30 +1,27 @@
 /* Records: run best efforts over all time and per season (calendar year), each linked to
    the activity it came from; the seasons side by side; this season's power curve against
-   the best season's (the one with the highest 20-minute power). All from the analysis
-   API (the twins of get_best_efforts and get_power_curve), so the figures are the ones an
-   assistant is given. */
+   the best season's. One request, GET /api/records: the figures of get_best_efforts and
+   get_power_curve per range (the ones an assistant is given), worked out by the server at
+   once (the page used to ask 23 times, once per season and kind). */
 "use strict";
 (() => {
   const {el, fmt} = Pk;
   const $ = (selector) => document.querySelector(selector);
-  const DAY = 86400000;
-  const iso = (d) => d.toISOString().slice(0, 10);
-  const today = new Date();
-  const thisYear = today.getUTCFullYear();
-  const YEARS = Array.from({length: 11}, (_, i) => thisYear - i);  // the analysis API's 11 years
+  let thisYear = new Date().getUTCFullYear();  // the person's, from the answer's "to"
   const NAMES = {"400m": "400 m", "800m": "800 m", "1km": "1 km", "1mile": "Mile", "5km": "5 km", "10km": "10 km",
     "15km": "15 km", "half_marathon": "Half marathon", "marathon": "Marathon"};
   const SEASON_COLUMNS = ["5km", "10km", "half_marathon", "marathon"];
   const name = (d) => NAMES[d] || d;
-  const season = (y) => ({from: y + "-01-01", to: y === thisYear ? iso(today) : y + "-12-31"});
-  const query = (range) => "?from=" + range.from + "&to=" + range.to;
   function says(box, text) { box.replaceChildren(el("p", {class: "muted", text: text})); }
 
-  let basis = {unit: "/km", per: 1000, key: "pace_s_per_km"};
   function effortCell(e) {
     if (!e) { return el("td", {class: "num", text: "–"}); }
+    // The answer gives the pace in the person's units (per km, or per mile when imperial).
+    const pace = "pace_s_per_mi" in e ? fmt.pace(e.pace_s_per_mi, "/mi") : fmt.pace(e.pace_s_per_km, "/km");
     return el("td", {class: "num"}, el("span", {class: "two"}, el("a", {href: "/activities/" + e.activity_id, text: e.time}),
-      el("small", {text: fmt.pace(e[basis.key], basis.unit) + " · " + fmt.localDate(e.date + "T12:00:00")})));
+      // Pace and day: one line, or two on a phone (so the table fits 390 px).
+      el("small", {}, el("span", {class: "nobr", text: pace}), el("span", {class: "sep", text: " · "}),
+        el("span", {class: "nobr", text: fmt.localDate(e.date + "T12:00:00")}))));
   }
 
   function runs(allTime, seasons) {
@@ -45,16 +42,18 @@
 
   function seasonsTable(seasons) {
     const box = $("[data-seasons]");
-    const years = YEARS.filter((y) => ((seasons.get(y) || {}).efforts || []).length);
+    const years = Array.from(seasons.keys()).filter((y) => (seasons.get(y).efforts || []).length);
     if (!years.length) { says(box, "No seasons with runs yet."); return; }
+    // The distances some season has (a column of dashes says nothing and widens a phone's).
+    const columns = SEASON_COLUMNS.filter((d) => years.some((y) => seasons.get(y).efforts.some((e) => e.distance === d)));
     box.replaceChildren(el("table", {class: "data", "aria-label": "Seasons"},
       el("thead", {}, el("tr", {}, el("th", {scope: "col", text: "Season"}),
-        ...SEASON_COLUMNS.map((d) => el("th", {scope: "col", class: "num", text: name(d)})), el("th", {scope: "col", class: "num", text: "VDOT"}))),
+        ...columns.map((d) => el("th", {scope: "col", class: "num", text: name(d)})), el("th", {scope: "col", class: "num", text: "VDOT"}))),
       el("tbody", {}, ...years.map((y) => {
         const by = new Map(seasons.get(y).efforts.map((e) => [e.distance, e]));
         const v = seasons.get(y).vdot;
         return el("tr", {"data-season": String(y)}, el("th", {scope: "row", text: String(y)}),
-          ...SEASON_COLUMNS.map((d) => effortCell(by.get(d))),
+          ...columns.map((d) => effortCell(by.get(d))),
           el("td", {class: "num", text: v === null || v === undefined ? "–" : v.toFixed(1)}));
       }))));
   }
@@ -63,15 +62,14 @@
      and 5 s that some season has (short rides have no 20 minutes to compare). */
   const HEADLINES = [1200, 300, 60, 5];
   const SAID = {1200: "20 minutes", 300: "5 minutes", 60: "1 minute", 5: "5 seconds"};
-  async function power() {
+  function power(curves) {
     const box = $("[data-power]");
-    const curves = await Promise.all(YEARS.map((y) => Pk.api("/api/curves/power" + query(season(y))).then((c) => [y, c], () => [y, null])));
     const at = (c, d) => { const p = ((c && c.points) || []).find((q) => q.duration_s === d); return p ? p.watts : null; };
     const withPower = curves.filter(([, c]) => c && (c.points || []).length);
     if (!withPower.length) { says(box, "No rides with power yet."); return; }
     const headline = HEADLINES.find((d) => withPower.some(([, c]) => at(c, d))) || HEADLINES[HEADLINES.length - 1];
     const best = withPower.reduce((a, b) => ((at(b[1], headline) || 0) > (at(a[1], headline) || 0) ? b : a));
-    const current = curves[0][1];
+    const current = (curves.find(([y]) => y === thisYear) || [thisYear, null])[1];
     const hasCurrent = Boolean(current && (current.points || []).length);
     const durations = Array.from(new Set([...(best[1].points || []), ...(hasCurrent ? current.points : [])].map((p) => p.duration_s))).sort((a, b) => a - b);
     const lookup = (c) => { const m = new Map(((c && c.points) || []).map((p) => [p.duration_s, p.watts])); return durations.map((d) => (m.has(d) ? m.get(d) : null)); };
@@ -90,17 +88,12 @@
   }
 
   async function main() {
-    const athlete = await Pk.api("/api/athlete").catch(() => ({settings: {}}));
-    if ((athlete.settings || {}).units === "imperial") { basis = {unit: "/mi", per: 1609.344, key: "pace_s_per_mi"}; }
-    const earliest = new Date(today.getTime() - 4017 * DAY);
-    const [allTime, ...perYear] = await Promise.all([
-      Pk.api("/api/best-efforts?from=" + iso(earliest) + "&to=" + iso(today)),
-      ...YEARS.map((y) => Pk.api("/api/best-efforts" + query(season(y))).catch(() => ({efforts: []}))),
-    ]);
-    const seasons = new Map(YEARS.map((y, i) => [y, perYear[i]]));
-    runs(allTime, seasons);
+    const records = await Pk.api("/api/records");
+    thisYear = Number(records.to.slice(0, 4));
+    const seasons = new Map(records.seasons.map((s) => [s.season, s.best_efforts]));
+    runs(records.all_time, seasons);
     seasonsTable(seasons);
-    await power();
+    power(records.seasons.map((s) => [s.season, s.power]));
   }
   main().catch(Pk.showError);
 })();
