@@ -13,6 +13,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 from sqlalchemy.ext.asyncio import AsyncSession as AsyncSession
 
+from pacekeeper.db._ping import ping_when_idle
 from pacekeeper.db._tracing import trace_statements
 
 
@@ -50,7 +51,12 @@ def create_engine(url: str) -> AsyncEngine:
         engine = create_async_engine(url, **_JSON)
         event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
     else:
-        engine = create_async_engine(url, pool_pre_ping=True, **_JSON)
+        # No pool_pre_ping (three round trips on every checkout): a pooled connection is
+        # tested only when closed or idle a while (db/_ping.py). LIFO hands out the one
+        # just returned, so a steady load keeps a few connections warm and never idle,
+        # and the rest lie idle (to be pinged, or closed by a server-side timeout).
+        engine = create_async_engine(url, pool_use_lifo=True, **_JSON)
+        ping_when_idle(engine.sync_engine)
     trace_statements(engine.sync_engine)  # spans only once tracing is configured
     return engine
 
