@@ -20,7 +20,7 @@ from bench.mcp_throughput._requests import tool_call
 from sqlalchemy import text
 from sqlalchemy.engine import make_url
 
-from pacekeeper.db import _ping, create_engine
+from pacekeeper.db import _ping, create_engine, reading
 from tests.pacekeeper._roundtrips import round_trips
 from tests.pacekeeper.conftest import Harness
 
@@ -138,3 +138,41 @@ async def test_a_request_after_the_server_dropped_every_connection_succeeds(
             answer = await h.client.post("/mcp", **_call(token, "list_activities", {}))
             assert answer.status_code == 200, answer.text
             assert not answer.json()["result"].get("isError"), answer.text
+
+
+async def test_the_callers_state_reads_are_one_round_trip_each(
+        harness: Harness, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The revocation and caller-state reads of every authenticated request run in
+    autocommit (`db.reading`): the SELECT alone, no BEGIN and ROLLBACK around it (they
+    were three round trips each)."""
+    token = (await harness.register("reads@example.com"))["token"]
+    with round_trips(monkeypatch) as trips:
+        answer = await harness.client.post("/mcp", **_call(token, "list_activities", {}))
+        assert answer.status_code == 200, answer.text
+    sent = trips.sent
+    reads = [i for i, s in enumerate(sent)
+             if s.startswith("bind_execute SELECT revoked_tokens.jti")
+             or s.startswith("bind_execute SELECT users.status, users.token_version")]
+    assert len(reads) == 2, sent
+    for i in reads:
+        assert sent[i - 1] != "query BEGIN;" and sent[i + 1] != "query ROLLBACK;", sent
+
+
+async def test_a_write_after_an_autocommit_read_is_still_one_transaction(
+        db_url: str) -> None:
+    """The pool hands the connection of an autocommit read to the next checkout (LIFO):
+    its isolation level is put back, so a write session can still roll back."""
+    engine = create_engine(db_url)
+    try:
+        async with reading(engine).connect() as conn:
+            first = (await conn.execute(text("SELECT pg_backend_pid()"))).scalar_one()
+        async with engine.connect() as conn:
+            assert (await conn.execute(text("SELECT pg_backend_pid()"))).scalar_one() == first
+            await conn.execute(text("CREATE TABLE dbping_probe (n int)"))
+            await conn.execute(text("INSERT INTO dbping_probe VALUES (1)"))
+            await conn.rollback()
+        async with engine.connect() as conn:
+            exists = (await conn.execute(text("SELECT to_regclass('dbping_probe')"))).scalar()
+            assert exists is None  # the CREATE and INSERT were rolled back together
+    finally:
+        await engine.dispose()

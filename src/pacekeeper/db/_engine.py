@@ -61,6 +61,18 @@ def create_engine(url: str) -> AsyncEngine:
     return engine
 
 
+def reading(engine: AsyncEngine) -> AsyncEngine:
+    """``engine`` for reads of one statement: on PostgreSQL in autocommit (the same pool),
+    so such a read is one round trip, not three (BEGIN, the SELECT, ROLLBACK: asyncpg's
+    adapter opens a transaction before the first statement). Nothing else changes for
+    it: under READ COMMITTED, PostgreSQL's default and ours, each statement takes its own
+    snapshot in a transaction as well. Never for writes or `FOR UPDATE` (each statement
+    would commit alone). SQLite opens no transaction for a SELECT: unchanged."""
+    if engine.dialect.name != "postgresql":
+        return engine
+    return engine.execution_options(isolation_level="AUTOCOMMIT")
+
+
 def session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
     return async_sessionmaker(engine, expire_on_commit=False)
 
@@ -74,4 +86,4 @@ def upsert_insert(
     return postgresql.insert if dialect == "postgresql" else sqlite.insert
 
 
-__all__ = ["AsyncSession", "create_engine", "session_factory", "upsert_insert"]
+__all__ = ["AsyncSession", "create_engine", "reading", "session_factory", "upsert_insert"]
