@@ -25,6 +25,7 @@ _ROUND_TRIPS = ("query", "prepare", "bind_execute", "bind_execute_many", "bind",
 @dataclass
 class RoundTrips:
     sent: list[str] = field(default_factory=list)  # each: the method and its SQL's start
+    connections: list[int] = field(default_factory=list)  # the connection of each
     pings: int = 0
 
     @property
@@ -33,6 +34,14 @@ class RoundTrips:
 
     def since(self, mark: int) -> list[str]:
         return self.sent[mark:]
+
+    def by_connection(self, mark: int = 0) -> list[list[str]]:
+        """What was sent since ``mark``, a list per connection (in order of first use):
+        work of other tasks on other connections does not come in between."""
+        each: dict[int, list[str]] = {}
+        for conn, sent in zip(self.connections[mark:], self.sent[mark:], strict=True):
+            each.setdefault(conn, []).append(sent)
+        return list(each.values())
 
 
 def _label(method: str, args: tuple[Any, ...]) -> str:
@@ -51,6 +60,7 @@ def round_trips(monkeypatch: pytest.MonkeyPatch) -> Iterator[RoundTrips]:
         def wrapper(self: Any, *args: Any, _name: str = name, _original: Any = original,
                     **kwargs: Any) -> Any:
             counted.sent.append(_label(_name, args))
+            counted.connections.append(id(self))
             return _original(self, *args, **kwargs)
 
         monkeypatch.setattr(Protocol, name, wrapper)

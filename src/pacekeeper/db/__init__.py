@@ -4,6 +4,7 @@ from pacekeeper.db._engine import (
     AsyncSession,
     create_engine,
     reading,
+    reading_sessions,
     session_factory,
     upsert_insert,
 )
@@ -65,6 +66,7 @@ __all__ = [
     "epoch_seconds",
     "head_revisions",
     "reading",
+    "reading_sessions",
     "session_factory",
     "trace_statements",
     "upgrade",

@@ -77,6 +77,14 @@ def session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
     return async_sessionmaker(engine, expire_on_commit=False)
 
 
+def reading_sessions(
+    sessions: async_sessionmaker[AsyncSession],
+) -> async_sessionmaker[AsyncSession]:
+    """Sessions like ``sessions`` on the `reading` engine: for a store's methods that only
+    SELECT (a session of several reads is fine; of a write, never)."""
+    return session_factory(reading(sessions.kw["bind"]))
+
+
 def upsert_insert(
     sessions: async_sessionmaker[AsyncSession],
 ) -> Callable[[Any], postgresql.Insert | sqlite.Insert]:
@@ -86,4 +94,5 @@ def upsert_insert(
     return postgresql.insert if dialect == "postgresql" else sqlite.insert
 
 
-__all__ = ["AsyncSession", "create_engine", "reading", "session_factory", "upsert_insert"]
+__all__ = ["AsyncSession", "create_engine", "reading", "reading_sessions", "session_factory",
+           "upsert_insert"]
