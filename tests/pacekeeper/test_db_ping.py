@@ -20,8 +20,10 @@ from bench.mcp_throughput._requests import tool_call
 from sqlalchemy import text
 from sqlalchemy.engine import make_url
 
+from pacekeeper.apikeys import API_KEY_HEADER
 from pacekeeper.db import _ping, create_engine, reading
 from tests.pacekeeper._roundtrips import round_trips
+from tests.pacekeeper.apikeys._helpers import create_key, user_token
 from tests.pacekeeper.conftest import Harness
 
 pytestmark = pytest.mark.parametrize("migrated_db", ["postgres"], indirect=True)
@@ -191,3 +193,19 @@ async def test_a_write_after_an_autocommit_read_is_still_one_transaction(
             assert exists is None  # the CREATE and INSERT were rolled back together
     finally:
         await engine.dispose()
+
+
+async def test_an_api_keys_lookup_is_one_round_trip(
+        quiet: Harness, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The key's lookup on an API-key request the process has not cached (its first)."""
+    key = await create_key(quiet, await user_token(quiet, "agent@example.com"))
+    with round_trips(monkeypatch) as trips:
+        answer = await quiet.client.post("/a2a/execute", json={"tool": "whoami"},
+                                         headers={API_KEY_HEADER: key["api_key"]})
+        assert answer.status_code == 200, answer.text
+    [sent] = [each for each in trips.by_connection() if any("api_keys" in s for s in each)]
+    lookups = [i for i, s in enumerate(sent)
+               if s.startswith("bind_execute SELECT api_keys.id")]
+    assert len(lookups) == 1, sent
+    for i in lookups:
+        assert sent[i - 1:i] != ["query BEGIN;"] and sent[i + 1:i + 2] != ["query ROLLBACK;"], sent
