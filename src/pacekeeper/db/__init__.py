@@ -1,6 +1,13 @@
 """Storage: SQLAlchemy 2 async models, repositories behind Protocols, migrations."""
 
-from pacekeeper.db._engine import AsyncSession, create_engine, session_factory, upsert_insert
+from pacekeeper.db._engine import (
+    AsyncSession,
+    create_engine,
+    reading,
+    reading_sessions,
+    session_factory,
+    upsert_insert,
+)
 from pacekeeper.db._functions import epoch_seconds
 from pacekeeper.db._migrate import alembic_config, applied_revisions, head_revisions, upgrade
 from pacekeeper.db._models import (
@@ -58,6 +65,8 @@ __all__ = [
     "create_engine",
     "epoch_seconds",
     "head_revisions",
+    "reading",
+    "reading_sessions",
     "session_factory",
     "trace_statements",
     "upgrade",

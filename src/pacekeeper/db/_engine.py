@@ -13,6 +13,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 from sqlalchemy.ext.asyncio import AsyncSession as AsyncSession
 
+from pacekeeper.db._ping import ping_when_idle
 from pacekeeper.db._tracing import trace_statements
 
 
@@ -50,13 +51,38 @@ def create_engine(url: str) -> AsyncEngine:
         engine = create_async_engine(url, **_JSON)
         event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
     else:
-        engine = create_async_engine(url, pool_pre_ping=True, **_JSON)
+        # No pool_pre_ping (three round trips on every checkout): a pooled connection is
+        # tested only when closed or idle a while (db/_ping.py). LIFO hands out the one
+        # just returned, so a steady load keeps a few connections warm and never idle,
+        # and the rest lie idle (to be pinged, or closed by a server-side timeout).
+        engine = create_async_engine(url, pool_use_lifo=True, **_JSON)
+        ping_when_idle(engine.sync_engine)
     trace_statements(engine.sync_engine)  # spans only once tracing is configured
     return engine
 
 
+def reading(engine: AsyncEngine) -> AsyncEngine:
+    """``engine`` for reads of one statement: on PostgreSQL in autocommit (the same pool),
+    so such a read is one round trip, not three (BEGIN, the SELECT, ROLLBACK: asyncpg's
+    adapter opens a transaction before the first statement). Nothing else changes for
+    it: under READ COMMITTED, PostgreSQL's default and ours, each statement takes its own
+    snapshot in a transaction as well. Never for writes or `FOR UPDATE` (each statement
+    would commit alone). SQLite opens no transaction for a SELECT: unchanged."""
+    if engine.dialect.name != "postgresql":
+        return engine
+    return engine.execution_options(isolation_level="AUTOCOMMIT")
+
+
 def session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
     return async_sessionmaker(engine, expire_on_commit=False)
+
+
+def reading_sessions(
+    sessions: async_sessionmaker[AsyncSession],
+) -> async_sessionmaker[AsyncSession]:
+    """Sessions like ``sessions`` on the `reading` engine: for a store's methods that only
+    SELECT (a session of several reads is fine; of a write, never)."""
+    return session_factory(reading(sessions.kw["bind"]))
 
 
 def upsert_insert(
@@ -68,4 +94,5 @@ def upsert_insert(
     return postgresql.insert if dialect == "postgresql" else sqlite.insert
 
 
-__all__ = ["AsyncSession", "create_engine", "session_factory", "upsert_insert"]
+__all__ = ["AsyncSession", "create_engine", "reading", "reading_sessions", "session_factory",
+           "upsert_insert"]

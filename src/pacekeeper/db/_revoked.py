@@ -7,7 +7,7 @@ from datetime import datetime
 from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
-from pacekeeper.db._engine import upsert_insert
+from pacekeeper.db._engine import reading, upsert_insert
 from pacekeeper.db._models import RevokedTokenRow
 
 MAX_JTI_CHARS = 64
@@ -17,8 +17,9 @@ class SqlRevokedTokens:
     def __init__(self, sessions: async_sessionmaker[AsyncSession]) -> None:
         self._sessions = sessions
         self._insert = upsert_insert(sessions)
-        # Read on requests of login JWTs when nothing is cached: a bare connection.
-        self._engine: AsyncEngine = sessions.kw["bind"]
+        # Read on requests of login JWTs when nothing is cached: a bare connection, in
+        # autocommit (one round trip, not three).
+        self._engine: AsyncEngine = reading(sessions.kw["bind"])
         self._lookup = select(RevokedTokenRow.jti)
 
     async def revoke(self, jti: str, expires_at: datetime, now: datetime) -> None:

@@ -158,7 +158,7 @@ class SqlFitnessStore(SqlTermsRecords, SqlAthleteRecords):
 
     async def get(self, user_id: uuid.UUID, activity_id: uuid.UUID, *, hide: Hide = _NONE
                   ) -> StoredActivity | None:
-        async with self._sessions() as session:
+        async with self._reads() as session:
             row = (await session.execute(
                 select(ActivityRow).where(ActivityRow.user_id == user_id,
                                           ActivityRow.id == activity_id, shown(user_id, hide))
@@ -192,7 +192,7 @@ class SqlFitnessStore(SqlTermsRecords, SqlAthleteRecords):
             stmt = stmt.where(or_(ActivityRow.start_at < start,
                                   and_(ActivityRow.start_at == start, ActivityRow.id < ident)))
         stmt = stmt.order_by(ActivityRow.start_at.desc(), ActivityRow.id.desc()).limit(limit + 1)
-        async with self._sessions() as session:
+        async with self._reads() as session:
             found = (await session.execute(stmt)).all()
             more = len(found) > limit
             found = found[:limit]
@@ -498,7 +498,7 @@ class SqlFitnessStore(SqlTermsRecords, SqlAthleteRecords):
         activity (``activities.load``, the start as an integer computed by the database:
         no datetime per row)."""
         local = epoch_seconds(ActivityRow.start_at) + func.coalesce(ActivityRow.utc_offset_s, 0)
-        async with self._sessions() as session:
+        async with self._reads() as session:
             rows = await session.execute(
                 select(local, ActivityRow.load)
                 .where(ActivityRow.user_id == user_id, ActivityRow.start_at >= start,
@@ -511,7 +511,7 @@ class SqlFitnessStore(SqlTermsRecords, SqlAthleteRecords):
                                  *, hide: Hide = _NONE) -> int:
         """Activities starting in [start, end) with no training load (no threshold to
         measure them against): a chart of zeros must say why."""
-        async with self._sessions() as session:
+        async with self._reads() as session:
             return int(await session.scalar(
                 select(func.count()).select_from(ActivityRow)
                 .where(ActivityRow.user_id == user_id, ActivityRow.start_at >= start,
@@ -522,7 +522,7 @@ class SqlFitnessStore(SqlTermsRecords, SqlAthleteRecords):
                                ) -> datetime | None:
         """The start of the person's first activity with a load: where their training
         load history, and so the PMC, begins (one index lookup)."""
-        async with self._sessions() as session:
+        async with self._reads() as session:
             found = await session.scalar(
                 select(func.min(ActivityRow.start_at))
                 .where(ActivityRow.user_id == user_id, ActivityRow.load.is_not(None),
@@ -535,7 +535,7 @@ class SqlFitnessStore(SqlTermsRecords, SqlAthleteRecords):
                             hide: Hide = _NONE) -> int | None:
         """The UTC offset (s) of the person's latest activity started in [since, before)
         with one: where they were last, for their own "today"."""
-        async with self._sessions() as session:
+        async with self._reads() as session:
             found = await session.scalar(
                 select(ActivityRow.utc_offset_s)
                 .where(ActivityRow.user_id == user_id, ActivityRow.start_at >= since,
@@ -565,7 +565,7 @@ class SqlFitnessStore(SqlTermsRecords, SqlAthleteRecords):
             stmt = stmt.where(ActivityRow.sport == sport)
         if limit:
             stmt = stmt.limit(limit)
-        async with self._sessions() as session:
+        async with self._reads() as session:
             rows = (await session.execute(stmt)).all()
         return [PeriodRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9],
                           bool(r[10]), {k: r[11 + i] for i, k in enumerate(keys)})
@@ -574,7 +574,7 @@ class SqlFitnessStore(SqlTermsRecords, SqlAthleteRecords):
     async def stale_activities(self, user_id: uuid.UUID, *, hide: Hide = _NONE) -> int:
         """Activities with streams whose metrics predate a setting valid on their day
         (stored after their last computation): a recomputation has yet to reach them."""
-        async with self._sessions() as session:
+        async with self._reads() as session:
             newest = (await session.execute(
                 select(func.max(AthleteSettingRow.created_at))
                 .where(AthleteSettingRow.user_id == user_id))).scalar_one_or_none()

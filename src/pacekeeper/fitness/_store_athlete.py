@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy import delete, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from pacekeeper.db import upsert_insert
+from pacekeeper.db import reading_sessions, upsert_insert
 from pacekeeper.fitness._records import (
     HEALTH_FIELDS,
     DailyHealth,
@@ -29,6 +29,9 @@ from pacekeeper.fitness._tables import AthleteSettingRow, DailyHealthRow, GoalRo
 class SqlAthleteRecords:
     def __init__(self, sessions: async_sessionmaker[AsyncSession]) -> None:
         self._sessions = sessions
+        # For the methods that only read, on the request path: no BEGIN and ROLLBACK
+        # around their SELECTs on PostgreSQL (db.reading).
+        self._reads = reading_sessions(sessions)
         self._insert = upsert_insert(sessions)
 
     # -- goals --------------------------------------------------------------------------------
@@ -58,7 +61,7 @@ class SqlAthleteRecords:
     # -- athlete settings ----------------------------------------------------------------
 
     async def settings(self, user_id: uuid.UUID) -> list[SettingValue]:
-        async with self._sessions() as session:
+        async with self._reads() as session:
             rows = (await session.execute(
                 select(AthleteSettingRow).where(AthleteSettingRow.user_id == user_id)
                 .order_by(AthleteSettingRow.field, AthleteSettingRow.valid_from)
