@@ -58,6 +58,9 @@ class WorkerCrashed(ApiError):
     code = "worker_crashed"
 
 
+# How long background work waits before asking a full pool for a place again.
+WAIT_S = 0.25
+
 # Workers run at a lower CPU priority than the serving process: on a machine with few
 # cores, reads must not wait for a core behind an import (docs/performance.md).
 WORKER_NICENESS = 10
@@ -167,6 +170,19 @@ class CpuPool:
             self._discard(executor)
             raise WorkerCrashed("the worker process stopped before it finished; try again",
                                 headers={"Retry-After": "1"}) from None
+
+    async def run_when_free(self, fn: Callable[..., T], *args: Any,
+                            late: Callable[[], bool] = lambda: False) -> T:
+        """``run`` for work nobody is waiting on at the door (a sync's streams and
+        metrics, an archive's next member, a recompute): a full pool means wait for a
+        place, not 429. ``Busy`` only once ``late()`` says the caller's budget is spent."""
+        while True:
+            try:
+                return await self.run(fn, *args)
+            except Busy:
+                if late():
+                    raise
+                await asyncio.sleep(WAIT_S)
 
     def _discard(self, executor: Executor) -> None:
         """Forget a broken executor (only that one: a new one may already be running)."""

@@ -254,9 +254,12 @@ async def build_services(
         )
         if admin is not None:
             log.warning("created the first admin %s from PACEKEEPER_ADMIN_EMAIL", admin.email)
+        # One pool for the process's CPU-heavy work (issue 30): imports, metrics, and the
+        # provider clients' streams, decoded and mapped in it (it starts on first use).
+        pool = CpuPool(settings.import_workers, settings.import_queue, what="imports")
         layer = build_connection_layer(
             settings, sessions, master_key, clock, os.environ,
-            setup=providers, transport=provider_transport,
+            setup=providers, transport=provider_transport, run_cpu=pool.run_when_free,
         )  # fmt: skip
     except BaseException:
         await engine.dispose()
@@ -271,8 +274,7 @@ async def build_services(
                              import_limit_per_minute=settings.import_limit_per_minute,
                              archive_seconds=settings.import_archive_seconds,
                              settings_limit_per_minute=settings.settings_limit_per_minute,
-                             pool=CpuPool(settings.import_workers, settings.import_queue,
-                                          what="imports"))
+                             pool=pool)
     live = LiveFeed(broadcasters or live_broadcasters(settings))
     syncs = None if layer is None else SyncService(
         fitness, layer.service, history_days=settings.sync_history_days,

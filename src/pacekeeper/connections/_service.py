@@ -41,9 +41,11 @@ from pacekeeper.providers import (
     ProviderError,
     RateLimitTracker,
     ReconnectRequired,
+    RunCpu,
     TokenSet,
     client_for,
     current_share_keys,
+    run_here,
     share_keys,
 )
 from pacekeeper.providers import PROVIDERS as SPECS
@@ -71,6 +73,7 @@ class ConnectionService:
         state_ttl_s: float,
         refresh_margin_s: float,
         tenant_share: float = DEFAULT_TENANT_SHARE,
+        run_cpu: RunCpu = run_here,
     ) -> None:
         self.states = states
         self.connections = connections
@@ -82,6 +85,8 @@ class ConnectionService:
         self.state_ttl_s = state_ttl_s
         self._state_ttl = timedelta(seconds=state_ttl_s)
         self._tenant_share = tenant_share
+        # Where the clients decode and map large bodies (the CPU pool's waiting runner).
+        self._run_cpu = run_cpu
         self._clients: dict[str, ProviderClient] = {}
         self.keeper = TokenKeeper(connections, cipher, self.client, clock, refresh_margin_s,
                                   retired=self.retired_reason)
@@ -107,7 +112,8 @@ class ConnectionService:
             tracker = RateLimitTracker(self._tenant_share,
                                        parser=SPECS[provider].rate_limits)
             # The spec builds it (Garmin's OAuth flavour travels in its settings).
-            self._clients[provider] = client_for(provider, settings, self.http, tracker)
+            self._clients[provider] = client_for(provider, settings, self.http, tracker,
+                                                 self._run_cpu)
         return self._clients[provider]
 
     # -- PROV-1/2: start ---------------------------------------------------------------

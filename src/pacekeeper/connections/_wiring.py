@@ -25,7 +25,7 @@ from pacekeeper.crypto import (
     rotate_master_key,
 )
 from pacekeeper.db import create_engine, session_factory
-from pacekeeper.providers import PROVIDERS, IdempotencyStore, ProviderWebhook
+from pacekeeper.providers import PROVIDERS, IdempotencyStore, ProviderWebhook, RunCpu, run_here
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +99,7 @@ def build_connection_layer(
     *,
     setup: ProviderSetup | None = None,
     transport: httpx.AsyncBaseTransport | None = None,
+    run_cpu: RunCpu = run_here,
 ) -> ConnectionLayer:
     setup = setup or provider_setup(settings, environ)
     http = httpx.AsyncClient(transport=transport, follow_redirects=False, verify=_provider_tls())
@@ -114,6 +115,7 @@ def build_connection_layer(
         state_ttl_s=settings.provider_state_ttl_seconds,
         refresh_margin_s=settings.provider_refresh_margin_seconds,
         tenant_share=settings.provider_tenant_share,
+        run_cpu=run_cpu,
     )
     store = SqlIdempotencyStore(sessions, clock)
     webhooks = {}

@@ -70,9 +70,6 @@ log = logging.getLogger("pacekeeper.fitness")
 # Activities re-derived per batch (FitnessService.rederive): each batch is one query, and
 # each activity its own transaction, so a crash loses at most the one being written.
 REDERIVE_BATCH = 50
-# How long work that waits for a place in a full pool (an archive's members, syncs,
-# recomputes, re-derivations) sleeps before it asks again.
-POOL_WAIT_S = 0.25
 MATCH_START_S = 120.0
 MAX_PAGE = 200
 
@@ -231,13 +228,10 @@ class FitnessService(ProviderTerms):
         """``fn`` in the pool for work nobody is waiting on at the door (an archive's
         next member, a sync, a recompute): a full pool means wait for a place, not 429;
         None once ``late()`` says the caller's budget is spent."""
-        while True:
-            try:
-                return await self.pool.run(fn, *args)
-            except Busy:
-                if late():
-                    return None
-                await asyncio.sleep(POOL_WAIT_S)
+        try:
+            return await self.pool.run_when_free(fn, *args, late=late)
+        except Busy:
+            return None
 
     async def _meter_import(self, owner: Owner, archive: bool) -> None:
         """One import of the person's per-minute allowance; an archive takes all of it

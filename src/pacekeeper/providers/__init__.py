@@ -36,6 +36,7 @@ from ._errors import (
 from ._http import ProviderHTTP, RetryPolicy
 from ._memory import MemoryIdempotencyStore
 from ._oauth1 import OAuth1Auth
+from ._offload import RunCpu, run_here
 from ._policy import DataPolicy, Policies, agreements
 from ._ratelimit import (
     DEFAULT_TENANT_SHARE,
@@ -115,6 +116,7 @@ __all__ = [
     "RateLimitWindow",
     "ReconnectRequired",
     "RetryPolicy",
+    "RunCpu",
     "StravaClient",
     "TokenLookup",
     "TokenSet",
@@ -136,6 +138,7 @@ __all__ = [
     "new_code_verifier",
     "open_token_set",
     "parse_rate_limits",
+    "run_here",
     "sandbox_endpoints",
     "seal_token_set",
     "share_keys",
@@ -148,9 +151,11 @@ def client_for(
     settings: ProviderSettings,
     http: httpx.AsyncClient,
     tracker: RateLimitTracker | None = None,
+    run_cpu: RunCpu = run_here,
 ) -> ProviderClient:
-    """A client for a provider id, sharing the caller's ``httpx.AsyncClient``."""
+    """A client for a provider id, sharing the caller's ``httpx.AsyncClient``;
+    ``run_cpu``: where it decodes and maps large bodies (``_offload``, issue 30)."""
     spec = PROVIDERS.get(provider)
     if spec is None:
         raise ProviderConfigError(provider, "unknown provider")
-    return spec.client(settings, http, tracker=tracker)
+    return spec.client(settings, http, tracker=tracker, run_cpu=run_cpu)

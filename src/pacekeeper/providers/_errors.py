@@ -14,7 +14,15 @@ ProviderError
 
 from __future__ import annotations
 
+from typing import Any
+
 from pacekeeper.errors import PacekeeperError
+
+
+def _rebuilt(cls: type[ProviderError], args: tuple[Any, ...]) -> ProviderError:
+    error = cls.__new__(cls)
+    error.args = args
+    return error
 
 
 class ProviderError(PacekeeperError):
@@ -22,6 +30,11 @@ class ProviderError(PacekeeperError):
         super().__init__(f"{provider}: {message}")
         self.provider = provider
         self.status = status
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # A mapper in the CPU pool raises these in a worker process (issue 30); the default
+        # (``cls(*args)``) cannot rebuild them there, as ``args`` is the one joined message.
+        return _rebuilt, (type(self), self.args), self.__dict__
 
 
 class ProviderConfigError(ProviderError):

@@ -2,8 +2,9 @@
 
 Each has its HTTP layer (retries, rate-limit tracking), its `OAuth2Flow` configured
 for the provider, JSON GETs against the API with the user's bearer token, and the rule
-that a response the mappers cannot read is a `ProviderResponseError`. A subclass says
-how its flow is configured (`_flow`) and which field revocation posts.
+that a response the mappers cannot read is a `ProviderResponseError`. A large body (an
+activity's streams) is decoded and mapped through ``run_cpu`` (``providers._offload``).
+A subclass says how its flow is configured (`_flow`) and which field revocation posts.
 """
 
 from __future__ import annotations
@@ -16,9 +17,9 @@ import httpx
 from pacekeeper.fitness.models import ProviderId
 
 from ._config import ProviderSettings
-from ._errors import ProviderResponseError
 from ._http import ProviderHTTP, RetryPolicy, Sleep
 from ._oauth2 import OAuth2Flow
+from ._offload import RunCpu, run_here, shaped
 from ._ratelimit import RateLimitTracker, RateLimitWindow, parse_rate_limits
 from ._tokens import AuthorizationStart, TokenSet
 
@@ -42,8 +43,11 @@ class OAuth2ProviderClient:
         policy: RetryPolicy | None = None,
         tracker: RateLimitTracker | None = None,
         sleep: Sleep | None = None,
+        run_cpu: RunCpu = run_here,
     ) -> None:
         self.settings = settings
+        # Where a large body is decoded and mapped (``providers._offload``, issue 30).
+        self.run_cpu = run_cpu
         self.http = ProviderHTTP(
             self.provider, client, policy=policy, tracker=tracker, sleep=sleep,
             rate_limits=self.rate_limits,
@@ -75,11 +79,15 @@ class OAuth2ProviderClient:
             "GET", f"{self.api}{path}", bearer=token.access_token, params=params or None
         )
 
+    async def _get_bytes(self, token: TokenSet, path: str, **params: Any) -> bytes:
+        """A GET's body undecoded: for a large one, decoded where it is mapped."""
+        response = await self.http.request(
+            "GET", f"{self.api}{path}", bearer=token.access_token, params=params or None
+        )
+        return response.content
+
     def _map(self, mapper: Callable[[], T]) -> T:
-        try:
-            return mapper()
-        except (KeyError, TypeError, ValueError) as exc:
-            raise ProviderResponseError(self.provider, "unexpected response shape") from exc
+        return shaped(self.provider, mapper)
 
 
 __all__ = ["OAuth2ProviderClient"]

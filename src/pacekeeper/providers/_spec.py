@@ -19,6 +19,7 @@ from pacekeeper.fitness.models import Activity, DailySummary, SleepSession
 
 from ._base import ProviderClient
 from ._config import Endpoints, ProviderSettings
+from ._offload import RunCpu
 from ._policy import UNDECLARED, DataPolicy
 from ._ratelimit import RateLimitParser, RateLimitTracker, parse_rate_limits
 from ._tokens import TokenSet
@@ -74,7 +75,8 @@ class ProviderSync(Protocol):
 
 class ClientFactory(Protocol):
     def __call__(self, settings: ProviderSettings, http: httpx.AsyncClient, /, *,
-                 tracker: RateLimitTracker | None = None) -> ProviderClient: ...
+                 tracker: RateLimitTracker | None = None,
+                 run_cpu: RunCpu = ...) -> ProviderClient: ...
 
 
 SandboxRoutes = Callable[["SandboxState", int], Sequence["BaseRoute"]]

@@ -18,6 +18,7 @@ from pacekeeper.fitness.models import DailySummary, SleepSession
 
 from .._base import ProviderClient
 from .._config import Endpoints, ProviderSettings
+from .._offload import RunCpu, run_here
 from .._policy import DataPolicy
 from .._ratelimit import RateLimitTracker, RateLimitWindow
 from .._spec import (
@@ -88,10 +89,11 @@ def _sandbox(state: SandboxState, history_days: int) -> Sequence[BaseRoute]:
 
 
 def _client(settings: ProviderSettings, http: httpx.AsyncClient, /, *,
-            tracker: RateLimitTracker | None = None) -> ProviderClient:
+            tracker: RateLimitTracker | None = None, run_cpu: RunCpu = run_here
+            ) -> ProviderClient:
     if settings.legacy:
-        return FitbitClient(settings, http, tracker=tracker)
-    return GoogleHealthClient(settings, http, tracker=tracker)
+        return FitbitClient(settings, http, tracker=tracker, run_cpu=run_cpu)
+    return GoogleHealthClient(settings, http, tracker=tracker, run_cpu=run_cpu)
 
 
 def rate_limits(headers: Mapping[str, str], now: float) -> list[RateLimitWindow]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, date, datetime
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from pacekeeper.fitness.models import (
@@ -13,6 +14,8 @@ from pacekeeper.fitness.models import (
     Sport,
 )
 
+from .._http import expect_list
+from .._offload import json_body, shaped
 from ._id import ID
 
 if TYPE_CHECKING:  # a type only here: numpy loads on first use (below)
@@ -109,6 +112,13 @@ def map_activity_details(data: dict[str, Any]) -> tuple[Activity, StreamSet]:
         "altitude": series("elevationInMeters"),
     }, latlng=list(zip(lat, lng, strict=True)) if lat and lng else None)
     return activity, streams
+
+
+def details_from_json(body: bytes) -> list[tuple[Activity, StreamSet]]:
+    """An ``activityDetails`` response body decoded and mapped: what the client sends to
+    the CPU pool (issue 30, ``providers._offload``), so a top-level function."""
+    rows = expect_list(ID, json_body(ID, body))
+    return [shaped(ID, partial(map_activity_details, row)) for row in rows]
 
 
 def map_daily(data: dict[str, Any]) -> DailySummary:

@@ -7,7 +7,7 @@ endpoints take upload-time windows of at most 24 hours, so ranges are walked day
 from __future__ import annotations
 
 import hmac
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 from urllib.parse import urlencode, urlsplit, urlunsplit
@@ -31,6 +31,7 @@ from .._errors import (
 from .._http import ProviderHTTP, RetryPolicy, Sleep, expect_dict, expect_list
 from .._oauth1 import OAuth1Auth, parse_token_response
 from .._oauth2 import OAuth2Flow
+from .._offload import RunCpu, off_loop, run_here, shaped
 from .._ratelimit import RateLimitTracker
 from .._tokens import AuthorizationStart, TokenSet
 from . import _map as m
@@ -59,9 +60,12 @@ class GarminClient:
         policy: RetryPolicy | None = None,
         tracker: RateLimitTracker | None = None,
         sleep: Sleep | None = None,
+        run_cpu: RunCpu = run_here,
     ) -> None:
         self.settings = settings
         self.oauth_version = oauth_version
+        # Where activityDetails bodies are decoded and mapped (``providers._offload``).
+        self.run_cpu = run_cpu
         self.http = ProviderHTTP(ID, client, policy=policy, tracker=tracker, sleep=sleep)
         self.oauth2 = OAuth2Flow(
             settings,
@@ -160,27 +164,28 @@ class GarminClient:
 
     @staticmethod
     def _map(mapper: Callable[[Any], T], row: Any) -> T:
-        try:
-            return mapper(row)
-        except (KeyError, TypeError, ValueError) as exc:
-            raise ProviderResponseError("garmin", "unexpected response shape") from exc
+        return shaped(ID, lambda: mapper(row))
+
+    async def _windows(
+        self, token: TokenSet, kind: str, after: datetime | None, before: datetime | None
+    ) -> AsyncIterator[httpx.Response]:
+        """The answers for ``kind`` over the range, one per upload window of 24 hours."""
+        end = int((before or datetime.now(UTC)).timestamp())
+        start = int((after or datetime.fromtimestamp(end, UTC) - timedelta(days=7)).timestamp())
+        while start < end:
+            stop = min(start + _DAY, end)
+            yield await self._call(
+                "GET", token, f"{_REST}/{kind}",
+                uploadStartTimeInSeconds=start, uploadEndTimeInSeconds=stop,
+            )  # fmt: skip
+            start = stop
 
     async def _summaries(
         self, token: TokenSet, kind: str, after: datetime | None, before: datetime | None
     ) -> list[Any]:
-        end = int((before or datetime.now(UTC)).timestamp())
-        start = int((after or datetime.fromtimestamp(end, UTC) - timedelta(days=7)).timestamp())
         rows: list[Any] = []
-        while start < end:
-            stop = min(start + _DAY, end)
-            body = await self._get_json(
-                token,
-                f"{_REST}/{kind}",
-                uploadStartTimeInSeconds=start,
-                uploadEndTimeInSeconds=stop,
-            )
-            rows.extend(expect_list("garmin", body))
-            start = stop
+        async for response in self._windows(token, kind, after, before):
+            rows.extend(expect_list("garmin", _json(response)))
         return rows
 
     async def fetch_athlete(self, token: TokenSet) -> Athlete:
@@ -203,8 +208,12 @@ class GarminClient:
     async def fetch_activity_details(
         self, token: TokenSet, *, after: datetime | None = None, before: datetime | None = None
     ) -> list[tuple[Activity, StreamSet]]:
-        rows = await self._summaries(token, "activityDetails", after, before)
-        return [self._map(m.map_activity_details, r) for r in rows]
+        found: list[tuple[Activity, StreamSet]] = []
+        async for response in self._windows(token, "activityDetails", after, before):
+            # A day's details carry every activity's 1 Hz samples (megabytes of JSON):
+            # decoded and put on the grid in the CPU pool, a window at a time.
+            found += await off_loop(self.run_cpu, m.details_from_json, response.content)
+        return found
 
     async def fetch_streams(self, token: TokenSet, activity_id: str) -> StreamSet:
         raise ProviderRequestError(

@@ -11,6 +11,7 @@ import httpx
 from pacekeeper.fitness.models import Activity, DailySummary, SleepSession
 
 from .._config import Endpoints, ProviderSettings
+from .._offload import RunCpu, run_here
 from .._policy import DataPolicy
 from .._ratelimit import RateLimitTracker
 from .._spec import ActivityBatch, Capabilities, HealthDays, ProviderCall, ProviderSpec
@@ -73,8 +74,9 @@ def _sleeps(after: datetime) -> Callable[[GarminClient, TokenSet], Awaitable[lis
 
 
 def _client(settings: ProviderSettings, http: httpx.AsyncClient, *,
-            tracker: RateLimitTracker | None = None) -> GarminClient:
-    return GarminClient(settings, http, oauth_version=settings.oauth_version, tracker=tracker)
+            tracker: RateLimitTracker | None = None, run_cpu: RunCpu = run_here) -> GarminClient:
+    return GarminClient(settings, http, oauth_version=settings.oauth_version, tracker=tracker,
+                        run_cpu=run_cpu)
 
 
 def _sandbox(state: SandboxState, history_days: int) -> Sequence[BaseRoute]:

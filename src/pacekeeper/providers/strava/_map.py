@@ -15,6 +15,7 @@ from pacekeeper.fitness.models import (
     Zone,
 )
 
+from .._offload import json_body, shaped
 from ._id import ID
 
 if TYPE_CHECKING:  # a type only here: numpy loads on first use (below)
@@ -139,8 +140,10 @@ def map_streams(data: dict[str, Any] | list[Any]) -> StreamSet:
     on the 1 Hz grid, as a file's."""
     if isinstance(data, list):
         by_type = {s["type"]: s for s in data if isinstance(s, dict) and "type" in s}
-    else:
+    elif isinstance(data, dict):
         by_type = data
+    else:  # a JSON string or number: it read as an AttributeError, an error 500
+        raise ValueError("streams neither a list nor an object")
 
     def series(name: str) -> list[Any] | None:
         entry = by_type.get(name)
@@ -158,6 +161,13 @@ def map_streams(data: dict[str, Any] | list[Any]) -> StreamSet:
         "cadence": series("cadence"), "speed": series("velocity_smooth"),
         "distance": series("distance"), "altitude": series("altitude"),
     }, latlng=series("latlng"))
+
+
+def streams_from_json(body: bytes) -> StreamSet:
+    """The streams endpoint's response body decoded and mapped: what the client sends to
+    the CPU pool (issue 30, ``providers._offload``), so a top-level function."""
+    data = json_body(ID, body)
+    return shaped(ID, lambda: map_streams(data))
 
 
 def _zones(ranges: Any) -> list[Zone]:
