@@ -4,8 +4,11 @@ Each span carries the four attributes of the framework spec (``mcp.tool.name``,
 ``mcp.tool.type``, ``mcp.tool.arg_count``, ``mcp.tool.error``) and, beside them, the
 OpenTelemetry MCP semantic-convention attributes (``mcp.method.name``,
 ``gen_ai.tool.name``, ``gen_ai.prompt.name``, ``mcp.resource.uri``, ``jsonrpc.request.id``,
-``mcp.session.id``, ``mcp.protocol.version``, ``error.type``). Its parent is the W3C trace
-context the client sent (HTTP ``traceparent`` header, or ``_meta.traceparent``).
+``mcp.session.id``, ``mcp.protocol.version``, ``error.type``). Its parent is the span
+running when the call starts (an application's HTTP server span, if it has one), or the
+W3C trace context the client sent (HTTP ``traceparent`` header, or ``_meta.traceparent``)
+when that names another trace (see ``_parent``). The span is made current while the
+handler runs, so what the handler traces (a database statement) nests under it.
 
 Tracing is on when a tracer provider is passed to the server or configured globally;
 otherwise no span object is even created.
@@ -20,7 +23,8 @@ from contextlib import contextmanager
 from typing import Any
 
 from opentelemetry import trace
-from opentelemetry.trace import SpanKind, Status, StatusCode
+from opentelemetry.context import Context
+from opentelemetry.trace import Link, SpanKind, Status, StatusCode
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
 from .protocol.roundtrip import InputRequired
@@ -29,6 +33,7 @@ _PROPAGATOR = TraceContextTextMapPropagator()
 _TARGET_ATTR = {"tool": "gen_ai.tool.name", "prompt": "gen_ai.prompt.name",
                 "resource": "mcp.resource.uri"}
 _METHOD = {"tool": "tools/call", "prompt": "prompts/get", "resource": "resources/read"}
+_CONTEXT_KEYS = ("traceparent", "tracestate")
 
 
 class SpanHandle:
@@ -77,6 +82,40 @@ class LazyTracer:
         self._tracer = provider.get_tracer(self.name)
         return self._tracer
 
+    def forget(self) -> None:
+        """Look for the global provider again at the next call (a test that installed
+        one for a while, and put the old one back)."""
+        if self._provider is None:
+            self._tracer = None
+            self._next_look = 0.0
+
+
+def _parent(carrier: Mapping[str, Any] | None) -> tuple[Context | None, tuple[Link, ...]]:
+    """The parent of a call's span and its links: ``(None, ())`` is the running span
+    (the ambient context), the usual case behind an HTTP server span.
+
+    Only a valid ``traceparent`` the client sent (HTTP header, or ``_meta`` over it)
+    changes that. If it names the running span's trace, the HTTP span was started from
+    it: nest under that span. If it names another trace (a client that puts its context
+    in ``_meta``), it is the parent and the running span a link, as the MCP semantic
+    conventions say, so the call's own spans still hang under the call. Anything else
+    in the carrier (a 2026-07-28 ``_meta`` is never empty) is no trace context: extracting
+    from it gave an empty context, and every call became a trace of its own.
+    """
+    if not carrier or not isinstance(carrier.get("traceparent"), str):
+        return None, ()
+    sent = _PROPAGATOR.extract({k: carrier[k] for k in _CONTEXT_KEYS
+                                if isinstance(carrier.get(k), str)})
+    remote = trace.get_current_span(sent).get_span_context()
+    if not remote.is_valid:
+        return None, ()
+    running = trace.get_current_span().get_span_context()
+    if not running.is_valid:
+        return sent, ()
+    if running.trace_id == remote.trace_id:
+        return None, ()
+    return sent, (Link(running),)
+
 
 def session_digest(session_id: str) -> str:
     """What a span says of a session: 16 hex digits of its id's SHA-256."""
@@ -95,15 +134,7 @@ class Tracing(LazyTracer):
         if tracer is None:
             yield NO_SPAN
             return
-        parent = None
-        if carrier:
-            parent = _PROPAGATOR.extract({k: v for k, v in carrier.items() if isinstance(v, str)})
-            current = trace.get_current_span().get_span_context()
-            if current.is_valid and (current.trace_id
-                                     == trace.get_current_span(parent).get_span_context().trace_id):
-                # An HTTP server span (started from this same trace context) is running:
-                # nest under it, so the call joins the HTTP and database spans.
-                parent = None
+        parent, links = _parent(carrier)
         method = _METHOD[kind]
         attributes: dict[str, Any] = {
             "mcp.tool.name": name, "mcp.tool.type": kind, "mcp.tool.arg_count": arg_count,
@@ -120,7 +151,7 @@ class Tracing(LazyTracer):
         if version is not None:
             attributes["mcp.protocol.version"] = version
         with tracer.start_as_current_span(f"{method} {name}", context=parent, kind=SpanKind.SERVER,
-                                          attributes=attributes,
+                                          attributes=attributes, links=links,
                                           record_exception=False,
                                           set_status_on_exception=False) as span:
             handle = SpanHandle(span)

@@ -2,8 +2,9 @@
 tests of test_ops_http/test_ops_units: the stream and session gauges of /metrics
 follow streams that open and close over real sockets, and with
 OTEL_EXPORTER_OTLP_TRACES_ENDPOINT set the spans leave the process over OTLP/HTTP, the
-MCP tool span joined to its HTTP request's span and the SQL spans inside it (TRACE-1,
-TRACE-2, TRACE-3)."""
+MCP tool span joined to its HTTP request's span and the SQL spans inside it, also for a
+caller that sends no trace context (one trace per request, issue 30; TRACE-1, TRACE-2,
+TRACE-3)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from typing import Any
 
 import httpx
 import pytest
+from bench.mcp_throughput._requests import tool_call
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceRequest,
     ExportTraceServiceResponse,
@@ -182,3 +184,46 @@ def _traced(base: str, collector: _Collector) -> None:
     # Nothing of this trace floats free: every span hangs off one of the trace's spans.
     ids = {s.span_id for s in ours} | {http.parent_span_id}
     assert all(s.parent_span_id in ids for s in ours)
+    _untraced_callers(base, token, collector)
+
+
+def _request_tree(collector: _Collector, rid: str, leaf: str) -> tuple[Any, list[Any]]:
+    """The root span of the request ``rid`` (its `pacekeeper.request_id`) and the spans
+    of its trace, once a span named ``leaf`` of that trace has arrived."""
+    deadline = time.monotonic() + 20
+    while True:
+        roots = [s for s in collector.spans if any(
+            a.key == "pacekeeper.request_id" and a.value.string_value == rid
+            for a in s.attributes)]
+        if roots:
+            ours = [s for s in collector.spans if s.trace_id == roots[0].trace_id]
+            if any(s.name == leaf for s in ours):
+                return roots[0], ours
+        assert time.monotonic() < deadline, [s.name for s in collector.spans]
+        time.sleep(0.2)
+
+
+def _untraced_callers(base: str, token: str, collector: _Collector) -> None:
+    """A caller that sends no trace context, as the load benchmark's (issue 30): a
+    2026-07-28 tools/call (its `_meta` is never empty, yet holds no trace context) and
+    a REST read each make one trace, the server span its root, every statement in it."""
+    request = tool_call("current", "list_activities", {}, client="e2e-traces",
+                        extra_headers={"Authorization": f"Bearer {token}",
+                                       "X-Request-ID": "e2e-current-call"})
+    answer = httpx.post(f"{base}/mcp", content=request.body, headers=request.headers)
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["result"]["isError"] is False, answer.text
+    http, ours = _request_tree(collector, "e2e-current-call", "tools/call list_activities")
+    assert http.name == "POST /mcp" and http.parent_span_id == b""
+    tool = next(s for s in ours if s.name == "tools/call list_activities")
+    assert tool.parent_span_id == http.span_id
+    statements = [s for s in ours if s.name.endswith(" sqlite")]
+    assert statements and all(s.parent_span_id in (http.span_id, tool.span_id)
+                              for s in statements)
+    assert any(s.parent_span_id == tool.span_id for s in statements)
+    rest = httpx.get(f"{base}/api/activities", headers={
+        "authorization": f"Bearer {token}", "x-request-id": "e2e-rest-read"})
+    assert rest.status_code == 200, rest.text
+    http, ours = _request_tree(collector, "e2e-rest-read", "SELECT sqlite")
+    assert http.name == "GET /api/activities" and http.parent_span_id == b""
+    assert all(s.parent_span_id == http.span_id for s in ours if s is not http)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from opentelemetry import trace
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
@@ -100,3 +101,54 @@ async def test_a_span_names_its_session_by_digest_never_by_id(
     assert first["mcp.session.id"] == hashlib.sha256(session_id.encode()).hexdigest()[:16]
     assert session_id not in repr([dict(s.attributes or {})
                                    for s in exporter.get_finished_spans()])
+
+
+ENVELOPE = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "c", "version": "1"}}
+
+
+def _tracing() -> tuple[Tracing, TracerProvider, InMemorySpanExporter]:
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    return Tracing(provider), provider, exporter
+
+
+def test_a_meta_without_trace_context_nests_under_the_running_span() -> None:
+    """Issue 30: a 2026-07-28 call's `_meta` is never empty (the envelope), yet holds no
+    trace context: the call's span is the running (HTTP server) span's child, in its
+    trace, not a trace of its own."""
+    tracing, provider, exporter = _tracing()
+    with provider.get_tracer("http").start_as_current_span("POST /mcp") as http:
+        with tracing.span("tool", "list_activities", 0, carrier=dict(ENVELOPE)) as handle:
+            assert handle.span is not None
+            assert trace.get_current_span() is handle.span  # what the tool traces nests
+    tool = next(s for s in exporter.get_finished_spans() if s.name.startswith("tools/"))
+    assert tool.parent is not None and tool.parent.span_id == http.get_span_context().span_id
+    assert tool.context.trace_id == http.get_span_context().trace_id
+    assert not tool.links
+
+
+def test_a_malformed_traceparent_is_no_parent() -> None:
+    tracing, provider, exporter = _tracing()
+    with provider.get_tracer("http").start_as_current_span("POST /mcp") as http:
+        with tracing.span("tool", "x", 0, carrier={"traceparent": "00-zz-yy-01"}):
+            pass
+    tool = next(s for s in exporter.get_finished_spans() if s.name.startswith("tools/"))
+    assert tool.parent is not None and tool.parent.span_id == http.get_span_context().span_id
+
+
+def test_a_meta_trace_of_its_own_is_the_parent_and_the_running_span_a_link() -> None:
+    """The MCP semantic conventions: the context in `params._meta` is the server span's
+    parent, the ambient (HTTP) context a link."""
+    tracing, provider, exporter = _tracing()
+    trace_id = "4bf92f3577b34da6a3ce929d0e0e4736"
+    carrier = {**ENVELOPE, "traceparent": f"00-{trace_id}-00f067aa0ba902b7-01"}
+    with provider.get_tracer("http").start_as_current_span("POST /mcp") as http:
+        with tracing.span("tool", "x", 0, carrier=carrier):
+            pass
+    tool = next(s for s in exporter.get_finished_spans() if s.name.startswith("tools/"))
+    assert format(tool.context.trace_id, "032x") == trace_id
+    assert tool.parent is not None and format(tool.parent.span_id, "016x") == "00f067aa0ba902b7"
+    [link] = tool.links
+    assert link.context.span_id == http.get_span_context().span_id
