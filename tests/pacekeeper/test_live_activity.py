@@ -147,3 +147,36 @@ async def test_concurrent_callers_each_hear_only_their_own_calls_never_arguments
         assert "secret" not in str(events) and "you said" not in str(events)
     assert not {e["id"] for e in heard[0]} & {e["id"] for e in heard[1]}
     await activity.close()
+
+
+async def test_the_event_drain_keeps_nothing_of_the_call_that_started_it() -> None:
+    """The drain task is started by the first watched call and outlives it: it must not
+    carry that call's request id or span (issue 30), or every later event's look-ups
+    would be logged and traced as that first request's."""
+    from opentelemetry.sdk.trace import TracerProvider
+
+    from pacekeeper.mcp._activity import _Call
+    from pacekeeper.ops import request_id
+
+    seen: list[tuple[str | None, bool]] = []
+
+    def services() -> Any:
+        from opentelemetry import trace
+
+        seen.append((request_id.get(None), trace.get_current_span().get_span_context().is_valid))
+        return SimpleNamespace(live=None)
+
+    activity = ToolActivity(services, everywhere=True)
+    token = request_id.set("first-call-id")
+    try:
+        with TracerProvider().get_tracer("t").start_as_current_span("tools/call x"):
+            activity._emit(_Call("1", "x", object()), {"phase": "started"})  # type: ignore[arg-type]
+    finally:
+        request_id.reset(token)
+    for _ in range(100):
+        if seen:
+            break
+        await asyncio.sleep(0.01)
+    assert activity._drain is not None
+    activity._drain.cancel()
+    assert seen == [(None, False)]

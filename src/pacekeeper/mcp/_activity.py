@@ -161,7 +161,10 @@ class ToolActivity:
             loop = asyncio.get_running_loop()
             if self._loop is not loop:  # first use, or a new event loop (tests, restarts)
                 self._loop, self._queue = loop, asyncio.Queue(self._queue_size)
-                self._drain = loop.create_task(self._run(self._queue))
+                # Started by a call, it outlives it: an empty context, or every later
+                # event's look-ups would join the first call's trace and request id.
+                self._drain = loop.create_task(self._run(self._queue),
+                                               context=contextvars.Context())
             assert self._queue is not None
             self._queue.put_nowait((call.principal, event))
         except asyncio.QueueFull:
