@@ -69,14 +69,19 @@ async def _housekeeping(services: Services) -> None:
     while True:
         await asyncio.sleep(_HOUSEKEEPING_SECONDS)
         try:
-            await services.keys.reload()
-            kid = await services.keys.rotate_if_due()
-            if kid is not None:
-                log.info("scheduled key rotation: new signing key %s", kid)
-            if services.connections is not None:
-                await services.connections.purge(services.clock())
+            with ops.background_span("housekeeping"):  # one trace a round, not a statement
+                await _housekeeping_round(services)
         except Exception as exc:  # keep the loop alive; the next round retries
             log.error("housekeeping failed: %s", type(exc).__name__)
+
+
+async def _housekeeping_round(services: Services) -> None:
+    await services.keys.reload()
+    kid = await services.keys.rotate_if_due()
+    if kid is not None:
+        log.info("scheduled key rotation: new signing key %s", kid)
+    if services.connections is not None:
+        await services.connections.purge(services.clock())
 
 
 _heap_frozen = False

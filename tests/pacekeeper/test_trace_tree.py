@@ -5,65 +5,18 @@ it a descendant; two requests at once never share a trace (TRACE-1, TRACE-3)."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
 from bench.mcp_throughput._requests import tool_call
-from opentelemetry import trace
-from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from pacekeeper.db import _tracing as db_tracing
+from tests.pacekeeper._tracing import descends, exporter, root_of, tree
 from tests.pacekeeper.conftest import Harness
 
-
-@pytest.fixture
-def exporter() -> Iterator[InMemorySpanExporter]:
-    """Tracing on for this test only, as `ops.configure_tracing` turns it on: a global
-    provider (here exporting to memory), found by every `LazyTracer` of the app built
-    after it. The global and the database's module-wide tracer are put back after."""
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    saved = trace._TRACER_PROVIDER
-    trace._TRACER_PROVIDER = provider
-    db_tracing._TRACING.forget()
-    try:
-        yield exporter
-    finally:
-        trace._TRACER_PROVIDER = saved
-        db_tracing._TRACING.forget()
-        provider.shutdown()
-
-
-def _root(spans: Sequence[ReadableSpan], rid: str) -> ReadableSpan:
-    """The server span of the request whose id is ``rid``."""
-    [root] = [s for s in spans if (s.attributes or {}).get("pacekeeper.request_id") == rid]
-    return root
-
-
-def _tree(spans: Sequence[ReadableSpan], root: ReadableSpan) -> list[ReadableSpan]:
-    """Every span of ``root``'s trace, each checked to hang off a span of the trace."""
-    ours = [s for s in spans if s.context.trace_id == root.context.trace_id]
-    ids = {s.context.span_id for s in ours}
-    for span in ours:
-        if span is not root:
-            assert span.parent is not None and span.parent.span_id in ids, span.name
-    return ours
-
-
-def _descends(span: ReadableSpan, ancestor: ReadableSpan, spans: Sequence[ReadableSpan]
-              ) -> bool:
-    by_id = {s.context.span_id: s for s in spans}
-    parent = span.parent
-    while parent is not None:
-        if parent.span_id == ancestor.context.span_id:
-            return True
-        found = by_id.get(parent.span_id)
-        parent = found.parent if found is not None else None
-    return False
+__all__ = ["exporter"]  # the fixture, imported
 
 
 async def _auth(harness: Harness) -> dict[str, str]:
@@ -74,14 +27,14 @@ async def _auth(harness: Harness) -> dict[str, str]:
 def _check_call(spans: Sequence[ReadableSpan], rid: str, tool: str) -> list[ReadableSpan]:
     """The request ``rid``'s trace: root `POST /mcp` (no parent: the caller sent no
     context), `tools/call <tool>` its child, statements under the call; returned."""
-    root = _root(spans, rid)
+    root = root_of(spans, rid)
     assert root.name == "POST /mcp" and root.parent is None
-    ours = _tree(spans, root)
+    ours = tree(spans, root)
     [call] = [s for s in ours if s.name.startswith("tools/call ")]
     assert call.name == f"tools/call {tool}"
     assert call.parent is not None and call.parent.span_id == root.context.span_id
     statements = [s for s in ours if s.name.startswith("SELECT ")]
-    under = [s for s in statements if _descends(s, call, ours)]
+    under = [s for s in statements if descends(s, call, ours)]
     assert under, [(s.name, s.parent) for s in ours]
     return ours
 
@@ -115,9 +68,9 @@ async def test_a_rest_route_is_one_trace(harness_factory: Any,
                                           headers={**auth, "x-request-id": "tree-rest"})
         assert answer.status_code == 200
     spans = exporter.get_finished_spans()
-    root = _root(spans, "tree-rest")
+    root = root_of(spans, "tree-rest")
     assert root.name == "GET /api/activities" and root.parent is None
-    ours = _tree(spans, root)
+    ours = tree(spans, root)
     assert any(s.name.startswith("SELECT ") for s in ours)
 
 
@@ -143,3 +96,48 @@ async def test_two_requests_at_once_are_two_traces(harness_factory: Any,
     assert first[0].context.trace_id != second[0].context.trace_id
     assert sum(1 for s in first if s.parent is None) == 1
     assert sum(1 for s in second if s.parent is None) == 1
+
+
+async def test_background_work_is_a_trace_of_its_own_linked_to_its_starter(
+        exporter: InMemorySpanExporter) -> None:
+    """A task copies its starter's context: a sync run after the answer would hang under
+    the request (or, started by a long-lived task, under whatever started that). Its
+    root span starts a new trace and links the starter; a failure is marked by type
+    only (an exception's text may carry personal data)."""
+    from opentelemetry import trace
+
+    from pacekeeper.ops import background_span
+
+    tracer = trace.get_tracer("test")
+    with tracer.start_as_current_span("GET /request") as request:
+        with pytest.raises(ValueError), background_span("sync strava", {"k": "v"}):
+            with tracer.start_as_current_span("SELECT sqlite"):
+                raise ValueError("someone@example.com")
+    spans = {s.name: s for s in exporter.get_finished_spans()}
+    sync, inner = spans["sync strava"], spans["SELECT sqlite"]
+    assert sync.parent is None and sync.context.trace_id != request.get_span_context().trace_id
+    assert [link.context.span_id for link in sync.links] == [request.get_span_context().span_id]
+    assert inner.parent is not None and inner.parent.span_id == sync.context.span_id
+    assert (sync.attributes or {})["error.type"] == "ValueError"
+    assert not sync.events and "example.com" not in repr(sync.to_json())
+
+
+async def test_a_provider_call_is_a_client_span_without_its_url(
+        exporter: InMemorySpanExporter) -> None:
+    import httpx
+
+    from pacekeeper.ops import TracedTransport
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(503 if request.url.path == "/down" else 200)
+
+    async with httpx.AsyncClient(transport=TracedTransport(httpx.MockTransport(answer))) as http:
+        await http.get("https://api.example.test/athlete/7?code=secret-code")
+        await http.post("https://api.example.test/down")
+    ok, down = exporter.get_finished_spans()
+    assert (ok.name, down.name) == ("GET", "POST")
+    assert dict(ok.attributes or {}) == {
+        "http.request.method": "GET", "server.address": "api.example.test",
+        "server.port": 443, "http.response.status_code": 200}
+    assert down.status.status_code.name == "ERROR"
+    assert "secret-code" not in repr([s.to_json() for s in (ok, down)])

@@ -25,6 +25,7 @@ from pacekeeper.crypto import (
     rotate_master_key,
 )
 from pacekeeper.db import create_engine, session_factory
+from pacekeeper.ops import TracedTransport
 from pacekeeper.providers import PROVIDERS, IdempotencyStore, ProviderWebhook, RunCpu, run_here
 
 
@@ -102,7 +103,10 @@ def build_connection_layer(
     run_cpu: RunCpu = run_here,
 ) -> ConnectionLayer:
     setup = setup or provider_setup(settings, environ)
-    http = httpx.AsyncClient(transport=transport, follow_redirects=False, verify=_provider_tls())
+    # A span per provider call when tracing is on (the default transport made here to be
+    # wrapped: a client given a transport ignores `verify`).
+    http = httpx.AsyncClient(transport=TracedTransport(
+        transport or httpx.AsyncHTTPTransport(verify=_provider_tls())), follow_redirects=False)
     repository = SqlConnectionRepository(sessions)
     service = ConnectionService(
         states=SqlOAuthStateRepository(sessions),

@@ -40,14 +40,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import time
 import uuid
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import procrastinate
+from opentelemetry.trace import SpanKind
 from procrastinate import exceptions as pq_errors
 from procrastinate.testing import InMemoryConnector
 from sqlalchemy.engine import make_url
@@ -56,10 +59,10 @@ from pacekeeper.backing import is_unavailable, service_of
 from pacekeeper.jobs._durable import DurableMemoryConnector
 from pacekeeper.jobs._resilience import quiet_filters, sweep_stalled
 from pacekeeper.metrics import SYNC_JOBS
+from pacekeeper.ops import background_span
 from pacekeeper.owner import Owner
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
     from datetime import datetime
 
     from pacekeeper.config import Settings
@@ -114,11 +117,27 @@ def sync_lock(user: str, provider: str) -> str:
     return f"sync:{user}:{provider}"
 
 
+def _traced(task: Callable[..., Awaitable[None]]) -> Callable[..., Awaitable[None]]:
+    """A job's run as a trace of its own (ops.background_span): its statements and
+    provider calls under one root span, never a trace per statement."""
+
+    @functools.wraps(task)
+    async def run(context: procrastinate.JobContext, *args: Any, **kwargs: Any) -> None:
+        job = context.job
+        with background_span(f"job {job.task_name}", {
+                "pacekeeper.job.name": job.task_name, "pacekeeper.job.id": job.id or 0,
+                "pacekeeper.job.attempt": job.attempts}, kind=SpanKind.CONSUMER):
+            await task(context, *args, **kwargs)
+
+    return run
+
+
 def _register(app: procrastinate.App) -> dict[str, Any]:
     """The tasks, registered on one App (each App its own: procrastinate binds a task
     to the app that registered it)."""
 
     @app.task(name="sync_provider", queue=QUEUE, pass_context=True, retry=SHUTDOWN_RETRY)
+    @_traced
     async def sync_provider(context: procrastinate.JobContext, user: str, tenant: str,
                             provider: str) -> None:
         services = _services(context)
@@ -149,6 +168,7 @@ def _register(app: procrastinate.App) -> dict[str, Any]:
 
     @app.task(name="recompute_metrics", queue=QUEUE, pass_context=True,
               retry=SHUTDOWN_RETRY)
+    @_traced
     async def recompute_metrics(context: procrastinate.JobContext, user: str, since: str) -> None:
         services = _services(context)
         found = await services.users.get(uuid.UUID(user))
@@ -161,6 +181,7 @@ def _register(app: procrastinate.App) -> dict[str, Any]:
 
     @app.task(name="rederive_activities", queue=QUEUE, pass_context=True,
               retry=SHUTDOWN_RETRY)
+    @_traced
     async def rederive_activities(context: procrastinate.JobContext) -> None:
         from pacekeeper.fitness._service import REDERIVE_BATCH  # the service's, lazily
 
@@ -175,6 +196,7 @@ def _register(app: procrastinate.App) -> dict[str, Any]:
 
 
     @app.task(name="import_export", queue=QUEUE, pass_context=True, retry=SHUTDOWN_RETRY)
+    @_traced
     async def import_export(context: procrastinate.JobContext, user: str, tenant: str,
                             import_id: str) -> None:
         services = _services(context)
@@ -185,6 +207,7 @@ def _register(app: procrastinate.App) -> dict[str, Any]:
 
     @app.periodic(cron=SCHEDULE_CRON)
     @app.task(name="schedule_syncs", queue=QUEUE, pass_context=True)
+    @_traced
     async def schedule_syncs(context: procrastinate.JobContext, timestamp: int) -> None:
         services = _services(context)
         if services.jobs is not None:
@@ -195,6 +218,7 @@ def _register(app: procrastinate.App) -> dict[str, Any]:
 
     @app.periodic(cron=PURGE_CRON)
     @app.task(name="purge_expired", queue=QUEUE, pass_context=True)
+    @_traced
     async def purge_expired(context: procrastinate.JobContext, timestamp: int) -> None:
         gone = await _services(context).fitness.purge_expired()
         if gone:
