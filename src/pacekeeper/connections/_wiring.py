@@ -103,10 +103,12 @@ def build_connection_layer(
     run_cpu: RunCpu = run_here,
 ) -> ConnectionLayer:
     setup = setup or provider_setup(settings, environ)
-    # A span per provider call when tracing is on (the default transport made here to be
-    # wrapped: a client given a transport ignores `verify`).
-    http = httpx.AsyncClient(transport=TracedTransport(
-        transport or httpx.AsyncHTTPTransport(verify=_provider_tls())), follow_redirects=False)
+    # A span per provider call when tracing is on: the default transport is made here to
+    # be wrapped (the client's `verify` then serves only a proxy from the environment).
+    tls = _provider_tls()
+    http = httpx.AsyncClient(
+        transport=TracedTransport(transport or httpx.AsyncHTTPTransport(verify=tls)),
+        follow_redirects=False, verify=tls)
     repository = SqlConnectionRepository(sessions)
     service = ConnectionService(
         states=SqlOAuthStateRepository(sessions),
