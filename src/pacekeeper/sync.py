@@ -32,7 +32,6 @@ from pacekeeper.fitness._views import activity_event
 from pacekeeper.fitness.models import Activity, Athlete, DailySummary, SleepSession
 from pacekeeper.fitness.streams import StreamSet
 from pacekeeper.fitness.summary import summary_values
-from pacekeeper.ops import background_span
 from pacekeeper.providers import (
     PROVIDERS,
     ProviderCall,
@@ -364,15 +363,10 @@ class BackgroundSyncs:
         running = self._tasks.get(key)
         if running is not None and not running.done():
             return False
-        task = asyncio.create_task(self._run(owner, provider))
+        task = asyncio.create_task(self.syncs.sync(owner, provider))
         self._tasks[key] = task
         task.add_done_callback(lambda _t: self._tasks.pop(key, None))
         return True
-
-    async def _run(self, owner: Owner, provider: str) -> SyncReport:
-        # Run after the request answered: a trace of its own, linked to the request's.
-        with background_span(f"sync {provider}", {"pacekeeper.provider": provider}):
-            return await self.syncs.sync(owner, provider)
 
     async def close(self) -> None:
         for task in list(self._tasks.values()):

@@ -100,10 +100,9 @@ async def test_two_requests_at_once_are_two_traces(harness_factory: Any,
 
 async def test_background_work_is_a_trace_of_its_own_linked_to_its_starter(
         exporter: InMemorySpanExporter) -> None:
-    """A task copies its starter's context: a sync run after the answer would hang under
-    the request (or, started by a long-lived task, under whatever started that). Its
-    root span starts a new trace and links the starter; a failure is marked by type
-    only (an exception's text may carry personal data)."""
+    """A task copies its starter's context: work that outlives what started it would
+    hang under that request. Its root span starts a new trace and links the starter; a
+    failure is marked by type only (an exception's text may carry personal data)."""
     from opentelemetry import trace
 
     from pacekeeper.ops import background_span

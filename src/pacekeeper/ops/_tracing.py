@@ -7,7 +7,7 @@ span per tool call both find it, and a tool call's span nests under its request'
 
 One request, one trace (issue 30): what a request does runs in its task, under its span.
 Work nobody is waiting for has a root span of its own (`background_span`: a queued job,
-a sync run after the answer, a housekeeping round), so its statements form one trace
+a housekeeping round), so its statements form one trace
 instead of a trace each, and never join the trace of whatever request happened to start
 the task; a request that started it is a link. A provider's API call is a CLIENT span
 (`TracedTransport`) under whatever runs it.
