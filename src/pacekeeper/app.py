@@ -53,6 +53,7 @@ from pacekeeper.mcp import McpEdge, build_mcp
 from pacekeeper.oauth2 import oauth2_routes
 from pacekeeper.ratelimit import RateLimiter
 from pacekeeper.services import Clock, Services, build_services, utc_now
+from pacekeeper.spans import background_span
 from pacekeeper.web.connections import dashboard_routes
 from pacekeeper.web.routes import web_routes
 
@@ -69,7 +70,7 @@ async def _housekeeping(services: Services) -> None:
     while True:
         await asyncio.sleep(_HOUSEKEEPING_SECONDS)
         try:
-            with ops.background_span("housekeeping"):  # one trace a round, not a statement
+            with background_span("housekeeping"):  # one trace a round, not a statement
                 await _housekeeping_round(services)
         except Exception as exc:  # keep the loop alive; the next round retries
             log.error("housekeeping failed: %s", type(exc).__name__)

@@ -11,10 +11,10 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
+from pacekeeper import spans
 from pacekeeper.db import _tracing as db_tracing
-from pacekeeper.ops import _tracing as ops_tracing
 
-_MODULE_TRACERS = (db_tracing._TRACING, ops_tracing._BACKGROUND, ops_tracing._OUTBOUND)
+_MODULE_TRACERS = (db_tracing._TRACING, spans._BACKGROUND, spans._OUTBOUND)
 
 
 @pytest.fixture

@@ -24,7 +24,7 @@ SERVICES = {"account", "admin", "apikeys", "auth", "connections", "fitness", "jo
             "ratelimit", "backing", "workouts"}
 STORAGE = {"db"}
 LEAVES = {"pacekeeper", "errors", "config", "owner", "pages", "metrics", "logredact", "memory",
-          "values", "confusables", "_openapi_parts"}
+          "values", "confusables", "_openapi_parts", "spans"}
 LAYERS = [ENTRY, EDGE, WIRING, SERVICES, STORAGE, LEAVES]
 
 # Unit cycles not broken yet: each entry is one strongly connected set of units, with

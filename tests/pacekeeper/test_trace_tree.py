@@ -105,7 +105,7 @@ async def test_background_work_is_a_trace_of_its_own_linked_to_its_starter(
     failure is marked by type only (an exception's text may carry personal data)."""
     from opentelemetry import trace
 
-    from pacekeeper.ops import background_span
+    from pacekeeper.spans import background_span
 
     tracer = trace.get_tracer("test")
     with tracer.start_as_current_span("GET /request") as request:
@@ -125,7 +125,7 @@ async def test_a_provider_call_is_a_client_span_without_its_url(
         exporter: InMemorySpanExporter) -> None:
     import httpx
 
-    from pacekeeper.ops import TracedTransport
+    from pacekeeper.spans import TracedTransport
 
     def answer(request: httpx.Request) -> httpx.Response:
         return httpx.Response(503 if request.url.path == "/down" else 200)

@@ -25,8 +25,8 @@ from pacekeeper.crypto import (
     rotate_master_key,
 )
 from pacekeeper.db import create_engine, session_factory
-from pacekeeper.ops import TracedTransport
 from pacekeeper.providers import PROVIDERS, IdempotencyStore, ProviderWebhook, RunCpu, run_here
+from pacekeeper.spans import TracedTransport
 
 
 @dataclass(frozen=True, slots=True)

@@ -59,8 +59,8 @@ from pacekeeper.backing import is_unavailable, service_of
 from pacekeeper.jobs._durable import DurableMemoryConnector
 from pacekeeper.jobs._resilience import quiet_filters, sweep_stalled
 from pacekeeper.metrics import SYNC_JOBS
-from pacekeeper.ops import background_span
 from pacekeeper.owner import Owner
+from pacekeeper.spans import background_span
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -118,7 +118,7 @@ def sync_lock(user: str, provider: str) -> str:
 
 
 def _traced(task: Callable[..., Awaitable[None]]) -> Callable[..., Awaitable[None]]:
-    """A job's run as a trace of its own (ops.background_span): its statements and
+    """A job's run as a trace of its own (spans.background_span): its statements and
     provider calls under one root span, never a trace per statement."""
 
     @functools.wraps(task)

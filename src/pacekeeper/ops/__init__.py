@@ -13,21 +13,13 @@ from pacekeeper.ops._observe import (
 )
 from pacekeeper.ops._ready import Readiness
 from pacekeeper.ops._serve import drain_on_signal, quiet_lifespan_failures, serve
-from pacekeeper.ops._tracing import (
-    TracedTransport,
-    background_span,
-    configure_tracing,
-    shutdown_tracing,
-    tracing_wanted,
-)
+from pacekeeper.ops._tracing import configure_tracing, shutdown_tracing, tracing_wanted
 
 __all__ = [
     "HttpMetrics",
     "JsonFormatter",
     "ObserveMiddleware",
     "Readiness",
-    "TracedTransport",
-    "background_span",
     "choose_request_id",
     "configure_logging",
     "configure_tracing",

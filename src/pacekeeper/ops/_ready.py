@@ -15,12 +15,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from pacekeeper.db import applied_revisions, head_revisions
-
-if TYPE_CHECKING:  # ops sits below the services (they and the jobs trace through ops)
-    from pacekeeper.services import Services
+from pacekeeper.services import Services
 
 CHECK_TIMEOUT_S = 2.0
 OK, UNREACHABLE, NOT_MIGRATED, TIMEOUT = "ok", "unreachable", "migrations_pending", "timeout"
