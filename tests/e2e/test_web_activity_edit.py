@@ -153,11 +153,11 @@ def test_units_and_locale_on_the_account_page(server: str, chromium: PageBrowser
     _clean(checks)
 
 
-def test_moments_read_in_the_persons_time_zone(server: str) -> None:
+def test_moments_read_in_the_persons_time_zone(server: str, chromium: PageBrowser) -> None:
     """A moment (the admin's last sign-in on the Admin page) is shown in the person's time
     zone setting, not the browser's: a Chromium in Kiritimati (UTC+14) reads the time in
     Los Angeles (UTC-8), 22 hours apart (it read Kiritimati's)."""
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     token = httpx.post(f"{server}/oauth/token", data={
         "grant_type": "password", "username": "admin@example.com", "password": PASSWORD})
@@ -166,8 +166,7 @@ def test_moments_read_in_the_persons_time_zone(server: str) -> None:
     saved = httpx.patch(f"{server}/api/athlete", headers=auth,
                         json={"time_zone": "America/Los_Angeles"})
     assert saved.status_code == 200, saved.text
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with chromium as browser:
         try:
             page, checks = _sign_in(browser, server, "admin@example.com", "/admin",
                                     timezone_id="Pacific/Kiritimati")

@@ -220,12 +220,12 @@ def test_build_see_move_and_export_a_workout(server: str, chromium: PageBrowser)
 
 
 
-def test_unscheduled_workouts_get_a_day_on_the_calendar(server: str) -> None:  # noqa: F811
+def test_unscheduled_workouts_get_a_day_on_the_calendar(server: str, chromium: PageBrowser) -> None:  # noqa: F811
     """Two workouts made through the API without a date are listed under "Unscheduled"
     (each linking to its workout; they had no place on the page); one is scheduled by its
     date field, the other dragged onto a day: each then on that day (GET /api/calendar),
     and the list gone."""
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     SHOTS.mkdir(parents=True, exist_ok=True)
     email = "unscheduled@example.com"
@@ -241,8 +241,7 @@ def test_unscheduled_workouts_get_a_day_on_the_calendar(server: str) -> None:  #
         assert answer.status_code == 201, answer.text
         made[name] = answer.json()["id"]
     today = datetime.now(UTC).date()  # the browser's today (Chromium runs in UTC here)
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with chromium as browser:
         try:
             page, checks = _sign_in(browser, server, email, "/calendar")
             loose = page.get_by_role("region", name="Unscheduled")
