@@ -24,7 +24,7 @@ import httpx
 import pytest
 
 from tests._services import free_port
-from tests.e2e._connect import CHROMIUM, CHROMIUM_ARGS
+from tests.e2e._browser import PageBrowser
 from tests.e2e._service_process import running, service_env
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
@@ -77,15 +77,12 @@ def _register(base: str, email: str) -> str:
     return token
 
 
-def test_connect_all_three_providers_in_a_browser(server: str) -> None:
+def test_connect_all_three_providers_in_a_browser(server: str, chromium: PageBrowser) -> None:
     """SMCP-5, PROV-1..4, PROV-7, PROV-8, PROV-9: the whole flow, as a person sees it."""
-    from playwright.sync_api import sync_playwright
-
     token = _register(server, "newcomer@example.com")
     mcp = McpClient(server, token)
     SHOTS.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with chromium as browser:
         try:
             page = browser.new_page(viewport={"width": 900, "height": 700})
             for provider in PROVIDERS:
@@ -120,14 +117,11 @@ def test_connect_all_three_providers_in_a_browser(server: str) -> None:
     assert status["connected_providers"] == list(PROVIDERS)
 
 
-def test_dashboard_connect_and_disconnect(server: str) -> None:
+def test_dashboard_connect_and_disconnect(server: str, chromium: PageBrowser) -> None:
     """PROV-8, PROV-10 in the browser: sign in, Connect through the dashboard, Disconnect
     with the CSRF header; the list follows."""
-    from playwright.sync_api import sync_playwright
-
     token = _register(server, "dashboard@example.com")
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with chromium as browser:
         try:
             page = browser.new_page(viewport={"width": 900, "height": 640})
             page.goto(f"{server}/dashboard")
@@ -179,13 +173,13 @@ def _login_page_url(base: str) -> str:
     return f"{base}/oauth2/authorize?{urlencode(params)}"
 
 
-def test_every_page_wears_the_same_stylesheet(server: str) -> None:
+def test_every_page_wears_the_same_stylesheet(server: str, chromium: PageBrowser) -> None:
     """No requirement ID covers page styling (the manifest has none); the rule is the one of
     docs/oauth.md for every page: only our stylesheet, `style-src 'self'`. In Chromium: the
     login page's and the dashboard's primary buttons compute to the same teal, rules that
     exist only in the stylesheet apply on the dashboard (signed out and in) and on the
     result page, and no page reports a CSP violation or a console error."""
-    from playwright.sync_api import ConsoleMessage, sync_playwright
+    from playwright.sync_api import ConsoleMessage
 
     _register(server, "style@example.com")
     login_url = _login_page_url(server)
@@ -196,8 +190,7 @@ def test_every_page_wears_the_same_stylesheet(server: str) -> None:
         if message.type == "error" and not message.location["url"].endswith("/favicon.ico"):
             errors.append(f"{message.text} ({message.location['url']})")
 
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with chromium as browser:
         try:
             page = browser.new_page(viewport={"width": 900, "height": 640})
             page.set_default_timeout(10_000)  # a missing element fails fast

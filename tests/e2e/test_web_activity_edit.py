@@ -15,28 +15,27 @@ from __future__ import annotations
 
 import re
 import zoneinfo
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
 import httpx
 import pytest
 
-from tests.e2e._service_process import running
-from tests.e2e.test_web_app import CHROMIUM, CHROMIUM_ARGS, PASSWORD, SHOTS, _csrf
-from tests.e2e.test_web_home_activity import _clean, _env, _gpx, _import, _person, _sign_in
+from tests.e2e._browser import PageBrowser
+from tests.e2e.test_web_app import PASSWORD, SHOTS, _csrf
+from tests.e2e.test_web_home_activity import _clean, _gpx, _import, _person, _sign_in
 from tests.pacekeeper.fitness.test_sport_thresholds import hr_tss_by_hand
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with running(_env(tmp_path_factory.mktemp("web-edit"))) as url:
-        yield url
+@pytest.fixture
+def server(web_server: str) -> str:
+    """The page modules' shared served instance (tests/e2e/conftest.py)."""
+    return web_server
 
 
-def test_edit_an_activity_and_the_session_expires(server: str) -> None:
-    from playwright.sync_api import expect, sync_playwright
+def test_edit_an_activity_and_the_session_expires(server: str, chromium: PageBrowser) -> None:
+    from playwright.sync_api import expect
 
     SHOTS.mkdir(parents=True, exist_ok=True)
     email = "edit@example.com"
@@ -50,8 +49,7 @@ def test_edit_an_activity_and_the_session_expires(server: str) -> None:
     assert ride["sport"] == "ride"
     assert ride["load"] == pytest.approx(hr_tss_by_hand(140, 165, 50, 190), abs=0.1)
     path = f"/activities/{ride['id']}"
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with chromium as browser:
         try:
             page, checks = _sign_in(browser, server, email, path)
             about = page.get_by_role("region", name="About this activity")
@@ -113,10 +111,10 @@ def test_edit_an_activity_and_the_session_expires(server: str) -> None:
     _clean(checks)
 
 
-def test_units_and_locale_on_the_account_page(server: str) -> None:
+def test_units_and_locale_on_the_account_page(server: str, chromium: PageBrowser) -> None:
     """Imperial, Los Angeles and Sunday weeks, set on the Account page; Home's week then
     starts on the Sunday of today in Los Angeles (worked out here with zoneinfo)."""
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     SHOTS.mkdir(parents=True, exist_ok=True)
     email = "locale@example.com"
@@ -126,8 +124,7 @@ def test_units_and_locale_on_the_account_page(server: str) -> None:
     today = datetime.now(zoneinfo.ZoneInfo("America/Los_Angeles")).date()
     start = datetime.combine(today, datetime.min.time(), UTC) + timedelta(minutes=30)
     _import(server, auth, "run.gpx", _gpx(start, "running", 1200, 3.0, 150))
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with chromium as browser:
         try:
             page, checks = _sign_in(browser, server, email, "/account")
             card = page.get_by_role("region", name="Units and locale")
@@ -156,11 +153,11 @@ def test_units_and_locale_on_the_account_page(server: str) -> None:
     _clean(checks)
 
 
-def test_moments_read_in_the_persons_time_zone(server: str) -> None:
+def test_moments_read_in_the_persons_time_zone(server: str, chromium: PageBrowser) -> None:
     """A moment (the admin's last sign-in on the Admin page) is shown in the person's time
     zone setting, not the browser's: a Chromium in Kiritimati (UTC+14) reads the time in
     Los Angeles (UTC-8), 22 hours apart (it read Kiritimati's)."""
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     token = httpx.post(f"{server}/oauth/token", data={
         "grant_type": "password", "username": "admin@example.com", "password": PASSWORD})
@@ -169,8 +166,7 @@ def test_moments_read_in_the_persons_time_zone(server: str) -> None:
     saved = httpx.patch(f"{server}/api/athlete", headers=auth,
                         json={"time_zone": "America/Los_Angeles"})
     assert saved.status_code == 200, saved.text
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with chromium as browser:
         try:
             page, checks = _sign_in(browser, server, "admin@example.com", "/admin",
                                     timezone_id="Pacific/Kiritimati")

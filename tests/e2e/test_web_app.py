@@ -31,6 +31,7 @@ import httpx
 import pytest
 
 from tests._services import free_port
+from tests.e2e._browser import PageBrowser
 from tests.e2e._service_process import running, service_env
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
@@ -128,14 +129,13 @@ def _csrf(context: Any) -> str:
     return ""
 
 
-def test_a_newcomer_uses_the_web_app(server: str) -> None:
-    from playwright.sync_api import expect, sync_playwright
+def test_a_newcomer_uses_the_web_app(server: str, chromium: PageBrowser) -> None:
+    from playwright.sync_api import expect
 
     SHOTS.mkdir(parents=True, exist_ok=True)
     axe = axe_script()
     email = "runner@example.com"
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with chromium as browser:
         try:
             context = browser.new_context(viewport={"width": 1280, "height": 900},
                                           accept_downloads=True)  # fmt: skip
@@ -371,21 +371,20 @@ def _signed_in_on_connections(browser: Any, server: str, email: str) -> tuple[An
     return context, page, checks
 
 
-def test_the_live_panel_shows_a_sync_as_it_runs(server: str) -> None:
+def test_the_live_panel_shows_a_sync_as_it_runs(server: str, chromium: PageBrowser) -> None:
     """The Live panel on Connections subscribes to the person's own topic over the
     cookie-authenticated WebSocket: while the person connects Strava in another tab, the
     sync that connecting starts shows its progress and each new activity appears on the
     open page, and the row turns connected, without a reload; Sync now then shows a
     second run to its end, and a file imported elsewhere appears too."""
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     from tests.e2e._connect import authorization_url, continue_and_approve
 
     SHOTS.mkdir(parents=True, exist_ok=True)
     email = "live@example.com"
     body = _registered_by_admin(server, email)
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with chromium as browser:
         try:
             context, page, checks = _signed_in_on_connections(browser, server, email)
             live = page.locator("[data-live]")
@@ -438,7 +437,7 @@ def test_the_live_panel_shows_a_sync_as_it_runs(server: str) -> None:
     assert {k: v for k, v in checks.findings.items() if v} == {}, checks.findings
 
 
-def test_the_live_panel_shows_what_an_assistant_does(server: str) -> None:
+def test_the_live_panel_shows_what_an_assistant_does(server: str, chromium: PageBrowser) -> None:
     """The Live panel shows an assistant's tool calls as they happen: with Connections
     open in Chromium, the official MCP SDK (the person's token) calls whoami and a tool
     that fails; each appears with its assistant, summary and outcome, without a reload.
@@ -448,7 +447,7 @@ def test_the_live_panel_shows_what_an_assistant_does(server: str) -> None:
 
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     SHOTS.mkdir(parents=True, exist_ok=True)
     email = "watcher@example.com"
@@ -462,8 +461,7 @@ def test_the_live_panel_shows_what_an_assistant_does(server: str) -> None:
             failed = await client.call_tool("get_provider_profile", {"provider": "strava"})
         return ok.is_error, failed.is_error
 
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with chromium as browser:
         try:
             context, page, checks = _signed_in_on_connections(browser, server, email)
             expect(page.locator("[data-live]")).to_have_attribute("data-state", "open")
@@ -496,12 +494,12 @@ def test_the_live_panel_shows_what_an_assistant_does(server: str) -> None:
     assert {k: v for k, v in checks.findings.items() if v} == {}, checks.findings
 
 
-def test_an_activity_shows_its_own_local_date_and_time(server: str) -> None:
+def test_an_activity_shows_its_own_local_date_and_time(server: str, chromium: PageBrowser) -> None:
     """An activity's date and time are its own wall clock (the offset its file recorded),
     whatever the reader's time zone: the Fenix 5 ride started at 16:09 UTC in California
     (UTC-7), 09:09 on 12 June 2017. A reader in Kiritimati (UTC+14) saw 13 June, the day
     after the one its load is counted on (audit finding, 2026-11-28)."""
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     SHOTS.mkdir(parents=True, exist_ok=True)
     email = "timezones@example.com"
@@ -511,8 +509,7 @@ def test_an_activity_shows_its_own_local_date_and_time(server: str) -> None:
                           files={"file": (RIDE.name, RIDE.read_bytes())})
     assert imported.status_code == 201
     assert imported.json()["activity"]["start_time"].startswith("2017-06-12T09:09:22-07:00")
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with chromium as browser:
         try:
             context = browser.new_context(viewport={"width": 1280, "height": 900},
                                           timezone_id="Pacific/Kiritimati", locale="en-US")
@@ -537,13 +534,13 @@ def test_an_activity_shows_its_own_local_date_and_time(server: str) -> None:
             browser.close()
 
 
-def test_a_multisport_and_a_pool_swim_show_their_legs_and_lengths(server: str) -> None:
+def test_a_multisport_and_a_pool_swim_show_their_legs_and_lengths(server: str, chromium: PageBrowser) -> None:
     """FIG-1, FIG-2 (issue 27): a triathlon's page lists its legs (sport, time,
     distance, heart rate, power) with their total; a pool swim's shows pool length, lengths, pace per 100 m,
     strokes, SWOLF and rests, and a pace where a ride shows a speed. Each value is the
     device's (read here with garmin-fit-sdk), photographed and checked with axe-core."""
     from garmin_fit_sdk import Decoder, Stream
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     SHOTS.mkdir(parents=True, exist_ok=True)
     axe = axe_script()
@@ -560,8 +557,7 @@ def test_a_multisport_and_a_pool_swim_show_their_legs_and_lengths(server: str) -
     legs = sorted(tri["session_mesgs"], key=lambda s: s["start_time"])
     swim, _ = Decoder(Stream.from_file(str(FIT / "activity_poolswim_with_hr.fit"))).read()
     session = swim["session_mesgs"][0]
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with chromium as browser:
         try:
             context = browser.new_context(viewport={"width": 1280, "height": 900},
                                           locale="en-US")
@@ -624,10 +620,10 @@ def test_a_multisport_and_a_pool_swim_show_their_legs_and_lengths(server: str) -
     assert {k: v for k, v in checks.findings.items() if v} == {}, checks.findings
 
 
-def test_a_truncated_file_says_so_on_its_activity_page(server: str) -> None:
+def test_a_truncated_file_says_so_on_its_activity_page(server: str, chromium: PageBrowser) -> None:
     """FIG-11 (issue 27 item 9): the Strava app's file, 19 bytes short, is imported as far
     as it reads; its page says it was truncated, in the import's own words."""
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     SHOTS.mkdir(parents=True, exist_ok=True)
     email = "truncated@example.com"
@@ -639,8 +635,7 @@ def test_a_truncated_file_says_so_on_its_activity_page(server: str) -> None:
     assert imported.status_code == 201, imported.text
     warning = imported.json()["warnings"][0]
     activity_id = imported.json()["activity"]["id"]
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with chromium as browser:
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 900})
             page.set_default_timeout(30_000)
@@ -657,11 +652,11 @@ def test_a_truncated_file_says_so_on_its_activity_page(server: str) -> None:
             browser.close()
 
 
-def test_a_run_shows_its_pace_not_a_speed(server: str) -> None:
+def test_a_run_shows_its_pace_not_a_speed(server: str, chromium: PageBrowser) -> None:
     """Issue 27 item 14: a run's page gives its average pace in min/km (m:ss), where a
     ride gives km/h, and its cadence in steps a minute. The pace is worked out here from the distance and moving time the
     same page shows (the device's figures), not read back from the page's own code."""
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     SHOTS.mkdir(parents=True, exist_ok=True)
     email = "pace@example.com"
@@ -675,8 +670,7 @@ def test_a_run_shows_its_pace_not_a_speed(server: str) -> None:
     assert a["sport"] == "run"
     seconds_per_km = round(a["moving_time_s"] / (a["distance_m"] / 1000))
     expected = f"{seconds_per_km // 60}:{seconds_per_km % 60:02d} /km"
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with chromium as browser:
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 900})
             page.set_default_timeout(30_000)
@@ -717,12 +711,12 @@ def _run_gpx(start: datetime) -> bytes:
             + "</trkseg></trk></gpx>").encode()  # fmt: skip
 
 
-def test_a_runs_charts_read_pace_in_minutes_per_km_or_mile(server: str) -> None:
+def test_a_runs_charts_read_pace_in_minutes_per_km_or_mile(server: str, chromium: PageBrowser) -> None:
     """Issue 27 item 14: a run's speed chart is a pace chart (min/km, m:ss ticks and
     legend, standing left a gap) and the Fitness page's pace curve is in min/km, min/mi
     once the person's units are imperial. The expected labels are worked out here from
     the API's own speeds (the stream and the curve), not from the page's code."""
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     SHOTS.mkdir(parents=True, exist_ok=True)
     axe = axe_script()
@@ -756,8 +750,7 @@ def test_a_runs_charts_read_pace_in_minutes_per_km_or_mile(server: str) -> None:
         figure.locator(".u-over").hover()
         return str(figure.locator(".u-legend .u-series").nth(1).locator(".u-value").inner_text())
 
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with chromium as browser:
         try:
             context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
             context.add_init_script(CSP_LISTENER)

@@ -18,8 +18,9 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.e2e._browser import PageBrowser
 from tests.e2e._connect import connect_without_browser
-from tests.e2e.test_web_app import CHROMIUM, CHROMIUM_ARGS, PASSWORD, SHOTS
+from tests.e2e.test_web_app import PASSWORD, SHOTS
 from tests.e2e.test_web_home_activity import (  # noqa: F401
     _clean,
     _gpx,
@@ -56,8 +57,8 @@ def _step(row: Any, kind: str, length: str, low: str, high: str) -> None:
     row.locator("input[name=high]").fill(high)
 
 
-def test_build_see_move_and_export_a_workout(server: str) -> None:  # noqa: F811
-    from playwright.sync_api import expect, sync_playwright
+def test_build_see_move_and_export_a_workout(server: str, chromium: PageBrowser) -> None:  # noqa: F811
+    from playwright.sync_api import expect
 
     SHOTS.mkdir(parents=True, exist_ok=True)
     email, other = "planner@example.com", "someone-else@example.com"
@@ -69,8 +70,7 @@ def test_build_see_move_and_export_a_workout(server: str) -> None:  # noqa: F811
     today = datetime.now(UTC).date()
     day = today - timedelta(days=today.weekday()) + timedelta(days=1)
     moved = day + timedelta(days=1)
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with chromium as browser:
         try:
             page, checks = _sign_in(browser, server, email, "/workouts/new")
             page.get_by_label("Name").fill("5 x 4 min")
@@ -220,12 +220,12 @@ def test_build_see_move_and_export_a_workout(server: str) -> None:  # noqa: F811
 
 
 
-def test_unscheduled_workouts_get_a_day_on_the_calendar(server: str) -> None:  # noqa: F811
+def test_unscheduled_workouts_get_a_day_on_the_calendar(server: str, chromium: PageBrowser) -> None:  # noqa: F811
     """Two workouts made through the API without a date are listed under "Unscheduled"
     (each linking to its workout; they had no place on the page); one is scheduled by its
     date field, the other dragged onto a day: each then on that day (GET /api/calendar),
     and the list gone."""
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     SHOTS.mkdir(parents=True, exist_ok=True)
     email = "unscheduled@example.com"
@@ -241,8 +241,7 @@ def test_unscheduled_workouts_get_a_day_on_the_calendar(server: str) -> None:  #
         assert answer.status_code == 201, answer.text
         made[name] = answer.json()["id"]
     today = datetime.now(UTC).date()  # the browser's today (Chromium runs in UTC here)
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with chromium as browser:
         try:
             page, checks = _sign_in(browser, server, email, "/calendar")
             loose = page.get_by_role("region", name="Unscheduled")

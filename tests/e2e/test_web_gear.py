@@ -10,7 +10,8 @@ from datetime import UTC, datetime, timedelta
 import httpx
 import pytest
 
-from tests.e2e.test_web_app import CHROMIUM, CHROMIUM_ARGS, SHOTS
+from tests.e2e._browser import PageBrowser
+from tests.e2e.test_web_app import SHOTS
 from tests.e2e.test_web_home_activity import (  # noqa: F401
     _clean,
     _gpx,
@@ -24,14 +25,13 @@ pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 
 
-def test_gear_from_the_page_to_the_activities(server: str) -> None:  # noqa: F811
-    from playwright.sync_api import expect, sync_playwright
+def test_gear_from_the_page_to_the_activities(server: str, chromium: PageBrowser) -> None:  # noqa: F811
+    from playwright.sync_api import expect
 
     SHOTS.mkdir(parents=True, exist_ok=True)
     email = "gear-page@example.com"
     auth = _person(server, email)
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with chromium as browser:
         try:
             page, checks = _sign_in(browser, server, email, "/gear")
             expect(page.locator("[data-gear-list]")).to_contain_text("No gear yet")

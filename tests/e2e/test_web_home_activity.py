@@ -18,7 +18,6 @@ import base64
 import math
 import re
 import threading
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -28,10 +27,9 @@ import httpx
 import pytest
 
 from tests._services import free_port
+from tests.e2e._browser import PageBrowser
 from tests.e2e._service_process import running, service_env
 from tests.e2e.test_web_app import (
-    CHROMIUM,
-    CHROMIUM_ARGS,
     CSP_LISTENER,
     FIT,
     PASSWORD,
@@ -55,10 +53,10 @@ def _env(tmp: Path, **extra: str) -> dict[str, str]:
                        PACEKEEPER_ADMIN_PASSWORD=PASSWORD, **extra)
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with running(_env(tmp_path_factory.mktemp("web-home"))) as url:
-        yield url
+@pytest.fixture
+def server(web_server: str) -> str:
+    """One served instance for this and the other page modules (tests/e2e/conftest.py)."""
+    return web_server
 
 
 def _person(server: str, email: str) -> dict[str, str]:
@@ -112,16 +110,15 @@ def _clean(checks: Checks) -> None:
     assert {k: v for k, v in checks.findings.items() if v} == {}, checks.findings
 
 
-def test_home_for_an_empty_account_says_how_to_start(server: str) -> None:
+def test_home_for_an_empty_account_says_how_to_start(server: str, chromium: PageBrowser) -> None:
     """No activities: how to bring some in (connect, import); no thresholds: which to set,
     and setting them on the page stores them."""
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     SHOTS.mkdir(parents=True, exist_ok=True)
     email = "empty-home@example.com"
     auth = _person(server, email)
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with chromium as browser:
         try:
             page, checks = _sign_in(browser, server, email, "/")
             start = page.get_by_role("region", name="Get started")
@@ -154,12 +151,12 @@ def test_home_for_an_empty_account_says_how_to_start(server: str) -> None:
     _clean(checks)
 
 
-def test_home_answers_how_am_i_doing(server: str) -> None:
+def test_home_answers_how_am_i_doing(server: str, chromium: PageBrowser) -> None:
     """Five weeks: a 40-minute run at 3.2 m/s today and on the same weekday in each of the
     four weeks before, an hour's ride at 8 m/s in each of those four weeks only. This week
     against the four before, per sport, is worked out here from those numbers; form and
     readiness are the service's own answers, shown with their parts."""
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     SHOTS.mkdir(parents=True, exist_ok=True)
     email = "home@example.com"
@@ -190,8 +187,7 @@ def test_home_answers_how_am_i_doing(server: str) -> None:
                 {"kind": "recovery", "end": {"time_s": 300}}]}]})
     assert made.status_code == 201, made.text
     assert made.json()["load"] == 63.4 and made.json()["duration_s"] == 3000
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with chromium as browser:
         try:
             page, checks = _sign_in(browser, server, email, "/")
             week = page.get_by_role("region", name="This week")
@@ -229,13 +225,13 @@ def test_home_answers_how_am_i_doing(server: str) -> None:
     _clean(checks)
 
 
-def test_a_run_shows_its_route_laps_and_zones(server: str) -> None:
+def test_a_run_shows_its_route_laps_and_zones(server: str, chromium: PageBrowser) -> None:
     """The Forerunner's run: its route on the map (the default OpenStreetMap tiles cannot
     be reached here: the track is drawn on its own and the page says so), its five laps
     with the device's own lap figures (read here with garmin-fit-sdk), pace per km and
     then per mile, and its time in heart-rate and pace zones."""
     from garmin_fit_sdk import Decoder, Stream
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     SHOTS.mkdir(parents=True, exist_ok=True)
     email = "laps@example.com"
@@ -247,8 +243,7 @@ def test_a_run_shows_its_route_laps_and_zones(server: str) -> None:
     laps = Decoder(Stream.from_file(str(RUN))).read()[0]["lap_mesgs"]
     page_csp = httpx.get(f"{server}/activities/{activity['id']}").headers  # signed out: sign-in
     assert OSM not in page_csp["content-security-policy"]
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with chromium as browser:
         try:
             page, checks = _sign_in(browser, server, email, "/activities/" + activity["id"])
             with page.expect_response(server + "/activities/" + activity["id"]) as answer:
@@ -298,12 +293,12 @@ def test_a_run_shows_its_route_laps_and_zones(server: str) -> None:
     _clean(checks)
 
 
-def test_a_pool_swim_and_a_multisport_file_show_their_laps(server: str) -> None:
+def test_a_pool_swim_and_a_multisport_file_show_their_laps(server: str, chromium: PageBrowser) -> None:
     """A pool swim's laps are one table "Laps" that fits a phone (no sideways scroll at
     390 px) with no route; a triathlon's eleven laps each read in their leg's sport (the
     run's pace per km, the ride's speed, a transition named), and its route is drawn."""
     from garmin_fit_sdk import Decoder, Stream
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     SHOTS.mkdir(parents=True, exist_ok=True)
     email = "laps-swim@example.com"
@@ -312,8 +307,7 @@ def test_a_pool_swim_and_a_multisport_file_show_their_laps(server: str) -> None:
     tri = _import(server, auth, MULTISPORT.name, MULTISPORT.read_bytes())
     swim_laps = Decoder(Stream.from_file(str(POOL))).read()[0]["lap_mesgs"]
     tri_laps = Decoder(Stream.from_file(str(MULTISPORT))).read()[0]["lap_mesgs"]
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with chromium as browser:
         try:
             page, checks = _sign_in(browser, server, email, "/activities/" + swim["id"], width=390)
             table = page.get_by_role("table", name="Laps")
@@ -369,11 +363,11 @@ class _Tiles(BaseHTTPRequestHandler):
 
 
 def test_the_map_takes_its_tiles_from_the_configured_server(
-        tmp_path_factory: pytest.TempPathFactory) -> None:
+        tmp_path_factory: pytest.TempPathFactory, chromium: PageBrowser) -> None:
     """PACEKEEPER_MAP_TILE_URL names a tile server on this machine: the page loads its
     tiles from there (no CSP violation: that host, and only it, is in img-src) and says
     nothing about a missing map."""
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     tiles = ThreadingHTTPServer(("127.0.0.1", 0), _Tiles)
     threading.Thread(target=tiles.serve_forever, daemon=True).start()
@@ -381,10 +375,9 @@ def test_the_map_takes_its_tiles_from_the_configured_server(
     env = _env(tmp_path_factory.mktemp("web-tiles"), PACEKEEPER_MAP_TILE_URL=host + "/{z}/{x}/{y}.png",
                PACEKEEPER_MAP_TILE_ATTRIBUTION="Test tiles")
     try:
-        with running(env) as server, sync_playwright() as pw:
+        with running(env) as server, chromium as browser:
             email = "tiles@example.com"
             activity = _import(server, _person(server, email), RUN.name, RUN.read_bytes())
-            browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             try:
                 page, checks = _sign_in(browser, server, email, "/activities/" + activity["id"])
                 requested: list[str] = []
@@ -408,10 +401,10 @@ def test_the_map_takes_its_tiles_from_the_configured_server(
     assert checks.errors == []
 
 
-def test_every_page_fits_a_phone(server: str) -> None:
+def test_every_page_fits_a_phone(server: str, chromium: PageBrowser) -> None:
     """At 390 px no page is wider than the screen (document scrollWidth), and the
     activities table shows its Time and Load without a sideways scroll (it was 425 px)."""
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     email = "phone@example.com"
     auth = _person(server, email)
@@ -427,8 +420,7 @@ def test_every_page_fits_a_phone(server: str) -> None:
         page.wait_for_timeout(200)  # the charts follow their container's width
         return list(page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]"))
 
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with chromium as browser:
         try:
             signed_out = browser.new_page(viewport={"width": 390, "height": 844})
             signed_out.goto(server + "/")
@@ -477,17 +469,16 @@ def test_every_page_fits_a_phone(server: str) -> None:
     _clean(checks)
 
 
-def test_a_runs_charts_go_along_distance_and_a_stretch_gives_its_figures(server: str) -> None:
+def test_a_runs_charts_go_along_distance_and_a_stretch_gives_its_figures(server: str, chromium: PageBrowser) -> None:
     """The run's charts drawn along distance when asked, and a drag across the heart-rate
     chart selects a stretch: its time, distance, pace and average heart rate, worked here
     from the same samples the API gives (the charts' own streams request)."""
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     email = "stretch@example.com"
     auth = _person(server, email)
     run = _import(server, auth, RUN.name, RUN.read_bytes())
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with chromium as browser:
         try:
             page, checks = _sign_in(browser, server, email, f"/activities/{run['id']}")
             chart = page.locator("figure[data-chart=heartrate] .u-over")

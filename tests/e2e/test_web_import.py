@@ -11,7 +11,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.e2e.test_web_app import CHROMIUM, CHROMIUM_ARGS, SHOTS
+from tests.e2e._browser import PageBrowser
+from tests.e2e.test_web_app import SHOTS
 from tests.e2e.test_web_home_activity import (  # noqa: F401
     _clean,
     _person,
@@ -24,8 +25,8 @@ pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 
 
-def test_a_strava_archive_comes_in_from_the_page(server: str, tmp_path: Path) -> None:  # noqa: F811
-    from playwright.sync_api import expect, sync_playwright
+def test_a_strava_archive_comes_in_from_the_page(server: str, tmp_path: Path, chromium: PageBrowser) -> None:  # noqa: F811
+    from playwright.sync_api import expect
 
     SHOTS.mkdir(parents=True, exist_ok=True)
     archive = strava_export(tmp_path / "export_12345.zip", [
@@ -35,8 +36,7 @@ def test_a_strava_archive_comes_in_from_the_page(server: str, tmp_path: Path) ->
     ])
     email = "import-page@example.com"
     auth = _person(server, email)
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with chromium as browser:
         try:
             page, checks = _sign_in(browser, server, email, "/activities")
             page.get_by_role("link", name="Import your history").click()

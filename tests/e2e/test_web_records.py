@@ -13,7 +13,8 @@ from datetime import UTC, datetime, timedelta
 import httpx
 import pytest
 
-from tests.e2e.test_web_app import CHROMIUM, CHROMIUM_ARGS, FIT, SHOTS
+from tests.e2e._browser import PageBrowser
+from tests.e2e.test_web_app import FIT, SHOTS
 from tests.e2e.test_web_home_activity import (  # noqa: F401
     _clean,
     _gpx,
@@ -29,8 +30,8 @@ RIDES = ("2020-06-01-16-52-40.fit", "6449921903_ACTIVITY.fit")
 
 
 
-def test_records_per_season_with_their_activities(server: str) -> None:  # noqa: F811
-    from playwright.sync_api import expect, sync_playwright
+def test_records_per_season_with_their_activities(server: str, chromium: PageBrowser) -> None:  # noqa: F811
+    from playwright.sync_api import expect
 
     SHOTS.mkdir(parents=True, exist_ok=True)
     email = "records@example.com"
@@ -53,8 +54,7 @@ def test_records_per_season_with_their_activities(server: str) -> None:  # noqa:
     five_now = {e["distance"]: e for e in season["efforts"]}["5km"]
     assert five["activity_id"] == last["id"] and five_now["activity_id"] == this["id"]
     assert five["time_s"] < five_now["time_s"]
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with chromium as browser:
         try:
             page, checks = _sign_in(browser, server, email, "/records")
             records = page.get_by_role("table", name="Running records")
@@ -102,13 +102,12 @@ def test_records_per_season_with_their_activities(server: str) -> None:  # noqa:
     _clean(checks)
 
 
-def test_records_of_an_empty_account_say_what_to_do(server: str) -> None:  # noqa: F811
-    from playwright.sync_api import expect, sync_playwright
+def test_records_of_an_empty_account_say_what_to_do(server: str, chromium: PageBrowser) -> None:  # noqa: F811
+    from playwright.sync_api import expect
 
     email = "records-empty@example.com"
     _person(server, email)
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with chromium as browser:
         try:
             page, checks = _sign_in(browser, server, email, "/records")
             expect(page.locator("[data-runs]")).to_contain_text("No runs with a distance record yet")
