@@ -207,9 +207,13 @@ def usable_cores() -> int:
 def _lower_thread_priority() -> None:
     # Linux's setpriority takes a thread id for PRIO_PROCESS and nices that thread
     # alone; elsewhere the same call would nice the whole process, loop included.
+    # Relative to the process's own niceness (as os.nice in the process pool): a service
+    # started at nice 5 hashes at 15, never at a higher priority than its loop.
     if sys.platform.startswith("linux"):
+        tid = threading.get_native_id()
         with contextlib.suppress(OSError):
-            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), WORKER_NICENESS)
+            base = os.getpriority(os.PRIO_PROCESS, tid)
+            os.setpriority(os.PRIO_PROCESS, tid, min(19, base + WORKER_NICENESS))
 
 
 class NicedThreads(CpuPool):

@@ -10,6 +10,7 @@ queue to a bound answered with 429 ``busy`` and ``Retry-After``, and every path
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 import threading
 from datetime import UTC, datetime
@@ -81,10 +82,11 @@ async def test_hash_verify_and_dummy_run_on_the_niced_threads(
     finally:
         hasher.close()
     assert [what for what, _, _ in spy.calls] == ["hash", stored, stored, hasher._dummy]
-    assert {nice for _, nice, _ in spy.calls} == {WORKER_NICENESS}
+    base = _nice_of_thread(threading.get_native_id())  # the process's (pytest may be niced)
+    assert {nice for _, nice, _ in spy.calls} == {min(19, base + WORKER_NICENESS)}
     assert all(name.startswith("pacekeeper-password-checks") for _, _, name in spy.calls)
     # The loop's own thread keeps its priority.
-    assert _nice_of_thread(threading.get_native_id()) == 0
+    assert _nice_of_thread(threading.get_native_id()) == os.getpriority(os.PRIO_PROCESS, 0)
 
 
 @linux_only
@@ -93,7 +95,8 @@ async def test_a_niced_thread_reads_back_nice_10_from_the_kernel() -> None:
     try:
         tids = await asyncio.gather(*(pool.run(threading.get_native_id) for _ in range(2)))
         assert all(tid != threading.get_native_id() for tid in tids)
-        assert {_nice_of_thread(tid) for tid in tids} == {WORKER_NICENESS}
+        base = _nice_of_thread(threading.get_native_id())
+        assert {_nice_of_thread(tid) for tid in tids} == {min(19, base + WORKER_NICENESS)}
     finally:
         pool.close()
 
@@ -114,7 +117,8 @@ async def test_an_unknown_account_costs_a_dummy_verification_on_the_same_threads
         assert await accounts.authenticate("nobody@example.com", "some-password") is None
     finally:
         accounts.close()
-    assert spy.calls == [(hasher._dummy, WORKER_NICENESS, spy.calls[0][2])]
+    base = _nice_of_thread(threading.get_native_id())
+    assert spy.calls == [(hasher._dummy, min(19, base + WORKER_NICENESS), spy.calls[0][2])]
     assert spy.calls[0][2].startswith("pacekeeper-password-checks")
 
 
