@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
+from collections.abc import AsyncIterator
 from urllib.parse import parse_qsl, urlsplit
 
 import httpx
@@ -14,6 +16,8 @@ from pacekeeper.providers import (
     StravaClient,
     TokenSet,
 )
+from pacekeeper.providers.sandbox import SandboxState, create_sandbox_app
+from pacekeeper.providers.sandbox import _generator as gen
 
 BASE = "http://127.0.0.1"
 
@@ -66,3 +70,18 @@ async def connect(
     return await client.complete_authorization(
         start, await consent(http, start, "approve", athlete_id)
     )
+
+
+@contextlib.asynccontextmanager
+async def sandbox_with_uploads(state: SandboxState) -> AsyncIterator[httpx.AsyncClient]:
+    """The sandbox with three weeks of generated history, for tests that upload real
+    files to it; the uploads it recorded are forgotten after (they live in the process:
+    none leaks into other tests)."""
+    app = create_sandbox_app(state, history_days=21)
+    try:
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app),
+                                     base_url=BASE) as client:
+            yield client
+    finally:
+        gen.forget_recorded()
+

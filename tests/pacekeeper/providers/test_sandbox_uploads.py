@@ -6,7 +6,7 @@ uploads are a 400 with `{error, message}` (ERR-1) and change nothing."""
 from __future__ import annotations
 
 import base64
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -15,10 +15,10 @@ import pytest
 from garmin_fit_sdk import FIT_EPOCH_S, Decoder, Stream
 
 from pacekeeper.providers import GarminClient, StravaClient
-from pacekeeper.providers.sandbox import SandboxState, create_sandbox_app
+from pacekeeper.providers.sandbox import SandboxState
 from pacekeeper.providers.sandbox import _generator as gen
 
-from ._helpers import BASE, connect
+from ._helpers import connect, sandbox_with_uploads
 
 FIT = Path(__file__).resolve().parents[2] / "data" / "activities" / "fit"
 RIDE = "2020-06-01-16-52-40.fit"  # power, heart rate, cadence, GPS, altitude, temperature
@@ -26,17 +26,8 @@ RIDE = "2020-06-01-16-52-40.fit"  # power, heart rate, cadence, GPS, altitude, t
 
 @pytest.fixture
 async def http(state: SandboxState) -> AsyncIterator[httpx.AsyncClient]:
-    """The sandbox with three weeks of generated history (the upload is years older)."""
-    app = create_sandbox_app(state, history_days=21)
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app),
-                                 base_url=BASE) as client:
+    async with sandbox_with_uploads(state) as client:
         yield client
-
-
-@pytest.fixture(autouse=True)
-def _forget() -> Iterator[None]:
-    yield
-    gen.forget_recorded()  # recordings live in the process: none leaks into other tests
 
 
 def _session(name: str) -> tuple[datetime, float, float, int]:

@@ -33,12 +33,11 @@ from pacekeeper.providers import (
 )
 from pacekeeper.providers._offload import INLINE_BYTES
 from pacekeeper.providers.garmin._map import map_activity_details
-from pacekeeper.providers.sandbox import SandboxState, create_sandbox_app
-from pacekeeper.providers.sandbox import _generator as gen
+from pacekeeper.providers.sandbox import SandboxState
 from pacekeeper.providers.strava._map import map_streams, streams_from_json
 from pacekeeper.providers.strava.client import STREAM_KEYS
 
-from ._helpers import BASE, connect
+from ._helpers import BASE, connect, sandbox_with_uploads
 from .test_sandbox_uploads import RIDE, _session, _upload
 
 T = TypeVar("T")
@@ -67,16 +66,8 @@ class Recorded:
 
 @pytest.fixture
 async def http(state: SandboxState) -> AsyncIterator[httpx.AsyncClient]:
-    app = create_sandbox_app(state, history_days=21)
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app),
-                                 base_url=BASE) as client:
+    async with sandbox_with_uploads(state) as client:
         yield client
-
-
-@pytest.fixture(autouse=True)
-def _forget() -> Iterator[None]:
-    yield
-    gen.forget_recorded()
 
 
 def _same(a: StreamSet, b: StreamSet) -> bool:
