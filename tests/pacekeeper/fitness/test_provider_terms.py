@@ -304,6 +304,7 @@ async def test_the_purge_is_a_periodic_job() -> None:
         return 3
 
     services = SimpleNamespace(fitness=SimpleNamespace(purge_expired=purge))
-    context = SimpleNamespace(additional_context={"services": services})
+    job = SimpleNamespace(task_name="purge_expired", id=7, attempts=0)  # what a run names
+    context = SimpleNamespace(additional_context={"services": services}, job=job)
     await tasks["purge_expired"].func(context, timestamp=0)
     assert purged == [True]
