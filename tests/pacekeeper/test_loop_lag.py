@@ -1,4 +1,4 @@
-"""The event loop's own lag, measured by the service (issue 30): a stall shows as a late
+"""The event loop's own lag, measured by the service (issue 30, LOOP-1): a stall shows as a late
 wake-up of its size; a loop that keeps up shows none; the app runs the probe and serves
 the histogram on /metrics."""
 
